@@ -1,0 +1,61 @@
+// Builds the SDK client app for one agent connection. Every handler uses a pass-through
+// parser so nothing the agent sends (`_meta`, extra fields) is lost. session/update does not
+// come through here: the connection takes it off the raw stream (see ConnectionCore).
+import {
+  client,
+  RequestError,
+  type ClientApp,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+} from "@agentclientprotocol/sdk";
+import { isExtensionMethod, methods } from "../protocol/methods.js";
+import { BRIDGE_METHODS, type BridgeMethod } from "./host.js";
+
+/** What the connection does with each kind of message from the agent. */
+export interface ClientRouter {
+  onPermission(
+    request: RequestPermissionRequest,
+    signal: AbortSignal,
+  ): Promise<RequestPermissionResponse>;
+  onBridge(
+    method: BridgeMethod,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<unknown>;
+  onExtRequest(
+    method: string,
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<unknown>;
+  onExtNotification(method: string, params: unknown): void;
+}
+
+// Validates only that params are an object; everything inside passes through untouched.
+function raw<T>(params: unknown): T {
+  if (params === null || typeof params !== "object" || Array.isArray(params)) {
+    throw RequestError.invalidParams(undefined, "params must be an object");
+  }
+  return params as T;
+}
+
+export function buildClientApp(router: ClientRouter, name: string): ClientApp {
+  const app = client({ name });
+  app.onRequest(
+    methods.client.session.requestPermission,
+    raw<RequestPermissionRequest>,
+    ({ params, signal }) => router.onPermission(params, signal),
+  );
+  for (const method of BRIDGE_METHODS) {
+    app.onRequest(method, raw<Record<string, unknown>>, ({ params, signal }) =>
+      router.onBridge(method, params, signal),
+    );
+  }
+  app.onRequest("*", ({ method, params, signal }) => {
+    if (!isExtensionMethod(method)) throw RequestError.methodNotFound(method);
+    return router.onExtRequest(method, params, signal);
+  });
+  app.onNotification("*", ({ method, params }) => {
+    if (isExtensionMethod(method)) router.onExtNotification(method, params);
+  });
+  return app;
+}

@@ -1,0 +1,179 @@
+// A live agent connection with the ACP session API on top of the transport: each session
+// method is used only when the agent advertised it, else UNSUPPORTED names the capability.
+import type { ListSessionsResponse, McpServer } from "@agentclientprotocol/sdk";
+import { methods } from "../protocol/methods.js";
+import { isHubError } from "../shared/errors.js";
+import { ConnectionCore, type ConnectOptions } from "./connection-core.js";
+import type { RunEvent } from "./events.js";
+import { AgentSession, unsupported, type SessionState } from "./session.js";
+
+export type { ConnectOptions };
+
+export interface SessionParams {
+  cwd: string;
+  mcpServers?: McpServer[];
+  additionalDirectories?: string[];
+  meta?: Record<string, unknown>;
+}
+
+export interface LoadedSession {
+  session: AgentSession;
+  /** The updates the agent replayed while loading, in order. */
+  replay: RunEvent[];
+}
+
+type Capability = "loadSession" | "list" | "resume" | "close" | "delete";
+
+export class AgentConnection extends ConnectionCore {
+  get capabilities() {
+    return this.initializeResponse?.agentCapabilities ?? {};
+  }
+
+  get authMethods() {
+    return this.initializeResponse?.authMethods ?? [];
+  }
+
+  supports(capability: Capability): boolean {
+    const caps = this.capabilities;
+    if (capability === "loadSession") return caps.loadSession === true;
+    const value = caps.sessionCapabilities?.[capability];
+    return value !== undefined && value !== null;
+  }
+
+  private require(capability: Capability, method: string): void {
+    if (this.supports(capability)) return;
+    const name =
+      capability === "loadSession"
+        ? "loadSession"
+        : `sessionCapabilities.${capability}`;
+    throw unsupported(this.launch.name, method, name);
+  }
+
+  private sessionRequest(params: SessionParams) {
+    const { cwd, mcpServers = [], additionalDirectories, meta } = params;
+    return {
+      cwd,
+      mcpServers,
+      ...(additionalDirectories ? { additionalDirectories } : {}),
+      ...(meta ? { _meta: meta } : {}),
+    };
+  }
+
+  // Adds the agent's auth methods to AUTH_REQUIRED so callers can offer `authenticate`.
+  private async sessionCall<T>(method: string, params: unknown): Promise<T> {
+    try {
+      return await this.call<T>(method, params);
+    } catch (error) {
+      if (isHubError(error, "AUTH_REQUIRED"))
+        error.details["authMethods"] = this.authMethods;
+      throw error;
+    }
+  }
+
+  private open(id: string, state: SessionState): AgentSession {
+    const session = new AgentSession(this, id, state);
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  async newSession(params: SessionParams): Promise<AgentSession> {
+    const response = await this.sessionCall<
+      SessionState & { sessionId: string }
+    >(methods.agent.session.new, this.sessionRequest(params));
+    return this.open(response.sessionId, response);
+  }
+
+  async loadSession(
+    sessionId: string,
+    params: SessionParams,
+  ): Promise<LoadedSession> {
+    this.require("loadSession", methods.agent.session.load);
+    const session = this.open(sessionId, {});
+    const replay: RunEvent[] = [];
+    const stop = session.onEvent((event) => replay.push(event));
+    try {
+      const request = { sessionId, ...this.sessionRequest(params) };
+      session.state = await this.sessionCall<SessionState>(
+        methods.agent.session.load,
+        request,
+      );
+      return { session, replay };
+    } catch (error) {
+      this.sessions.delete(sessionId);
+      throw error;
+    } finally {
+      stop();
+    }
+  }
+
+  async resumeSession(
+    sessionId: string,
+    params: SessionParams,
+  ): Promise<AgentSession> {
+    this.require("resume", methods.agent.session.resume);
+    const request = { sessionId, ...this.sessionRequest(params) };
+    const state = await this.sessionCall<SessionState>(
+      methods.agent.session.resume,
+      request,
+    );
+    return this.open(sessionId, state);
+  }
+
+  async listSessions(
+    params: { cwd?: string; cursor?: string } = {},
+  ): Promise<ListSessionsResponse> {
+    this.require("list", methods.agent.session.list);
+    return this.call<ListSessionsResponse>(methods.agent.session.list, params);
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    this.require("close", methods.agent.session.close);
+    this.sessions.get(sessionId)?.cancel();
+    await this.call(methods.agent.session.close, { sessionId });
+    this.forget(sessionId);
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    this.require("delete", methods.agent.session.delete);
+    await this.call(methods.agent.session.delete, { sessionId });
+    this.forget(sessionId);
+  }
+
+  private forget(sessionId: string): void {
+    this.sessions.delete(sessionId);
+    this.host?.onSessionEnd?.(sessionId);
+  }
+
+  async authenticate(methodId: string): Promise<void> {
+    await this.call(methods.agent.authenticate, { methodId });
+  }
+
+  /** Any request, for extension methods (`_vendor/…`); the response is returned as received. */
+  request<T = unknown>(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    return this.call<T>(method, params, signal);
+  }
+
+  /** Whether any session on this connection has a turn running. */
+  get busy(): boolean {
+    for (const session of this.sessions.values()) if (session.busy) return true;
+    return false;
+  }
+}
+
+/** Spawns an agent and completes `initialize`; on any failure the process is gone. */
+export async function connectAgent(
+  options: ConnectOptions,
+): Promise<AgentConnection> {
+  const connection = new AgentConnection(options);
+  try {
+    await connection.initialize(options.signal);
+    return connection;
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}

@@ -1,0 +1,58 @@
+// The typed events a prompt run yields: every session/update exactly as the agent sent it,
+// plus what acphub did on the agent's behalf (permissions, file and terminal requests).
+import type {
+  RequestPermissionOutcome,
+  RequestPermissionRequest,
+  SessionUpdate,
+  StopReason,
+} from "@agentclientprotocol/sdk";
+
+/** An update as received; variants this SDK version does not know pass through unchanged. */
+export type RawSessionUpdate =
+  SessionUpdate | { sessionUpdate: string; [key: string]: unknown };
+
+export interface SessionUpdateEvent {
+  type: "session_update";
+  sessionId: string;
+  update: RawSessionUpdate;
+  /** The notification's own `_meta`, when it had one. */
+  meta?: Record<string, unknown>;
+}
+
+export type PermissionDecider = "host" | "default" | "cancelled";
+
+export interface PermissionEvent {
+  type: "permission";
+  sessionId: string;
+  request: RequestPermissionRequest;
+  outcome: RequestPermissionOutcome;
+  decidedBy: PermissionDecider;
+  /** Why an automatic decision was made, for people reading the output. */
+  reason?: string;
+}
+
+export interface ClientRequestEvent {
+  type: "client_request";
+  sessionId: string;
+  method: string;
+  params: unknown;
+  ok: boolean;
+  error?: { code: number; message: string };
+}
+
+export interface ExtensionEvent {
+  type: "extension_notification";
+  sessionId: string;
+  method: string;
+  params: unknown;
+}
+
+export type RunEvent =
+  SessionUpdateEvent | PermissionEvent | ClientRequestEvent | ExtensionEvent;
+
+export interface PromptResult {
+  stopReason: StopReason;
+  usage?: Record<string, unknown> | null;
+  /** The whole prompt response as the agent sent it (`_meta` included). */
+  response: Record<string, unknown>;
+}

@@ -1,0 +1,74 @@
+// What the client core asks of whoever answers an agent's requests (later: src/host/). Each
+// handler present is advertised to the agent as a capability; absent ones are refused.
+import type {
+  RequestPermissionOutcome,
+  RequestPermissionRequest,
+} from "@agentclientprotocol/sdk";
+import { methods } from "../protocol/methods.js";
+import type { RunEvent } from "./events.js";
+
+export interface HostContext {
+  sessionId: string;
+  /** Aborted when the turn is cancelled or the connection closes. */
+  signal: AbortSignal;
+  /** Adds an event (an audit record, say) to the running prompt's stream. */
+  emit: (event: RunEvent) => void;
+}
+
+export interface PermissionAnswer {
+  outcome: RequestPermissionOutcome;
+  reason?: string;
+}
+
+export const BRIDGE_METHODS = [
+  methods.client.fs.readTextFile,
+  methods.client.fs.writeTextFile,
+  methods.client.terminal.create,
+  methods.client.terminal.output,
+  methods.client.terminal.waitForExit,
+  methods.client.terminal.kill,
+  methods.client.terminal.release,
+] as const;
+
+export type BridgeMethod = (typeof BRIDGE_METHODS)[number];
+
+export type BridgeHandler = (
+  params: never,
+  ctx: HostContext,
+) => Promise<unknown>;
+
+export interface ClientHost {
+  /** Decides `session/request_permission`; without it every request is refused. */
+  requestPermission?: (
+    request: RequestPermissionRequest,
+    ctx: HostContext,
+  ) => Promise<PermissionAnswer>;
+  /** Serves `fs/*` and `terminal/*`; a method without a handler is not advertised. */
+  bridge?: Partial<Record<BridgeMethod, BridgeHandler>>;
+  /** Answers `_`-prefixed extension requests from the agent. */
+  extensions?: Record<
+    string,
+    (params: unknown, ctx: HostContext) => Promise<unknown> | unknown
+  >;
+  /** Called when the session ends, so the host can release what it holds for it. */
+  onSessionEnd?: (sessionId: string) => void;
+}
+
+// The capabilities to advertise in `initialize`, from the handlers the host has.
+export function hostCapabilities(host: ClientHost | undefined) {
+  const has = (m: BridgeMethod) => typeof host?.bridge?.[m] === "function";
+  const terminal = [
+    methods.client.terminal.create,
+    methods.client.terminal.output,
+    methods.client.terminal.waitForExit,
+    methods.client.terminal.kill,
+    methods.client.terminal.release,
+  ].every(has);
+  return {
+    fs: {
+      readTextFile: has(methods.client.fs.readTextFile),
+      writeTextFile: has(methods.client.fs.writeTextFile),
+    },
+    terminal,
+  };
+}

@@ -1,0 +1,94 @@
+// No orphans even after `kill -9` of acphub: each live agent is recorded under the state
+// folder with its owner, and a later acphub reaps agents whose owner is gone.
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "../shared/logger.js";
+import { isSameProcess, killGroup, processStartTime } from "./proc-info.js";
+
+interface AgentRecord {
+  pid: number;
+  startTime: string;
+  ownerPid: number;
+  ownerStartTime: string;
+  name: string;
+}
+
+const ownerStartTime = processStartTime(process.pid);
+
+function recordsDir(stateDir: string): string {
+  return join(stateDir, "agents");
+}
+
+// Records a freshly spawned agent; a no-op where start times cannot be read (non-Linux).
+export function recordAgent(stateDir: string, pid: number, name: string): void {
+  const startTime = processStartTime(pid);
+  if (startTime === undefined || ownerStartTime === undefined) return;
+  const record: AgentRecord = {
+    pid,
+    startTime,
+    ownerPid: process.pid,
+    ownerStartTime,
+    name,
+  };
+  mkdirSync(recordsDir(stateDir), { recursive: true });
+  writeFileSync(
+    join(recordsDir(stateDir), `${pid}.json`),
+    JSON.stringify(record),
+  );
+}
+
+export function forgetAgent(stateDir: string, pid: number): void {
+  rmSync(join(recordsDir(stateDir), `${pid}.json`), { force: true });
+}
+
+function readRecord(file: string): AgentRecord | undefined {
+  try {
+    const value = JSON.parse(
+      readFileSync(file, "utf8"),
+    ) as Partial<AgentRecord>;
+    const ok =
+      typeof value.pid === "number" &&
+      typeof value.ownerPid === "number" &&
+      typeof value.startTime === "string" &&
+      typeof value.ownerStartTime === "string";
+    return ok ? (value as AgentRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Kills recorded agents whose owner is gone (checking start times, so a reused pid is never
+// killed) and drops stale records. Returns the pids it killed.
+export function reapOrphans(stateDir: string, logger?: Logger): number[] {
+  let files: string[];
+  try {
+    files = readdirSync(recordsDir(stateDir)).filter((f) =>
+      f.endsWith(".json"),
+    );
+  } catch {
+    return [];
+  }
+  const killed: number[] = [];
+  for (const file of files) {
+    const path = join(recordsDir(stateDir), file);
+    const record = readRecord(path);
+    if (record && isSameProcess(record.ownerPid, record.ownerStartTime))
+      continue;
+    if (record && isSameProcess(record.pid, record.startTime)) {
+      logger?.warn(
+        { pid: record.pid, agent: record.name },
+        "reaping orphaned agent",
+      );
+      killGroup(record.pid, "SIGKILL");
+      killed.push(record.pid);
+    }
+    rmSync(path, { force: true });
+  }
+  return killed;
+}

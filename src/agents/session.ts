@@ -1,0 +1,328 @@
+// One ACP session on an agent: prompts (one at a time, or queued), permission decisions and
+// bridged requests for it, and mode/config changes when the agent offered them.
+import {
+  RequestError,
+  type ContentBlock,
+  type PromptResponse,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+} from "@agentclientprotocol/sdk";
+import { methods } from "../protocol/methods.js";
+import { outcomeFor } from "../protocol/permission-options.js";
+import { raceSignal } from "../shared/abort.js";
+import { errorMessage, HubError, isHubError } from "../shared/errors.js";
+import type { ConnectionCore } from "./connection-core.js";
+import type { PromptResult, RunEvent } from "./events.js";
+import type {
+  BridgeHandler,
+  BridgeMethod,
+  HostContext,
+  PermissionAnswer,
+} from "./host.js";
+import { PromptRun } from "./prompt-run.js";
+
+export type PromptInput = string | ContentBlock | ContentBlock[];
+
+export interface PromptOptions {
+  signal?: AbortSignal;
+  /** Wait for a running turn to end instead of failing with PROMPT_IN_FLIGHT. */
+  queue?: boolean;
+  /** `_meta` for the `session/prompt` request. */
+  meta?: Record<string, unknown>;
+}
+
+/** The session fields an agent may answer new/load/resume with, kept as received. */
+export type SessionState = Record<string, unknown> & {
+  modes?: { currentModeId: string; availableModes: { id: string }[] } | null;
+  configOptions?: { id: string }[] | null;
+};
+
+export function toBlocks(input: PromptInput): ContentBlock[] {
+  if (typeof input === "string") return [{ type: "text", text: input }];
+  return Array.isArray(input) ? input : [input];
+}
+
+export class AgentSession {
+  private activeRun: PromptRun | undefined;
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly listeners = new Set<(event: RunEvent) => void>();
+  private readonly permissionAborts = new Set<AbortController>();
+
+  constructor(
+    readonly connection: ConnectionCore,
+    readonly id: string,
+    public state: SessionState,
+  ) {}
+
+  get busy(): boolean {
+    return this.activeRun !== undefined;
+  }
+
+  /** Receives events that arrive outside a turn (load replay, late command lists). */
+  onEvent(listener: (event: RunEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: RunEvent): void {
+    if (this.activeRun) this.activeRun.push(event);
+    else for (const listener of this.listeners) listener(event);
+  }
+
+  receiveUpdate(notification: SessionNotification): void {
+    const { update, _meta } = notification;
+    this.emit({
+      type: "session_update",
+      sessionId: this.id,
+      update,
+      ...(_meta ? { meta: _meta } : {}),
+    });
+  }
+
+  // Starts a turn. Throws PROMPT_IN_FLIGHT when one is running, unless `queue` is set.
+  prompt(input: PromptInput, options: PromptOptions = {}): PromptRun {
+    if (this.activeRun && !options.queue) {
+      throw new HubError(
+        "PROMPT_IN_FLIGHT",
+        `session ${this.id} already has a prompt running`,
+      );
+    }
+    const core = this.connection;
+    const run = new PromptRun(
+      {
+        agentName: core.launch.name,
+        cancelGraceMs: core.limits.cancelGraceMs,
+        requestCancel: () => this.requestCancel(),
+        onUnresponsive: (error) => core.fail(error),
+      },
+      core.limits.maxQueuedEvents,
+    );
+    if (options.signal?.aborted) run.cancel();
+    options.signal?.addEventListener("abort", () => run.cancel(), {
+      once: true,
+    });
+    const previous = this.tail;
+    this.tail = previous
+      .then(() => this.execute(run, input, options))
+      .catch(() => undefined);
+    return run;
+  }
+
+  private async execute(
+    run: PromptRun,
+    input: PromptInput,
+    options: PromptOptions,
+  ) {
+    if (run.isSettled) return;
+    this.activeRun = run;
+    run.markStarted();
+    try {
+      const params = {
+        sessionId: this.id,
+        prompt: toBlocks(input),
+        ...metaOf(options.meta),
+      };
+      const response = await this.connection.call<PromptResponse>(
+        methods.agent.session.prompt,
+        params,
+      );
+      run.finish(toResult(response));
+    } catch (error) {
+      if (run.cancelled && isHubError(error) && error.code === "AGENT_ERROR") {
+        // Some agents answer a cancelled turn with an error (-32800) instead of `cancelled`.
+        run.finish({
+          stopReason: "cancelled",
+          response: { stopReason: "cancelled" },
+        });
+      } else run.fail(error);
+    } finally {
+      if (this.activeRun === run) this.activeRun = undefined;
+    }
+  }
+
+  private requestCancel(): void {
+    this.connection.notify(methods.agent.session.cancel, {
+      sessionId: this.id,
+    });
+    for (const controller of this.permissionAborts) controller.abort();
+  }
+
+  /** Cancels the running turn, if any. */
+  cancel(): void {
+    this.activeRun?.cancel();
+  }
+
+  // Answers `session/request_permission` through the host, or refuses deterministically.
+  async decidePermission(
+    request: RequestPermissionRequest,
+    signal: AbortSignal,
+  ): Promise<RequestPermissionResponse> {
+    const controller = new AbortController();
+    const abort = AbortSignal.any([signal, controller.signal]);
+    this.permissionAborts.add(controller);
+    let answer: PermissionAnswer;
+    let decidedBy: "host" | "default" | "cancelled" = "host";
+    try {
+      if (this.activeRun?.cancelled) throw new Error("turn cancelled");
+      const ask = this.connection.host?.requestPermission;
+      if (ask)
+        answer = await raceSignal(ask(request, this.hostContext(abort)), abort);
+      else {
+        decidedBy = "default";
+        const reason = "no approver is configured; refused by default";
+        answer = { outcome: outcomeFor("reject", request.options), reason };
+      }
+    } catch (error) {
+      decidedBy = "cancelled";
+      answer = {
+        outcome: { outcome: "cancelled" },
+        reason: abort.aborted ? "turn cancelled" : errorMessage(error),
+      };
+    } finally {
+      this.permissionAborts.delete(controller);
+    }
+    this.emit({
+      type: "permission",
+      sessionId: this.id,
+      request,
+      decidedBy,
+      ...answer,
+    });
+    return { outcome: answer.outcome };
+  }
+
+  // Serves an `fs/*` or `terminal/*` request through the host and records it as an event.
+  async bridge(
+    method: BridgeMethod,
+    params: Record<string, unknown>,
+    handler: BridgeHandler,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const base = {
+      type: "client_request" as const,
+      sessionId: this.id,
+      method,
+      params,
+    };
+    try {
+      const result = await handler(params as never, this.hostContext(signal));
+      this.emit({ ...base, ok: true });
+      return result ?? {};
+    } catch (error) {
+      const wire =
+        error instanceof RequestError
+          ? error
+          : RequestError.internalError(undefined, errorMessage(error));
+      this.emit({
+        ...base,
+        ok: false,
+        error: { code: wire.code, message: wire.message },
+      });
+      throw wire;
+    }
+  }
+
+  private hostContext(signal: AbortSignal): HostContext {
+    return { sessionId: this.id, signal, emit: (event) => this.emit(event) };
+  }
+
+  connectionFailed(error: HubError): void {
+    for (const controller of this.permissionAborts) controller.abort();
+    this.activeRun?.fail(error);
+  }
+
+  // One turn as plain text: collects agent message chunks.
+  async chat(input: PromptInput, options: PromptOptions = {}) {
+    const run = this.prompt(input, options);
+    let text = "";
+    for await (const event of run) text += textDelta(event);
+    const result = await run.result;
+    return { text, stopReason: result.stopReason, usage: result.usage };
+  }
+
+  // One turn as a stream of text deltas; the generator returns the turn's result.
+  async *chatStream(
+    input: PromptInput,
+    options: PromptOptions = {},
+  ): AsyncGenerator<string, PromptResult> {
+    const run = this.prompt(input, options);
+    for await (const event of run) {
+      const delta = textDelta(event);
+      if (delta) yield delta;
+    }
+    return run.result;
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    if (!this.state.modes)
+      throw unsupported(
+        this.connection.launch.name,
+        "session/set_mode",
+        "modes",
+      );
+    await this.connection.call(methods.agent.session.setMode, {
+      sessionId: this.id,
+      modeId,
+    });
+    this.state.modes = { ...this.state.modes, currentModeId: modeId };
+  }
+
+  async setConfigOption(configId: string, value: string): Promise<void> {
+    if (!this.state.configOptions) {
+      throw unsupported(
+        this.connection.launch.name,
+        "session/set_config_option",
+        "configOptions",
+      );
+    }
+    const params = { sessionId: this.id, configId, value };
+    const response = await this.connection.call<{
+      configOptions?: { id: string }[];
+    }>(methods.agent.session.setConfigOption, params);
+    if (response.configOptions)
+      this.state.configOptions = response.configOptions;
+  }
+}
+
+/** The text an event adds to the agent's reply ("" for anything else). */
+export function textDelta(event: RunEvent): string {
+  if (event.type !== "session_update") return "";
+  const update = event.update as {
+    sessionUpdate: string;
+    content?: { type?: string; text?: unknown };
+  };
+  if (
+    update.sessionUpdate !== "agent_message_chunk" ||
+    update.content?.type !== "text"
+  )
+    return "";
+  return typeof update.content.text === "string" ? update.content.text : "";
+}
+
+function metaOf(meta: Record<string, unknown> | undefined) {
+  return meta ? { _meta: meta } : {};
+}
+
+function toResult(response: PromptResponse): PromptResult {
+  const raw = response as PromptResponse & {
+    usage?: Record<string, unknown> | null;
+  };
+  return {
+    stopReason: raw.stopReason,
+    usage: raw.usage,
+    response: raw as Record<string, unknown>,
+  };
+}
+
+export function unsupported(
+  agent: string,
+  method: string,
+  capability: string,
+): HubError {
+  return new HubError(
+    "UNSUPPORTED",
+    `agent "${agent}" does not support ${method} (it did not advertise ${capability})`,
+    { details: { method, capability } },
+  );
+}

@@ -1,0 +1,29 @@
+// Exit codes of the CLI, and the one conversion from HubError to an exit code.
+import { isHubError, type HubErrorCode } from "../shared/errors.js";
+
+export const EXIT_CODES = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  timeout: 3,
+  noSession: 4,
+  permissionDenied: 5,
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+const BY_CODE: Partial<Record<HubErrorCode, ExitCode>> = {
+  USAGE: EXIT_CODES.usage,
+  CONFIG_INVALID: EXIT_CODES.usage,
+  AGENT_NOT_FOUND: EXIT_CODES.usage,
+  TIMEOUT: EXIT_CODES.timeout,
+  INIT_TIMEOUT: EXIT_CODES.timeout,
+  SESSION_NOT_FOUND: EXIT_CODES.noSession,
+  PERMISSION_DENIED: EXIT_CODES.permissionDenied,
+};
+
+export function toExitCode(error: unknown): ExitCode {
+  if (!isHubError(error)) return EXIT_CODES.error;
+  return BY_CODE[error.code] ?? EXIT_CODES.error;
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// The `acphub` command: commander wiring only; each command lives in its own module.
+import { Command, InvalidArgumentError, Option } from "commander";
+import { ACPHUB_VERSION } from "../shared/version.js";
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(
+      `expected a positive number, got "${value}"`,
+    );
+  return n;
+}
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n))
+    throw new InvalidArgumentError(`expected an integer, got "${value}"`);
+  return n;
+}
+
+const program = new Command("acphub")
+  .description(
+    "A gateway for the Agent Client Protocol: run, pool and host coding agents.",
+  )
+  .version(ACPHUB_VERSION)
+  .option(
+    "--config <file>",
+    "config file (default: $ACPHUB_HOME/config.json or XDG)",
+  )
+  .option("-v, --verbose", "debug logs on stderr, including JSON-RPC frames")
+  .option("--log-file <file>", "write logs to FILE instead of stderr")
+  .exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
+
+program
+  .command("run")
+  .description("send one prompt to an agent and stream the turn")
+  .argument("<prompt...>", "the prompt; - reads it from stdin")
+  .option("-a, --agent <name>", "agent name from the registry or config")
+  .option("-C, --cwd <dir>", "working directory of the session")
+  .option("--json", "NDJSON output: one event per line, then a result line")
+  .option(
+    "--timeout <seconds>",
+    "cancel the turn after SECONDS (exit 3)",
+    positiveNumber,
+  )
+  .addOption(
+    new Option("--permissions <mode>", "permission mode for this run").choices([
+      "approve-all",
+      "approve-reads",
+      "deny-all",
+      "ask",
+    ]),
+  )
+  .addHelpText(
+    "after",
+    `
+Exit codes: 0 done, 1 error, 2 usage or config, 3 timeout, 4 no such session,
+5 permission denied, 130 interrupted.
+
+Examples:
+  acphub run "say hello"
+  acphub run --agent claude --cwd ~/src/app "explain this repository"
+  echo "fix the tests" | acphub run --json -`,
+  )
+  .action(async (words: string[], options: Record<string, unknown>) => {
+    const { runCommand } = await import("./run.js");
+    process.exitCode = await runCommand(words, {
+      ...program.opts(),
+      ...options,
+    });
+  });
+
+program
+  .command("mock-agent")
+  .description(
+    "run acphub's scriptable mock ACP agent on stdio (for testing ACP clients)",
+  )
+  .option(
+    "--scenario <file>",
+    'JSON scenario for every turn, or {"turns": [...]}',
+  )
+  .option("--load-session", "advertise loadSession")
+  .option(
+    "--session-capabilities <list>",
+    "advertise list,resume,close,delete",
+    (v) => v.split(","),
+  )
+  .option("--auth-required", "session/new fails with -32000 until authenticate")
+  .option("--modes", "offer session modes (ask, code)")
+  .option("--config-options", "offer a model config option")
+  .option(
+    "--ignore-eof",
+    "keep running after stdin closes (like a leaky agent)",
+  )
+  .option("--init-delay-ms <ms>", "wait before answering initialize", integer)
+  .option("--no-init-answer", "never answer initialize")
+  .option(
+    "--exit-before-init <code>",
+    "exit with CODE before initialize",
+    integer,
+  )
+  .option("--banner <text>", "print TEXT (not JSON) to stdout at start")
+  .option(
+    "--protocol-version <n>",
+    "answer initialize with this version",
+    integer,
+  )
+  .addHelpText("after", () => `\n${mockHelp}`)
+  .action(async (options: Record<string, unknown>) => {
+    const { runMockAgent } = await import("../mock-agent/agent.js");
+    await runMockAgent({
+      ...options,
+      noInitAnswer: options["initAnswer"] === false,
+    });
+  });
+
+let mockHelp = "";
+if (
+  process.argv.includes("mock-agent") &&
+  (process.argv.includes("--help") || process.argv.includes("-h"))
+) {
+  mockHelp = (await import("../mock-agent/scenario.js")).helpText();
+}
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,159 @@
+// `acphub run`: one prompt against one agent, streamed as plain text or NDJSON, with exit
+// codes scripts can rely on. Ctrl-C cancels the turn (exit 130); a second Ctrl-C exits now.
+import { resolve } from "node:path";
+import { connectAgent, type AgentConnection } from "../agents/connection.js";
+import { reapOrphans } from "../agents/orphans.js";
+import {
+  defaultAgentName,
+  MOCK_AGENT_NAME,
+  resolveAgent,
+} from "../agents/registry.js";
+import type { PermissionMode } from "../config/schema.js";
+import { decideByMode } from "../host/permission-policy.js";
+import { isAllowed } from "../protocol/permission-options.js";
+import { errorMessage, HubError, isHubError } from "../shared/errors.js";
+import type { GlobalOptions } from "./context.js";
+import { cliContext } from "./context.js";
+import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
+
+export interface RunOptions extends GlobalOptions {
+  agent?: string;
+  cwd?: string;
+  json?: boolean;
+  timeout?: number;
+  permissions?: PermissionMode;
+}
+
+const stdoutSink: Sink = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function promptText(words: string[]): Promise<string> {
+  const text =
+    words.length === 1 && words[0] === "-"
+      ? await readStdin()
+      : words.join(" ");
+  if (!text.trim())
+    throw new HubError(
+      "USAGE",
+      "no prompt given: pass it as arguments, or - to read stdin",
+    );
+  return text;
+}
+
+function reportError(error: unknown, json: boolean): void {
+  const code = isHubError(error) ? error.code : "INTERNAL";
+  if (json)
+    stdoutSink.out(
+      JSON.stringify({ type: "error", code, message: errorMessage(error) }) +
+        "\n",
+    );
+  else stdoutSink.err(`acphub: ${errorMessage(error)}\n`);
+}
+
+export async function runCommand(
+  words: string[],
+  options: RunOptions,
+): Promise<ExitCode> {
+  const json = options.json === true;
+  let connection: AgentConnection | undefined;
+  try {
+    const ctx = cliContext(options);
+    const text = await promptText(words);
+    reapOrphans(ctx.paths.stateDir, ctx.logger);
+    const name = options.agent ?? defaultAgentName(ctx.config);
+    if (name === MOCK_AGENT_NAME && !options.agent && !json) {
+      stdoutSink.err(
+        `acphub: no agent configured, so this is the built-in mock agent. To use a real one, pass ` +
+          `--agent claude|codex|gemini|opencode|goose|pi|kiro or set "defaultAgent" in ${ctx.paths.configFile}\n`,
+      );
+    }
+    const mode =
+      options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads";
+    const cwd = resolve(options.cwd ?? process.cwd());
+    connection = await connectAgent({
+      launch: resolveAgent(name, ctx.config),
+      cwd,
+      logger: ctx.logger,
+      stateDir: ctx.paths.stateDir,
+      host: {
+        requestPermission: (request) =>
+          Promise.resolve(decideByMode(mode, request)),
+      },
+      ...ctx.config.timeouts,
+      ...ctx.config.limits,
+      initializeTimeoutMs: ctx.config.timeouts?.initializeMs,
+    });
+    const session = await connection.newSession({ cwd });
+    return await streamTurn(session, text, {
+      json,
+      timeoutSec: options.timeout,
+    });
+  } catch (error) {
+    reportError(error, json);
+    return toExitCode(error);
+  } finally {
+    await connection?.close();
+  }
+}
+
+async function streamTurn(
+  session: Awaited<ReturnType<AgentConnection["newSession"]>>,
+  text: string,
+  opts: { json: boolean; timeoutSec?: number },
+): Promise<ExitCode> {
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(EXIT_CODES.interrupted);
+    interrupted = true;
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  const timer = opts.timeoutSec
+    ? setTimeout(() => controller.abort(), opts.timeoutSec * 1000)
+    : undefined;
+  const render = opts.json
+    ? jsonRenderer(stdoutSink)
+    : plainRenderer(stdoutSink);
+  let refused = false;
+  try {
+    const run = session.prompt(text, { signal: controller.signal });
+    for await (const event of run) {
+      if (
+        event.type === "permission" &&
+        !isAllowed(event.outcome, event.request.options)
+      )
+        refused = true;
+      render(event);
+    }
+    const result = await run.result;
+    if (opts.json)
+      stdoutSink.out(
+        JSON.stringify({ type: "result", sessionId: session.id, ...result }) +
+          "\n",
+      );
+    else stdoutSink.out("\n");
+    if (interrupted) return EXIT_CODES.interrupted;
+    if (controller.signal.aborted) {
+      const error = new HubError(
+        "TIMEOUT",
+        `the turn did not finish within ${opts.timeoutSec} s; it was cancelled`,
+      );
+      reportError(error, opts.json);
+      return EXIT_CODES.timeout;
+    }
+    return refused ? EXIT_CODES.permissionDenied : EXIT_CODES.ok;
+  } finally {
+    clearTimeout(timer);
+    process.off("SIGINT", onSigint);
+  }
+}

@@ -1,0 +1,56 @@
+// The config file's schema. Strict: an unknown key is an error, so typos never pass silently.
+import { z } from "zod";
+
+const positiveMs = z.number().int().positive();
+
+export const agentEntrySchema = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  /** Names of variables from acphub's environment this agent may see, beyond the base set. */
+  passEnv: z.array(z.string().min(1)).optional(),
+  description: z.string().optional(),
+});
+
+export const permissionModeSchema = z.enum([
+  "approve-all",
+  "approve-reads",
+  "deny-all",
+  "ask",
+]);
+
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  defaultAgent: z.string().min(1).optional(),
+  agents: z.record(z.string().min(1), agentEntrySchema).optional(),
+  pool: z
+    .strictObject({
+      idleTtlMs: positiveMs.optional(),
+      maxProcesses: z.number().int().positive().optional(),
+    })
+    .optional(),
+  timeouts: z
+    .strictObject({
+      initializeMs: positiveMs.optional(),
+      cancelGraceMs: positiveMs.optional(),
+      shutdownMs: positiveMs.optional(),
+    })
+    .optional(),
+  limits: z
+    .strictObject({
+      maxMessageBytes: z.number().int().positive().optional(),
+      stderrTailBytes: z.number().int().positive().optional(),
+      maxQueuedEvents: z.number().int().positive().optional(),
+    })
+    .optional(),
+  permissions: z
+    .strictObject({ mode: permissionModeSchema.optional() })
+    .optional(),
+  env: z
+    .strictObject({ allow: z.array(z.string().min(1)).optional() })
+    .optional(),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type AgentEntry = z.infer<typeof agentEntrySchema>;
+export type PermissionMode = z.infer<typeof permissionModeSchema>;

@@ -1,0 +1,233 @@
+// `acphub mock-agent`: a real ACP agent on stdio, built on the SDK, whose turns follow
+// scenarios. Flags choose what it advertises and how it misbehaves at start-up.
+import { readFileSync } from "node:fs";
+import { Readable, Writable } from "node:stream";
+import {
+  agent,
+  ndJsonStream,
+  RequestError,
+  type AgentContext,
+  type SessionConfigOption,
+} from "@agentclientprotocol/sdk";
+import { methods } from "../protocol/methods.js";
+import { sleep } from "../shared/abort.js";
+import {
+  echoScenario,
+  scenarioFromPrompt,
+  validateScenario,
+  type Scenario,
+} from "./scenario.js";
+import { runTurn } from "./turn.js";
+
+export interface MockAgentOptions {
+  scenario?: string;
+  loadSession?: boolean;
+  sessionCapabilities?: string[];
+  authRequired?: boolean;
+  modes?: boolean;
+  configOptions?: boolean;
+  ignoreEof?: boolean;
+  initDelayMs?: number;
+  noInitAnswer?: boolean;
+  exitBeforeInit?: number;
+  banner?: string;
+  protocolVersion?: number;
+}
+
+interface MockSession {
+  cwd: string;
+  history: Record<string, unknown>[];
+  title: string | null;
+  updatedAt: string;
+  turn?: AbortController;
+  turns: number;
+}
+
+// Reads --scenario: one scenario for every turn, or {"turns": [...]} one per turn.
+function loadScenarios(file: string | undefined): Scenario[] | undefined {
+  if (!file) return undefined;
+  const value = JSON.parse(readFileSync(file, "utf8")) as { turns?: unknown[] };
+  if (Array.isArray(value.turns))
+    return value.turns.map((t, i) => validateScenario(t, `${file} turn ${i}`));
+  return [validateScenario(value, file)];
+}
+
+const MODES = {
+  currentModeId: "ask",
+  availableModes: [
+    { id: "ask", name: "Ask" },
+    { id: "code", name: "Code" },
+  ],
+};
+const CONFIG: SessionConfigOption[] = [
+  {
+    id: "model",
+    name: "Model",
+    type: "select",
+    currentValue: "mock-small",
+    options: [
+      { value: "mock-small", name: "Small" },
+      { value: "mock-large", name: "Large" },
+    ],
+  },
+];
+
+export async function runMockAgent(options: MockAgentOptions): Promise<void> {
+  if (options.banner) process.stdout.write(options.banner + "\n");
+  if (options.exitBeforeInit !== undefined)
+    process.exit(options.exitBeforeInit);
+  const scenarios = loadScenarios(options.scenario);
+  const sessions = new Map<string, MockSession>();
+  const caps = new Set(options.sessionCapabilities ?? []);
+  let authenticated = !options.authRequired;
+  let nextId = 1;
+
+  const find = (sessionId: string) => {
+    const session = sessions.get(sessionId);
+    if (!session)
+      throw new RequestError(-32002, `session ${sessionId} not found`);
+    return session;
+  };
+  const sessionState = () => ({
+    ...(options.modes ? { modes: MODES } : {}),
+    ...(options.configOptions ? { configOptions: CONFIG } : {}),
+  });
+  const replay = async (client: AgentContext, sessionId: string) => {
+    for (const update of find(sessionId).history)
+      await client.notify(methods.client.session.update as string, {
+        sessionId,
+        update,
+      });
+  };
+
+  const app = agent({ name: "acphub-mock-agent" })
+    .onRequest(methods.agent.initialize, async () => {
+      if (options.noInitAnswer) await new Promise(() => undefined);
+      if (options.initDelayMs) await sleep(options.initDelayMs);
+      return {
+        protocolVersion: options.protocolVersion ?? 1,
+        agentInfo: { name: "acphub-mock-agent", version: "1" },
+        authMethods: options.authRequired
+          ? [
+              {
+                id: "mock-login",
+                name: "Mock login",
+                description: "Always succeeds",
+              },
+            ]
+          : [],
+        agentCapabilities: {
+          loadSession: options.loadSession === true,
+          promptCapabilities: { embeddedContext: true },
+          sessionCapabilities: Object.fromEntries(
+            [...caps].map((c) => [c, {}]),
+          ),
+        },
+      };
+    })
+    .onRequest(methods.agent.authenticate, () => {
+      authenticated = true;
+      return {};
+    })
+    .onRequest(methods.agent.session.new, ({ params }) => {
+      if (!authenticated)
+        throw new RequestError(-32000, "Authentication required");
+      const sessionId = `mock-${process.pid}-${nextId++}`;
+      sessions.set(sessionId, {
+        cwd: params.cwd,
+        history: [],
+        title: null,
+        updatedAt: new Date().toISOString(),
+        turns: 0,
+      });
+      return { sessionId, ...sessionState() };
+    })
+    .onRequest(methods.agent.session.load, async ({ params, client }) => {
+      await replay(client, params.sessionId);
+      return sessionState();
+    })
+    .onRequest(
+      methods.agent.session.resume,
+      ({ params }) => (find(params.sessionId), sessionState()),
+    )
+    .onRequest(methods.agent.session.list, ({ params }) => ({
+      sessions: [...sessions.entries()]
+        .filter(([, s]) => !params.cwd || s.cwd === params.cwd)
+        .map(([sessionId, s]) => ({
+          sessionId,
+          cwd: s.cwd,
+          title: s.title,
+          updatedAt: s.updatedAt,
+        })),
+    }))
+    .onRequest(
+      methods.agent.session.close,
+      ({ params }) => (find(params.sessionId).turn?.abort(), {}),
+    )
+    .onRequest(
+      methods.agent.session.delete,
+      ({ params }) => (sessions.delete(params.sessionId), {}),
+    )
+    .onRequest(methods.agent.session.setMode, async ({ params, client }) => {
+      await client.notify(methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: {
+          sessionUpdate: "current_mode_update",
+          currentModeId: params.modeId,
+        },
+      });
+      return {};
+    })
+    .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
+      const configOptions = CONFIG.map((c) =>
+        c.id === params.configId ? { ...c, currentValue: params.value } : c,
+      );
+      return { configOptions } as { configOptions: SessionConfigOption[] };
+    })
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.turn?.abort();
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
+      const session = find(params.sessionId);
+      const text = params.prompt
+        .map((b) => (b.type === "text" ? b.text : `[${b.type}]`))
+        .join("");
+      for (const block of params.prompt)
+        session.history.push({
+          sessionUpdate: "user_message_chunk",
+          content: block,
+        });
+      const scenario =
+        scenarioFromPrompt(text) ??
+        scenarios?.[Math.min(session.turns, scenarios.length - 1)] ??
+        echoScenario(text);
+      session.turns += 1;
+      session.turn = new AbortController();
+      session.updatedAt = new Date().toISOString();
+      session.title ??= text.slice(0, 60);
+      try {
+        return await runTurn(
+          {
+            client,
+            sessionId: params.sessionId,
+            signal: session.turn.signal,
+            remember: (u) => session.history.push(u),
+            writeRaw: (line) => process.stdout.write(line + "\n"),
+          },
+          scenario,
+        );
+      } finally {
+        session.turn = undefined;
+      }
+    });
+
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout),
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+  const connection = app.connect(stream);
+  await connection.closed;
+  if (options.ignoreEof)
+    await new Promise(() => setInterval(() => undefined, 60_000));
+  process.exit(0);
+}

@@ -1,0 +1,93 @@
+// Builds the environment a subprocess (an agent, later a terminal) may see: an allowlist of
+// harmless variables, plus named extras, minus anything that looks like someone else's secret.
+
+/** Variables every agent and terminal gets when acphub has them. */
+export const BASE_ENV_ALLOW: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "COLORTERM",
+  "LANG",
+  "LANGUAGE",
+  "LC_*",
+  "TZ",
+  "TMPDIR",
+  "TEMP",
+  "TMP",
+  "XDG_*",
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "IS_SANDBOX",
+];
+
+/** Removed even when an agent's registry entry passes them, unless the user names them. */
+export const ENV_DENY: readonly string[] = [
+  "AWS_*",
+  "GITHUB_*",
+  "GOOGLE_*",
+  "AZURE_*",
+  "DATABASE_*",
+  "SSH_*",
+  "GH_TOKEN",
+  "PGPASSWORD",
+  "NPM_TOKEN",
+  "*TOKEN*",
+  "*SECRET*",
+  "*PASSWORD*",
+];
+
+// Turns `LC_*`/`*TOKEN*` globs into a test; a pattern without `*` must match exactly.
+function matcher(patterns: readonly string[]): (name: string) => boolean {
+  const exact = new Set(patterns.filter((p) => !p.includes("*")));
+  const globs = patterns
+    .filter((p) => p.includes("*"))
+    .map(
+      (p) => new RegExp(`^${p.split("*").map(escapeRegExp).join(".*")}$`, "i"),
+    );
+  return (name) => exact.has(name) || globs.some((re) => re.test(name));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+export interface EnvFilterOptions {
+  /** Variables the agent's registry entry legitimately needs; still subject to the deny list. */
+  registryAllow?: readonly string[];
+  /** Variables the user named (config `passEnv`, `env.allow`): pass even if denied. */
+  userAllow?: readonly string[];
+  /** Literal values to set (config `env`). */
+  set?: Record<string, string>;
+}
+
+export function filterEnv(
+  source: Record<string, string | undefined>,
+  options: EnvFilterOptions = {},
+): Record<string, string> {
+  const base = matcher(BASE_ENV_ALLOW);
+  const registry = matcher(options.registryAllow ?? []);
+  const user = matcher(options.userAllow ?? []);
+  const denied = matcher(ENV_DENY);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (value === undefined) continue;
+    if (user(name) || ((base(name) || registry(name)) && !denied(name)))
+      out[name] = value;
+  }
+  return { ...out, ...options.set };
+}

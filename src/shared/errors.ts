@@ -1,0 +1,75 @@
+// The one error type acphub throws internally. Converted to wire errors or exit codes only at
+// the edges (cli/exit-codes.ts, and later editors/).
+
+export const HUB_ERROR_CODES = [
+  "USAGE",
+  "CONFIG_INVALID",
+  "AGENT_NOT_FOUND",
+  "AGENT_SPAWN_FAILED",
+  "AGENT_EXITED",
+  "AGENT_UNRESPONSIVE",
+  "AGENT_PROTOCOL",
+  "AGENT_ERROR",
+  "INIT_TIMEOUT",
+  "PROTOCOL_VERSION",
+  "AUTH_REQUIRED",
+  "UNSUPPORTED",
+  "PROMPT_IN_FLIGHT",
+  "SESSION_NOT_FOUND",
+  "PERMISSION_DENIED",
+  "LIMIT_EXCEEDED",
+  "POOL_FULL",
+  "TIMEOUT",
+  "CLOSED",
+  "INTERNAL",
+] as const;
+
+export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
+
+export interface HubErrorOptions {
+  cause?: unknown;
+  retryable?: boolean;
+  details?: Record<string, unknown>;
+}
+
+export class HubError extends Error {
+  readonly code: HubErrorCode;
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown>;
+
+  constructor(
+    code: HubErrorCode,
+    message: string,
+    options: HubErrorOptions = {},
+  ) {
+    super(
+      message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = "HubError";
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.details = options.details ?? {};
+  }
+}
+
+// Narrowing helper so callers can branch on codes without instanceof chains.
+export function isHubError(
+  error: unknown,
+  code?: HubErrorCode,
+): error is HubError {
+  return (
+    error instanceof HubError && (code === undefined || error.code === code)
+  );
+}
+
+// Gives any thrown value a readable message, for logs and error lines.
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}

@@ -1,0 +1,36 @@
+// Logging goes to stderr (fd 2) or a file, never stdout: stdout carries the protocol.
+import { pino, type Logger } from "pino";
+
+export type { Logger };
+
+export type LogLevel =
+  "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Write to this file instead of stderr. */
+  file?: string;
+  name?: string;
+}
+
+// One place builds loggers so that no part of acphub can point one at stdout.
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const destination = pino.destination({
+    dest: options.file ?? 2,
+    sync: true,
+    mkdir: options.file !== undefined,
+  });
+  return pino(
+    {
+      name: options.name ?? "acphub",
+      level: options.level ?? "warn",
+      base: { pid: process.pid },
+    },
+    destination,
+  );
+}
+
+// A logger that drops everything; the library default so embedding apps stay quiet.
+export function silentLogger(): Logger {
+  return pino({ level: "silent" });
+}
