@@ -173,6 +173,7 @@ export async function connectAgent(
     await connection.initialize(options.signal);
     return connection;
   } catch (error) {
+    if (isHubError(error)) error.details["pid"] ??= connection.pid;
     await connection.close();
     throw error;
   }

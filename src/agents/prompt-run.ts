@@ -10,6 +10,8 @@ export interface RunControl {
   requestCancel(): void;
   /** Called when the agent ignored the cancel for too long. */
   onUnresponsive(error: HubError): void;
+  /** Called once, synchronously, when the run ends either way. */
+  onSettle(): void;
   cancelGraceMs: number;
   agentName: string;
 }
@@ -66,6 +68,7 @@ export class PromptRun implements AsyncIterable<RunEvent> {
   private settle(): void {
     this.settled = true;
     if (this.graceTimer) clearTimeout(this.graceTimer);
+    this.control.onSettle();
   }
 
   // Asks the agent to stop; a run that has not started yet ends at once.

@@ -45,6 +45,8 @@ export function toBlocks(input: PromptInput): ContentBlock[] {
 
 export class AgentSession {
   private activeRun: PromptRun | undefined;
+  /** Runs started or queued and not yet settled. */
+  private pendingRuns = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<(event: RunEvent) => void>();
   private readonly permissionAborts = new Set<AbortController>();
@@ -56,7 +58,7 @@ export class AgentSession {
   ) {}
 
   get busy(): boolean {
-    return this.activeRun !== undefined;
+    return this.pendingRuns > 0;
   }
 
   /** Receives events that arrive outside a turn (load replay, late command lists). */
@@ -82,7 +84,7 @@ export class AgentSession {
 
   // Starts a turn. Throws PROMPT_IN_FLIGHT when one is running, unless `queue` is set.
   prompt(input: PromptInput, options: PromptOptions = {}): PromptRun {
-    if (this.activeRun && !options.queue) {
+    if (this.pendingRuns > 0 && !options.queue) {
       throw new HubError(
         "PROMPT_IN_FLIGHT",
         `session ${this.id} already has a prompt running`,
@@ -95,9 +97,11 @@ export class AgentSession {
         cancelGraceMs: core.limits.cancelGraceMs,
         requestCancel: () => this.requestCancel(),
         onUnresponsive: (error) => core.fail(error),
+        onSettle: () => (this.pendingRuns -= 1),
       },
       core.limits.maxQueuedEvents,
     );
+    this.pendingRuns += 1;
     if (options.signal?.aborted) run.cancel();
     options.signal?.addEventListener("abort", () => run.cancel(), {
       once: true,

@@ -1,0 +1,54 @@
+// acphub's library API: explicit named exports only.
+export { connectAgent, AgentConnection } from "./agents/connection.js";
+export type {
+  ConnectOptions,
+  SessionParams,
+  LoadedSession,
+} from "./agents/connection.js";
+export { AgentSession, textDelta } from "./agents/session.js";
+export type {
+  PromptInput,
+  PromptOptions,
+  SessionState,
+} from "./agents/session.js";
+export { PromptRun } from "./agents/prompt-run.js";
+export type {
+  RunEvent,
+  SessionUpdateEvent,
+  PermissionEvent,
+  ClientRequestEvent,
+  ExtensionEvent,
+  PromptResult,
+  RawSessionUpdate,
+} from "./agents/events.js";
+export type {
+  ClientHost,
+  HostContext,
+  PermissionAnswer,
+  BridgeMethod,
+} from "./agents/host.js";
+export {
+  AgentPool,
+  DEFAULT_IDLE_TTL_MS,
+  DEFAULT_MAX_PROCESSES,
+} from "./agents/pool.js";
+export type { PoolKey, PoolLease, PoolOptions } from "./agents/pool.js";
+export {
+  resolveAgent,
+  knownAgentNames,
+  defaultAgentName,
+  MOCK_AGENT_NAME,
+} from "./agents/registry.js";
+export type { AgentLaunch, ResolveOptions } from "./agents/registry.js";
+export { BUILTIN_AGENTS } from "./agents/builtin-agents.js";
+export { DEFAULT_LIMITS } from "./agents/limits.js";
+export type { ConnectionLimits } from "./agents/limits.js";
+export { reapOrphans } from "./agents/orphans.js";
+export { loadConfig, parseConfig } from "./config/load.js";
+export { resolvePaths } from "./config/paths.js";
+export type { Config, AgentEntry, PermissionMode } from "./config/schema.js";
+export { decideByMode } from "./host/permission-policy.js";
+export { filterEnv } from "./shared/env-filter.js";
+export { HubError, isHubError, HUB_ERROR_CODES } from "./shared/errors.js";
+export type { HubErrorCode } from "./shared/errors.js";
+export { createLogger } from "./shared/logger.js";

@@ -1,0 +1,57 @@
+// Runs the real CLI as a subprocess with a temporary ACPHUB_HOME.
+import { spawn } from "node:child_process";
+import { CLI, tempDir } from "./mock.js";
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  home?: string;
+  input?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  /** Called with the child once it is running (to send signals). */
+  onSpawn?: (child: ReturnType<typeof spawn>) => void;
+}
+
+export function runCli(
+  args: string[],
+  options: CliOptions = {},
+): Promise<CliResult> {
+  const home = options.home ?? tempDir("acphub-home-");
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      HOME: home,
+      ACPHUB_HOME: home,
+      ...options.env,
+    },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(options.input ?? "");
+  options.onSpawn?.(child);
+  const timer = setTimeout(
+    () => child.kill("SIGKILL"),
+    options.timeoutMs ?? 20_000,
+  );
+  return new Promise((resolve) => {
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export function jsonLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}

@@ -1,0 +1,69 @@
+// Helpers that launch the real mock agent (dist/cli/main.js mock-agent) as a subprocess.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AgentLaunch } from "../../src/agents/registry.js";
+import {
+  connectAgent,
+  type ConnectOptions,
+} from "../../src/agents/connection.js";
+
+export const CLI = fileURLToPath(
+  new URL("../../dist/cli/main.js", import.meta.url),
+);
+
+export function mockLaunch(flags: string[] = [], name = "mock"): AgentLaunch {
+  return {
+    name,
+    command: process.execPath,
+    args: [CLI, "mock-agent", ...flags],
+    env: { PATH: process.env["PATH"] ?? "" },
+    source: "bundled",
+    description: "test mock",
+  };
+}
+
+export function connectMock(
+  flags: string[] = [],
+  options: Partial<ConnectOptions> = {},
+) {
+  return connectAgent({ launch: mockLaunch(flags), ...options });
+}
+
+/** A prompt that makes the mock agent follow these steps. */
+export function steps(...list: Record<string, unknown>[]): string {
+  return JSON.stringify({ steps: list });
+}
+
+export function tempDir(prefix = "acphub-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+// True when no process of the group led by `pid` is left.
+export function groupGone(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+export async function waitFor(
+  check: () => boolean,
+  timeoutMs = 5000,
+): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return check();
+}
+
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
