@@ -1,5 +1,7 @@
 // What every command needs before it touches an agent: config, paths, a logger.
+import type { ConnectionLimits } from "../agents/limits.js";
 import { loadConfig, type LoadedConfig } from "../config/load.js";
+import type { Config } from "../config/schema.js";
 import { createLogger, type Logger, type LogLevel } from "../shared/logger.js";
 
 export interface GlobalOptions {
@@ -34,4 +36,17 @@ export function cliContext(options: GlobalOptions): CliContext {
     file: options.logFile,
   });
   return { ...loadConfig({ configFile: options.config }), logger };
+}
+
+// The config file's timeouts and limits, in the connection's terms.
+export function connectionLimits(config: Config): Partial<ConnectionLimits> {
+  const { timeouts = {}, limits = {} } = config;
+  return {
+    initializeTimeoutMs: timeouts.initializeMs,
+    cancelGraceMs: timeouts.cancelGraceMs,
+    shutdownMs: timeouts.shutdownMs,
+    maxMessageBytes: limits.maxMessageBytes,
+    stderrTailBytes: limits.stderrTailBytes,
+    maxQueuedEvents: limits.maxQueuedEvents,
+  };
 }

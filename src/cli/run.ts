@@ -13,7 +13,7 @@ import { decideByMode } from "../host/permission-policy.js";
 import { isAllowed } from "../protocol/permission-options.js";
 import { errorMessage, HubError, isHubError } from "../shared/errors.js";
 import type { GlobalOptions } from "./context.js";
-import { cliContext } from "./context.js";
+import { cliContext, connectionLimits } from "./context.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 
@@ -88,9 +88,7 @@ export async function runCommand(
         requestPermission: (request) =>
           Promise.resolve(decideByMode(mode, request)),
       },
-      ...ctx.config.timeouts,
-      ...ctx.config.limits,
-      initializeTimeoutMs: ctx.config.timeouts?.initializeMs,
+      ...connectionLimits(ctx.config),
     });
     const session = await connection.newSession({ cwd });
     return await streamTurn(session, text, {

@@ -1,0 +1,208 @@
+// The real CLI, spawned with a temporary ACPHUB_HOME, against the bundled mock agent.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { jsonLines, runCli } from "../helpers/cli.js";
+import { steps, tempDir } from "../helpers/mock.js";
+
+describe("acphub run", () => {
+  it("streams the reply as plain text and says the mock agent is in use", async () => {
+    const r = await runCli(["run", "hello", "there"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("mock agent received: hello there\n");
+    expect(r.stderr).toMatch(
+      /no agent configured, so this is the built-in mock agent/,
+    );
+    expect(r.stderr).toMatch(/--agent claude\|codex/);
+  });
+
+  it("--json prints one event per line, as received, then a result line", async () => {
+    const future = { sessionUpdate: "future_variant", x: 1, _meta: { k: "v" } };
+    const r = await runCli([
+      "run",
+      "--json",
+      steps({ text: "ab", chunks: 2 }, { update: future }),
+    ]);
+    expect(r.code).toBe(0);
+    const lines = jsonLines(r.stdout);
+    expect(lines.map((l) => l["type"])).toEqual([
+      "session_update",
+      "session_update",
+      "session_update",
+      "result",
+    ]);
+    const sessionId = lines[0]!["sessionId"];
+    expect(sessionId).toMatch(/^mock-/);
+    expect(lines[0]).toEqual({
+      type: "session_update",
+      sessionId,
+      update: {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "a" },
+      },
+    });
+    expect(lines[2]).toEqual({
+      type: "session_update",
+      sessionId,
+      update: future,
+    });
+    expect(lines[3]).toMatchObject({
+      type: "result",
+      sessionId,
+      stopReason: "end_turn",
+    });
+    expect(r.stderr).toBe("");
+  });
+
+  it("reads the prompt from stdin with -", async () => {
+    const r = await runCli(["run", "-"], { input: "from stdin" });
+    expect(r.stdout).toContain("mock agent received: from stdin");
+  });
+
+  it("exits 5 when a permission was refused, and prints the refusal", async () => {
+    const r = await runCli([
+      "run",
+      steps({ permission: { title: "Delete files", kind: "delete" } }),
+    ]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(
+      /\[permission\] Delete files: reject — approve-reads mode refused/,
+    );
+    const approved = await runCli([
+      "run",
+      "--permissions",
+      "approve-all",
+      steps({ permission: { title: "Delete", kind: "delete" } }),
+    ]);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain("permission granted (allow)");
+  });
+
+  it("exits 3 on --timeout, after cancelling the turn", async () => {
+    const r = await runCli([
+      "run",
+      "--json",
+      "--timeout",
+      "0.3",
+      steps({ sleep: 20_000 }),
+    ]);
+    expect(r.code).toBe(3);
+    const lines = jsonLines(r.stdout);
+    expect(lines.at(-2)).toMatchObject({
+      type: "result",
+      stopReason: "cancelled",
+    });
+    expect(lines.at(-1)).toMatchObject({ type: "error", code: "TIMEOUT" });
+  });
+
+  it("Ctrl-C cancels the turn and exits 130", async () => {
+    const r = await runCli(
+      ["run", "--json", steps({ text: "go" }, { sleep: 20_000 })],
+      {
+        onSpawn: (child) =>
+          child.stdout!.once("data", () => child.kill("SIGINT")),
+      },
+    );
+    expect(r.code).toBe(130);
+    expect(jsonLines(r.stdout).at(-1)).toMatchObject({
+      type: "result",
+      stopReason: "cancelled",
+    });
+  });
+
+  it("an agent crash is exit 1 with an AGENT_EXITED error event", async () => {
+    const r = await runCli([
+      "run",
+      "--json",
+      steps({ text: "x" }, { exit: 4 }),
+    ]);
+    expect(r.code).toBe(1);
+    expect(jsonLines(r.stdout).at(-1)).toMatchObject({
+      type: "error",
+      code: "AGENT_EXITED",
+      message: expect.stringMatching(/exited with code 4/),
+    });
+  });
+});
+
+describe("acphub run with bad input", () => {
+  it("an invalid config file is exit 2 naming the file and the key", async () => {
+    const home = tempDir();
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({ agents: { x: { command: 5 } }, colour: "red" }),
+    );
+    const r = await runCli(["run", "hi"], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`config file ${join(home, "config.json")}`);
+    expect(r.stderr).toMatch(/unknown key colour/);
+  });
+
+  it("config that is not JSON is exit 2", async () => {
+    const home = tempDir();
+    writeFileSync(join(home, "config.json"), "{ nope");
+    const r = await runCli(["run", "hi"], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is not valid JSON/);
+  });
+
+  it("an unknown agent is exit 2 listing the known names", async () => {
+    const r = await runCli(["run", "--agent", "nosuch", "hi"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /unknown agent "nosuch"; known agents: claude, codex, gemini, goose, kiro, mock, opencode, pi/,
+    );
+  });
+
+  it("a configured agent whose command does not exist is exit 1 saying so", async () => {
+    const home = tempDir();
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        defaultAgent: "ghost",
+        agents: { ghost: { command: "no-such-acp-agent" } },
+      }),
+    );
+    const r = await runCli(["run", "hi"], { home });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /cannot start agent "ghost": command "no-such-acp-agent" not found/,
+    );
+  });
+
+  it("usage errors are exit 2", async () => {
+    expect((await runCli(["run"])).code).toBe(2);
+    expect((await runCli(["run", "--permissions", "maybe", "x"])).code).toBe(2);
+    expect((await runCli(["run", "--timeout", "-1", "x"])).code).toBe(2);
+    expect((await runCli(["nosuchcommand"])).code).toBe(2);
+  });
+
+  it("--config FILE must exist", async () => {
+    const r = await runCli([
+      "--config",
+      "/nonexistent/acphub.json",
+      "run",
+      "hi",
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /cannot read config file \/nonexistent\/acphub.json: ENOENT/,
+    );
+  });
+});
+
+describe("acphub mock-agent --help", () => {
+  it("documents the scenario language", async () => {
+    const r = await runCli(["mock-agent", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Scenario language/);
+    for (const step of [
+      "permission",
+      "readFile",
+      "terminal",
+      "oversized",
+      "hang",
+    ])
+      expect(r.stdout).toContain(step);
+  });
+});
