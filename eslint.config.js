@@ -1,5 +1,6 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import globals from "globals";
 
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "coverage/"] },
@@ -25,13 +26,6 @@ export default tseslint.config(
   { files: ["src/**/*.ts"], rules: { "no-console": "error" } },
   {
     files: ["**/*.mjs", "**/*.js"],
-    languageOptions: {
-      globals: {
-        process: "readonly",
-        console: "readonly",
-        setTimeout: "readonly",
-        performance: "readonly",
-      },
-    },
+    languageOptions: { globals: globals.node },
   },
 );

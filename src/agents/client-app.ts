@@ -1,6 +1,7 @@
 // Builds the SDK client app for one agent connection. Every handler uses a pass-through
-// parser so nothing the agent sends (`_meta`, extra fields) is lost. session/update does not
-// come through here: the connection takes it off the raw stream (see ConnectionCore).
+// parser so nothing the agent sends (`_meta`, extra fields) is lost. session/update and
+// extension notifications do not come through here: the connection takes them off the raw
+// stream (see ConnectionCore).
 import {
   client,
   RequestError,
@@ -27,7 +28,6 @@ export interface ClientRouter {
     params: unknown,
     signal: AbortSignal,
   ): Promise<unknown>;
-  onExtNotification(method: string, params: unknown): void;
 }
 
 // Validates only that params are an object; everything inside passes through untouched.
@@ -53,9 +53,6 @@ export function buildClientApp(router: ClientRouter, name: string): ClientApp {
   app.onRequest("*", ({ method, params, signal }) => {
     if (!isExtensionMethod(method)) throw RequestError.methodNotFound(method);
     return router.onExtRequest(method, params, signal);
-  });
-  app.onNotification("*", ({ method, params }) => {
-    if (isExtensionMethod(method)) router.onExtNotification(method, params);
   });
   return app;
 }

@@ -9,7 +9,11 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import { methods, PROTOCOL_VERSION } from "../protocol/methods.js";
+import {
+  isExtensionMethod,
+  methods,
+  PROTOCOL_VERSION,
+} from "../protocol/methods.js";
 import { ndjsonStream } from "../protocol/ndjson.js";
 import { checkAgentProtocolVersion } from "../protocol/version.js";
 import { deferred } from "../shared/abort.js";
@@ -78,7 +82,7 @@ export class ConnectionCore implements ClientRouter {
         maxLineBytes: this.limits.maxMessageBytes,
         onNoise: (line) => this.onNoise(line),
         onError: (error) => this.fail(this.protocolError(error)),
-        intercept: (message) => this.interceptUpdate(message),
+        intercept: (message) => this.interceptNotification(message),
       },
     );
     this.sdk = buildClientApp(this, "acphub").connect(stream);
@@ -251,15 +255,16 @@ export class ConnectionCore implements ClientRouter {
 
   // ---- messages from the agent ----
 
-  // session/update is taken off the raw stream: the SDK's own router validates updates and
-  // drops variants it does not know, and a gateway must pass those through unchanged.
-  private interceptUpdate(message: AnyMessage): boolean {
-    if (
-      !("method" in message) ||
-      message.method !== methods.client.session.update
-    )
-      return false;
-    if ("id" in message) return false;
+  // session/update and extension notifications are taken off the raw stream: the SDK's own
+  // router validates updates and drops variants it does not know (a gateway must pass those
+  // through unchanged), and reading them here keeps them in wire order with the responses.
+  private interceptNotification(message: AnyMessage): boolean {
+    if (!("method" in message) || "id" in message) return false;
+    if (isExtensionMethod(message.method)) {
+      this.onExtNotification(message.method, message.params);
+      return true;
+    }
+    if (message.method !== methods.client.session.update) return false;
     const params = message.params as Partial<SessionNotification> | undefined;
     if (
       typeof params?.sessionId === "string" &&

@@ -1,0 +1,4 @@
+// Runs every benchmark in turn; never part of the pass/fail test run.
+await import("./throughput.mjs");
+console.log();
+await import("./pool.mjs");
