@@ -5,12 +5,10 @@ export type {
   SessionParams,
   LoadedSession,
 } from "./agents/connection.js";
-export { AgentSession, textDelta } from "./agents/session.js";
-export type {
-  PromptInput,
-  PromptOptions,
-  SessionState,
-} from "./agents/session.js";
+export { AgentSession } from "./agents/session.js";
+export type { PromptOptions, SessionState } from "./agents/session.js";
+export { textDelta } from "./agents/prompt-content.js";
+export type { PromptInput } from "./agents/prompt-content.js";
 export { PromptRun } from "./agents/prompt-run.js";
 export type {
   RunEvent,

@@ -23,3 +23,16 @@ export function fromAgentError(
     },
   );
 }
+
+// The error for a method the agent did not advertise.
+export function unsupported(
+  agent: string,
+  method: string,
+  capability: string,
+): HubError {
+  return new HubError(
+    "UNSUPPORTED",
+    `agent "${agent}" does not support ${method} (it did not advertise ${capability})`,
+    { details: { method, capability } },
+  );
+}

@@ -1,11 +1,20 @@
-// A live agent connection with the ACP session API on top of the transport: each session
-// method is used only when the agent advertised it, else UNSUPPORTED names the capability.
-import type { ListSessionsResponse, McpServer } from "@agentclientprotocol/sdk";
-import { methods } from "../protocol/methods.js";
-import { isHubError } from "../shared/errors.js";
+// A live agent connection: the ACP handshake and session API on top of the transport. Each
+// session method is used only when the agent advertised it, else UNSUPPORTED names the
+// capability.
+import type {
+  InitializeResponse,
+  ListSessionsResponse,
+  McpServer,
+} from "@agentclientprotocol/sdk";
+import { methods, PROTOCOL_VERSION } from "../protocol/methods.js";
+import { checkAgentProtocolVersion } from "../protocol/version.js";
+import { HubError, isHubError } from "../shared/errors.js";
+import { ACPHUB_VERSION } from "../shared/version.js";
+import { hostCapabilities } from "./host.js";
 import { ConnectionCore, type ConnectOptions } from "./connection-core.js";
 import type { RunEvent } from "./events.js";
-import { AgentSession, unsupported, type SessionState } from "./session.js";
+import { unsupported } from "./agent-errors.js";
+import { AgentSession, type SessionState } from "./session.js";
 
 export type { ConnectOptions };
 
@@ -25,6 +34,46 @@ export interface LoadedSession {
 type Capability = "loadSession" | "list" | "resume" | "close" | "delete";
 
 export class AgentConnection extends ConnectionCore {
+  // Sends `initialize` with a timeout and checks the protocol version.
+  async initialize(signal?: AbortSignal): Promise<InitializeResponse> {
+    const ms = this.limits.initializeTimeoutMs;
+    const timer = setTimeout(() => {
+      const message = `agent "${this.launch.name}" did not answer initialize within ${ms} ms${this.noiseHint()}`;
+      const details = { stderrTail: this.process.stderrTail() };
+      this.fail(
+        new HubError("INIT_TIMEOUT", message, { retryable: true, details }),
+      );
+    }, ms);
+    const onAbort = () =>
+      this.fail(new HubError("CLOSED", "connecting was aborted"));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const response = await this.call<InitializeResponse>(
+        methods.agent.initialize,
+        {
+          protocolVersion: PROTOCOL_VERSION,
+          clientCapabilities: hostCapabilities(this.host),
+          clientInfo: {
+            name: "acphub",
+            title: "acphub",
+            version: ACPHUB_VERSION,
+          },
+        },
+      );
+      const version = checkAgentProtocolVersion(response.protocolVersion);
+      if (!version.ok) {
+        const error = new HubError("PROTOCOL_VERSION", version.reason);
+        this.fail(error);
+        throw error;
+      }
+      this.initializeResponse = response;
+      return response;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
   get capabilities() {
     return this.initializeResponse?.agentCapabilities ?? {};
   }

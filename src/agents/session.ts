@@ -2,7 +2,6 @@
 // bridged requests for it, and mode/config changes when the agent offered them.
 import {
   RequestError,
-  type ContentBlock,
   type PromptResponse,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -21,8 +20,13 @@ import type {
   PermissionAnswer,
 } from "./host.js";
 import { PromptRun } from "./prompt-run.js";
-
-export type PromptInput = string | ContentBlock | ContentBlock[];
+import { unsupported } from "./agent-errors.js";
+import {
+  textDelta,
+  toBlocks,
+  toResult,
+  type PromptInput,
+} from "./prompt-content.js";
 
 export interface PromptOptions {
   signal?: AbortSignal;
@@ -37,11 +41,6 @@ export type SessionState = Record<string, unknown> & {
   modes?: { currentModeId: string; availableModes: { id: string }[] } | null;
   configOptions?: { id: string }[] | null;
 };
-
-export function toBlocks(input: PromptInput): ContentBlock[] {
-  if (typeof input === "string") return [{ type: "text", text: input }];
-  return Array.isArray(input) ? input : [input];
-}
 
 export class AgentSession {
   private activeRun: PromptRun | undefined;
@@ -125,7 +124,7 @@ export class AgentSession {
       const params = {
         sessionId: this.id,
         prompt: toBlocks(input),
-        ...metaOf(options.meta),
+        ...(options.meta ? { _meta: options.meta } : {}),
       };
       const response = await this.connection.call<PromptResponse>(
         methods.agent.session.prompt,
@@ -287,46 +286,4 @@ export class AgentSession {
     if (response.configOptions)
       this.state.configOptions = response.configOptions;
   }
-}
-
-/** The text an event adds to the agent's reply ("" for anything else). */
-export function textDelta(event: RunEvent): string {
-  if (event.type !== "session_update") return "";
-  const update = event.update as {
-    sessionUpdate: string;
-    content?: { type?: string; text?: unknown };
-  };
-  if (
-    update.sessionUpdate !== "agent_message_chunk" ||
-    update.content?.type !== "text"
-  )
-    return "";
-  return typeof update.content.text === "string" ? update.content.text : "";
-}
-
-function metaOf(meta: Record<string, unknown> | undefined) {
-  return meta ? { _meta: meta } : {};
-}
-
-function toResult(response: PromptResponse): PromptResult {
-  const raw = response as PromptResponse & {
-    usage?: Record<string, unknown> | null;
-  };
-  return {
-    stopReason: raw.stopReason,
-    usage: raw.usage,
-    response: raw as Record<string, unknown>,
-  };
-}
-
-export function unsupported(
-  agent: string,
-  method: string,
-  capability: string,
-): HubError {
-  return new HubError(
-    "UNSUPPORTED",
-    `agent "${agent}" does not support ${method} (it did not advertise ${capability})`,
-    { details: { method, capability } },
-  );
 }

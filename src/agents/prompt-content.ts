@@ -1,0 +1,37 @@
+// What goes into a turn (prompt blocks) and what comes out (text deltas, the result).
+import type { ContentBlock, PromptResponse } from "@agentclientprotocol/sdk";
+import type { PromptResult, RunEvent } from "./events.js";
+
+export type PromptInput = string | ContentBlock | ContentBlock[];
+
+export function toBlocks(input: PromptInput): ContentBlock[] {
+  if (typeof input === "string") return [{ type: "text", text: input }];
+  return Array.isArray(input) ? input : [input];
+}
+
+/** The text an event adds to the agent's reply ("" for anything else). */
+export function textDelta(event: RunEvent): string {
+  if (event.type !== "session_update") return "";
+  const update = event.update as {
+    sessionUpdate: string;
+    content?: { type?: string; text?: unknown };
+  };
+  if (
+    update.sessionUpdate !== "agent_message_chunk" ||
+    update.content?.type !== "text"
+  )
+    return "";
+  return typeof update.content.text === "string" ? update.content.text : "";
+}
+
+// Keeps the whole response (`_meta`, unstable `usage`) next to the fields callers need.
+export function toResult(response: PromptResponse): PromptResult {
+  const raw = response as PromptResponse & {
+    usage?: Record<string, unknown> | null;
+  };
+  return {
+    stopReason: raw.stopReason,
+    usage: raw.usage,
+    response: raw as Record<string, unknown>,
+  };
+}
