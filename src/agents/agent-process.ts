@@ -56,7 +56,14 @@ export class AgentProcess {
           resolve({ code: null, signal: null, spawnError: error });
       });
       this.child.once("exit", (code, signal) => resolve({ code, signal }));
-    }).then((info) => {
+    }).then(async (info) => {
+      // 'exit' can come before the last stderr bytes are read: give them a moment, so the
+      // error message carries the agent's last words.
+      const stderrDone = new Promise((r) => this.child.stderr.once("close", r));
+      await Promise.race([
+        stderrDone,
+        new Promise((r) => setTimeout(r, 100).unref()),
+      ]);
       this.exitInfo = info;
       return info;
     });

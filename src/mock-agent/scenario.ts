@@ -35,6 +35,7 @@ export const STEP_HELP: Record<string, string> = {
   sleep: "MS — wait; session/cancel ends the turn with cancelled",
   hang: "true — never answer and ignore session/cancel",
   exit: "CODE — exit the process mid-turn",
+  stderr: '"…" — write a line to stderr (shows in acphub\'s error messages)',
   garbage: '"…" — print a non-JSON line to stdout ("repeat": N)',
   oversized: "BYTES — print one line of that many bytes to stdout",
   error: "{code, message} — answer the prompt with this JSON-RPC error",

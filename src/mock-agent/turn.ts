@@ -260,6 +260,9 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     case "exit":
       process.exit(Number(value));
     // falls through (never reached)
+    case "stderr":
+      process.stderr.write(String(value) + "\n");
+      return;
     case "garbage":
       for (let i = 0; i < Number(step["repeat"] ?? 1); i++)
         ctx.writeRaw(String(value));

@@ -97,7 +97,9 @@ describe("an agent that crashes mid-turn", () => {
     agent = await connectMock();
     const pid = agent.pid!;
     const session = await agent.newSession({ cwd: process.cwd() });
-    const run = session.prompt(steps({ text: "partial" }, { exit: 7 }));
+    const run = session.prompt(
+      steps({ text: "partial" }, { stderr: "panic: out of tokens" }, { exit: 7 }),
+    );
     const seen: string[] = [];
     const error = await (async () => {
       try {
@@ -107,7 +109,9 @@ describe("an agent that crashes mid-turn", () => {
       }
     })();
     expect(error).toMatchObject({ code: "AGENT_EXITED", details: { code: 7 } });
-    expect(String((error as Error).message)).toMatch(/exited with code 7/);
+    expect(String((error as Error).message)).toMatch(
+      /exited with code 7; stderr: panic: out of tokens/,
+    );
     expect(seen.join()).toContain("partial");
     await expect(run.result).rejects.toMatchObject({ code: "AGENT_EXITED" });
     expect(agent.alive).toBe(false);
