@@ -18,6 +18,7 @@ export type {
   ExtensionEvent,
   PromptResult,
   RawSessionUpdate,
+  AuditEvent,
 } from "./agents/events.js";
 export type {
   ClientHost,
@@ -45,7 +46,19 @@ export { reapOrphans } from "./agents/orphans.js";
 export { loadConfig, parseConfig } from "./config/load.js";
 export { resolvePaths } from "./config/paths.js";
 export type { Config, AgentEntry, PermissionMode } from "./config/schema.js";
-export { decideByMode } from "./host/permission-policy.js";
+export { createHost } from "./host/create-host.js";
+export type { HostOptions, HostServices } from "./host/create-host.js";
+export {
+  PermissionEngine,
+  STANDARD_OPTIONS,
+} from "./host/permission-engine.js";
+export type { Approver, PermissionRule } from "./host/permission-engine.js";
+export { DecisionMemory } from "./host/decision-memory.js";
+export type { RememberedDecision } from "./host/decision-memory.js";
+export {
+  DEFAULT_ALLOWED_COMMANDS,
+  DEFAULT_DENY_RULES,
+} from "./host/command-policy.js";
 export { filterEnv } from "./shared/env-filter.js";
 export { HubError, isHubError, HUB_ERROR_CODES } from "./shared/errors.js";
 export type { HubErrorCode } from "./shared/errors.js";

@@ -4,7 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { TailBuffer } from "../shared/tail-buffer.js";
-import { killGroup } from "./proc-info.js";
+import { killGroup } from "../shared/process-group.js";
 import type { AgentLaunch } from "./registry.js";
 
 export interface ExitInfo {
@@ -50,6 +50,8 @@ export class AgentProcess {
     this.child.stdin.on("error", (error) =>
       log.debug({ err: error }, "agent stdin error"),
     );
+    // Listened for from the start: stderr may close before the exit event is seen.
+    const stderrClosed = new Promise((r) => this.child.stderr.once("close", r));
     this.exited = new Promise<ExitInfo>((resolve) => {
       this.child.once("error", (error: NodeJS.ErrnoException) => {
         if (this.child.pid === undefined)
@@ -59,10 +61,9 @@ export class AgentProcess {
     }).then(async (info) => {
       // 'exit' can come before the last stderr bytes are read: give them a moment, so the
       // error message carries the agent's last words.
-      const stderrDone = new Promise((r) => this.child.stderr.once("close", r));
       await Promise.race([
-        stderrDone,
-        new Promise((r) => setTimeout(r, 100).unref()),
+        stderrClosed,
+        new Promise((r) => setTimeout(r, 100)),
       ]);
       this.exitInfo = info;
       return info;

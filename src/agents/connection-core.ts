@@ -104,8 +104,10 @@ export class ConnectionCore {
     if (this.failure) return;
     this.failure = error;
     this.death.reject(error);
-    for (const session of this.sessions.values())
+    for (const session of this.sessions.values()) {
       session.connectionFailed(error);
+      this.host?.onSessionEnd?.(session.id);
+    }
     if (!this.closing) this.process.kill("SIGKILL");
   }
 

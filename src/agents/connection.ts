@@ -119,9 +119,15 @@ export class AgentConnection extends ConnectionCore {
     }
   }
 
-  private open(id: string, state: SessionState): AgentSession {
+  private open(
+    id: string,
+    state: SessionState,
+    params: SessionParams,
+  ): AgentSession {
     const session = new AgentSession(this, id, state);
     this.sessions.set(id, session);
+    const { cwd, additionalDirectories } = params;
+    this.host?.onSessionStart?.(id, { cwd, additionalDirectories });
     return session;
   }
 
@@ -129,7 +135,7 @@ export class AgentConnection extends ConnectionCore {
     const response = await this.sessionCall<
       SessionState & { sessionId: string }
     >(methods.agent.session.new, this.sessionRequest(params));
-    return this.open(response.sessionId, response);
+    return this.open(response.sessionId, response, params);
   }
 
   async loadSession(
@@ -137,7 +143,7 @@ export class AgentConnection extends ConnectionCore {
     params: SessionParams,
   ): Promise<LoadedSession> {
     this.require("loadSession", methods.agent.session.load);
-    const session = this.open(sessionId, {});
+    const session = this.open(sessionId, {}, params);
     const replay: RunEvent[] = [];
     const stop = session.onEvent((event) => replay.push(event));
     try {
@@ -148,7 +154,7 @@ export class AgentConnection extends ConnectionCore {
       );
       return { session, replay };
     } catch (error) {
-      this.sessions.delete(sessionId);
+      this.forget(sessionId);
       throw error;
     } finally {
       stop();
@@ -165,7 +171,7 @@ export class AgentConnection extends ConnectionCore {
       methods.agent.session.resume,
       request,
     );
-    return this.open(sessionId, state);
+    return this.open(sessionId, state, params);
   }
 
   async listSessions(

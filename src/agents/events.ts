@@ -47,8 +47,27 @@ export interface ExtensionEvent {
   params: unknown;
 }
 
+/** What acphub did with an agent's file or terminal request (emitted by the host). */
+export interface AuditEvent {
+  type: "audit";
+  sessionId: string;
+  action: "read" | "write" | "terminal";
+  /** The path as the agent sent it, for reads and writes. */
+  path?: string;
+  /** The command line (secrets masked), for terminals. */
+  command?: string;
+  bytes?: number;
+  allowed: boolean;
+  /** Why it was allowed or refused. */
+  reason: string;
+}
+
 export type RunEvent =
-  SessionUpdateEvent | PermissionEvent | ClientRequestEvent | ExtensionEvent;
+  | SessionUpdateEvent
+  | PermissionEvent
+  | ClientRequestEvent
+  | ExtensionEvent
+  | AuditEvent;
 
 export interface PromptResult {
   stopReason: StopReason;

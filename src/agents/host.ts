@@ -15,6 +15,11 @@ export interface HostContext {
   emit: (event: RunEvent) => void;
 }
 
+export interface SessionFolders {
+  cwd: string;
+  additionalDirectories?: string[];
+}
+
 export interface PermissionAnswer {
   outcome: RequestPermissionOutcome;
   reason?: string;
@@ -50,7 +55,11 @@ export interface ClientHost {
     string,
     (params: unknown, ctx: HostContext) => Promise<unknown> | unknown
   >;
-  /** Called when the session ends, so the host can release what it holds for it. */
+  /** Called when a session opens (new, load, resume), with its working folders. */
+  onSessionStart?: (sessionId: string, folders: SessionFolders) => void;
+  /** Called when a turn ends either way. */
+  onTurnEnd?: (sessionId: string) => void;
+  /** Called when the session ends or its agent dies, so the host can release what it holds. */
   onSessionEnd?: (sessionId: string) => void;
 }
 

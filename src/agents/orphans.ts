@@ -9,7 +9,11 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../shared/logger.js";
-import { isSameProcess, killGroup, processStartTime } from "./proc-info.js";
+import {
+  isSameProcess,
+  killGroup,
+  processStartTime,
+} from "../shared/process-group.js";
 
 interface AgentRecord {
   pid: number;

@@ -141,6 +141,7 @@ export class AgentSession {
       } else run.fail(error);
     } finally {
       if (this.activeRun === run) this.activeRun = undefined;
+      this.connection.host?.onTurnEnd?.(this.id);
     }
   }
 

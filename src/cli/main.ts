@@ -73,6 +73,27 @@ Examples:
     });
   });
 
+const permissions = program
+  .command("permissions")
+  .description("the remembered always-allow / always-reject decisions");
+permissions
+  .command("list")
+  .description("list remembered decisions")
+  .option("--json", "print them as JSON")
+  .action(async (options: Record<string, unknown>) => {
+    const { permissionsList } = await import("./permissions.js");
+    process.exitCode = permissionsList({ ...program.opts(), ...options });
+  });
+permissions
+  .command("forget")
+  .description("forget one decision by id, or all of them")
+  .argument("[id]", "the decision's id")
+  .option("--all", "forget every decision")
+  .action(async (id: string | undefined, options: Record<string, unknown>) => {
+    const { permissionsForget } = await import("./permissions.js");
+    process.exitCode = permissionsForget(id, { ...program.opts(), ...options });
+  });
+
 program
   .command("mock-agent")
   .description(

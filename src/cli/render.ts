@@ -25,10 +25,16 @@ function describe(event: RunEvent): string | undefined {
           : "cancelled";
       return `[permission] ${what}: ${answer}${event.reason ? ` — ${event.reason}` : ""}`;
     }
-    case "client_request":
-      return event.ok
+    case "audit":
+      return event.allowed
         ? undefined
-        : `[${event.method}] refused: ${event.error?.message ?? ""}`;
+        : `[${event.action}] ${event.path ?? event.command ?? ""} refused — ${event.reason}`;
+    case "client_request":
+      return event.ok ||
+        event.method.startsWith("fs/") ||
+        event.method === "terminal/create"
+        ? undefined // fs and terminal refusals are reported by their audit event
+        : `[${event.method}] failed: ${event.error?.message ?? ""}`;
     case "session_update": {
       const u = event.update as {
         sessionUpdate: string;

@@ -2,6 +2,7 @@
 // codes scripts can rely on. Ctrl-C cancels the turn (exit 130); a second Ctrl-C exits now.
 import { resolve } from "node:path";
 import { connectAgent, type AgentConnection } from "../agents/connection.js";
+import type { RunEvent } from "../agents/events.js";
 import { reapOrphans } from "../agents/orphans.js";
 import {
   defaultAgentName,
@@ -9,11 +10,11 @@ import {
   resolveAgent,
 } from "../agents/registry.js";
 import type { PermissionMode } from "../config/schema.js";
-import { decideByMode } from "../host/permission-policy.js";
 import { isAllowed } from "../protocol/permission-options.js";
 import { errorMessage, HubError, isHubError } from "../shared/errors.js";
 import type { GlobalOptions } from "./context.js";
 import { cliContext, connectionLimits } from "./context.js";
+import { buildHost } from "./host-wiring.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 
@@ -65,6 +66,7 @@ export async function runCommand(
 ): Promise<ExitCode> {
   const json = options.json === true;
   let connection: AgentConnection | undefined;
+  let host: ReturnType<typeof buildHost> | undefined;
   try {
     const ctx = cliContext(options);
     const text = await promptText(words);
@@ -79,15 +81,19 @@ export async function runCommand(
     const mode =
       options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads";
     const cwd = resolve(options.cwd ?? process.cwd());
+    const stateDir = ctx.paths.stateDir;
+    host = buildHost({
+      config: ctx.config,
+      stateDir,
+      mode,
+      logger: ctx.logger,
+    });
     connection = await connectAgent({
       launch: resolveAgent(name, ctx.config),
       cwd,
       logger: ctx.logger,
       stateDir: ctx.paths.stateDir,
-      host: {
-        requestPermission: (request) =>
-          Promise.resolve(decideByMode(mode, request)),
-      },
+      host,
       ...connectionLimits(ctx.config),
     });
     const session = await connection.newSession({ cwd });
@@ -100,7 +106,15 @@ export async function runCommand(
     return toExitCode(error);
   } finally {
     await connection?.close();
+    host?.close();
   }
+}
+
+// A permission refused, or a file or terminal request the policy or sandbox refused.
+function isRefusal(event: RunEvent): boolean {
+  if (event.type === "permission")
+    return !isAllowed(event.outcome, event.request.options);
+  return event.type === "audit" && !event.allowed;
 }
 
 async function streamTurn(
@@ -126,11 +140,7 @@ async function streamTurn(
   try {
     const run = session.prompt(text, { signal: controller.signal });
     for await (const event of run) {
-      if (
-        event.type === "permission" &&
-        !isAllowed(event.outcome, event.request.options)
-      )
-        refused = true;
+      if (isRefusal(event)) refused = true;
       render(event);
     }
     const result = await run.result;

@@ -19,6 +19,31 @@ export const permissionModeSchema = z.enum([
   "ask",
 ]);
 
+// A regular expression given as a string; invalid ones are rejected when the file is read.
+const regex = z.string().refine(
+  (source) => {
+    try {
+      new RegExp(source);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: "not a valid regular expression" },
+);
+
+const permissionRuleSchema = z.strictObject({
+  kind: z.union([z.string(), z.array(z.string())]).optional(),
+  title: regex.optional(),
+  command: regex.optional(),
+  action: z.enum(["allow", "deny"]),
+});
+
+const denyRuleSchema = z.strictObject({
+  name: z.string().min(1),
+  pattern: regex,
+});
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   defaultAgent: z.string().min(1).optional(),
@@ -44,7 +69,30 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   permissions: z
-    .strictObject({ mode: permissionModeSchema.optional() })
+    .strictObject({
+      mode: permissionModeSchema.optional(),
+      rules: z.array(permissionRuleSchema).optional(),
+    })
+    .optional(),
+  fs: z
+    .strictObject({
+      roots: z.array(z.string().min(1)).optional(),
+      maxReadBytes: z.number().int().positive().optional(),
+      maxWriteBytes: z.number().int().positive().optional(),
+    })
+    .optional(),
+  terminals: z
+    .strictObject({
+      /** Replaces the default allowed executables. */
+      allow: z.array(z.string().min(1)).optional(),
+      /** Added to the allowed executables. */
+      extraAllow: z.array(z.string().min(1)).optional(),
+      /** Added to the default deny rules. */
+      deny: z.array(denyRuleSchema).optional(),
+      outputByteLimit: z.number().int().nonnegative().optional(),
+      timeoutMs: positiveMs.optional(),
+      maxPerSession: z.number().int().positive().optional(),
+    })
     .optional(),
   env: z
     .strictObject({ allow: z.array(z.string().min(1)).optional() })

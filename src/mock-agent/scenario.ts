@@ -28,7 +28,7 @@ export const STEP_HELP: Record<string, string> = {
   readFile: "{path, line, limit} — fs/read_text_file, result reported as text",
   writeFile: "{path, content} — fs/write_text_file",
   terminal:
-    "{command, args, cwd, env, outputByteLimit, kill} — terminal/* create…release",
+    "{command, args, cwd, env, outputByteLimit, kill, killWhenOutput} — terminal/* create…release",
   extRequest:
     '{method, params} — an extension request (e.g. "_acphub.test/echo")',
   extNotification: "{method, params} — an extension notification",
@@ -36,6 +36,7 @@ export const STEP_HELP: Record<string, string> = {
   hang: "true — never answer and ignore session/cancel",
   exit: "CODE — exit the process mid-turn",
   stderr: '"…" — write a line to stderr (shows in acphub\'s error messages)',
+  env: "true — report the names of this process's environment variables as text",
   garbage: '"…" — print a non-JSON line to stdout ("repeat": N)',
   oversized: "BYTES — print one line of that many bytes to stdout",
   error: "{code, message} — answer the prompt with this JSON-RPC error",

@@ -111,8 +111,25 @@ async function permission(
     throw new EndTurn("end_turn");
 }
 
+// Polls terminal/output until it contains `text` (at most 5 s).
+async function outputContains(
+  ctx: TurnContext,
+  id: { terminalId: string },
+  text: string,
+) {
+  const params = { sessionId: ctx.sessionId, ...id };
+  for (let i = 0; i < 250; i++) {
+    const r = await ctx.client.request<{ output: string }>(
+      methods.client.terminal.output,
+      params,
+    );
+    if (r.output.includes(text)) return;
+    await sleep(20);
+  }
+}
+
 async function terminal(ctx: TurnContext, spec: Record<string, unknown>) {
-  const { kill, ...createParams } = spec;
+  const { kill, killWhenOutput, ...createParams } = spec;
   const created = await callClient(
     ctx,
     "terminal/create",
@@ -132,7 +149,9 @@ async function terminal(ctx: TurnContext, spec: Record<string, unknown>) {
     content,
   });
   const id = { terminalId };
-  if (kill)
+  if (typeof killWhenOutput === "string")
+    await outputContains(ctx, id, killWhenOutput);
+  if (kill || killWhenOutput !== undefined)
     await callClient(ctx, "terminal/kill", methods.client.terminal.kill, id);
   const exit = await callClient(
     ctx,
@@ -260,6 +279,8 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     case "exit":
       process.exit(Number(value));
     // falls through (never reached)
+    case "env":
+      return say(ctx, `env: ${Object.keys(process.env).sort().join(",")}\n`);
     case "stderr":
       process.stderr.write(String(value) + "\n");
       return;

@@ -2,53 +2,19 @@
 // harmless variables, plus named extras, minus anything that looks like someone else's secret.
 
 /** Variables every agent and terminal gets when acphub has them. */
+// prettier-ignore
 export const BASE_ENV_ALLOW: readonly string[] = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "TERM",
-  "COLORTERM",
-  "LANG",
-  "LANGUAGE",
-  "LC_*",
-  "TZ",
-  "TMPDIR",
-  "TEMP",
-  "TMP",
-  "XDG_*",
-  "EDITOR",
-  "VISUAL",
-  "PAGER",
-  "NO_COLOR",
-  "FORCE_COLOR",
-  "HTTP_PROXY",
-  "HTTPS_PROXY",
-  "NO_PROXY",
-  "http_proxy",
-  "https_proxy",
-  "no_proxy",
-  "NODE_EXTRA_CA_CERTS",
-  "SSL_CERT_FILE",
-  "SSL_CERT_DIR",
-  "IS_SANDBOX",
+  "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "LANG", "LANGUAGE", "LC_*",
+  "TZ", "TMPDIR", "TEMP", "TMP", "XDG_*", "EDITOR", "VISUAL", "PAGER", "NO_COLOR", "FORCE_COLOR",
+  "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+  "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "IS_SANDBOX",
 ];
 
 /** Removed even when an agent's registry entry passes them, unless the user names them. */
+// prettier-ignore
 export const ENV_DENY: readonly string[] = [
-  "AWS_*",
-  "GITHUB_*",
-  "GOOGLE_*",
-  "AZURE_*",
-  "DATABASE_*",
-  "SSH_*",
-  "GH_TOKEN",
-  "PGPASSWORD",
-  "NPM_TOKEN",
-  "*TOKEN*",
-  "*SECRET*",
-  "*PASSWORD*",
+  "AWS_*", "GITHUB_*", "GOOGLE_*", "AZURE_*", "DATABASE_*", "SSH_*", "GH_TOKEN", "PGPASSWORD",
+  "NPM_TOKEN", "*TOKEN*", "*SECRET*", "*PASSWORD*",
 ];
 
 // Turns `LC_*`/`*TOKEN*` globs into a test; a pattern without `*` must match exactly.

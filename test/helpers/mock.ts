@@ -1,5 +1,5 @@
 // Helpers that launch the real mock agent (dist/cli/main.js mock-agent) as a subprocess.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,14 +40,23 @@ export function tempDir(prefix = "acphub-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-// True when no process of the group led by `pid` is left.
+// True when no live process of the group led by `pid` is left. Zombies do not count: they
+// are dead, waiting for init (slow to reap in some containers) to collect them.
 export function groupGone(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  if (!Number.isInteger(pid) || pid <= 0)
+    throw new Error(`groupGone needs a real pid, got ${pid}`);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[2] === String(pid) && fields[0] !== "Z") return false;
   }
+  return true;
 }
 
 export async function waitFor(

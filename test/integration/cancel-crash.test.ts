@@ -98,7 +98,11 @@ describe("an agent that crashes mid-turn", () => {
     const pid = agent.pid!;
     const session = await agent.newSession({ cwd: process.cwd() });
     const run = session.prompt(
-      steps({ text: "partial" }, { stderr: "panic: out of tokens" }, { exit: 7 }),
+      steps(
+        { text: "partial" },
+        { stderr: "panic: out of tokens" },
+        { exit: 7 },
+      ),
     );
     const seen: string[] = [];
     const error = await (async () => {

@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { reapOrphans } from "../../src/agents/orphans.js";
-import { processStartTime } from "../../src/agents/proc-info.js";
+import { processStartTime } from "../../src/shared/process-group.js";
 import { CLI, groupGone, tempDir, waitFor } from "../helpers/mock.js";
 
 const OWNER = `

@@ -11,7 +11,7 @@ import {
 } from "../../src/protocol/version.js";
 import { AsyncQueue } from "../../src/shared/async-queue.js";
 import { TailBuffer } from "../../src/shared/tail-buffer.js";
-import { decideByMode } from "../../src/host/permission-policy.js";
+import { PermissionEngine } from "../../src/host/permission-engine.js";
 import {
   scenarioFromPrompt,
   validateScenario,
@@ -70,13 +70,19 @@ describe("permission options", () => {
     ["approve-reads", "execute", "abort"],
     ["approve-reads", undefined, "abort"],
     ["ask", "read", "abort"],
-  ] as const)("mode %s, kind %s → %s", (mode, kind, optionId) => {
+  ] as const)("mode %s, kind %s → %s", async (mode, kind, optionId) => {
     const request = {
       sessionId: "s",
       toolCall: { toolCallId: "t", kind },
       options,
     };
-    expect(decideByMode(mode, request).outcome).toEqual({
+    const engine = new PermissionEngine({ mode });
+    const answer = await engine.decide(
+      request,
+      "/w",
+      new AbortController().signal,
+    );
+    expect(answer.outcome).toEqual({
       outcome: "selected",
       optionId,
     });

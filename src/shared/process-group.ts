@@ -1,5 +1,5 @@
-// Process identity on Linux: a pid plus its start time, so a reused pid is never mistaken
-// for the process acphub started.
+// Process identity and process-group signals: a pid plus its start time (Linux), so a reused
+// pid is never mistaken for the process acphub started; and killing a whole group.
 import { readFileSync } from "node:fs";
 
 // Field 22 of /proc/PID/stat (start time in clock ticks since boot); undefined when unknown.

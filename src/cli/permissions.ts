@@ -1,0 +1,62 @@
+// `acphub permissions list|forget`: the remembered always-allow / always-reject decisions.
+import { DecisionMemory } from "../host/decision-memory.js";
+import { errorMessage, HubError } from "../shared/errors.js";
+import { cliContext, type GlobalOptions } from "./context.js";
+import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+
+export function permissionsList(
+  options: GlobalOptions & { json?: boolean },
+): ExitCode {
+  return guard(() => {
+    const memory = DecisionMemory.inStateDir(
+      cliContext(options).paths.stateDir,
+    );
+    const decisions = memory.list();
+    if (options.json) {
+      process.stdout.write(JSON.stringify(decisions) + "\n");
+    } else if (decisions.length === 0) {
+      process.stdout.write("no remembered decisions\n");
+    } else {
+      for (const d of decisions) {
+        process.stdout.write(
+          `${d.id}  ${d.decision.padEnd(6)} ${d.kind.padEnd(8)} ${JSON.stringify(d.subject)}  in ${d.workspace}\n`,
+        );
+      }
+    }
+  });
+}
+
+export function permissionsForget(
+  id: string | undefined,
+  options: GlobalOptions & { all?: boolean },
+): ExitCode {
+  return guard(() => {
+    const target = options.all ? "all" : id;
+    if (!target)
+      throw new HubError(
+        "USAGE",
+        "name a decision id (see `acphub permissions list`) or pass --all",
+      );
+    const removed = DecisionMemory.inStateDir(
+      cliContext(options).paths.stateDir,
+    ).forget(target);
+    if (removed === 0)
+      throw new HubError(
+        "USAGE",
+        `no remembered decision with id ${JSON.stringify(target)}`,
+      );
+    process.stdout.write(
+      `forgot ${removed} decision${removed === 1 ? "" : "s"}\n`,
+    );
+  });
+}
+
+function guard(body: () => void): ExitCode {
+  try {
+    body();
+    return EXIT_CODES.ok;
+  } catch (error) {
+    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
+    return toExitCode(error);
+  }
+}

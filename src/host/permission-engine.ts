@@ -1,0 +1,267 @@
+// The permission policy: remembered decisions, then config rules, then the mode. It answers
+// the agent's `session/request_permission` and also governs the fs and terminal requests
+// themselves, so an agent that writes or runs without asking first still meets it.
+import type {
+  PermissionOption,
+  RequestPermissionOutcome,
+  RequestPermissionRequest,
+} from "@agentclientprotocol/sdk";
+import type { PermissionMode } from "../config/schema.js";
+import { outcomeFor } from "../protocol/permission-options.js";
+import type { DecisionMemory } from "./decision-memory.js";
+
+export interface PermissionRule {
+  /** Tool kinds (`read`, `edit`, `execute`, …) the rule applies to; all when absent. */
+  kind?: string | string[];
+  /** Regular expression matched against the tool call's title or a file path. */
+  title?: string;
+  /** Regular expression matched against the command line. */
+  command?: string;
+  action: "allow" | "deny";
+}
+
+/** Asks a person (the editor, the CLI prompt); resolves with the chosen outcome. */
+export type Approver = (
+  request: RequestPermissionRequest,
+  signal: AbortSignal,
+) => Promise<RequestPermissionOutcome>;
+
+export type Access = "read" | "write" | "execute";
+
+export interface Verdict {
+  allowed: boolean;
+  reason: string;
+}
+
+export interface EngineOptions {
+  mode: PermissionMode;
+  rules?: PermissionRule[];
+  approver?: Approver;
+  memory?: DecisionMemory;
+}
+
+export const READ_KINDS: ReadonlySet<string> = new Set([
+  "read",
+  "search",
+  "fetch",
+  "think",
+]);
+const ACCESS_OF_KIND: Record<string, Access> = {
+  read: "read",
+  search: "read",
+  fetch: "read",
+  think: "read",
+  edit: "write",
+  delete: "write",
+  move: "write",
+  execute: "execute",
+};
+const KIND_OF_ACCESS: Record<Access, string> = {
+  read: "read",
+  write: "edit",
+  execute: "execute",
+};
+
+export const STANDARD_OPTIONS: PermissionOption[] = [
+  { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+  { optionId: "allow_always", name: "Always allow", kind: "allow_always" },
+  { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+  { optionId: "reject_always", name: "Always reject", kind: "reject_always" },
+];
+
+// The command a tool call carries (rawInput.command as string or argv), else its title.
+export function subjectOf(request: RequestPermissionRequest): string {
+  const raw = request.toolCall.rawInput as
+    { command?: unknown } | null | undefined;
+  const command = raw?.command;
+  if (typeof command === "string") return command;
+  if (Array.isArray(command)) return command.map(String).join(" ");
+  return request.toolCall.title ?? request.toolCall.toolCallId;
+}
+
+function ruleMatches(
+  rule: PermissionRule,
+  kind: string,
+  title: string,
+  command: string | undefined,
+) {
+  const kinds = rule.kind === undefined ? undefined : [rule.kind].flat();
+  if (kinds && !kinds.includes(kind)) return false;
+  if (rule.title !== undefined && !new RegExp(rule.title).test(title))
+    return false;
+  if (
+    rule.command !== undefined &&
+    (command === undefined || !new RegExp(rule.command).test(command))
+  )
+    return false;
+  return true;
+}
+
+export class PermissionEngine {
+  /** Accesses granted by an allowed permission request, per session, until the turn ends. */
+  private readonly grants = new Map<string, Set<Access>>();
+
+  constructor(private readonly options: EngineOptions) {}
+
+  get mode(): PermissionMode {
+    return this.options.mode;
+  }
+
+  private matchRule(kind: string, title: string, command?: string) {
+    const index = (this.options.rules ?? []).findIndex((r) =>
+      ruleMatches(r, kind, title, command),
+    );
+    return index === -1
+      ? undefined
+      : { rule: this.options.rules![index]!, index };
+  }
+
+  private grant(sessionId: string, kind: string): void {
+    const access = ACCESS_OF_KIND[kind];
+    if (!access) return;
+    const set = this.grants.get(sessionId) ?? new Set<Access>();
+    set.add(access);
+    this.grants.set(sessionId, set);
+  }
+
+  /** Ends a turn: what was granted for it no longer holds. */
+  endTurn(sessionId: string): void {
+    this.grants.delete(sessionId);
+  }
+
+  // Answers `session/request_permission` with one of the agent's own options.
+  async decide(
+    request: RequestPermissionRequest,
+    workspace: string,
+    signal: AbortSignal,
+  ): Promise<{ outcome: RequestPermissionOutcome; reason: string }> {
+    const kind = request.toolCall.kind ?? "other";
+    const subject = subjectOf(request);
+    const title = request.toolCall.title ?? "";
+    const answer = (allow: boolean, reason: string) => {
+      if (allow) this.grant(request.sessionId, kind);
+      return {
+        outcome: outcomeFor(allow ? "allow" : "reject", request.options),
+        reason,
+      };
+    };
+    const remembered = this.options.memory?.lookup(workspace, kind, subject);
+    if (remembered)
+      return answer(
+        remembered.decision === "allow",
+        `remembered decision ${remembered.id}`,
+      );
+    const match = this.matchRule(kind, title, subject);
+    if (match)
+      return answer(
+        match.rule.action === "allow",
+        `config rule permissions.rules[${match.index}]`,
+      );
+    switch (this.options.mode) {
+      case "approve-all":
+        return answer(true, "approve-all mode");
+      case "deny-all":
+        return answer(
+          false,
+          `deny-all mode refused "${title || subject}" (${kind})`,
+        );
+      case "approve-reads":
+        return READ_KINDS.has(kind)
+          ? answer(true, `approve-reads mode allows ${kind}`)
+          : answer(
+              false,
+              `approve-reads mode refused "${title || subject}" (kind ${kind})`,
+            );
+      case "ask":
+        return this.ask(request, workspace, signal);
+    }
+  }
+
+  private async ask(
+    request: RequestPermissionRequest,
+    workspace: string,
+    signal: AbortSignal,
+  ) {
+    const kind = request.toolCall.kind ?? "other";
+    const approver = this.options.approver;
+    if (!approver) {
+      const reason = `nobody to ask (no approver); refused "${request.toolCall.title ?? subjectOf(request)}" (${kind})`;
+      return { outcome: outcomeFor("reject", request.options), reason };
+    }
+    const outcome = await approver(request, signal);
+    const chosen =
+      outcome.outcome === "selected"
+        ? request.options.find((o) => o.optionId === outcome.optionId)
+        : undefined;
+    if (chosen?.kind === "allow_once" || chosen?.kind === "allow_always")
+      this.grant(request.sessionId, kind);
+    if (chosen?.kind === "allow_always" || chosen?.kind === "reject_always") {
+      const decision = chosen.kind === "allow_always" ? "allow" : "reject";
+      this.options.memory?.remember({
+        workspace,
+        kind,
+        subject: subjectOf(request),
+        decision,
+      });
+    }
+    return {
+      outcome,
+      reason: chosen ? `approver chose ${chosen.kind}` : "approver cancelled",
+    };
+  }
+
+  // Governs an fs or terminal request itself: rules, then what this turn was granted, then
+  // the mode. In `ask` mode an ungranted write or command is put to the approver.
+  async check(
+    sessionId: string,
+    workspace: string,
+    access: Access,
+    subject: string,
+    signal: AbortSignal,
+  ): Promise<Verdict> {
+    const kind = KIND_OF_ACCESS[access];
+    const match = this.matchRule(
+      kind,
+      subject,
+      access === "execute" ? subject : undefined,
+    );
+    if (match)
+      return {
+        allowed: match.rule.action === "allow",
+        reason: `config rule permissions.rules[${match.index}]`,
+      };
+    if (this.grants.get(sessionId)?.has(access))
+      return { allowed: true, reason: "granted for this turn" };
+    const mode = this.options.mode;
+    if (mode === "approve-all")
+      return { allowed: true, reason: "approve-all mode" };
+    if (mode === "deny-all")
+      return { allowed: false, reason: `deny-all mode refuses ${access}` };
+    if (access === "read")
+      return {
+        allowed: true,
+        reason: `${mode} mode allows reads inside the roots`,
+      };
+    if (mode === "approve-reads" || !this.options.approver) {
+      return {
+        allowed: false,
+        reason: `${mode} mode refuses ${access} without a granted permission`,
+      };
+    }
+    const request: RequestPermissionRequest = {
+      sessionId,
+      toolCall: {
+        toolCallId: `acphub-${access}-${Date.now()}`,
+        title: `${access === "write" ? "Write" : "Run"} ${subject}`,
+        kind: kind as "edit",
+        rawInput:
+          access === "execute" ? { command: subject } : { path: subject },
+      },
+      options: STANDARD_OPTIONS,
+    };
+    const { outcome, reason } = await this.ask(request, workspace, signal);
+    const allowed =
+      outcome.outcome === "selected" && outcome.optionId.startsWith("allow");
+    return { allowed, reason };
+  }
+}

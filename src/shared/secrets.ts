@@ -1,0 +1,41 @@
+// Masks the values of secrets acphub knows of (API keys, tokens, passwords in its own
+// environment) as `***` in logs, audit events and anything acphub writes to disk.
+
+const SECRET_NAME =
+  /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTH)/i;
+const MIN_SECRET_LENGTH = 6;
+
+export class SecretMasker {
+  private readonly secrets: string[];
+
+  constructor(values: Iterable<string>) {
+    this.secrets = [...new Set(values)]
+      .filter((v) => v.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length);
+  }
+
+  // The secrets in an environment: values of variables whose names look like secrets.
+  static fromEnv(env: Record<string, string | undefined>): SecretMasker {
+    const values = Object.entries(env)
+      .filter(([name, value]) => value !== undefined && SECRET_NAME.test(name))
+      .map(([, value]) => value as string);
+    return new SecretMasker(values);
+  }
+
+  get size(): number {
+    return this.secrets.length;
+  }
+
+  mask(text: string): string {
+    let out = text;
+    for (const secret of this.secrets)
+      if (out.includes(secret)) out = out.split(secret).join("***");
+    return out;
+  }
+
+  // Masks every string inside a JSON-like value.
+  maskValue<T>(value: T): T {
+    if (this.secrets.length === 0) return value;
+    return JSON.parse(this.mask(JSON.stringify(value))) as T;
+  }
+}
