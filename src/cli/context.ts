@@ -2,6 +2,7 @@
 import type { ConnectionLimits } from "../agents/limits.js";
 import { loadConfig, type LoadedConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import { SecretMasker } from "../shared/secrets.js";
 import { createLogger, type Logger, type LogLevel } from "../shared/logger.js";
 
 export interface GlobalOptions {
@@ -31,9 +32,11 @@ function logLevel(options: GlobalOptions): LogLevel {
 }
 
 export function cliContext(options: GlobalOptions): CliContext {
+  const masker = SecretMasker.fromEnv(process.env);
   const logger = createLogger({
     level: logLevel(options),
     file: options.logFile,
+    mask: (text) => masker.mask(text),
   });
   return { ...loadConfig({ configFile: options.config }), logger };
 }

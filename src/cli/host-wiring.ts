@@ -8,6 +8,7 @@ import { createHost, type HostServices } from "../host/create-host.js";
 import { DecisionMemory } from "../host/decision-memory.js";
 import { PermissionEngine, type Approver } from "../host/permission-engine.js";
 import type { Logger } from "../shared/logger.js";
+import { SecretMasker } from "../shared/secrets.js";
 
 export interface HostWiring {
   config: Config;
@@ -19,7 +20,9 @@ export interface HostWiring {
 
 export function buildHost(w: HostWiring): HostServices {
   const { config } = w;
+  const masker = SecretMasker.fromEnv(process.env);
   const engine = new PermissionEngine({
+    mask: (text) => masker.mask(text),
     mode: w.mode,
     rules: config.permissions?.rules,
     approver: w.approver,
@@ -46,5 +49,6 @@ export function buildHost(w: HostWiring): HostServices {
       deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
     },
     logger: w.logger,
+    masker,
   });
 }

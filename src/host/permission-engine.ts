@@ -35,6 +35,8 @@ export interface Verdict {
 
 export interface EngineOptions {
   mode: PermissionMode;
+  /** Masks secrets in what is remembered on disk (commands can carry tokens). */
+  mask?: (text: string) => string;
   rules?: PermissionRule[];
   approver?: Approver;
   memory?: DecisionMemory;
@@ -124,6 +126,10 @@ export class PermissionEngine {
     this.grants.set(sessionId, set);
   }
 
+  private masked(text: string): string {
+    return this.options.mask ? this.options.mask(text) : text;
+  }
+
   /** Ends a turn: what was granted for it no longer holds. */
   endTurn(sessionId: string): void {
     this.grants.delete(sessionId);
@@ -145,7 +151,11 @@ export class PermissionEngine {
         reason,
       };
     };
-    const remembered = this.options.memory?.lookup(workspace, kind, subject);
+    const remembered = this.options.memory?.lookup(
+      workspace,
+      kind,
+      this.masked(subject),
+    );
     if (remembered)
       return answer(
         remembered.decision === "allow",
@@ -197,12 +207,8 @@ export class PermissionEngine {
       this.grant(request.sessionId, kind);
     if (chosen?.kind === "allow_always" || chosen?.kind === "reject_always") {
       const decision = chosen.kind === "allow_always" ? "allow" : "reject";
-      this.options.memory?.remember({
-        workspace,
-        kind,
-        subject: subjectOf(request),
-        decision,
-      });
+      const subject = this.masked(subjectOf(request));
+      this.options.memory?.remember({ workspace, kind, subject, decision });
     }
     return {
       outcome,

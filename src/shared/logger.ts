@@ -11,6 +11,8 @@ export interface LoggerOptions {
   /** Write to this file instead of stderr. */
   file?: string;
   name?: string;
+  /** Masks secret values in every record (see SecretMasker). */
+  mask?: (text: string) => string;
 }
 
 // One place builds loggers so that no part of acphub can point one at stdout.
@@ -20,11 +22,14 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     sync: true,
     mkdir: options.file !== undefined,
   });
+  const mask = options.mask;
   return pino(
     {
       name: options.name ?? "acphub",
       level: options.level ?? "warn",
       base: { pid: process.pid },
+      // Masking the serialized record covers messages, bindings and nested objects alike.
+      ...(mask ? { hooks: { streamWrite: mask } } : {}),
     },
     destination,
   );

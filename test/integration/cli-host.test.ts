@@ -1,6 +1,6 @@
 // `acphub run` serves files and terminals through the host layer, with a filtered environment,
 // and `acphub permissions` lists and forgets remembered decisions.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { jsonLines, runCli } from "../helpers/cli.js";
@@ -120,6 +120,35 @@ describe("acphub run with host services", () => {
     expect(r.stderr).toMatch(
       /permissions\.rules\.0\.title: not a valid regular expression/,
     );
+  });
+});
+
+describe("secrets in what acphub writes", () => {
+  it("are masked in the debug log file", async () => {
+    const home = tempDir();
+    const log = join(home, "acphub.log");
+    const prompt = steps({
+      terminal: { command: "echo", args: ["sk-live-abcdef123"] },
+    });
+    const r = await runCli(
+      [
+        "run",
+        "--verbose",
+        "--log-file",
+        log,
+        "--permissions",
+        "approve-all",
+        prompt,
+      ],
+      {
+        home,
+        env: { MY_SERVICE_API_KEY: "sk-live-abcdef123" },
+      },
+    );
+    expect(r.code).toBe(0);
+    const text = readFileSync(log, "utf8");
+    expect(text).toContain('"command":"echo ***"');
+    expect(text).not.toContain("sk-live-abcdef123");
   });
 });
 
