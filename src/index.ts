@@ -19,13 +19,13 @@ export type {
   PromptResult,
   RawSessionUpdate,
   AuditEvent,
-} from "./agents/events.js";
+} from "./gateway/events.js";
 export type {
   ClientHost,
   HostContext,
   PermissionAnswer,
   BridgeMethod,
-} from "./agents/host.js";
+} from "./gateway/client-host.js";
 export {
   AgentPool,
   DEFAULT_IDLE_TTL_MS,

@@ -11,7 +11,11 @@ import {
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import type { Logger } from "../shared/logger.js";
 import type { ClientRouter } from "./client-app.js";
-import type { BridgeMethod, ClientHost } from "./host.js";
+import type {
+  BridgeMethod,
+  ClientHost,
+  HostContext,
+} from "../gateway/client-host.js";
 import type { AgentSession } from "./session.js";
 
 export class SessionRouter implements ClientRouter {
@@ -73,7 +77,11 @@ export class SessionRouter implements ClientRouter {
     params: unknown,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const handler = this.host?.extensions?.[method];
+    const handler =
+      this.host?.extensions?.[method] ??
+      (this.host?.extensionFallback &&
+        ((p: unknown, c: HostContext) =>
+          this.host!.extensionFallback!(method, p, c)));
     if (!handler) throw RequestError.methodNotFound(method);
     const sessionId = sessionIdOf(params);
     const emit = this.sessions
@@ -96,6 +104,8 @@ export class SessionRouter implements ClientRouter {
         method,
         params,
       });
+    else if (this.host?.onExtNotification)
+      this.host.onExtNotification(method, params);
     else
       this.logger.debug({ method }, "extension notification outside a session");
   }

@@ -4,7 +4,11 @@ import {
   DEFAULT_ALLOWED_COMMANDS,
   DEFAULT_DENY_RULES,
 } from "../host/command-policy.js";
-import { createHost, type HostServices } from "../host/create-host.js";
+import {
+  createHost,
+  type EditorBridge,
+  type HostServices,
+} from "../host/create-host.js";
 import { DecisionMemory } from "../host/decision-memory.js";
 import { PermissionEngine, type Approver } from "../host/permission-engine.js";
 import type { Logger } from "../shared/logger.js";
@@ -16,6 +20,7 @@ export interface HostWiring {
   mode: PermissionMode;
   approver?: Approver;
   logger: Logger;
+  editor?: EditorBridge;
 }
 
 export function buildHost(w: HostWiring): HostServices {
@@ -50,5 +55,6 @@ export function buildHost(w: HostWiring): HostServices {
     },
     logger: w.logger,
     masker,
+    editor: w.editor,
   });
 }

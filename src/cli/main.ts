@@ -73,6 +73,24 @@ Examples:
     });
   });
 
+program
+  .command("acp")
+  .description(
+    "serve an agent to an editor over stdio (ACP), with durable sessions",
+  )
+  .option("-a, --agent <name>", "agent name from the registry or config")
+  .option("-C, --cwd <dir>", "working directory of the agent process")
+  .addHelpText(
+    "after",
+    `
+An editor launches this command as if it were the agent. Example (Zed settings.json):
+  "agent_servers": { "acphub": { "command": "acphub", "args": ["acp", "--agent", "claude"] } }`,
+  )
+  .action(async (options: Record<string, unknown>) => {
+    const { acpCommand } = await import("./acp.js");
+    process.exitCode = await acpCommand({ ...program.opts(), ...options });
+  });
+
 const permissions = program
   .command("permissions")
   .description("the remembered always-allow / always-reject decisions");
@@ -122,6 +140,10 @@ program
     "--exit-before-init <code>",
     "exit with CODE before initialize",
     integer,
+  )
+  .option(
+    "--sessions-file <file>",
+    "keep sessions in FILE so load/resume survive restarts",
   )
   .option("--banner <text>", "print TEXT (not JSON) to stdout at start")
   .option(

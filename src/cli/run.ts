@@ -2,7 +2,7 @@
 // codes scripts can rely on. Ctrl-C cancels the turn (exit 130); a second Ctrl-C exits now.
 import { resolve } from "node:path";
 import { connectAgent, type AgentConnection } from "../agents/connection.js";
-import type { RunEvent } from "../agents/events.js";
+import type { RunEvent } from "../gateway/events.js";
 import { reapOrphans } from "../agents/orphans.js";
 import {
   defaultAgentName,

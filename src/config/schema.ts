@@ -66,12 +66,22 @@ export const configSchema = z.strictObject({
       maxMessageBytes: z.number().int().positive().optional(),
       stderrTailBytes: z.number().int().positive().optional(),
       maxQueuedEvents: z.number().int().positive().optional(),
+      maxPromptBytes: z.number().int().positive().optional(),
+      sessionsPerMinute: z.number().int().positive().optional(),
+      busyPrompt: z.enum(["reject", "cancel"]).optional(),
     })
     .optional(),
   permissions: z
     .strictObject({
       mode: permissionModeSchema.optional(),
       rules: z.array(permissionRuleSchema).optional(),
+    })
+    .optional(),
+  ledger: z
+    .strictObject({
+      maxSessions: z.number().int().positive().optional(),
+      maxEventsPerSession: z.number().int().positive().optional(),
+      maxBytesPerSession: z.number().int().positive().optional(),
     })
     .optional(),
   fs: z

@@ -3,10 +3,11 @@
 // audit event. Returns a ClientHost for the client core.
 import { stat } from "node:fs/promises";
 import type {
+  BridgeMethod,
   ClientHost,
   HostContext,
   SessionFolders,
-} from "../agents/host.js";
+} from "../gateway/client-host.js";
 import { methods } from "../protocol/methods.js";
 import { permissionDenied } from "../protocol/wire-errors.js";
 import { filterEnv } from "../shared/env-filter.js";
@@ -46,6 +47,17 @@ export interface HostOptions {
   env?: Record<string, string | undefined>;
   logger?: Logger;
   masker?: SecretMasker;
+  /** An editor that serves some fs/terminal methods itself (after acphub's own checks). */
+  editor?: EditorBridge;
+}
+
+export interface EditorBridge {
+  handles(method: BridgeMethod): boolean;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<unknown>;
 }
 
 export interface HostServices extends ClientHost {
@@ -147,6 +159,11 @@ export function createHost(options: HostOptions): HostServices {
     }
   };
 
+  const editor = options.editor;
+  const viaEditor = (method: BridgeMethod) => editor?.handles(method) === true;
+  /** Terminal ids the editor created (their later calls go back to it). */
+  const editorTerminals = new Set<string>();
+
   const createTerminal = async (params: Params, ctx: HostContext) => {
     const p = params as unknown as CreateParams & { cwd?: string | null };
     const args = p.args ?? [];
@@ -165,38 +182,98 @@ export function createHost(options: HostOptions): HostServices {
       p.cwd ?? workspaceOf(ctx.sessionId),
       rootsOf(ctx.sessionId),
     );
-    if (!cwd.exists || !(await stat(cwd.real)).isDirectory())
+    if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) {
       throw permissionDenied(
         `terminal cwd ${p.cwd ?? ""} is not an existing folder`,
       );
-    const { terminalId } = await guarded(
-      ctx,
-      "execute",
-      "terminal",
-      { command },
-      () => terminals.create(ctx.sessionId, p, cwd.real, terminalEnv),
-    );
-    return { terminalId };
+    }
+    return guarded(ctx, "execute", "terminal", { command }, async () => {
+      if (!viaEditor(methods.client.terminal.create)) {
+        const { terminalId } = await terminals.create(
+          ctx.sessionId,
+          p,
+          cwd.real,
+          terminalEnv,
+        );
+        return { terminalId };
+      }
+      const result = (await editor!.request(
+        methods.client.terminal.create,
+        params,
+        ctx.signal,
+      )) as { terminalId: string };
+      editorTerminals.add(result.terminalId);
+      return result;
+    });
   };
 
+  // Later terminal calls go where the terminal was created: the editor or acphub.
+  const terminalCall =
+    (
+      method: BridgeMethod,
+      local: (sessionId: string, id: unknown, signal: AbortSignal) => unknown,
+    ) =>
+    async (params: Params, ctx: HostContext) => {
+      const id = String(params["terminalId"]);
+      if (!editorTerminals.has(id))
+        return local(ctx.sessionId, params["terminalId"], ctx.signal);
+      if (method === methods.client.terminal.release)
+        editorTerminals.delete(id);
+      return editor!.request(method, params, ctx.signal);
+    };
+
+  const readFile = (params: Params, ctx: HostContext) =>
+    guarded(ctx, "read", "read", { path: String(params["path"]) }, async () => {
+      if (!viaEditor(methods.client.fs.readTextFile))
+        return readTextFile(params as never, rootsOf(ctx.sessionId), fsLimits);
+      await resolveInRoots(params["path"], rootsOf(ctx.sessionId));
+      const { content } = (await editor!.request(
+        methods.client.fs.readTextFile,
+        params,
+        ctx.signal,
+      )) as { content: string };
+      return { content, bytes: Buffer.byteLength(content ?? "") };
+    }).then(({ content }) => ({ content }));
+
+  const writeFile = (params: Params, ctx: HostContext) =>
+    guarded(
+      ctx,
+      "write",
+      "write",
+      { path: String(params["path"]) },
+      async () => {
+        if (!viaEditor(methods.client.fs.writeTextFile))
+          return writeTextFile(
+            params as never,
+            rootsOf(ctx.sessionId),
+            fsLimits,
+          );
+        const bytes = Buffer.byteLength(String(params["content"] ?? ""));
+        if (bytes > fsLimits.maxWriteBytes)
+          throw permissionDenied(
+            `content is ${bytes} bytes, over the write limit of ${fsLimits.maxWriteBytes}`,
+          );
+        await resolveInRoots(params["path"], rootsOf(ctx.sessionId));
+        await editor!.request(
+          methods.client.fs.writeTextFile,
+          params,
+          ctx.signal,
+        );
+        return { bytes };
+      },
+    ).then(() => ({}));
+
+  const t = methods.client.terminal;
   const bridge = {
-    [methods.client.fs.readTextFile]: (params: Params, ctx: HostContext) =>
-      guarded(ctx, "read", "read", { path: String(params["path"]) }, () =>
-        readTextFile(params as never, rootsOf(ctx.sessionId), fsLimits),
-      ).then(({ content }) => ({ content })),
-    [methods.client.fs.writeTextFile]: (params: Params, ctx: HostContext) =>
-      guarded(ctx, "write", "write", { path: String(params["path"]) }, () =>
-        writeTextFile(params as never, rootsOf(ctx.sessionId), fsLimits),
-      ).then(() => ({})),
-    [methods.client.terminal.create]: createTerminal,
-    [methods.client.terminal.output]: (params: Params, ctx: HostContext) =>
-      Promise.resolve(terminals.output(ctx.sessionId, params["terminalId"])),
-    [methods.client.terminal.waitForExit]: (params: Params, ctx: HostContext) =>
-      terminals.waitForExit(ctx.sessionId, params["terminalId"], ctx.signal),
-    [methods.client.terminal.kill]: (params: Params, ctx: HostContext) =>
-      Promise.resolve(terminals.kill(ctx.sessionId, params["terminalId"])),
-    [methods.client.terminal.release]: (params: Params, ctx: HostContext) =>
-      Promise.resolve(terminals.release(ctx.sessionId, params["terminalId"])),
+    [methods.client.fs.readTextFile]: readFile,
+    [methods.client.fs.writeTextFile]: writeFile,
+    [t.create]: createTerminal,
+    [t.output]: terminalCall(t.output, (s, id) => terminals.output(s, id)),
+    [t.waitForExit]: terminalCall(t.waitForExit, (s, id, signal) =>
+      terminals.waitForExit(s, id, signal),
+    ),
+    [t.kill]: terminalCall(t.kill, (s, id) => terminals.kill(s, id)),
+    [t.release]: terminalCall(t.release, (s, id) => terminals.release(s, id)),
   };
 
   return {

@@ -1,6 +1,6 @@
 // `acphub mock-agent`: a real ACP agent on stdio, built on the SDK, whose turns follow
 // scenarios. Flags choose what it advertises and how it misbehaves at start-up.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import {
   agent,
@@ -32,6 +32,8 @@ export interface MockAgentOptions {
   exitBeforeInit?: number;
   banner?: string;
   protocolVersion?: number;
+  /** Keep sessions in this JSON file, so load/resume work across restarts. */
+  sessionsFile?: string;
 }
 
 interface MockSession {
@@ -41,6 +43,13 @@ interface MockSession {
   updatedAt: string;
   turn?: AbortController;
   turns: number;
+}
+
+function readSessions(file: string | undefined): Map<string, MockSession> {
+  if (!file || !existsSync(file)) return new Map();
+  return new Map(
+    JSON.parse(readFileSync(file, "utf8")) as [string, MockSession][],
+  );
 }
 
 // Reads --scenario: one scenario for every turn, or {"turns": [...]} one per turn.
@@ -77,7 +86,14 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
   if (options.exitBeforeInit !== undefined)
     process.exit(options.exitBeforeInit);
   const scenarios = loadScenarios(options.scenario);
-  const sessions = new Map<string, MockSession>();
+  const sessions = readSessions(options.sessionsFile);
+  const save = () => {
+    if (!options.sessionsFile) return;
+    const plain = [...sessions.entries()].map(
+      ([id, { turn: _turn, ...rest }]) => [id, rest],
+    );
+    writeFileSync(options.sessionsFile, JSON.stringify(plain));
+  };
   const caps = new Set(options.sessionCapabilities ?? []);
   let authenticated = !options.authRequired;
   let nextId = 1;
@@ -132,7 +148,7 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
     .onRequest(methods.agent.session.new, ({ params }) => {
       if (!authenticated)
         throw new RequestError(-32000, "Authentication required");
-      const sessionId = `mock-${process.pid}-${nextId++}`;
+      const sessionId = `mock-${process.pid}-${Date.now()}-${nextId++}`;
       sessions.set(sessionId, {
         cwd: params.cwd,
         history: [],
@@ -140,6 +156,7 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
         updatedAt: new Date().toISOString(),
         turns: 0,
       });
+      save();
       return { sessionId, ...sessionState() };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
@@ -166,7 +183,7 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
     )
     .onRequest(
       methods.agent.session.delete,
-      ({ params }) => (sessions.delete(params.sessionId), {}),
+      ({ params }) => (sessions.delete(params.sessionId), save(), {}),
     )
     .onRequest(methods.agent.session.setMode, async ({ params, client }) => {
       await client.notify(methods.client.session.update, {
@@ -218,6 +235,7 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
         );
       } finally {
         session.turn = undefined;
+        save();
       }
     });
 

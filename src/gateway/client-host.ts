@@ -55,6 +55,14 @@ export interface ClientHost {
     string,
     (params: unknown, ctx: HostContext) => Promise<unknown> | unknown
   >;
+  /** Answers `_`-prefixed requests no entry in `extensions` handles (relays them, say). */
+  extensionFallback?: (
+    method: string,
+    params: unknown,
+    ctx: HostContext,
+  ) => Promise<unknown>;
+  /** Receives `_`-prefixed notifications that name no open session. */
+  onExtNotification?: (method: string, params: unknown) => void;
   /** Called when a session opens (new, load, resume), with its working folders. */
   onSessionStart?: (sessionId: string, folders: SessionFolders) => void;
   /** Called when a turn ends either way. */

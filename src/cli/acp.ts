@@ -1,0 +1,122 @@
+// `acphub acp`: serve the configured agent to an editor over stdio, with sessions recorded in
+// the ledger. Logs go to stderr; stdout carries only protocol frames.
+import { join, resolve } from "node:path";
+import { connectAgent } from "../agents/connection.js";
+import { reapOrphans } from "../agents/orphans.js";
+import { defaultAgentName, resolveAgent } from "../agents/registry.js";
+import { serveStdio } from "../editors/stdio-server.js";
+import { Gateway } from "../gateway/gateway.js";
+import type { AgentPort } from "../gateway/ports.js";
+import { DEFAULT_LIMITS } from "../agents/limits.js";
+import { SqliteLedger, DEFAULT_LEDGER_CAPS } from "../ledger/sqlite-ledger.js";
+import { withDefaults } from "../shared/defaults.js";
+import { errorMessage } from "../shared/errors.js";
+import { cliContext, connectionLimits, type GlobalOptions } from "./context.js";
+import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { buildHost } from "./host-wiring.js";
+
+export interface AcpOptions extends GlobalOptions {
+  agent?: string;
+  cwd?: string;
+}
+
+export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
+  let ctx;
+  try {
+    ctx = cliContext(options);
+  } catch (error) {
+    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
+    return toExitCode(error);
+  }
+  const { config, paths, logger } = ctx;
+  reapOrphans(paths.stateDir, logger);
+  const name = options.agent ?? defaultAgentName(config);
+  let launch;
+  try {
+    launch = resolveAgent(name, config);
+  } catch (error) {
+    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
+    return toExitCode(error);
+  }
+  const ledger = new SqliteLedger(
+    join(paths.stateDir, "ledger.db"),
+    withDefaults(DEFAULT_LEDGER_CAPS, config.ledger),
+    logger,
+  );
+  const limits = config.limits ?? {};
+  // The host's callbacks reach the gateway declared below; they run only once it exists.
+  const caps = () =>
+    gateway.editorCapabilities as {
+      fs?: { readTextFile?: boolean; writeTextFile?: boolean };
+      terminal?: boolean;
+    };
+  const host = buildHost({
+    config,
+    stateDir: paths.stateDir,
+    mode: config.permissions?.mode ?? "ask",
+    logger,
+    approver: async (request, signal) =>
+      (
+        await gateway.toEditor<{ outcome: never }>(
+          "session/request_permission",
+          request as never,
+          signal,
+        )
+      ).outcome,
+    editor: {
+      handles: (method) => {
+        const c = caps();
+        if (method === "fs/read_text_file") return c.fs?.readTextFile === true;
+        if (method === "fs/write_text_file")
+          return c.fs?.writeTextFile === true;
+        return c.terminal === true;
+      },
+      request: (method, params, signal) =>
+        gateway.toEditor(method, params, signal),
+    },
+  });
+  host.extensionFallback = (method, params, hostCtx) =>
+    gateway.toEditor(method, params as never, hostCtx.signal);
+  host.onExtNotification = (method, params) =>
+    gateway.notifyEditor(method, params as never);
+  const gateway: Gateway = new Gateway({
+    agentName: name,
+    ledger,
+    logger,
+    limits: {
+      maxPromptBytes: limits.maxPromptBytes,
+      sessionsPerMinute: limits.sessionsPerMinute,
+      busyPrompt: limits.busyPrompt,
+    },
+    connect: async () =>
+      (await connectAgent({
+        launch,
+        cwd: options.cwd ? resolve(options.cwd) : undefined,
+        logger,
+        host,
+        stateDir: paths.stateDir,
+        ...connectionLimits(config),
+      })) as unknown as AgentPort,
+  });
+  const stop = once(async () => {
+    await gateway!
+      .close()
+      .catch((error: unknown) => logger.warn({ err: error }, "shutdown"));
+    host.close();
+    process.exit(EXIT_CODES.ok);
+  });
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+  await serveStdio({
+    gateway,
+    logger,
+    maxMessageBytes: limits.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes,
+  });
+  await stop();
+  return EXIT_CODES.ok;
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= fn());
+}

@@ -1,0 +1,84 @@
+// Brings a ledger session back onto a live agent process: resume when the agent can (no
+// replay), else load with the agent's replay swallowed, else a new agent session primed with
+// the transcript on the next prompt. Never silently an empty session.
+import { errorMessage } from "../shared/errors.js";
+import type { Logger } from "../shared/logger.js";
+import type {
+  AgentPort,
+  AgentSessionPort,
+  SessionOpenParams,
+  SessionRecord,
+} from "./ports.js";
+
+export type RestoreMode = "live" | "resumed" | "loaded" | "primed" | "new";
+
+export interface Restored {
+  session: AgentSessionPort;
+  mode: RestoreMode;
+}
+
+export function openParams(record: SessionRecord): SessionOpenParams {
+  const r = record.request as {
+    mcpServers?: unknown[];
+    additionalDirectories?: string[];
+    _meta?: Record<string, unknown>;
+  };
+  return {
+    cwd: record.cwd,
+    mcpServers: r.mcpServers ?? [],
+    additionalDirectories: r.additionalDirectories,
+    meta: r._meta,
+  };
+}
+
+export async function restoreSession(
+  agent: AgentPort,
+  record: SessionRecord,
+  logger: Logger,
+): Promise<Restored> {
+  const params = openParams(record);
+  const agentId = record.agentSessionId;
+  if (agentId && agent.supports("resume")) {
+    try {
+      return {
+        session: await agent.resumeSession(agentId, params),
+        mode: "resumed",
+      };
+    } catch (error) {
+      logger.warn(
+        { sessionId: record.id, err: errorMessage(error) },
+        "agent could not resume the session",
+      );
+    }
+  }
+  if (agentId && agent.supports("loadSession")) {
+    try {
+      const { session } = await agent.loadSession(agentId, params);
+      return { session, mode: "loaded" };
+    } catch (error) {
+      logger.warn(
+        { sessionId: record.id, err: errorMessage(error) },
+        "agent could not load the session",
+      );
+    }
+  }
+  const session = await agent.newSession(params);
+  return { session, mode: record.eventCount > 0 ? "primed" : "new" };
+}
+
+/** What the editor is told about a restoration. */
+export function restoreNotice(
+  mode: RestoreMode,
+  agent: string,
+): string | undefined {
+  switch (mode) {
+    case "resumed":
+      return `acphub resumed this session on a new ${agent} process.`;
+    case "loaded":
+      return `acphub reloaded this session into a new ${agent} process.`;
+    case "primed":
+      return `${agent} could not resume or load this session; acphub started a new one and will give it the conversation so far with your next message.`;
+    default:
+      return undefined;
+  }
+}
