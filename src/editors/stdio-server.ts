@@ -105,7 +105,16 @@ export async function serveStdio({
   });
   try {
     await connection.closed;
-  } catch (error) {
-    logger.warn({ err: error }, "editor connection closed with an error");
+  } catch {
+    // the reason is read from the signal below
+  }
+  const reason: unknown = connection.signal.reason;
+  if (reason instanceof Error && reason.name !== "AbortError") {
+    logger.warn(
+      { err: reason.message },
+      "editor connection closed with an error",
+    );
+  } else {
+    logger.info("editor connection closed");
   }
 }

@@ -3,6 +3,7 @@
 // listed, loaded, resumed, closed and deleted from the ledger whatever the agent supports.
 import { randomUUID } from "node:crypto";
 import { normalizeProtocolVersion } from "../protocol/version.js";
+import { withDefaults } from "../shared/defaults.js";
 import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import { ACPHUB_VERSION } from "../shared/version.js";
@@ -58,7 +59,7 @@ export class Gateway {
 
   constructor(private readonly options: GatewayOptions) {
     this.ledger = options.ledger;
-    this.limits = { ...DEFAULT_GATEWAY_LIMITS, ...options.limits };
+    this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
     this.logger = options.logger ?? silentLogger();
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,

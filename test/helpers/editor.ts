@@ -59,6 +59,7 @@ export function startEditor(
     },
     stdio: ["pipe", "pipe", "pipe"],
   });
+  child.stdin.on("error", () => undefined); // acphub may close first; that is tested for
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

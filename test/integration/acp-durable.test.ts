@@ -1,0 +1,259 @@
+// Sessions survive kill -9 of acphub and crashes of the agent: listed, replayed in order, and
+// restored onto a new agent process by resume, load or transcript priming.
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  INIT,
+  mockConfig,
+  onlyProtocolOnStdout,
+  startEditor,
+  type TestEditor,
+} from "../helpers/editor.js";
+import { steps, tempDir } from "../helpers/mock.js";
+
+const editors: TestEditor[] = [];
+afterEach(async () => {
+  for (const e of editors.splice(0)) {
+    expect(onlyProtocolOnStdout(e.stdout())).toBe(true);
+    e.child.kill("SIGKILL");
+    await e.exited;
+  }
+});
+
+function editor(
+  home: string,
+  onRequest?: (method: string, params: Record<string, unknown>) => unknown,
+) {
+  const e = startEditor(home, {
+    onRequest:
+      onRequest ??
+      (() => ({ outcome: { outcome: "selected", optionId: "allow" } })),
+  });
+  editors.push(e);
+  return e;
+}
+
+const text = (t: string) => [{ type: "text", text: t }];
+const turn1 = steps(
+  { text: "first answer", chunks: 3 },
+  {
+    toolCall: {
+      toolCallId: "t1",
+      title: "Look",
+      kind: "read",
+      status: "completed",
+    },
+  },
+  { update: { sessionUpdate: "future_variant", x: 1 } },
+);
+const turn2 = steps({ thought: "hmm" }, { text: "second answer" });
+
+async function sessionWithHistory(e: TestEditor, cwd: string) {
+  await e.agent.request("initialize", INIT);
+  const { sessionId } = await e.agent.request<{ sessionId: string }>(
+    "session/new",
+    { cwd, mcpServers: [] },
+  );
+  await e.agent.request("session/prompt", { sessionId, prompt: text(turn1) });
+  await e.agent.request("session/prompt", { sessionId, prompt: text(turn2) });
+  return sessionId;
+}
+
+// What a replay must contain: each prompt as a user chunk, then what the editor saw.
+function expectedReplay(sessionId: string, seen: Record<string, unknown>[]) {
+  const user = (t: string) => ({
+    sessionId,
+    update: {
+      sessionUpdate: "user_message_chunk",
+      content: { type: "text", text: t },
+    },
+  });
+  const firstTurn = seen.filter(
+    (u) =>
+      !JSON.stringify(u).includes("hmm") &&
+      !JSON.stringify(u).includes("second answer"),
+  );
+  const secondTurn = seen.slice(firstTurn.length);
+  return [user(turn1), ...firstTurn, user(turn2), ...secondTurn];
+}
+
+describe("after kill -9 of acphub acp", () => {
+  it("lists the session and replays every update the editor had received, in order; then primes a new agent session", async () => {
+    const home = tempDir();
+    mockConfig(home);
+    const first = editor(home);
+    const sessionId = await sessionWithHistory(first, home);
+    const seen = first.updates();
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    const second = editor(home);
+    await second.agent.request("initialize", INIT);
+    const list = await second.agent.request<{
+      sessions: { sessionId: string; title: string; cwd: string }[];
+    }>("session/list", { cwd: home });
+    expect(list.sessions).toEqual([
+      expect.objectContaining({
+        sessionId,
+        cwd: home,
+        title: expect.stringContaining('{"steps"'),
+      }),
+    ]);
+    await second.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    const replay = second.updates();
+    expect(replay.slice(0, -1)).toEqual(expectedReplay(sessionId, seen));
+    // The mock cannot load or resume: the editor is told, and the next prompt carries the transcript.
+    expect(JSON.stringify(replay.at(-1))).toContain(
+      "will give it the conversation so far",
+    );
+    await second.agent.request("session/prompt", {
+      sessionId,
+      prompt: text("and now?"),
+    });
+    const reply = JSON.stringify(second.updates().slice(replay.length));
+    expect(reply).toContain("This session was restored");
+    expect(reply).toContain("first answer");
+    expect(reply).toContain("and now?");
+  });
+
+  it("resumes on an agent that supports resume, without replay from the agent", async () => {
+    const home = tempDir();
+    mockConfig(home, [
+      "--session-capabilities",
+      "resume",
+      "--sessions-file",
+      join(home, "mock-sessions.json"),
+    ]);
+    const first = editor(home);
+    const sessionId = await sessionWithHistory(first, home);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const second = editor(home);
+    await second.agent.request("initialize", INIT);
+    await second.agent.request("session/resume", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    expect(JSON.stringify(second.updates())).toContain(
+      "acphub resumed this session",
+    );
+    expect(second.updates()).toHaveLength(1);
+  });
+
+  it("loads on an agent that supports load, swallowing the agent's own replay", async () => {
+    const home = tempDir();
+    mockConfig(home, [
+      "--load-session",
+      "--sessions-file",
+      join(home, "mock-sessions.json"),
+    ]);
+    const first = editor(home);
+    const sessionId = await sessionWithHistory(first, home);
+    const seen = first.updates();
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const second = editor(home, undefined);
+    second.notifications.length = 0;
+    await second.agent.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { session: { notices: {} } },
+    });
+    await second.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    const updates = second.updates();
+    expect(updates.slice(0, -1)).toEqual(expectedReplay(sessionId, seen));
+    expect(updates.at(-1)).toEqual({
+      sessionId,
+      update: {
+        sessionUpdate: "notice",
+        severity: "info",
+        title: "acphub reloaded this session into a new mock process.",
+      },
+    });
+  });
+});
+
+describe("after the agent crashes mid-turn", () => {
+  it("the prompt fails saying so, the ledger keeps everything, and the next prompt restores the session", async () => {
+    const home = tempDir();
+    mockConfig(home);
+    const e = editor(home);
+    await e.agent.request("initialize", INIT);
+    const { sessionId } = await e.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: home, mcpServers: [] },
+    );
+    const crash = e.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(
+        steps({ text: "partial" }, { stderr: "fatal: boom" }, { exit: 3 }),
+      ),
+    });
+    await expect(crash).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/exited with code 3.*fatal: boom/s),
+    });
+    const seen = e.updates();
+    await e.agent.request("session/prompt", {
+      sessionId,
+      prompt: text("are you back?"),
+    });
+    const after = JSON.stringify(e.updates().slice(seen.length));
+    expect(after).toContain("will give it the conversation so far");
+    expect(after).toContain("partial");
+    expect(after).toContain("are you back?");
+    const replayer = editor(home);
+    await replayer.agent.request("initialize", INIT);
+    await replayer.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    expect(JSON.stringify(replayer.updates())).toContain("partial");
+  });
+});
+
+describe("ledger caps", () => {
+  it("trims the oldest events past maxEventsPerSession and says the replay is incomplete", async () => {
+    const home = tempDir();
+    mockConfig(home, [], { ledger: { maxEventsPerSession: 10 } });
+    const e = editor(home);
+    await e.agent.request("initialize", INIT);
+    const { sessionId } = await e.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: home, mcpServers: [] },
+    );
+    await e.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(
+        steps({ text: "abcdefghijklmnopqrstuvwxyz0123", chunks: 30 }),
+      ),
+    });
+    const r = editor(home);
+    await r.agent.request("initialize", INIT);
+    await r.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    const replay = r.updates();
+    expect(JSON.stringify(replay[0])).toContain(
+      "older history of this session was trimmed",
+    );
+    const chunks = replay.filter(
+      (u) =>
+        JSON.stringify(u).includes("agent_message_chunk") &&
+        !JSON.stringify(u).includes("[acphub]"),
+    );
+    expect(chunks.length).toBeLessThanOrEqual(10);
+    expect(JSON.stringify(chunks.at(-1))).toContain('"text":"3"');
+  });
+});
