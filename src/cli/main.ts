@@ -91,6 +91,36 @@ An editor launches this command as if it were the agent. Example (Zed settings.j
     process.exitCode = await acpCommand({ ...program.opts(), ...options });
   });
 
+const sessions = program
+  .command("sessions")
+  .description("sessions recorded by acphub acp (the ledger)");
+sessions
+  .command("list")
+  .description("list sessions, most recent first")
+  .option("--json", "print them as JSON")
+  .option("-C, --cwd <dir>", "only sessions in this folder")
+  .action(async (options: Record<string, unknown>) => {
+    const { sessionsList } = await import("./sessions.js");
+    process.exitCode = sessionsList({ ...program.opts(), ...options });
+  });
+sessions
+  .command("show")
+  .description("show a session's history")
+  .argument("<id>", "session id")
+  .option("--json", "print the session and its events as JSON")
+  .action(async (id: string, options: Record<string, unknown>) => {
+    const { sessionsShow } = await import("./sessions.js");
+    process.exitCode = sessionsShow(id, { ...program.opts(), ...options });
+  });
+sessions
+  .command("delete")
+  .description("delete a session from the ledger")
+  .argument("<id>", "session id")
+  .action(async (id: string, options: Record<string, unknown>) => {
+    const { sessionsDelete } = await import("./sessions.js");
+    process.exitCode = sessionsDelete(id, { ...program.opts(), ...options });
+  });
+
 const permissions = program
   .command("permissions")
   .description("the remembered always-allow / always-reject decisions");

@@ -125,6 +125,28 @@ describe("limits", () => {
   });
 });
 
+describe("$/cancel_request", () => {
+  it("cancelling the editor's prompt request cancels the agent's turn", async () => {
+    const { e, home } = start();
+    await e.agent.request("initialize", INIT);
+    const { sessionId } = await e.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: home, mcpServers: [] },
+    );
+    const controller = new AbortController();
+    const started = Date.now();
+    const slow = e.agent.request(
+      "session/prompt",
+      { sessionId, prompt: text(steps({ sleep: 20_000 })) },
+      { cancellationSignal: controller.signal },
+    );
+    await waitFor(() => false, 150);
+    controller.abort();
+    expect(await slow).toEqual({ stopReason: "cancelled" });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
 describe("malformed input from the editor", () => {
   it("a garbage line gets a parse error and the connection lives on", async () => {
     const { e } = start();
