@@ -2,3 +2,8 @@
 await import("./throughput.mjs");
 console.log();
 await import("./pool.mjs");
+console.log();
+await import("./ledger.mjs");
+console.log();
+await import("./acp.mjs");
+process.exit(0);

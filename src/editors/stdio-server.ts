@@ -109,7 +109,11 @@ export async function serveStdio({
     // the reason is read from the signal below
   }
   const reason: unknown = connection.signal.reason;
-  if (reason instanceof Error && reason.name !== "AbortError") {
+  const normal =
+    !(reason instanceof Error) ||
+    reason.name === "AbortError" ||
+    reason.message === "ACP connection closed";
+  if (!normal) {
     logger.warn(
       { err: reason.message },
       "editor connection closed with an error",
