@@ -88,15 +88,15 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
       sessionsPerMinute: limits.sessionsPerMinute,
       busyPrompt: limits.busyPrompt,
     },
-    connect: async () =>
-      (await connectAgent({
+    connect: async (): Promise<AgentPort> =>
+      connectAgent({
         launch,
         cwd: options.cwd ? resolve(options.cwd) : undefined,
         logger,
         host,
         stateDir: paths.stateDir,
         ...connectionLimits(config),
-      })) as unknown as AgentPort,
+      }),
   });
   const stop = once(async () => {
     await gateway!

@@ -13,7 +13,6 @@ import type {
   AgentPort,
   AgentSessionPort,
   EditorPort,
-  GatewayEvent,
   LedgerPort,
   SessionRecord,
   TurnPort,
@@ -116,9 +115,9 @@ export class GatewayCore {
     needsPriming: boolean,
   ): Runtime {
     this.runtimes.get(hubId)?.unsubscribe();
-    const unsubscribe = session.onEvent((event: never) => {
-      void relayEvent(this.relay, hubId, event as GatewayEvent).catch(
-        (error: unknown) => this.logger.warn({ err: error }, "relay failed"),
+    const unsubscribe = session.onEvent((event) => {
+      void relayEvent(this.relay, hubId, event).catch((error: unknown) =>
+        this.logger.warn({ err: error }, "relay failed"),
       );
     });
     const runtime: Runtime = { agent, session, needsPriming, unsubscribe };

@@ -2,13 +2,14 @@
 // the ledger before it reaches the editor, and sessions listed, loaded, resumed, closed and
 // deleted from the ledger whatever the agent supports.
 import { randomUUID } from "node:crypto";
+import type { McpServer } from "@agentclientprotocol/sdk";
 import { normalizeProtocolVersion } from "../protocol/version.js";
 import { HubError } from "../shared/errors.js";
 import { ACPHUB_VERSION } from "../shared/version.js";
 import { GatewayCore, type Params, type Runtime } from "./gateway-core.js";
 import { primingBlock, replayItems, titleFromPrompt } from "./history.js";
 import { checkPromptSize } from "./limits.js";
-import type { AgentSessionPort, GatewayEvent, TurnPort } from "./ports.js";
+import type { AgentSessionPort, TurnPort } from "./ports.js";
 import { relayEvent, tellEditor } from "./relay.js";
 
 export type { GatewayOptions } from "./gateway-core.js";
@@ -25,11 +26,9 @@ export class Gateway extends GatewayCore {
     this.clientCapabilities = (params["clientCapabilities"] as Params) ?? {};
     const agent = await this.agent();
     this.initialized = true;
-    const init = agent.initializeResponse ?? {};
-    const caps = (init["agentCapabilities"] as Params) ?? {};
-    const info =
-      (init["agentInfo"] as { name?: string; title?: string } | undefined) ??
-      {};
+    const init = agent.initializeResponse;
+    const caps = init?.agentCapabilities ?? {};
+    const info = init?.agentInfo;
     return {
       protocolVersion: 1,
       agentCapabilities: {
@@ -43,13 +42,13 @@ export class Gateway extends GatewayCore {
           delete: {},
         },
       },
-      authMethods: init["authMethods"] ?? [],
+      authMethods: init?.authMethods ?? [],
       agentInfo: {
         name: "acphub",
-        title: `acphub → ${info.title ?? info.name ?? this.options.agentName}`,
+        title: `acphub → ${info?.title ?? info?.name ?? this.options.agentName}`,
         version: ACPHUB_VERSION,
       },
-      ...(init["_meta"] ? { _meta: init["_meta"] } : {}),
+      ...(init?._meta ? { _meta: init._meta } : {}),
     };
   }
 
@@ -69,7 +68,7 @@ export class Gateway extends GatewayCore {
     const agent = await this.agent();
     const { cwd, mcpServers, additionalDirectories, _meta } = params as {
       cwd: string;
-      mcpServers?: unknown[];
+      mcpServers?: McpServer[];
       additionalDirectories?: string[];
       _meta?: Params;
     };
@@ -148,7 +147,7 @@ export class Gateway extends GatewayCore {
     signal.addEventListener("abort", onAbort, { once: true });
     const done = (async () => {
       for await (const event of turn)
-        await relayEvent(this.relay, hubId, event as GatewayEvent);
+        await relayEvent(this.relay, hubId, event);
       return turn.result;
     })();
     runtime.turnDone = done.catch(() => undefined);

@@ -1,3 +1,10 @@
+import type {
+  ContentBlock,
+  InitializeResponse,
+  McpServer,
+} from "@agentclientprotocol/sdk";
+import type { PromptResult, RunEvent } from "./events.js";
+
 // The interfaces the gateway declares and the concrete parts implement: the ledger, the agent
 // connection and the editor. The gateway imports none of ledger/, agents/ or editors/.
 
@@ -64,12 +71,9 @@ export interface LedgerPort {
   close(): void;
 }
 
-/** An event of a turn, as the client core yields it (`session_update`, `permission`, …). */
-export type GatewayEvent = { type: string } & Record<string, unknown>;
-
 /** One turn on the agent, as the client core runs it. */
-export interface TurnPort extends AsyncIterable<object> {
-  result: Promise<{ stopReason: string; response: Record<string, unknown> }>;
+export interface TurnPort extends AsyncIterable<RunEvent> {
+  result: Promise<PromptResult>;
   cancel(): void;
 }
 
@@ -77,17 +81,17 @@ export interface AgentSessionPort {
   id: string;
   state: Record<string, unknown>;
   prompt(
-    blocks: never[],
+    blocks: ContentBlock[],
     options: { meta?: Record<string, unknown> },
   ): TurnPort;
   cancel(): void;
   /** Events outside a turn (command lists after session/new, mode changes). */
-  onEvent(listener: (event: never) => void): () => void;
+  onEvent(listener: (event: RunEvent) => void): () => void;
 }
 
 export interface AgentPort {
   readonly alive: boolean;
-  readonly initializeResponse: Record<string, unknown> | undefined;
+  readonly initializeResponse: InitializeResponse | undefined;
   supports(
     capability: "loadSession" | "list" | "resume" | "close" | "delete",
   ): boolean;
@@ -114,7 +118,7 @@ export interface AgentPort {
 
 export interface SessionOpenParams {
   cwd: string;
-  mcpServers?: unknown[];
+  mcpServers?: McpServer[];
   additionalDirectories?: string[];
   meta?: Record<string, unknown>;
 }

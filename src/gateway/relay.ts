@@ -1,7 +1,8 @@
 // Relays what comes back from the agent to the editor: each update is appended to the ledger
 // first, then sent with acphub's session id, unchanged otherwise.
 import type { Logger } from "../shared/logger.js";
-import type { EditorPort, GatewayEvent, LedgerPort } from "./ports.js";
+import type { RunEvent } from "./events.js";
+import type { EditorPort, LedgerPort } from "./ports.js";
 
 export interface RelayContext {
   ledger: LedgerPort;
@@ -12,16 +13,15 @@ export interface RelayContext {
 export async function relayEvent(
   ctx: RelayContext,
   hubId: string,
-  event: GatewayEvent,
+  event: RunEvent,
 ): Promise<void> {
   const editor = ctx.editor();
   switch (event.type) {
     case "session_update": {
-      const update = event["update"] as Record<string, unknown>;
-      const meta = event["meta"] as Record<string, unknown> | undefined;
+      const { update, meta } = event;
       ctx.ledger.append(hubId, "update", meta ? { update, meta } : { update });
       if (
-        update["sessionUpdate"] === "session_info_update" &&
+        update.sessionUpdate === "session_info_update" &&
         typeof update["title"] === "string"
       ) {
         ctx.ledger.updateSession(hubId, { title: update["title"] });
@@ -34,30 +34,25 @@ export async function relayEvent(
       return;
     }
     case "permission": {
-      const { request, outcome, decidedBy, reason } = event as Record<
-        string,
-        unknown
-      >;
+      const { request, outcome, decidedBy, reason } = event;
       ctx.ledger.append(hubId, "permission", {
-        toolCall: (request as { toolCall?: unknown })?.toolCall,
+        toolCall: request.toolCall,
         outcome,
         decidedBy,
         reason,
       });
       return;
     }
-    case "extension_notification": {
-      const params = {
-        ...(event["params"] as Record<string, unknown>),
+    case "extension_notification":
+      await editor?.notify(event.method, {
+        ...(event.params as Record<string, unknown>),
         sessionId: hubId,
-      };
-      await editor?.notify(String(event["method"]), params);
+      });
       return;
-    }
     case "audit":
-      ctx.logger.info({ sessionId: hubId, ...event }, "agent request");
+      ctx.logger.info({ ...event, sessionId: hubId }, "agent request");
       return;
-    default:
+    case "client_request":
       return;
   }
 }

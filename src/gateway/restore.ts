@@ -1,6 +1,7 @@
 // Brings a ledger session back onto a live agent process: resume when the agent can (no
 // replay), else load with the agent's replay swallowed, else a new agent session primed with
 // the transcript on the next prompt. Never silently an empty session.
+import type { McpServer } from "@agentclientprotocol/sdk";
 import { errorMessage } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import type {
@@ -19,7 +20,7 @@ export interface Restored {
 
 export function openParams(record: SessionRecord): SessionOpenParams {
   const r = record.request as {
-    mcpServers?: unknown[];
+    mcpServers?: McpServer[];
     additionalDirectories?: string[];
     _meta?: Record<string, unknown>;
   };
