@@ -40,6 +40,10 @@ program
   .argument("<prompt...>", "the prompt; - reads it from stdin")
   .option("-a, --agent <name>", "agent name from the registry or config")
   .option("-C, --cwd <dir>", "working directory of the session")
+  .option(
+    "-s, --session <id>",
+    "continue this session (see acphub sessions list)",
+  )
   .option("--json", "NDJSON output: one event per line, then a result line")
   .option(
     "--timeout <seconds>",

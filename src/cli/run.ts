@@ -1,32 +1,25 @@
 // `acphub run`: one prompt against one agent, streamed as plain text or NDJSON, with exit
 // codes scripts can rely on. Ctrl-C cancels the turn (exit 130); a second Ctrl-C exits now.
 import { resolve } from "node:path";
-import { connectAgent, type AgentConnection } from "../agents/connection.js";
 import type { RunEvent } from "../gateway/events.js";
-import { reapOrphans } from "../agents/orphans.js";
-import {
-  defaultAgentName,
-  MOCK_AGENT_NAME,
-  resolveAgent,
-} from "../agents/registry.js";
 import type { PermissionMode } from "../config/schema.js";
 import { isAllowed } from "../protocol/permission-options.js";
 import { errorMessage, HubError, isHubError } from "../shared/errors.js";
-import type { GlobalOptions } from "./context.js";
-import { cliContext, connectionLimits } from "./context.js";
-import { buildHost } from "./host-wiring.js";
+import { cliContext, type GlobalOptions } from "./context.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { openLocalHub, type LocalHub } from "./local-hub.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 
 export interface RunOptions extends GlobalOptions {
   agent?: string;
   cwd?: string;
+  session?: string;
   json?: boolean;
   timeout?: number;
   permissions?: PermissionMode;
 }
 
-const stdoutSink: Sink = {
+const stdio: Sink = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
 };
@@ -50,77 +43,76 @@ async function promptText(words: string[]): Promise<string> {
   return text;
 }
 
-function reportError(error: unknown, json: boolean): void {
+export function reportError(
+  error: unknown,
+  json: boolean,
+  verbose = false,
+): void {
   const code = isHubError(error) ? error.code : "INTERNAL";
   if (json)
-    stdoutSink.out(
+    stdio.out(
       JSON.stringify({ type: "error", code, message: errorMessage(error) }) +
         "\n",
     );
-  else stdoutSink.err(`acphub: ${errorMessage(error)}\n`);
+  else
+    stdio.err(
+      `acphub: ${errorMessage(error)}\n${verbose && error instanceof Error && error.stack ? `${error.stack}\n` : ""}`,
+    );
 }
+
+// A permission refused, or a file or terminal request the policy or sandbox refused.
+export function isRefusal(event: RunEvent): boolean {
+  if (event.type === "permission")
+    return !isAllowed(event.outcome, event.request.options);
+  return event.type === "audit" && !event.allowed;
+}
+
+export const MOCK_NOTICE = (configFile: string) =>
+  `acphub: no agent configured, so this is the built-in mock agent. To use a real one, pass ` +
+  `--agent claude|codex|gemini|opencode|goose|pi|kiro or set "defaultAgent" in ${configFile}\n`;
 
 export async function runCommand(
   words: string[],
   options: RunOptions,
 ): Promise<ExitCode> {
   const json = options.json === true;
-  let connection: AgentConnection | undefined;
-  let host: ReturnType<typeof buildHost> | undefined;
+  let hub: LocalHub | undefined;
+  let refused = false;
+  const render = json ? jsonRenderer(stdio) : plainRenderer(stdio);
   try {
     const ctx = cliContext(options);
     const text = await promptText(words);
-    reapOrphans(ctx.paths.stateDir, ctx.logger);
-    const name = options.agent ?? defaultAgentName(ctx.config);
-    if (name === MOCK_AGENT_NAME && !options.agent && !json) {
-      stdoutSink.err(
-        `acphub: no agent configured, so this is the built-in mock agent. To use a real one, pass ` +
-          `--agent claude|codex|gemini|opencode|goose|pi|kiro or set "defaultAgent" in ${ctx.paths.configFile}\n`,
-      );
-    }
-    const mode =
-      options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads";
-    const cwd = resolve(options.cwd ?? process.cwd());
-    const stateDir = ctx.paths.stateDir;
-    host = buildHost({
-      config: ctx.config,
-      stateDir,
-      mode,
-      logger: ctx.logger,
+    hub = await openLocalHub({
+      ctx,
+      agent: options.agent,
+      sessionId: options.session,
+      cwd: resolve(options.cwd ?? process.cwd()),
+      mode:
+        options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads",
+      render: (event) => {
+        if (isRefusal(event)) refused = true;
+        render(event);
+      },
     });
-    connection = await connectAgent({
-      launch: resolveAgent(name, ctx.config),
-      cwd,
-      logger: ctx.logger,
-      stateDir: ctx.paths.stateDir,
-      host,
-      ...connectionLimits(ctx.config),
-    });
-    const session = await connection.newSession({ cwd });
-    return await streamTurn(session, text, {
+    if (hub.mockByDefault && !json)
+      stdio.err(MOCK_NOTICE(ctx.paths.configFile));
+    return await turn(hub, text, {
       json,
       timeoutSec: options.timeout,
+      refused: () => refused,
     });
   } catch (error) {
-    reportError(error, json);
+    reportError(error, json, options.verbose);
     return toExitCode(error);
   } finally {
-    await connection?.close();
-    host?.close();
+    await hub?.close();
   }
 }
 
-// A permission refused, or a file or terminal request the policy or sandbox refused.
-function isRefusal(event: RunEvent): boolean {
-  if (event.type === "permission")
-    return !isAllowed(event.outcome, event.request.options);
-  return event.type === "audit" && !event.allowed;
-}
-
-async function streamTurn(
-  session: Awaited<ReturnType<AgentConnection["newSession"]>>,
+async function turn(
+  hub: LocalHub,
   text: string,
-  opts: { json: boolean; timeoutSec?: number },
+  opts: { json: boolean; timeoutSec?: number; refused: () => boolean },
 ): Promise<ExitCode> {
   const controller = new AbortController();
   let interrupted = false;
@@ -133,23 +125,21 @@ async function streamTurn(
   const timer = opts.timeoutSec
     ? setTimeout(() => controller.abort(), opts.timeoutSec * 1000)
     : undefined;
-  const render = opts.json
-    ? jsonRenderer(stdoutSink)
-    : plainRenderer(stdoutSink);
-  let refused = false;
   try {
-    const run = session.prompt(text, { signal: controller.signal });
-    for await (const event of run) {
-      if (isRefusal(event)) refused = true;
-      render(event);
-    }
-    const result = await run.result;
+    const prompt = [{ type: "text", text }];
+    const response = await hub.gateway.prompt(
+      { sessionId: hub.sessionId, prompt },
+      controller.signal,
+    );
     if (opts.json)
-      stdoutSink.out(
-        JSON.stringify({ type: "result", sessionId: session.id, ...result }) +
-          "\n",
+      stdio.out(
+        JSON.stringify({
+          type: "result",
+          sessionId: hub.sessionId,
+          ...response,
+        }) + "\n",
       );
-    else stdoutSink.out("\n");
+    else stdio.out("\n");
     if (interrupted) return EXIT_CODES.interrupted;
     if (controller.signal.aborted) {
       const error = new HubError(
@@ -159,7 +149,7 @@ async function streamTurn(
       reportError(error, opts.json);
       return EXIT_CODES.timeout;
     }
-    return refused ? EXIT_CODES.permissionDenied : EXIT_CODES.ok;
+    return opts.refused() ? EXIT_CODES.permissionDenied : EXIT_CODES.ok;
   } finally {
     clearTimeout(timer);
     process.off("SIGINT", onSigint);

@@ -125,6 +125,8 @@ export interface SessionOpenParams {
 
 /** The editor, as the gateway talks back to it. */
 export interface EditorPort {
+  /** In-process editors (the CLI) also see permission, audit and request events. */
+  observe?(sessionId: string, event: RunEvent): void;
   notify(method: string, params: unknown): Promise<void>;
   request<T = unknown>(
     method: string,

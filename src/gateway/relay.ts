@@ -16,6 +16,8 @@ export async function relayEvent(
   event: RunEvent,
 ): Promise<void> {
   const editor = ctx.editor();
+  if (event.type !== "session_update")
+    editor?.observe?.(hubId, { ...event, sessionId: hubId });
   switch (event.type) {
     case "session_update": {
       const { update, meta } = event;

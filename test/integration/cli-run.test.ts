@@ -32,7 +32,7 @@ describe("acphub run", () => {
       "result",
     ]);
     const sessionId = lines[0]!["sessionId"];
-    expect(sessionId).toMatch(/^mock-/);
+    expect(sessionId).toMatch(/^hub-/);
     expect(lines[0]).toEqual({
       type: "session_update",
       sessionId,
@@ -122,6 +122,38 @@ describe("acphub run", () => {
       code: "AGENT_EXITED",
       message: expect.stringMatching(/exited with code 4/),
     });
+  });
+});
+
+describe("acphub run --session", () => {
+  it("continues a recorded session, and a missing one is exit 4", async () => {
+    const home = tempDir();
+    const first = jsonLines(
+      (await runCli(["run", "--json", "remember the word kiwi"], { home }))
+        .stdout,
+    );
+    const sessionId = String(first.at(-1)!["sessionId"]);
+    const again = await runCli(
+      ["run", "--json", "--session", sessionId, "what was the word?"],
+      { home },
+    );
+    expect(again.code).toBe(0);
+    const lines = jsonLines(again.stdout);
+    expect(lines.every((l) => l["sessionId"] === sessionId)).toBe(true);
+    // The mock cannot resume: acphub says so and primes the new agent session with the transcript.
+    expect(again.stdout).toContain("will give it the conversation so far");
+    expect(again.stdout).toContain("remember the word kiwi");
+    const missing = await runCli(
+      ["run", "--json", "--session", "hub-nope", "x"],
+      { home },
+    );
+    expect(missing.code).toBe(4);
+    expect(jsonLines(missing.stdout).at(-1)).toMatchObject({
+      type: "error",
+      code: "SESSION_NOT_FOUND",
+    });
+    const shown = await runCli(["sessions", "show", sessionId], { home });
+    expect(shown.stdout).toContain("what was the word?");
   });
 });
 

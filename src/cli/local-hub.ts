@@ -1,0 +1,152 @@
+// The CLI as an in-process editor of the gateway: `run` and `chat` get the same ledger,
+// restoration and policy as `acphub acp`, so their sessions can be listed, shown and resumed.
+import { join } from "node:path";
+import { connectAgent } from "../agents/connection.js";
+import { reapOrphans } from "../agents/orphans.js";
+import {
+  defaultAgentName,
+  MOCK_AGENT_NAME,
+  resolveAgent,
+} from "../agents/registry.js";
+import type { PermissionMode } from "../config/schema.js";
+import type { RunEvent } from "../gateway/events.js";
+import { Gateway } from "../gateway/gateway.js";
+import type { AgentPort, EditorPort, SessionRecord } from "../gateway/ports.js";
+import type { Approver } from "../host/permission-engine.js";
+import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
+import { withDefaults } from "../shared/defaults.js";
+import { HubError } from "../shared/errors.js";
+import { connectionLimits, type CliContext } from "./context.js";
+import { buildHost } from "./host-wiring.js";
+
+export interface LocalHubOptions {
+  ctx: CliContext;
+  agent?: string;
+  /** Continue this ledger session instead of starting one. */
+  sessionId?: string;
+  /** Replay the session's history to the renderer first (chat), or just resume it (run). */
+  replay?: boolean;
+  cwd: string;
+  mode: PermissionMode;
+  approver?: Approver;
+  /** Everything the turn produces, as run events. */
+  render: (event: RunEvent) => void;
+}
+
+export interface LocalHub {
+  gateway: Gateway;
+  agentName: string;
+  sessionId: string;
+  /** True when the bundled mock agent was picked because nothing was configured. */
+  mockByDefault: boolean;
+  close(): Promise<void>;
+}
+
+export function cliEditor(render: (event: RunEvent) => void): EditorPort {
+  return {
+    notify: (method, params) => {
+      const p = params as {
+        sessionId: string;
+        update?: RunEvent & { sessionUpdate: string };
+        _meta?: Record<string, unknown>;
+      };
+      if (method === "session/update" && p.update) {
+        render({
+          type: "session_update",
+          sessionId: p.sessionId,
+          update: p.update as never,
+          ...(p._meta ? { meta: p._meta } : {}),
+        });
+      }
+      return Promise.resolve();
+    },
+    request: (method) =>
+      Promise.reject(
+        new HubError("UNSUPPORTED", `the CLI does not answer ${method}`),
+      ),
+    observe: (_sessionId, event) => render(event),
+  };
+}
+
+export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
+  const { config, paths, logger } = o.ctx;
+  reapOrphans(paths.stateDir, logger);
+  const ledger = new SqliteLedger(
+    join(paths.stateDir, "ledger.db"),
+    withDefaults(DEFAULT_LEDGER_CAPS, config.ledger),
+    logger,
+  );
+  let record: SessionRecord | undefined;
+  if (o.sessionId) {
+    record = ledger.getSession(o.sessionId);
+    if (!record) {
+      ledger.close();
+      throw new HubError(
+        "SESSION_NOT_FOUND",
+        `no session ${o.sessionId} (see acphub sessions list)`,
+      );
+    }
+  }
+  const agentName = o.agent ?? record?.agent ?? defaultAgentName(config);
+  let launch;
+  try {
+    launch = resolveAgent(agentName, config);
+  } catch (error) {
+    ledger.close();
+    throw error;
+  }
+  const host = buildHost({
+    config,
+    stateDir: paths.stateDir,
+    mode: o.mode,
+    approver: o.approver,
+    logger,
+  });
+  const limits = config.limits ?? {};
+  const gateway = new Gateway({
+    agentName,
+    ledger,
+    logger,
+    limits: {
+      maxPromptBytes: limits.maxPromptBytes,
+      sessionsPerMinute: limits.sessionsPerMinute,
+      busyPrompt: limits.busyPrompt,
+    },
+    connect: async (): Promise<AgentPort> =>
+      connectAgent({
+        launch,
+        cwd: record?.cwd ?? o.cwd,
+        logger,
+        host,
+        stateDir: paths.stateDir,
+        ...connectionLimits(config),
+      }),
+  });
+  const close = async () => {
+    await gateway.close();
+    host.close();
+  };
+  gateway.attachEditor(cliEditor(o.render));
+  try {
+    await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    let sessionId: string;
+    if (record) {
+      sessionId = record.id;
+      if (o.replay) await gateway.loadSession({ sessionId });
+      else await gateway.resumeSession({ sessionId });
+    } else {
+      sessionId = String(
+        (await gateway.newSession({ cwd: o.cwd, mcpServers: [] }))["sessionId"],
+      );
+    }
+    const mockByDefault =
+      agentName === MOCK_AGENT_NAME &&
+      !o.agent &&
+      !record &&
+      !config.defaultAgent;
+    return { gateway, agentName, sessionId, mockByDefault, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
