@@ -125,6 +125,76 @@ sessions
     process.exitCode = sessionsDelete(id, { ...program.opts(), ...options });
   });
 
+sessions
+  .command("export")
+  .description("write a session (metadata and events) as JSON lines")
+  .argument("<id>", "session id")
+  .option("-o, --output <file>", "write to FILE instead of stdout")
+  .action(async (id: string, options: Record<string, unknown>) => {
+    const { sessionsExport } = await import("./sessions.js");
+    process.exitCode = sessionsExport(id, { ...program.opts(), ...options });
+  });
+sessions
+  .command("import")
+  .description("read a session written by export back into the ledger")
+  .argument("<file>", "the export file, or - for stdin")
+  .option("--replace", "overwrite a session with the same id")
+  .action(async (file: string, options: Record<string, unknown>) => {
+    const { sessionsImport } = await import("./sessions.js");
+    process.exitCode = await sessionsImport(file, {
+      ...program.opts(),
+      ...options,
+    });
+  });
+
+const agents = program
+  .command("agents")
+  .description("the agents acphub knows and how they launch");
+agents
+  .command("list")
+  .description(
+    "registry and config entries, whether each is installed, how it would launch",
+  )
+  .option("--json", "print them as JSON")
+  .action(async (options: Record<string, unknown>) => {
+    const { agentsList } = await import("./agents-cmd.js");
+    process.exitCode = agentsList({ ...program.opts(), ...options });
+  });
+agents
+  .command("doctor")
+  .description(
+    "spawn an agent, run initialize and session/new, time each step, explain failures",
+  )
+  .argument("[name]", "agent name (default: the default agent)")
+  .action(async (name: string | undefined) => {
+    const { agentsDoctor } = await import("./agents-cmd.js");
+    process.exitCode = await agentsDoctor(name, program.opts());
+  });
+
+const config = program.command("config").description("the config file");
+config
+  .command("path")
+  .description("where the config file and the state folder are")
+  .action(async () => {
+    const { configPath } = await import("./config-cmd.js");
+    process.exitCode = configPath(program.opts());
+  });
+config
+  .command("show")
+  .description("the effective config, secrets masked")
+  .action(async () => {
+    const { configShow } = await import("./config-cmd.js");
+    process.exitCode = configShow(program.opts());
+  });
+config
+  .command("validate")
+  .description("check a config file; errors name the key and what was expected")
+  .argument("[file]", "the file (default: the config file in use)")
+  .action(async (file: string | undefined) => {
+    const { configValidate } = await import("./config-cmd.js");
+    process.exitCode = configValidate(file, program.opts());
+  });
+
 const permissions = program
   .command("permissions")
   .description("the remembered always-allow / always-reject decisions");

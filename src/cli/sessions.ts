@@ -1,7 +1,8 @@
 // `acphub sessions list|show ID|delete ID [--json]`: the ledger behind `acphub acp`.
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { replayItems } from "../gateway/history.js";
-import type { SessionRecord } from "../gateway/ports.js";
+import type { LedgerEvent, SessionRecord } from "../gateway/ports.js";
 import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
 import { withDefaults } from "../shared/defaults.js";
 import { errorMessage, HubError } from "../shared/errors.js";
@@ -94,18 +95,45 @@ export function sessionsShow(id: string, options: SessionsOptions): ExitCode {
     out(
       `cwd: ${record.cwd}\nagent session: ${record.agentSessionId ?? "-"}\n\n`,
     );
-    for (const item of replayItems(events)) {
-      const u = item.update as {
-        sessionUpdate: string;
-        content?: { text?: string };
-        title?: string;
-      };
-      const text = u.content?.text ?? u.title ?? "";
-      out(
-        `${u.sessionUpdate.padEnd(22)} ${text.replace(/\s+/g, " ").slice(0, 100)}\n`,
-      );
-    }
+    for (const line of readable(replayItems(events).map((i) => i.update)))
+      out(line + "\n");
   });
+}
+
+const SPEAKER: Record<string, string> = {
+  user_message_chunk: "user",
+  agent_message_chunk: "agent",
+  agent_thought_chunk: "thought",
+};
+
+// The history as a person reads it: consecutive chunks joined into one paragraph per speaker,
+// tool calls and other updates one line each.
+export function readable(updates: Record<string, unknown>[]): string[] {
+  const lines: string[] = [];
+  let speaker = "";
+  for (const u of updates) {
+    const kind = String(u["sessionUpdate"]);
+    const who = SPEAKER[kind];
+    if (who) {
+      const content = u["content"] as
+        { type?: string; text?: string } | undefined;
+      const text =
+        content?.type === "text"
+          ? (content.text ?? "")
+          : `[${content?.type ?? "?"}]`;
+      if (who === speaker) lines[lines.length - 1] += text;
+      else lines.push(`${who}: ${text}`);
+      speaker = who;
+      continue;
+    }
+    speaker = "";
+    if (kind === "tool_call" || kind === "tool_call_update") {
+      lines.push(
+        `  [tool] ${String(u["title"] ?? u["toolCallId"])} ${u["status"] ? `(${String(u["status"])})` : ""}`.trimEnd(),
+      );
+    } else lines.push(`  [${kind}]`);
+  }
+  return lines.map((l) => l.trimEnd());
 }
 
 export function sessionsDelete(id: string, options: SessionsOptions): ExitCode {
@@ -114,4 +142,100 @@ export function sessionsDelete(id: string, options: SessionsOptions): ExitCode {
     ledger.deleteSession(id);
     out(`deleted ${id}\n`);
   });
+}
+
+// One session as JSON lines: a `session` line, then one `event` line per event, in order.
+export function sessionsExport(
+  id: string,
+  options: SessionsOptions & { output?: string },
+): ExitCode {
+  return withLedger(options, (ledger) => {
+    const record = requireSession(ledger, id);
+    const lines = [JSON.stringify({ type: "session", session: record })];
+    for (const event of ledger.events(id))
+      lines.push(JSON.stringify({ type: "event", ...event }));
+    const text = lines.join("\n") + "\n";
+    if (options.output) writeFileSync(options.output, text, { mode: 0o600 });
+    else out(text);
+  });
+}
+
+// Reads what `export` wrote (a file, or - for stdin) back into the ledger.
+export async function sessionsImport(
+  file: string,
+  options: SessionsOptions & { replace?: boolean },
+): Promise<ExitCode> {
+  let text: string;
+  try {
+    text =
+      file === "-" ? await readAll(process.stdin) : readFileSync(file, "utf8");
+  } catch (error) {
+    process.stderr.write(
+      `acphub: cannot read ${file}: ${errorMessage(error)}\n`,
+    );
+    return EXIT_CODES.usage;
+  }
+  return withLedger(options, (ledger) => {
+    const { session, events } = parseExport(text, file);
+    if (ledger.getSession(session.id)) {
+      if (!options.replace)
+        throw new HubError(
+          "USAGE",
+          `session ${session.id} already exists (pass --replace to overwrite it)`,
+        );
+      ledger.deleteSession(session.id);
+    }
+    ledger.createSession(session);
+    for (const event of events)
+      ledger.append(session.id, event.kind, event.payload);
+    out(`imported ${session.id} (${events.length} events)\n`);
+  });
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseExport(
+  text: string,
+  file: string,
+): { session: SessionRecord; events: LedgerEvent[] } {
+  const bad = (line: number, why: string) =>
+    new HubError("USAGE", `${file}: line ${line}: ${why}`);
+  let session: SessionRecord | undefined;
+  const events: LedgerEvent[] = [];
+  text.split("\n").forEach((line, index) => {
+    if (!line.trim()) return;
+    let value: {
+      type?: string;
+      session?: SessionRecord;
+    } & Partial<LedgerEvent>;
+    try {
+      value = JSON.parse(line) as typeof value;
+    } catch {
+      throw bad(index + 1, "not JSON");
+    }
+    if (
+      value.type === "session" &&
+      value.session &&
+      typeof value.session.id === "string"
+    )
+      session = value.session;
+    else if (
+      value.type === "event" &&
+      typeof value.kind === "string" &&
+      value.payload &&
+      typeof value.payload === "object"
+    ) {
+      events.push(value as LedgerEvent);
+    } else
+      throw bad(
+        index + 1,
+        'expected a "session" or "event" line from acphub sessions export',
+      );
+  });
+  if (!session) throw bad(1, "no session line");
+  return { session, events };
 }

@@ -48,8 +48,8 @@ describe("acphub sessions", () => {
     ).toBe("no sessions\n");
 
     const show = await runCli(["sessions", "show", sessionId], { home });
-    expect(show.stdout).toMatch(/user_message_chunk +\{"steps"/);
-    expect(show.stdout).toMatch(/agent_message_chunk +on it/);
+    expect(show.stdout).toMatch(/^user: \{"steps"/m);
+    expect(show.stdout).toMatch(/^agent: on it$/m);
     const shown = jsonLines(
       (await runCli(["sessions", "show", "--json", sessionId], { home }))
         .stdout,

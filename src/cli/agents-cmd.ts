@@ -1,0 +1,138 @@
+// `acphub agents list` and `acphub agents doctor`: what would launch, and whether it works.
+import { connectAgent } from "../agents/connection.js";
+import {
+  defaultAgentName,
+  knownAgentNames,
+  resolveAgent,
+  type AgentLaunch,
+} from "../agents/registry.js";
+import { which } from "../agents/which.js";
+import { errorMessage, isHubError } from "../shared/errors.js";
+import { cliContext, connectionLimits, type GlobalOptions } from "./context.js";
+import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+
+const out = (text: string) => process.stdout.write(text);
+
+function installed(launch: AgentLaunch): boolean {
+  if (launch.source === "npx" || launch.source === "not-installed")
+    return false;
+  return launch.source === "bundled" || which(launch.command) !== undefined;
+}
+
+export function agentsList(
+  options: GlobalOptions & { json?: boolean },
+): ExitCode {
+  try {
+    const { config } = cliContext(options);
+    const fallback = defaultAgentName(config);
+    const rows = knownAgentNames(config).map((name) => {
+      const launch = resolveAgent(name, config);
+      const { env: _env, ...shown } = launch;
+      return {
+        ...shown,
+        installed: installed(launch),
+        default: name === fallback,
+      };
+    });
+    if (options.json) {
+      out(JSON.stringify(rows) + "\n");
+      return EXIT_CODES.ok;
+    }
+    for (const r of rows) {
+      const state = r.installed
+        ? "installed"
+        : r.source === "npx"
+          ? "via npx"
+          : "not installed";
+      const how = [r.command, ...r.args].join(" ");
+      out(
+        `${r.default ? "*" : " "} ${r.name.padEnd(10)} ${state.padEnd(14)} ${how}${r.installHint && !r.installed ? `   (${r.installHint})` : ""}\n`,
+      );
+    }
+    return EXIT_CODES.ok;
+  } catch (error) {
+    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
+    return toExitCode(error);
+  }
+}
+
+// Plain words for what went wrong, and what to do about it.
+function explain(error: unknown): string {
+  if (!isHubError(error)) return errorMessage(error);
+  switch (error.code) {
+    case "AGENT_SPAWN_FAILED":
+      return `it is not installed or not on PATH. ${error.message}`;
+    case "INIT_TIMEOUT":
+      return error.message.includes("non-JSON")
+        ? `it printed something other than ACP to stdout and never answered. ${error.message}`
+        : `it did not answer initialize in time (npx installs can be slow the first time; raise timeouts.initializeMs). ${error.message}`;
+    case "AGENT_EXITED":
+      return `it exited before it was ready. ${error.message}`;
+    case "PROTOCOL_VERSION":
+      return `it speaks another protocol version. ${error.message}`;
+    case "AGENT_PROTOCOL":
+      return `it broke the protocol. ${error.message}`;
+    case "AUTH_REQUIRED":
+      return `it needs you to log in first (auth methods: ${JSON.stringify(error.details["authMethods"] ?? [])}); log in with the agent's own command, then try again.`;
+    default:
+      return error.message;
+  }
+}
+
+export async function agentsDoctor(
+  name: string | undefined,
+  options: GlobalOptions,
+): Promise<ExitCode> {
+  const ctx = (() => {
+    try {
+      return cliContext(options);
+    } catch (error) {
+      process.stderr.write(`acphub: ${errorMessage(error)}\n`);
+      return undefined;
+    }
+  })();
+  if (!ctx) return EXIT_CODES.usage;
+  const agentName = name ?? defaultAgentName(ctx.config);
+  let launch: AgentLaunch;
+  try {
+    launch = resolveAgent(agentName, ctx.config);
+  } catch (error) {
+    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
+    return toExitCode(error);
+  }
+  out(
+    `agent ${agentName}: ${[launch.command, ...launch.args].join(" ")} (${launch.source})\n`,
+  );
+  const started = performance.now();
+  const step = () => `${Math.round(performance.now() - started)} ms`;
+  try {
+    const agent = await connectAgent({
+      launch,
+      logger: ctx.logger,
+      ...connectionLimits(ctx.config),
+    });
+    try {
+      const init = agent.initializeResponse!;
+      out(`  spawn + initialize: ${step()}\n`);
+      out(
+        `  agent: ${init.agentInfo?.title ?? init.agentInfo?.name ?? "?"} ${init.agentInfo?.version ?? ""}, protocol version ${init.protocolVersion}\n`,
+      );
+      out(`  capabilities: ${JSON.stringify(init.agentCapabilities ?? {})}\n`);
+      out(
+        `  auth methods: ${(init.authMethods ?? []).map((m) => m.id).join(", ") || "none"}\n`,
+      );
+      const before = performance.now();
+      const session = await agent.newSession({ cwd: process.cwd() });
+      out(
+        `  session/new: ${Math.round(performance.now() - before)} ms${session.state.modes ? ", modes" : ""}${session.state.configOptions ? ", config options" : ""}\n`,
+      );
+      out("ok\n");
+      return EXIT_CODES.ok;
+    } finally {
+      await agent.close();
+    }
+  } catch (error) {
+    out(`  failed after ${step()}: ${explain(error)}\n`);
+    return toExitCode(error);
+  }
+}
