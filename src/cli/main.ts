@@ -78,6 +78,38 @@ Examples:
   });
 
 program
+  .command("chat")
+  .description(
+    "talk with an agent at the terminal: streamed turns, slash commands, approvals",
+  )
+  .option("-a, --agent <name>", "agent name from the registry or config")
+  .option("-C, --cwd <dir>", "working directory of the session")
+  .option(
+    "-s, --session <id>",
+    "resume this session, showing its history first",
+  )
+  .option("--thoughts", "show the agent's thoughts (folded by default)")
+  .addOption(
+    new Option(
+      "--permissions <mode>",
+      "permission mode (default: ask at a terminal)",
+    ).choices(["approve-all", "approve-reads", "deny-all", "ask"]),
+  )
+  .addHelpText(
+    "after",
+    `
+Ctrl-C cancels the running turn; twice exits. Type /help for acphub's and the agent's commands.
+
+Examples:
+  acphub chat --agent claude
+  acphub chat --session hub-1f0c…   (resume; see acphub sessions list)`,
+  )
+  .action(async (options: Record<string, unknown>) => {
+    const { chatCommand } = await import("./chat.js");
+    process.exitCode = await chatCommand({ ...program.opts(), ...options });
+  });
+
+program
   .command("acp")
   .description(
     "serve an agent to an editor over stdio (ACP), with durable sessions",

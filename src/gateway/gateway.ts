@@ -166,6 +166,26 @@ export class Gateway extends GatewayCore {
     }
   }
 
+  /** The session's modes and config options as the agent last described them. */
+  sessionState(sessionId: string): Params {
+    const runtime = this.runtimes.get(sessionId);
+    return runtime ? stateOf(runtime.session) : {};
+  }
+
+  async setMode(sessionId: string, modeId: string): Promise<void> {
+    const { runtime } = await this.live(this.record(sessionId));
+    await runtime.session.setMode(modeId);
+  }
+
+  async setConfigOption(
+    sessionId: string,
+    configId: string,
+    value: string,
+  ): Promise<void> {
+    const { runtime } = await this.live(this.record(sessionId));
+    await runtime.session.setConfigOption(configId, value);
+  }
+
   cancel(params: Params): void {
     const runtime = this.runtimes.get(String(params["sessionId"]));
     runtime?.turn?.cancel();

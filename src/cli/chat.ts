@@ -1,0 +1,215 @@
+// `acphub chat`: a conversation at the terminal. A prompt line with history; each turn streamed
+// as it happens; Ctrl-C once cancels the running turn, twice exits; slash commands for acphub
+// and the agent. With stdin not a terminal, each input line is one turn, rendered plainly.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import type { PermissionMode } from "../config/schema.js";
+import type { RunEvent } from "../gateway/events.js";
+import { errorMessage } from "../shared/errors.js";
+import { cliContext, type GlobalOptions } from "./context.js";
+import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { openLocalHub, type LocalHub } from "./local-hub.js";
+import { plainRenderer } from "./render.js";
+import { MOCK_NOTICE } from "./run.js";
+import { runSlash } from "./slash.js";
+import { colorWanted, makeStyle } from "./tty/ansi.js";
+import { ttyApprover } from "./tty/approver.js";
+import { KeyReader } from "./tty/keys.js";
+import { ttyRenderer, type TurnRenderer } from "./tty/renderer.js";
+
+export interface ChatOptions extends GlobalOptions {
+  agent?: string;
+  cwd?: string;
+  session?: string;
+  permissions?: PermissionMode;
+  thoughts?: boolean;
+}
+
+const HISTORY_SIZE = 500;
+
+function plainTurns(): TurnRenderer {
+  const render = plainRenderer({
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+  });
+  return {
+    event: render,
+    startTurn: () => undefined,
+    endTurn: (s) =>
+      process.stdout.write(
+        `\n${s.error ? `error: ${s.error}` : `(${s.stopReason ?? ""})`}\n`,
+      ),
+    say: (line) => process.stdout.write(`${line}\n`),
+    hold: () => undefined,
+  };
+}
+
+export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
+  const interactive =
+    process.stdin.isTTY === true && process.stdout.isTTY === true;
+  const style = makeStyle(colorWanted(process.stdout));
+  const renderer = interactive
+    ? ttyRenderer(process.stdout, style, { showThoughts: options.thoughts })
+    : plainTurns();
+  let turnAbort: AbortController | undefined;
+  let interrupts = 0;
+  const keys = new KeyReader(process.stdin, () => {
+    interrupts += 1;
+    if (interrupts >= 2) process.exit(EXIT_CODES.interrupted);
+    renderer.say(style.dim("cancelling… (Ctrl-C again to exit)"));
+    turnAbort?.abort();
+  });
+  let commands: { name: string; description?: string }[] = [];
+  const onEvent = (event: RunEvent) => {
+    if (
+      event.type === "session_update" &&
+      event.update.sessionUpdate === "available_commands_update"
+    ) {
+      commands =
+        (event.update as { availableCommands?: typeof commands })
+          .availableCommands ?? [];
+    }
+    renderer.event(event);
+  };
+  let hub: LocalHub;
+  let historyFile: string;
+  try {
+    const ctx = cliContext(options);
+    historyFile = join(ctx.paths.stateDir, "chat_history");
+    hub = await openLocalHub({
+      ctx,
+      agent: options.agent,
+      sessionId: options.session,
+      replay: true,
+      cwd: resolve(options.cwd ?? process.cwd()),
+      mode:
+        options.permissions ??
+        ctx.config.permissions?.mode ??
+        (interactive ? "ask" : "approve-reads"),
+      approver: interactive ? ttyApprover(keys, renderer, style) : undefined,
+      render: onEvent,
+    });
+    if (hub.mockByDefault)
+      process.stderr.write(MOCK_NOTICE(ctx.paths.configFile));
+  } catch (error) {
+    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
+    return toExitCode(error);
+  }
+  renderer.say(
+    style.dim(
+      `acphub chat · ${hub.agentName} · session ${hub.sessionId} · /help for commands`,
+    ),
+  );
+  let history = existsSync(historyFile)
+    ? readFileSync(historyFile, "utf8").split("\n").filter(Boolean).reverse()
+    : [];
+  const saveHistory = (h: string[]) => {
+    history = h;
+    mkdirSync(dirname(historyFile), { recursive: true });
+    writeFileSync(historyFile, [...h].reverse().join("\n") + "\n", {
+      mode: 0o600,
+    });
+  };
+  let typedAhead = "";
+  const turn = async (text: string) => {
+    turnAbort = new AbortController();
+    interrupts = 0;
+    if (interactive) keys.start();
+    renderer.startTurn();
+    try {
+      const response = await hub.gateway.prompt(
+        { sessionId: hub.sessionId, prompt: [{ type: "text", text }] },
+        turnAbort.signal,
+      );
+      renderer.endTurn({ stopReason: String(response["stopReason"]) });
+    } catch (error) {
+      renderer.endTurn({ error: errorMessage(error) });
+    } finally {
+      turnAbort = undefined;
+      typedAhead = keys.stop();
+    }
+  };
+  let done = false;
+  const handle = async (raw: string) => {
+    const line = raw.trim();
+    if (!line) return;
+    const say = (l: string) => renderer.say(l);
+    const exit = () => void (done = true);
+    const slash = {
+      gateway: hub.gateway,
+      sessionId: hub.sessionId,
+      style,
+      say,
+      agentCommands: () => commands,
+      exit,
+    };
+    const text = line.startsWith("/")
+      ? await runSlash(line, slash).catch(
+          (error: unknown) => void say(style.red(errorMessage(error))),
+        )
+      : line;
+    if (text && !done) await turn(text);
+  };
+  if (interactive) {
+    // One line editor per input line: while a turn runs, keys belong to the key reader alone.
+    while (!done) {
+      const line = await readLine(
+        history,
+        saveHistory,
+        style.bold("› "),
+        typedAhead,
+      );
+      typedAhead = "";
+      if (line === undefined) break;
+      await handle(line);
+    }
+  } else {
+    const rl = createInterface({ input: process.stdin, terminal: false });
+    for await (const line of rl) {
+      await handle(line);
+      if (done) break;
+    }
+    rl.close();
+  }
+  await hub.close();
+  return EXIT_CODES.ok;
+}
+
+// Reads one line at the terminal; undefined on Ctrl-D, or Ctrl-C twice within two seconds.
+function readLine(
+  history: string[],
+  save: (h: string[]) => void,
+  promptText: string,
+  typedAhead: string,
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const rl = createInterface({
+      input: process.stdin,
+      output: process.stdout,
+      terminal: true,
+      history: [...history],
+      historySize: HISTORY_SIZE,
+      prompt: promptText,
+    });
+    let answered = false;
+    let lastInterrupt = 0;
+    rl.on("history", save);
+    rl.on("line", (line) => {
+      answered = true;
+      rl.close();
+      resolve(line);
+    });
+    rl.on("close", () => {
+      if (!answered) resolve(undefined);
+    });
+    rl.on("SIGINT", () => {
+      if (Date.now() - lastInterrupt < 2000) return rl.close();
+      lastInterrupt = Date.now();
+      process.stdout.write("\n(Ctrl-C again to exit)\n");
+      rl.prompt();
+    });
+    rl.prompt();
+    if (typedAhead) rl.write(typedAhead.replace(/\r/g, "\n"));
+  });
+}

@@ -1,0 +1,58 @@
+// Drives a command through a real pseudo-terminal (test/helpers/run_in_pty.py), so the CLI sees a TTY.
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { stripAnsi } from "../../src/cli/tty/ansi.js";
+import { CLI } from "./mock.js";
+
+const PTY = fileURLToPath(new URL("./run_in_pty.py", import.meta.url));
+
+export interface PtySession {
+  /** Everything shown so far, escape sequences removed. */
+  screen(): string;
+  type(keys: string): void;
+  /** Waits until the screen (after `from` characters) contains `text`. */
+  waitFor(
+    text: string | RegExp,
+    from?: number,
+    timeoutMs?: number,
+  ): Promise<void>;
+  exited: Promise<number | null>;
+  kill(): void;
+}
+
+export function ptyCli(
+  args: string[],
+  env: Record<string, string>,
+): PtySession {
+  const child = spawn("python3", [PTY, process.execPath, CLI, ...args], {
+    env: { PATH: process.env["PATH"] ?? "", TERM: "xterm-256color", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let raw = "";
+  child.stdout.on("data", (d: Buffer) => (raw += d.toString()));
+  child.stdin.on("error", () => undefined);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => resolve(code)),
+  );
+  const screen = () => stripAnsi(raw).replace(/\r/g, "");
+  return {
+    screen,
+    type: (keys) => child.stdin.write(keys),
+    waitFor: async (text, from = 0, timeoutMs = 10_000) => {
+      const end = Date.now() + timeoutMs;
+      const found = () => {
+        const s = screen().slice(from);
+        return typeof text === "string" ? s.includes(text) : text.test(s);
+      };
+      while (!found()) {
+        if (Date.now() > end)
+          throw new Error(
+            `timed out waiting for ${String(text)}; screen:\n${screen()}`,
+          );
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    exited,
+    kill: () => child.kill("SIGKILL"),
+  };
+}

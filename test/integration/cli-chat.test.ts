@@ -1,0 +1,142 @@
+// An interactive `acphub chat` driven through a pseudo-terminal: a cancelled turn, a permission
+// answered at the prompt, slash commands; the screen's text is asserted.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { CLI, steps, tempDir } from "../helpers/mock.js";
+import { ptyCli, type PtySession } from "../helpers/pty.js";
+
+let session: PtySession | undefined;
+afterEach(() => session?.kill());
+
+function home(flags: string[] = ["--modes", "--config-options"]) {
+  const dir = tempDir();
+  const agents = {
+    mock: { command: process.execPath, args: [CLI, "mock-agent", ...flags] },
+  };
+  writeFileSync(
+    join(dir, "config.json"),
+    JSON.stringify({ defaultAgent: "mock", agents }),
+  );
+  return dir;
+}
+
+describe("acphub chat in a terminal", () => {
+  it("streams a turn, cancels one with Ctrl-C, answers a permission by number, runs slash commands", async () => {
+    const dir = home();
+    session = ptyCli(["chat"], { HOME: dir, ACPHUB_HOME: dir });
+    await session.waitFor("/help for commands");
+    await session.waitFor("›");
+
+    let mark = session.screen().length;
+    session.type("hello there\r");
+    await session.waitFor("mock agent received: hello there", mark);
+    await session.waitFor(/— end_turn · [\d.]+s/, mark);
+
+    mark = session.screen().length;
+    session.type(`${steps({ text: "working on it\n" }, { sleep: 20_000 })}\r`);
+    await session.waitFor("working on it", mark);
+    session.type("\u0003");
+    await session.waitFor(/— cancelled · [\d.]+s/, mark);
+
+    mark = session.screen().length;
+    session.type(
+      `${steps({ permission: { title: "Edit main.ts", kind: "edit" } })}\r`,
+    );
+    await session.waitFor("? Edit main.ts (edit)", mark);
+    await session.waitFor("1) Allow", mark);
+    session.type("1");
+    await session.waitFor("permission granted (allow)", mark);
+
+    mark = session.screen().length;
+    session.type("/mode code\r");
+    await session.waitFor("mode: code", mark);
+    session.type("/model\r");
+    await session.waitFor(/model +\*mock-small mock-large/, mark);
+
+    mark = session.screen().length;
+    session.type("/exit\r");
+    expect(await session.exited).toBe(0);
+  });
+
+  it("shows tool calls with status marks, the plan as a checklist, and Markdown legibly", async () => {
+    const dir = home([]);
+    session = ptyCli(["chat"], { HOME: dir, ACPHUB_HOME: dir });
+    await session.waitFor("›");
+    session.type(
+      `${steps(
+        { text: "# Heading\n- item one\n" },
+        {
+          toolCall: {
+            toolCallId: "t1",
+            title: "Edit a.ts",
+            kind: "edit",
+            status: "in_progress",
+            locations: [{ path: "a.ts", line: 3 }],
+          },
+        },
+        {
+          toolCallUpdate: {
+            toolCallId: "t1",
+            status: "completed",
+            content: [
+              {
+                type: "diff",
+                path: "a.ts",
+                oldText: "a\nold\nc",
+                newText: "a\nnew\nc",
+              },
+            ],
+          },
+        },
+        {
+          plan: [
+            { content: "read", priority: "high", status: "completed" },
+            { content: "write", priority: "high", status: "pending" },
+          ],
+        },
+      )}\r`,
+    );
+    await session.waitFor(/— end_turn/);
+    const screen = session.screen();
+    expect(screen).toMatch(/^Heading$/m);
+    expect(screen).not.toMatch(/^# Heading/m);
+    expect(screen).toContain("• item one");
+    expect(screen).toMatch(/✓ edit +Edit a\.ts a\.ts:3/);
+    expect(screen).toContain("- old");
+    expect(screen).toContain("+ new");
+    expect(screen).toContain("[x] read");
+    expect(screen).toContain("[ ] write");
+    session.type("\u0003");
+    session.type("\u0003");
+    expect(await session.exited).toBe(0);
+  });
+
+  it("resuming with --session shows the history first", async () => {
+    const dir = home([]);
+    const first = await runCli(["run", "--json", "remember pineapples"], {
+      home: dir,
+    });
+    const sessionId = /"sessionId":"(hub-[^"]+)"/.exec(first.stdout)![1]!;
+    session = ptyCli(["chat", "--session", sessionId], {
+      HOME: dir,
+      ACPHUB_HOME: dir,
+    });
+    await session.waitFor("› remember pineapples");
+    await session.waitFor("mock agent received: remember pineapples");
+    session.type("/exit\r");
+    expect(await session.exited).toBe(0);
+  });
+});
+
+describe("acphub chat without a terminal", () => {
+  it("reads one turn per line and writes no escape codes", async () => {
+    const r = await runCli(["chat"], { input: "first\nsecond\n/nope\n" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("mock agent received: first");
+    expect(r.stdout).toContain("mock agent received: second");
+    expect(r.stdout).toContain("unknown command /nope");
+    expect(r.stdout).not.toContain(String.fromCharCode(27));
+  });
+});
