@@ -5,6 +5,7 @@ import {
   type ClientConnection,
   type InitializeResponse,
 } from "@agentclientprotocol/sdk";
+import { frameLogger } from "../protocol/frame-log.js";
 import { ndjsonStream } from "../protocol/ndjson.js";
 import { deferred } from "../shared/abort.js";
 import { HubError, isHubError } from "../shared/errors.js";
@@ -67,6 +68,7 @@ export class ConnectionCore {
       onNoise: (line) => this.onNoise(line),
       onError: (error) => this.fail(this.protocolError(error)),
       intercept: (message) => this.router.intercept(message),
+      onFrame: frameLogger(this.logger, "agent"),
     });
     this.sdk = buildClientApp(this.router, "acphub").connect(stream);
     const { stateDir } = options;

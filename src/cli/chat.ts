@@ -49,9 +49,10 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
   const interactive =
     process.stdin.isTTY === true && process.stdout.isTTY === true;
   const style = makeStyle(colorWanted(process.stdout));
-  const renderer = interactive
-    ? ttyRenderer(process.stdout, style, { showThoughts: options.thoughts })
-    : plainTurns();
+  const renderer =
+    interactive && style.enabled
+      ? ttyRenderer(process.stdout, style, { showThoughts: options.thoughts })
+      : plainTurns();
   let turnAbort: AbortController | undefined;
   let interrupts = 0;
   const keys = new KeyReader(process.stdin, () => {

@@ -9,6 +9,8 @@ import { cliContext, type GlobalOptions } from "./context.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { openLocalHub, type LocalHub } from "./local-hub.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
+import { colorWanted, makeStyle } from "./tty/ansi.js";
+import { ttyRenderer, type TurnRenderer } from "./tty/renderer.js";
 
 export interface RunOptions extends GlobalOptions {
   agent?: string;
@@ -78,7 +80,13 @@ export async function runCommand(
   const json = options.json === true;
   let hub: LocalHub | undefined;
   let refused = false;
-  const render = json ? jsonRenderer(stdio) : plainRenderer(stdio);
+  const tty =
+    !json && colorWanted(process.stdout)
+      ? ttyRenderer(process.stdout, makeStyle(true))
+      : undefined;
+  const render = json
+    ? jsonRenderer(stdio)
+    : (tty?.event ?? plainRenderer(stdio));
   try {
     const ctx = cliContext(options);
     const text = await promptText(words);
@@ -100,6 +108,7 @@ export async function runCommand(
       json,
       timeoutSec: options.timeout,
       refused: () => refused,
+      tty,
     });
   } catch (error) {
     reportError(error, json, options.verbose);
@@ -112,7 +121,12 @@ export async function runCommand(
 async function turn(
   hub: LocalHub,
   text: string,
-  opts: { json: boolean; timeoutSec?: number; refused: () => boolean },
+  opts: {
+    json: boolean;
+    timeoutSec?: number;
+    refused: () => boolean;
+    tty?: TurnRenderer;
+  },
 ): Promise<ExitCode> {
   const controller = new AbortController();
   let interrupted = false;
@@ -125,6 +139,7 @@ async function turn(
   const timer = opts.timeoutSec
     ? setTimeout(() => controller.abort(), opts.timeoutSec * 1000)
     : undefined;
+  opts.tty?.startTurn();
   try {
     const prompt = [{ type: "text", text }];
     const response = await hub.gateway.prompt(
@@ -139,6 +154,8 @@ async function turn(
           ...response,
         }) + "\n",
       );
+    else if (opts.tty)
+      opts.tty.endTurn({ stopReason: String(response["stopReason"]) });
     else stdio.out("\n");
     if (interrupted) return EXIT_CODES.interrupted;
     if (controller.signal.aborted) {

@@ -6,6 +6,7 @@ import type { Gateway } from "../gateway/gateway.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import type { Logger } from "../shared/logger.js";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { frameLogger, loggedStream } from "../protocol/frame-log.js";
 import { guardStdout } from "./stdout-guard.js";
 import { toRequestError } from "./to-request-error.js";
 
@@ -95,8 +96,9 @@ export async function serveStdio({
           .forwardExtensionNotification(method, params)
           .catch(() => undefined);
     });
+  const wire = ndJsonStream(output, input, { maxMessageBytes });
   const connection = app.connect(
-    ndJsonStream(output, input, { maxMessageBytes }),
+    loggedStream(wire, frameLogger(logger, "editor")),
   );
   gateway.attachEditor({
     notify: (method, params) => connection.client.notify(method, params),

@@ -12,6 +12,8 @@ export interface NdjsonOptions {
   onNoise?: (line: string) => void;
   /** Sees each message first; returning true consumes it (it never reaches the SDK). */
   intercept?: (message: AnyMessage) => boolean;
+  /** Sees every frame, read ("in") or written ("out"), for debug logging. */
+  onFrame?: (direction: "in" | "out", message: AnyMessage) => void;
   /** Called once when reading stops for good (an oversized line, a stream error). */
   onError?: (error: unknown) => void;
 }
@@ -90,7 +92,10 @@ export function ndjsonStream(
     const parsed = parseLine(line);
     if (parsed === undefined) return;
     if (typeof parsed === "string") options.onNoise?.(parsed);
-    else if (!options.intercept?.(parsed)) controller.enqueue(parsed);
+    else {
+      options.onFrame?.("in", parsed);
+      if (!options.intercept?.(parsed)) controller.enqueue(parsed);
+    }
   };
   const readable = new ReadableStream<AnyMessage>({
     start(controller) {
@@ -124,6 +129,7 @@ export function ndjsonStream(
   });
   const writable = new WritableStream<AnyMessage>({
     write(message) {
+      options.onFrame?.("out", message);
       return new Promise<void>((resolve, reject) => {
         output.write(JSON.stringify(message) + "\n", (error) => {
           if (error) reject(error);

@@ -9,6 +9,8 @@ const PTY = fileURLToPath(new URL("./run_in_pty.py", import.meta.url));
 export interface PtySession {
   /** Everything shown so far, escape sequences removed. */
   screen(): string;
+  /** Everything written to the terminal, escape sequences included. */
+  raw(): string;
   type(keys: string): void;
   /** Waits until the screen (after `from` characters) contains `text`. */
   waitFor(
@@ -37,6 +39,7 @@ export function ptyCli(
   const screen = () => stripAnsi(raw).replace(/\r/g, "");
   return {
     screen,
+    raw: () => raw,
     type: (keys) => child.stdin.write(keys),
     waitFor: async (text, from = 0, timeoutMs = 10_000) => {
       const end = Date.now() + timeoutMs;
