@@ -6,4 +6,6 @@ console.log();
 await import("./ledger.mjs");
 console.log();
 await import("./acp.mjs");
+console.log();
+await import("./startup.mjs");
 process.exit(0);

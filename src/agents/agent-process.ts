@@ -16,7 +16,8 @@ export interface ExitInfo {
 
 export interface AgentProcessOptions {
   cwd?: string;
-  logger: Logger;
+  /** Where stderr lines go; may be set later (useLogger), for a process spawned early. */
+  logger?: Logger;
   stderrTailBytes: number;
 }
 
@@ -25,6 +26,7 @@ export class AgentProcess {
   readonly exited: Promise<ExitInfo>;
   private readonly stderr: TailBuffer;
   private exitInfo: ExitInfo | undefined;
+  private log: Logger | undefined;
 
   constructor(
     readonly launch: AgentLaunch,
@@ -39,16 +41,16 @@ export class AgentProcess {
       shell: false,
       windowsHide: true,
     });
-    const log = options.logger.child({ agent: launch.name });
+    if (options.logger) this.useLogger(options.logger);
     this.child.stderr.on("data", (chunk: Buffer) => {
       this.stderr.push(chunk);
       for (const line of chunk.toString("utf8").split("\n")) {
-        if (line.trim()) log.debug({ stderr: line }, "agent stderr");
+        if (line.trim()) this.log?.debug({ stderr: line }, "agent stderr");
       }
     });
     // A closed pipe on stdin is reported through exit, not thrown.
     this.child.stdin.on("error", (error) =>
-      log.debug({ err: error }, "agent stdin error"),
+      this.log?.debug({ err: error }, "agent stdin error"),
     );
     // Listened for from the start: stderr may close before the exit event is seen.
     const stderrClosed = new Promise((r) => this.child.stderr.once("close", r));
@@ -68,6 +70,10 @@ export class AgentProcess {
       this.exitInfo = info;
       return info;
     });
+  }
+
+  useLogger(logger: Logger): void {
+    this.log = logger.child({ agent: this.launch.name });
   }
 
   get pid(): number | undefined {

@@ -28,6 +28,8 @@ export interface ConnectOptions extends Partial<ConnectionLimits> {
   /** When set, the agent's pid is recorded there so orphans can be reaped after a crash. */
   stateDir?: string;
   signal?: AbortSignal;
+  /** An agent process spawned early (to overlap its start-up with acphub's); else one is spawned. */
+  process?: AgentProcess;
 }
 
 const MAX_NOISE_LINES = 100;
@@ -57,11 +59,13 @@ export class ConnectionCore {
     });
     this.router = new SessionRouter(options.host, this.logger);
     this.death.promise.catch(() => undefined);
-    this.process = new AgentProcess(options.launch, {
-      cwd: options.cwd,
-      logger: this.logger,
-      stderrTailBytes: this.limits.stderrTailBytes,
-    });
+    this.process =
+      options.process ??
+      new AgentProcess(options.launch, {
+        cwd: options.cwd,
+        stderrTailBytes: this.limits.stderrTailBytes,
+      });
+    this.process.useLogger(this.logger);
     const { stdout, stdin } = this.process.child;
     const stream = ndjsonStream(stdout, stdin, {
       maxLineBytes: this.limits.maxMessageBytes,

@@ -32,13 +32,21 @@ function logLevel(options: GlobalOptions): LogLevel {
 }
 
 export function cliContext(options: GlobalOptions): CliContext {
+  return contextFrom(loadConfig({ configFile: options.config }), options);
+}
+
+// The logger for an already loaded config (run loads the config first, to spawn the agent early).
+export function contextFrom(
+  loaded: LoadedConfig,
+  options: GlobalOptions,
+): CliContext {
   const masker = SecretMasker.fromEnv(process.env);
   const logger = createLogger({
     level: logLevel(options),
     file: options.logFile,
     mask: (text) => masker.mask(text),
   });
-  return { ...loadConfig({ configFile: options.config }), logger };
+  return { ...loaded, logger };
 }
 
 // The config file's timeouts and limits, in the connection's terms.

@@ -1,6 +1,7 @@
 // The CLI as an in-process editor of the gateway: `run` and `chat` get the same ledger,
 // restoration and policy as `acphub acp`, so their sessions can be listed, shown and resumed.
 import { join } from "node:path";
+import type { AgentProcess } from "../agents/agent-process.js";
 import { connectAgent } from "../agents/connection.js";
 import { reapOrphans } from "../agents/orphans.js";
 import {
@@ -31,6 +32,8 @@ export interface LocalHubOptions {
   approver?: Approver;
   /** Everything the turn produces, as run events. */
   render: (event: RunEvent) => void;
+  /** The agent, spawned early by the caller; used for the first connection. */
+  prespawned?: AgentProcess;
 }
 
 export interface LocalHub {
@@ -103,6 +106,12 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     logger,
   });
   const limits = config.limits ?? {};
+  let early = o.prespawned;
+  const takePrespawned = () => {
+    const p = early;
+    early = undefined;
+    return p && !p.hasExited ? p : undefined;
+  };
   const gateway = new Gateway({
     agentName,
     ledger,
@@ -114,6 +123,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     },
     connect: async (): Promise<AgentPort> =>
       connectAgent({
+        process: takePrespawned(),
         launch,
         cwd: record?.cwd ?? o.cwd,
         logger,

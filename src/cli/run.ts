@@ -5,9 +5,13 @@ import type { RunEvent } from "../gateway/events.js";
 import type { PermissionMode } from "../config/schema.js";
 import { isAllowed } from "../protocol/permission-options.js";
 import { errorMessage, HubError, isHubError } from "../shared/errors.js";
-import { cliContext, type GlobalOptions } from "./context.js";
+import { AgentProcess } from "../agents/agent-process.js";
+import { DEFAULT_LIMITS } from "../agents/limits.js";
+import { defaultAgentName, resolveAgent } from "../agents/registry.js";
+import { loadConfig } from "../config/load.js";
+import type { GlobalOptions } from "./context.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
-import { openLocalHub, type LocalHub } from "./local-hub.js";
+import type { LocalHub } from "./local-hub.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyRenderer, type TurnRenderer } from "./tty/renderer.js";
@@ -87,14 +91,32 @@ export async function runCommand(
   const render = json
     ? jsonRenderer(stdio)
     : (tty?.event ?? plainRenderer(stdio));
+  let prespawned: AgentProcess | undefined;
   try {
-    const ctx = cliContext(options);
+    const loaded = loadConfig({ configFile: options.config });
     const text = await promptText(words);
+    const cwd = resolve(options.cwd ?? process.cwd());
+    if (!options.session) {
+      // Start the agent now: its start-up overlaps with loading the rest of acphub.
+      const launch = resolveAgent(
+        options.agent ?? defaultAgentName(loaded.config),
+        loaded.config,
+      );
+      const stderrTailBytes =
+        loaded.config.limits?.stderrTailBytes ?? DEFAULT_LIMITS.stderrTailBytes;
+      prespawned = new AgentProcess(launch, { cwd, stderrTailBytes });
+    }
+    const [{ contextFrom }, { openLocalHub }] = await Promise.all([
+      import("./context.js"),
+      import("./local-hub.js"),
+    ]);
+    const ctx = contextFrom(loaded, options);
     hub = await openLocalHub({
       ctx,
+      prespawned,
       agent: options.agent,
       sessionId: options.session,
-      cwd: resolve(options.cwd ?? process.cwd()),
+      cwd,
       mode:
         options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads",
       render: (event) => {
@@ -115,6 +137,7 @@ export async function runCommand(
     return toExitCode(error);
   } finally {
     await hub?.close();
+    prespawned?.kill(); // only if it was never handed to a connection
   }
 }
 

@@ -1,9 +1,9 @@
 // The real CLI, spawned with a temporary ACPHUB_HOME, against the bundled mock agent.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { jsonLines, runCli } from "../helpers/cli.js";
-import { steps, tempDir } from "../helpers/mock.js";
+import { CLI, steps, tempDir, waitFor } from "../helpers/mock.js";
 
 describe("acphub run", () => {
   it("streams the reply as plain text and says the mock agent is in use", async () => {
@@ -207,6 +207,36 @@ describe("acphub run with bad input", () => {
     expect((await runCli(["run", "--permissions", "maybe", "x"])).code).toBe(2);
     expect((await runCli(["run", "--timeout", "-1", "x"])).code).toBe(2);
     expect((await runCli(["nosuchcommand"])).code).toBe(2);
+  });
+
+  it("a failure after the agent was spawned early leaves no agent behind", async () => {
+    const home = tempDir();
+    const marker = `acphub-leak-check-${Date.now()}`;
+    const agents = {
+      m: {
+        command: process.execPath,
+        args: [CLI, "mock-agent", "--banner", marker],
+      },
+    };
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({ defaultAgent: "m", agents }),
+    );
+    mkdirSync(join(home, "ledger.db")); // the ledger cannot open: acphub fails after the spawn
+    const r = await runCli(["run", "hi"], { home });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/acphub: /);
+    const alive = () =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .some((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, "utf8").includes(marker);
+          } catch {
+            return false;
+          }
+        });
+    expect(await waitFor(() => !alive())).toBe(true);
   });
 
   it("--config FILE must exist", async () => {
