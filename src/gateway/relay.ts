@@ -16,8 +16,15 @@ export async function relayEvent(
   event: RunEvent,
 ): Promise<void> {
   const editor = ctx.editor();
-  if (event.type !== "session_update")
+  if (event.type === "permission") {
+    editor?.observe?.(hubId, {
+      ...event,
+      sessionId: hubId,
+      request: { ...event.request, sessionId: hubId },
+    });
+  } else if (event.type !== "session_update") {
     editor?.observe?.(hubId, { ...event, sessionId: hubId });
+  }
   switch (event.type) {
     case "session_update": {
       const { update, meta } = event;

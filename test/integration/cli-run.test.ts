@@ -65,6 +65,17 @@ describe("acphub run", () => {
       steps({ permission: { title: "Delete files", kind: "delete" } }),
     ]);
     expect(r.code).toBe(5);
+    const json = await runCli([
+      "run",
+      "--json",
+      steps({ permission: { title: "Delete files", kind: "delete" } }),
+    ]);
+    const permission = jsonLines(json.stdout).find(
+      (l) => l["type"] === "permission",
+    )!;
+    expect((permission["request"] as { sessionId: string }).sessionId).toBe(
+      permission["sessionId"],
+    );
     expect(r.stderr).toMatch(
       /\[permission\] Delete files: reject — approve-reads mode refused/,
     );
