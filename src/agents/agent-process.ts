@@ -85,7 +85,7 @@ export class AgentProcess {
   }
 
   stderrTail(): string {
-    return this.stderr.text();
+    return this.stderr.summary();
   }
 
   // Kills the whole process group now.

@@ -1,19 +1,15 @@
 // `acphub acp`: serve the configured agent to an editor over stdio, with sessions recorded in
 // the ledger. Logs go to stderr; stdout carries only protocol frames.
-import { join, resolve } from "node:path";
-import { connectAgent } from "../agents/connection.js";
+import { resolve } from "node:path";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { serveStdio } from "../editors/stdio-server.js";
 import { Gateway } from "../gateway/gateway.js";
-import type { AgentPort } from "../gateway/ports.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
-import { SqliteLedger, DEFAULT_LEDGER_CAPS } from "../ledger/sqlite-ledger.js";
-import { withDefaults } from "../shared/defaults.js";
-import { errorMessage } from "../shared/errors.js";
-import { cliContext, connectionLimits, type GlobalOptions } from "./context.js";
-import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
-import { buildHost } from "./host-wiring.js";
+import { cliContext, type GlobalOptions } from "./context.js";
+import { fail } from "./guard.js";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
 export interface AcpOptions extends GlobalOptions {
   agent?: string;
@@ -25,8 +21,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   try {
     ctx = cliContext(options);
   } catch (error) {
-    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
-    return toExitCode(error);
+    return fail(error);
   }
   const { config, paths, logger } = ctx;
   reapOrphans(paths.stateDir, logger);
@@ -35,14 +30,9 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   try {
     launch = resolveAgent(name, config);
   } catch (error) {
-    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
-    return toExitCode(error);
+    return fail(error);
   }
-  const ledger = new SqliteLedger(
-    join(paths.stateDir, "ledger.db"),
-    withDefaults(DEFAULT_LEDGER_CAPS, config.ledger),
-    logger,
-  );
+  const ledger = openLedger(ctx);
   const limits = config.limits ?? {};
   // The host's callbacks reach the gateway declared below; they run only once it exists.
   const caps = () =>
@@ -79,25 +69,15 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
     gateway.toEditor(method, params as never, hostCtx.signal);
   host.onExtNotification = (method, params) =>
     gateway.notifyEditor(method, params as never);
-  const gateway: Gateway = new Gateway({
+  const gateway: Gateway = buildGateway({
+    ctx,
     agentName: name,
+    launch,
     ledger,
-    logger,
-    limits: {
-      maxPromptBytes: limits.maxPromptBytes,
-      sessionsPerMinute: limits.sessionsPerMinute,
-      busyPrompt: limits.busyPrompt,
-    },
-    connect: async (): Promise<AgentPort> =>
-      connectAgent({
-        launch,
-        cwd: options.cwd ? resolve(options.cwd) : undefined,
-        logger,
-        host,
-        stateDir: paths.stateDir,
-        ...connectionLimits(config),
-      }),
+    host,
+    cwd: options.cwd ? resolve(options.cwd) : undefined,
   });
+
   const stop = once(async () => {
     await gateway!
       .close()

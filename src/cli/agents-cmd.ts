@@ -8,7 +8,13 @@ import {
 } from "../agents/registry.js";
 import { which } from "../agents/which.js";
 import { errorMessage, isHubError } from "../shared/errors.js";
-import { cliContext, connectionLimits, type GlobalOptions } from "./context.js";
+import {
+  cliContext,
+  connectionLimits,
+  type CliContext,
+  type GlobalOptions,
+} from "./context.js";
+import { fail } from "./guard.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 
 const out = (text: string) => process.stdout.write(text);
@@ -51,8 +57,7 @@ export function agentsList(
     }
     return EXIT_CODES.ok;
   } catch (error) {
-    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
-    return toExitCode(error);
+    return fail(error);
   }
 }
 
@@ -83,25 +88,17 @@ export async function agentsDoctor(
   name: string | undefined,
   options: GlobalOptions,
 ): Promise<ExitCode> {
-  const ctx = (() => {
-    try {
-      return cliContext(options);
-    } catch (error) {
-      process.stderr.write(`acphub: ${errorMessage(error)}\n`);
-      return undefined;
-    }
-  })();
-  if (!ctx) return EXIT_CODES.usage;
-  const agentName = name ?? defaultAgentName(ctx.config);
+  let ctx: CliContext;
   let launch: AgentLaunch;
+  const agentName = () => name ?? defaultAgentName(ctx.config);
   try {
-    launch = resolveAgent(agentName, ctx.config);
+    ctx = cliContext(options);
+    launch = resolveAgent(agentName(), ctx.config);
   } catch (error) {
-    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
-    return toExitCode(error);
+    return fail(error);
   }
   out(
-    `agent ${agentName}: ${[launch.command, ...launch.args].join(" ")} (${launch.source})\n`,
+    `agent ${agentName()}: ${[launch.command, ...launch.args].join(" ")} (${launch.source})\n`,
   );
   const started = performance.now();
   const step = () => `${Math.round(performance.now() - started)} ms`;

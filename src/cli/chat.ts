@@ -8,7 +8,8 @@ import type { PermissionMode } from "../config/schema.js";
 import type { RunEvent } from "../gateway/events.js";
 import { errorMessage } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "./context.js";
-import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { fail } from "./guard.js";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalHub, type LocalHub } from "./local-hub.js";
 import { plainRenderer } from "./render.js";
 import { MOCK_NOTICE } from "./run.js";
@@ -94,8 +95,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     if (hub.mockByDefault)
       process.stderr.write(MOCK_NOTICE(ctx.paths.configFile));
   } catch (error) {
-    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
-    return toExitCode(error);
+    return fail(error);
   }
   renderer.say(
     style.dim(

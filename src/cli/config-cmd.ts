@@ -2,22 +2,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseConfig } from "../config/load.js";
 import { resolvePaths } from "../config/paths.js";
-import { errorMessage, HubError } from "../shared/errors.js";
+import { HubError } from "../shared/errors.js";
 import { SecretMasker } from "../shared/secrets.js";
 import { cliContext, type GlobalOptions } from "./context.js";
-import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import type { ExitCode } from "./exit-codes.js";
+import { guarded } from "./guard.js";
 
 const out = (text: string) => process.stdout.write(text);
-
-function guard(body: () => void): ExitCode {
-  try {
-    body();
-    return EXIT_CODES.ok;
-  } catch (error) {
-    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
-    return toExitCode(error);
-  }
-}
 
 const SECRET_KEY = /(KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL)/i;
 
@@ -36,7 +27,7 @@ function masked(config: Record<string, unknown>): Record<string, unknown> {
 }
 
 export function configPath(options: GlobalOptions): ExitCode {
-  return guard(() => {
+  return guarded(() => {
     const paths = resolvePaths(process.env, options.config);
     const missing = existsSync(paths.configFile)
       ? ""
@@ -46,7 +37,7 @@ export function configPath(options: GlobalOptions): ExitCode {
 }
 
 export function configShow(options: GlobalOptions): ExitCode {
-  return guard(() => {
+  return guarded(() => {
     const { config } = cliContext(options);
     out(JSON.stringify(masked(config), null, 2) + "\n");
   });
@@ -56,7 +47,7 @@ export function configValidate(
   file: string | undefined,
   options: GlobalOptions,
 ): ExitCode {
-  return guard(() => {
+  return guarded(() => {
     const target = file ?? resolvePaths(process.env, options.config).configFile;
     if (!existsSync(target))
       throw new HubError(

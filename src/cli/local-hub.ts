@@ -1,8 +1,6 @@
 // The CLI as an in-process editor of the gateway: `run` and `chat` get the same ledger,
 // restoration and policy as `acphub acp`, so their sessions can be listed, shown and resumed.
-import { join } from "node:path";
 import type { AgentProcess } from "../agents/agent-process.js";
-import { connectAgent } from "../agents/connection.js";
 import { reapOrphans } from "../agents/orphans.js";
 import {
   defaultAgentName,
@@ -12,13 +10,11 @@ import {
 import type { PermissionMode } from "../config/schema.js";
 import type { RunEvent } from "../gateway/events.js";
 import { Gateway } from "../gateway/gateway.js";
-import type { AgentPort, EditorPort, SessionRecord } from "../gateway/ports.js";
+import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";
-import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
-import { withDefaults } from "../shared/defaults.js";
 import { HubError } from "../shared/errors.js";
-import { connectionLimits, type CliContext } from "./context.js";
-import { buildHost } from "./host-wiring.js";
+import { type CliContext } from "./context.js";
+import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
 export interface LocalHubOptions {
   ctx: CliContext;
@@ -74,11 +70,7 @@ export function cliEditor(render: (event: RunEvent) => void): EditorPort {
 export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const { config, paths, logger } = o.ctx;
   reapOrphans(paths.stateDir, logger);
-  const ledger = new SqliteLedger(
-    join(paths.stateDir, "ledger.db"),
-    withDefaults(DEFAULT_LEDGER_CAPS, config.ledger),
-    logger,
-  );
+  const ledger = openLedger(o.ctx);
   let record: SessionRecord | undefined;
   if (o.sessionId) {
     record = ledger.getSession(o.sessionId);
@@ -105,32 +97,14 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     approver: o.approver,
     logger,
   });
-  const limits = config.limits ?? {};
-  let early = o.prespawned;
-  const takePrespawned = () => {
-    const p = early;
-    early = undefined;
-    return p && !p.hasExited ? p : undefined;
-  };
-  const gateway = new Gateway({
+  const gateway = buildGateway({
+    ctx: o.ctx,
     agentName,
+    launch,
     ledger,
-    logger,
-    limits: {
-      maxPromptBytes: limits.maxPromptBytes,
-      sessionsPerMinute: limits.sessionsPerMinute,
-      busyPrompt: limits.busyPrompt,
-    },
-    connect: async (): Promise<AgentPort> =>
-      connectAgent({
-        process: takePrespawned(),
-        launch,
-        cwd: record?.cwd ?? o.cwd,
-        logger,
-        host,
-        stateDir: paths.stateDir,
-        ...connectionLimits(config),
-      }),
+    host,
+    cwd: record?.cwd ?? o.cwd,
+    prespawned: o.prespawned,
   });
   const close = async () => {
     await gateway.close();

@@ -1,13 +1,14 @@
 // `acphub permissions list|forget`: the remembered always-allow / always-reject decisions.
 import { DecisionMemory } from "../host/decision-memory.js";
-import { errorMessage, HubError } from "../shared/errors.js";
+import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "./context.js";
-import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import type { ExitCode } from "./exit-codes.js";
+import { guarded } from "./guard.js";
 
 export function permissionsList(
   options: GlobalOptions & { json?: boolean },
 ): ExitCode {
-  return guard(() => {
+  return guarded(() => {
     const memory = DecisionMemory.inStateDir(
       cliContext(options).paths.stateDir,
     );
@@ -30,7 +31,7 @@ export function permissionsForget(
   id: string | undefined,
   options: GlobalOptions & { all?: boolean },
 ): ExitCode {
-  return guard(() => {
+  return guarded(() => {
     const target = options.all ? "all" : id;
     if (!target)
       throw new HubError(
@@ -49,14 +50,4 @@ export function permissionsForget(
       `forgot ${removed} decision${removed === 1 ? "" : "s"}\n`,
     );
   });
-}
-
-function guard(body: () => void): ExitCode {
-  try {
-    body();
-    return EXIT_CODES.ok;
-  } catch (error) {
-    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
-    return toExitCode(error);
-  }
 }

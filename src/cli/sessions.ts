@@ -1,43 +1,31 @@
 // `acphub sessions list|show ID|delete ID [--json]`: the ledger behind `acphub acp`.
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { replayItems } from "../gateway/history.js";
 import type { LedgerEvent, SessionRecord } from "../gateway/ports.js";
-import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
-import { withDefaults } from "../shared/defaults.js";
+import { SqliteLedger } from "../ledger/sqlite-ledger.js";
 import { errorMessage, HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "./context.js";
-import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { guarded } from "./guard.js";
+import { openLedger } from "./wiring.js";
 
 export interface SessionsOptions extends GlobalOptions {
   json?: boolean;
   cwd?: string;
 }
 
-function openLedger(options: GlobalOptions): SqliteLedger {
-  const { config, paths, logger } = cliContext(options);
-  return new SqliteLedger(
-    join(paths.stateDir, "ledger.db"),
-    withDefaults(DEFAULT_LEDGER_CAPS, config.ledger),
-    logger,
-  );
-}
-
 function withLedger(
   options: GlobalOptions,
   body: (ledger: SqliteLedger) => void,
 ): ExitCode {
-  let ledger: SqliteLedger | undefined;
-  try {
-    ledger = openLedger(options);
-    body(ledger);
-    return EXIT_CODES.ok;
-  } catch (error) {
-    process.stderr.write(`acphub: ${errorMessage(error)}\n`);
-    return toExitCode(error);
-  } finally {
-    ledger?.close();
-  }
+  return guarded(() => {
+    const ledger = openLedger(cliContext(options));
+    try {
+      body(ledger);
+    } finally {
+      ledger.close();
+    }
+  });
 }
 
 const out = (text: string) => process.stdout.write(text);

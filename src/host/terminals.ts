@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { HubError } from "../shared/errors.js";
 import { killGroup } from "../shared/process-group.js";
 import { permissionDenied, resourceNotFound } from "../protocol/wire-errors.js";
-import { OutputBuffer } from "./output-buffer.js";
+import { TailBuffer } from "../shared/tail-buffer.js";
 
 export interface TerminalLimits {
   /** Most output kept per terminal (the request's `outputByteLimit` may lower it). */
@@ -38,7 +38,7 @@ interface Terminal {
   id: string;
   sessionId: string;
   child: ChildProcess;
-  output: OutputBuffer;
+  output: TailBuffer;
   exit?: ExitStatus;
   exited: Promise<ExitStatus>;
   timer: NodeJS.Timeout;
@@ -95,7 +95,7 @@ export class TerminalManager {
       params.outputByteLimit ?? Infinity,
       this.limits.outputByteLimit,
     );
-    const output = new OutputBuffer(Math.max(0, limit));
+    const output = new TailBuffer(Math.max(0, limit));
     child.stdout!.on("data", (chunk: Buffer) => output.push(chunk));
     child.stderr!.on("data", (chunk: Buffer) => output.push(chunk));
     const id = `term-${this.nextId++}`;

@@ -116,3 +116,38 @@ export function onlyProtocolOnStdout(stdout: string): boolean {
 }
 
 export const INIT = { protocolVersion: 1, clientCapabilities: {} };
+
+/** initialize (with these client capabilities), then session/new in `cwd`; the session id. */
+export async function openSession(
+  e: TestEditor,
+  cwd: string,
+  clientCapabilities: Record<string, unknown> = {},
+): Promise<string> {
+  await e.agent.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities,
+  });
+  const { sessionId } = await e.agent.request<{ sessionId: string }>(
+    "session/new",
+    { cwd, mcpServers: [] },
+  );
+  return sessionId;
+}
+
+/** Editors started in a test, checked (only protocol on stdout) and killed after it. */
+export function editorTracker() {
+  const editors: TestEditor[] = [];
+  return {
+    track(e: TestEditor): TestEditor {
+      editors.push(e);
+      return e;
+    },
+    async cleanup(check: (e: TestEditor) => void): Promise<void> {
+      for (const e of editors.splice(0)) {
+        check(e);
+        e.child.kill("SIGKILL");
+        await e.exited;
+      }
+    },
+  };
+}

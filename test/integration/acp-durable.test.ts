@@ -7,18 +7,16 @@ import {
   mockConfig,
   onlyProtocolOnStdout,
   startEditor,
+  openSession,
+  editorTracker,
   type TestEditor,
 } from "../helpers/editor.js";
 import { steps, tempDir } from "../helpers/mock.js";
 
-const editors: TestEditor[] = [];
-afterEach(async () => {
-  for (const e of editors.splice(0)) {
-    expect(onlyProtocolOnStdout(e.stdout())).toBe(true);
-    e.child.kill("SIGKILL");
-    await e.exited;
-  }
-});
+const editors = editorTracker();
+afterEach(() =>
+  editors.cleanup((e) => expect(onlyProtocolOnStdout(e.stdout())).toBe(true)),
+);
 
 function editor(
   home: string,
@@ -29,8 +27,7 @@ function editor(
       onRequest ??
       (() => ({ outcome: { outcome: "selected", optionId: "allow" } })),
   });
-  editors.push(e);
-  return e;
+  return editors.track(e);
 }
 
 const text = (t: string) => [{ type: "text", text: t }];
@@ -186,11 +183,7 @@ describe("after the agent crashes mid-turn", () => {
     const home = tempDir();
     mockConfig(home);
     const e = editor(home);
-    await e.agent.request("initialize", INIT);
-    const { sessionId } = await e.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: home, mcpServers: [] },
-    );
+    const sessionId = await openSession(e, home);
     const crash = e.agent.request("session/prompt", {
       sessionId,
       prompt: text(
@@ -226,11 +219,7 @@ describe("ledger caps", () => {
     const home = tempDir();
     mockConfig(home, [], { ledger: { maxEventsPerSession: 10 } });
     const e = editor(home);
-    await e.agent.request("initialize", INIT);
-    const { sessionId } = await e.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: home, mcpServers: [] },
-    );
+    const sessionId = await openSession(e, home);
     await e.agent.request("session/prompt", {
       sessionId,
       prompt: text(

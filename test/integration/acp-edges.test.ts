@@ -8,24 +8,20 @@ import {
   mockConfig,
   onlyProtocolOnStdout,
   startEditor,
-  type TestEditor,
+  openSession,
+  editorTracker,
 } from "../helpers/editor.js";
 import { groupGone, steps, tempDir, waitFor } from "../helpers/mock.js";
 
-const editors: TestEditor[] = [];
-afterEach(async () => {
-  for (const e of editors.splice(0)) {
-    expect(onlyProtocolOnStdout(e.stdout())).toBe(true);
-    e.child.kill("SIGKILL");
-    await e.exited;
-  }
-});
+const editors = editorTracker();
+afterEach(() =>
+  editors.cleanup((e) => expect(onlyProtocolOnStdout(e.stdout())).toBe(true)),
+);
 
 function start(extra: Record<string, unknown> = {}) {
   const home = tempDir();
   mockConfig(home, [], extra);
-  const e = startEditor(home);
-  editors.push(e);
+  const e = editors.track(startEditor(home));
   return { e, home };
 }
 
@@ -34,11 +30,7 @@ const text = (t: string) => [{ type: "text", text: t }];
 describe("limits", () => {
   it("refuses an oversized prompt, per block and in total", async () => {
     const { e, home } = start({ limits: { maxPromptBytes: 1000 } });
-    await e.agent.request("initialize", INIT);
-    const { sessionId } = await e.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: home, mcpServers: [] },
-    );
+    const sessionId = await openSession(e, home);
     await expect(
       e.agent.request("session/prompt", {
         sessionId,
@@ -79,11 +71,7 @@ describe("limits", () => {
 
   it("refuses a second prompt while a turn runs, and an unknown session", async () => {
     const { e, home } = start();
-    await e.agent.request("initialize", INIT);
-    const { sessionId } = await e.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: home, mcpServers: [] },
-    );
+    const sessionId = await openSession(e, home);
     const slow = e.agent.request("session/prompt", {
       sessionId,
       prompt: text(steps({ sleep: 500 })),
@@ -110,11 +98,7 @@ describe("limits", () => {
 
   it("session/cancel ends the running turn with cancelled", async () => {
     const { e, home } = start();
-    await e.agent.request("initialize", INIT);
-    const { sessionId } = await e.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: home, mcpServers: [] },
-    );
+    const sessionId = await openSession(e, home);
     const slow = e.agent.request("session/prompt", {
       sessionId,
       prompt: text(steps({ sleep: 20_000 })),
@@ -128,11 +112,7 @@ describe("limits", () => {
 describe("$/cancel_request", () => {
   it("cancelling the editor's prompt request cancels the agent's turn", async () => {
     const { e, home } = start();
-    await e.agent.request("initialize", INIT);
-    const { sessionId } = await e.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: home, mcpServers: [] },
-    );
+    const sessionId = await openSession(e, home);
     const controller = new AbortController();
     const started = Date.now();
     const slow = e.agent.request(
@@ -198,11 +178,7 @@ describe("shutdown", () => {
     "on %s: exit 0, the running turn cancelled, nothing left",
     async (how) => {
       const { e, home } = start();
-      await e.agent.request("initialize", INIT);
-      const { sessionId } = await e.agent.request<{ sessionId: string }>(
-        "session/new",
-        { cwd: home, mcpServers: [] },
-      );
+      const sessionId = await openSession(e, home);
       void e.agent
         .request("session/prompt", {
           sessionId,

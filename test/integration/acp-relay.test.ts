@@ -8,6 +8,7 @@ import {
   onlyProtocolOnStdout,
   startEditor,
   type TestEditor,
+  openSession,
 } from "../helpers/editor.js";
 import { steps, tempDir } from "../helpers/mock.js";
 
@@ -110,11 +111,7 @@ describe("acphub acp relays faithfully", () => {
         return { outcome: { outcome: "selected", optionId: "reject" } };
       },
     });
-    await editor.agent.request("initialize", INIT);
-    const { sessionId } = await editor.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: home, mcpServers: [] },
-    );
+    const sessionId = await openSession(editor, home);
     await editor.agent.request("session/prompt", {
       sessionId,
       prompt: text(
@@ -199,11 +196,7 @@ describe("acphub acp relays faithfully", () => {
     writeFileSync(join(ws, "a.txt"), "on disk");
     mockConfig(home, [], { permissions: { mode: "approve-all" } });
     editor = startEditor(home);
-    await editor.agent.request("initialize", INIT);
-    const { sessionId } = await editor.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: ws, mcpServers: [] },
-    );
+    const sessionId = await openSession(editor, ws);
     await editor.agent.request("session/prompt", {
       sessionId,
       prompt: text(

@@ -1,7 +1,7 @@
 // `acphub sessions` reads the ledger `acphub acp` writes.
 import { describe, expect, it } from "vitest";
 import { jsonLines, runCli } from "../helpers/cli.js";
-import { INIT, mockConfig, startEditor } from "../helpers/editor.js";
+import { mockConfig, startEditor, openSession } from "../helpers/editor.js";
 import { steps, tempDir } from "../helpers/mock.js";
 
 describe("acphub sessions", () => {
@@ -9,11 +9,7 @@ describe("acphub sessions", () => {
     const home = tempDir();
     mockConfig(home);
     const editor = startEditor(home);
-    await editor.agent.request("initialize", INIT);
-    const { sessionId } = await editor.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: home, mcpServers: [] },
-    );
+    const sessionId = await openSession(editor, home);
     await editor.agent.request("session/prompt", {
       sessionId,
       prompt: [

@@ -6,27 +6,27 @@ import {
   refusal,
 } from "../../src/host/command-policy.js";
 import { sliceLines } from "../../src/host/fs-service.js";
-import { OutputBuffer } from "../../src/host/output-buffer.js";
+import { TailBuffer } from "../../src/shared/tail-buffer.js";
 import { subjectOf } from "../../src/host/permission-engine.js";
 import { withDefaults } from "../../src/shared/defaults.js";
 import { SecretMasker } from "../../src/shared/secrets.js";
 
-describe("OutputBuffer", () => {
+describe("TailBuffer, as terminal output", () => {
   it("keeps the tail and never starts inside a UTF-8 character", () => {
-    const b = new OutputBuffer(5);
+    const b = new TailBuffer(5);
     b.push(Buffer.from("ééé")); // 6 bytes: the cut lands inside the first é
     expect(b.text()).toBe("éé");
     expect(b.truncated).toBe(true);
   });
   it("is exact when nothing is dropped, across many chunks", () => {
-    const b = new OutputBuffer(100);
+    const b = new TailBuffer(100);
     for (const part of ["ab", "cd", "ef"]) b.push(Buffer.from(part));
     expect([b.text(), b.truncated]).toEqual(["abcdef", false]);
     for (let i = 0; i < 1000; i++) b.push(Buffer.from("0123456789"));
     expect(b.text()).toBe("0123456789".repeat(10));
   });
   it("a zero limit keeps nothing but reports truncation", () => {
-    const b = new OutputBuffer(0);
+    const b = new TailBuffer(0);
     b.push(Buffer.from("x"));
     expect([b.text(), b.truncated]).toEqual(["", true]);
   });

@@ -128,7 +128,8 @@ describe("bounded buffers", () => {
     const t = new TailBuffer(5);
     t.push(Buffer.from("hello "));
     t.push(Buffer.from("world"));
-    expect(t.text()).toBe("…world");
+    expect(t.summary()).toBe("…world");
+    expect(t.text()).toBe("world");
   });
   it("resolveLimits quotes a bad value", () => {
     expect(() => resolveLimits({ cancelGraceMs: -1 })).toThrowError(

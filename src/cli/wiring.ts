@@ -1,0 +1,124 @@
+// Wires the concrete parts a CLI command needs: the host services (files, terminals,
+// permissions), the ledger, and the gateway over an agent.
+import { join } from "node:path";
+import type { AgentProcess } from "../agents/agent-process.js";
+import { connectAgent } from "../agents/connection.js";
+import type { AgentLaunch } from "../agents/registry.js";
+import type { Config, PermissionMode } from "../config/schema.js";
+import { Gateway } from "../gateway/gateway.js";
+import type { AgentPort, LedgerPort } from "../gateway/ports.js";
+import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
+import { withDefaults } from "../shared/defaults.js";
+import { connectionLimits, type CliContext } from "./context.js";
+import {
+  DEFAULT_ALLOWED_COMMANDS,
+  DEFAULT_DENY_RULES,
+} from "../host/command-policy.js";
+import {
+  createHost,
+  type EditorBridge,
+  type HostServices,
+} from "../host/create-host.js";
+import { DecisionMemory } from "../host/decision-memory.js";
+import { PermissionEngine, type Approver } from "../host/permission-engine.js";
+import type { Logger } from "../shared/logger.js";
+import { SecretMasker } from "../shared/secrets.js";
+
+export interface HostWiring {
+  config: Config;
+  stateDir: string;
+  mode: PermissionMode;
+  approver?: Approver;
+  logger: Logger;
+  editor?: EditorBridge;
+}
+
+export function buildHost(w: HostWiring): HostServices {
+  const { config } = w;
+  const masker = SecretMasker.fromEnv(process.env);
+  const engine = new PermissionEngine({
+    mask: (text) => masker.mask(text),
+    mode: w.mode,
+    rules: config.permissions?.rules,
+    approver: w.approver,
+    memory: DecisionMemory.inStateDir(w.stateDir),
+  });
+  const t = config.terminals ?? {};
+  return createHost({
+    engine,
+    roots: config.fs?.roots,
+    fsLimits: {
+      maxReadBytes: config.fs?.maxReadBytes,
+      maxWriteBytes: config.fs?.maxWriteBytes,
+    },
+    terminalLimits: {
+      outputByteLimit: t.outputByteLimit,
+      timeoutMs: t.timeoutMs,
+      maxPerSession: t.maxPerSession,
+    },
+    commands: {
+      allow: [
+        ...(t.allow ?? DEFAULT_ALLOWED_COMMANDS),
+        ...(t.extraAllow ?? []),
+      ],
+      deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
+    },
+    logger: w.logger,
+    masker,
+    editor: w.editor,
+  });
+}
+
+/** The ledger in the state folder, with the caps from config. */
+export function openLedger(ctx: CliContext): SqliteLedger {
+  const caps = withDefaults(DEFAULT_LEDGER_CAPS, ctx.config.ledger);
+  return new SqliteLedger(
+    join(ctx.paths.stateDir, "ledger.db"),
+    caps,
+    ctx.logger,
+  );
+}
+
+export interface GatewayWiring {
+  ctx: CliContext;
+  agentName: string;
+  launch: AgentLaunch;
+  ledger: LedgerPort;
+  host: HostServices;
+  /** Working directory of the agent process. */
+  cwd?: string;
+  /** An agent spawned early, used for the first connection. */
+  prespawned?: AgentProcess;
+}
+
+// The gateway over one agent (respawned after it dies), with the limits from config.
+export function buildGateway(w: GatewayWiring): Gateway {
+  const { config, paths, logger } = w.ctx;
+  const limits = config.limits ?? {};
+  let early = w.prespawned;
+  const takeEarly = () => {
+    const p = early;
+    early = undefined;
+    return p && !p.hasExited ? p : undefined;
+  };
+  return new Gateway({
+    agentName: w.agentName,
+    ledger: w.ledger,
+    logger,
+    limits: {
+      maxPromptBytes: limits.maxPromptBytes,
+      sessionsPerMinute: limits.sessionsPerMinute,
+      busyPrompt: limits.busyPrompt,
+    },
+    connect: async (): Promise<AgentPort> =>
+      connectAgent({
+        process: takeEarly(),
+        launch: w.launch,
+        cwd: w.cwd,
+        logger,
+        host: w.host,
+        stateDir: paths.stateDir,
+        ...connectionLimits(config),
+      }),
+  });
+}
