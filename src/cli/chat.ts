@@ -7,6 +7,7 @@ import { createInterface } from "node:readline";
 import type { PermissionMode } from "../config/schema.js";
 import type { RunEvent } from "../gateway/events.js";
 import { errorMessage } from "../shared/errors.js";
+import { SecretMasker } from "../shared/secrets.js";
 import { cliContext, type GlobalOptions } from "./context.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
@@ -108,9 +109,14 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
   const saveHistory = (h: string[]) => {
     history = h;
     mkdirSync(dirname(historyFile), { recursive: true });
-    writeFileSync(historyFile, [...h].reverse().join("\n") + "\n", {
-      mode: 0o600,
-    });
+    const masker = SecretMasker.fromEnv(process.env);
+    writeFileSync(
+      historyFile,
+      masker.mask([...h].reverse().join("\n")) + "\n",
+      {
+        mode: 0o600,
+      },
+    );
   };
   let typedAhead = "";
   const turn = async (text: string) => {

@@ -72,10 +72,10 @@ export function buildHost(w: HostWiring): HostServices {
 /** The ledger in the state folder, with the caps from config. */
 export function openLedger(ctx: CliContext): SqliteLedger {
   const caps = withDefaults(DEFAULT_LEDGER_CAPS, ctx.config.ledger);
-  return new SqliteLedger(
-    join(ctx.paths.stateDir, "ledger.db"),
-    caps,
-    ctx.logger,
+  const masker = SecretMasker.fromEnv(process.env);
+  const file = join(ctx.paths.stateDir, "ledger.db");
+  return new SqliteLedger(file, caps, ctx.logger, (value) =>
+    masker.maskValue(value),
   );
 }
 

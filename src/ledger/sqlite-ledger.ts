@@ -35,6 +35,8 @@ export class SqliteLedger implements LedgerPort {
     file: string,
     private readonly caps: LedgerCaps = DEFAULT_LEDGER_CAPS,
     private readonly logger: Logger = silentLogger(),
+    /** Masks secrets in what is stored (payload values, titles); the editor still gets the original. */
+    private readonly mask: <T>(value: T) => T = (value) => value,
   ) {
     if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
@@ -82,7 +84,8 @@ export class SqliteLedger implements LedgerPort {
     this.db.transaction(() => {
       this.stmt.insertSession.run({
         ...record,
-        request: JSON.stringify(record.request),
+        title: record.title === null ? null : this.mask(record.title),
+        request: JSON.stringify(this.mask(record.request)),
       });
       this.evictSessions(record.id);
     })();
@@ -130,7 +133,10 @@ export class SqliteLedger implements LedgerPort {
     const sets = Object.keys(patch).filter((k) => k in columns);
     if (sets.length === 0) return;
     const sql = `UPDATE sessions SET ${sets.map((k) => `${columns[k]} = @${k}`).join(", ")} WHERE id = @id`;
-    this.db.prepare(sql).run({ ...patch, id });
+    const title = patch.title ? this.mask(patch.title) : patch.title;
+    this.db
+      .prepare(sql)
+      .run({ ...patch, ...("title" in patch ? { title } : {}), id });
   }
 
   deleteSession(id: string): boolean {
@@ -170,7 +176,7 @@ export class SqliteLedger implements LedgerPort {
     kind: LedgerEventKind,
     payload: Record<string, unknown>,
   ): number {
-    const text = JSON.stringify(payload);
+    const text = JSON.stringify(this.mask(payload));
     const bytes = Buffer.byteLength(text);
     const at = Date.now();
     return this.db.transaction(() => {

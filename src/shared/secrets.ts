@@ -33,9 +33,20 @@ export class SecretMasker {
     return out;
   }
 
-  // Masks every string inside a JSON-like value.
+  // Masks every string inside a JSON-like value, keeping its structure.
   maskValue<T>(value: T): T {
     if (this.secrets.length === 0) return value;
-    return JSON.parse(this.mask(JSON.stringify(value))) as T;
+    return this.walk(value) as T;
+  }
+
+  private walk(value: unknown): unknown {
+    if (typeof value === "string") return this.mask(value);
+    if (Array.isArray(value)) return value.map((v) => this.walk(v));
+    if (value && typeof value === "object") {
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, this.walk(v)]),
+      );
+    }
+    return value;
   }
 }

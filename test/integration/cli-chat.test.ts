@@ -1,6 +1,6 @@
 // An interactive `acphub chat` driven through a pseudo-terminal: a cancelled turn, a permission
 // answered at the prompt, slash commands; the screen's text is asserted.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -111,6 +111,28 @@ describe("acphub chat in a terminal", () => {
     session.type("\u0003");
     session.type("\u0003");
     expect(await session.exited).toBe(0);
+  });
+
+  it("keeps prompt history across runs, with known secrets masked", async () => {
+    const dir = home([]);
+    const env = {
+      HOME: dir,
+      ACPHUB_HOME: dir,
+      MY_API_KEY: "sk-history-secret",
+    };
+    session = ptyCli(["chat"], env);
+    await session.waitFor("›");
+    session.type("token sk-history-secret\r");
+    await session.waitFor(/— end_turn/);
+    session.type("/exit\r");
+    expect(await session.exited).toBe(0);
+    const saved = readFileSync(join(dir, "chat_history"), "utf8");
+    expect(saved).toContain("token ***");
+    expect(saved).not.toContain("sk-history-secret");
+    session = ptyCli(["chat"], env);
+    await session.waitFor("›");
+    session.type("\u001b[A"); // up arrow recalls the last prompt
+    await session.waitFor("/exit");
   });
 
   it("resuming with --session shows the history first", async () => {

@@ -152,6 +152,26 @@ describe("secrets in what acphub writes", () => {
   });
 });
 
+describe("secrets at rest", () => {
+  it("the agent's reply shows the value, the ledger on disk does not", async () => {
+    const home = tempDir();
+    const env = { MY_SERVICE_API_KEY: "sk-live-abcdef123" };
+    const r = await runCli(["run", "my key is sk-live-abcdef123"], {
+      home,
+      env,
+    });
+    expect(r.stdout).toContain("my key is sk-live-abcdef123"); // relayed faithfully to the user
+    const list = await runCli(["sessions", "list", "--json"], { home });
+    const id = (JSON.parse(list.stdout) as { id: string }[])[0]!.id;
+    const exported = await runCli(["sessions", "export", id], { home, env });
+    expect(exported.stdout).toContain("my key is ***");
+    expect(exported.stdout).not.toContain("sk-live-abcdef123");
+    expect(
+      readFileSync(join(home, "ledger.db")).includes("sk-live-abcdef123"),
+    ).toBe(false);
+  });
+});
+
 describe("acphub permissions", () => {
   it("lists and forgets remembered decisions", async () => {
     const home = tempDir();
