@@ -84,13 +84,11 @@ export class SessionRouter implements ClientRouter {
           this.host!.extensionFallback!(method, p, c)));
     if (!handler) throw RequestError.methodNotFound(method);
     const sessionId = sessionIdOf(params);
-    const emit = this.sessions
-      .get(sessionId)
-      ?.emit.bind(this.sessions.get(sessionId));
+    const session = this.sessions.get(sessionId);
     return handler(params, {
       sessionId,
       signal,
-      emit: (event) => emit?.(event),
+      emit: (event) => session?.emit(event),
     });
   }
 

@@ -18,7 +18,7 @@ export interface Restored {
   mode: RestoreMode;
 }
 
-export function openParams(record: SessionRecord): SessionOpenParams {
+function openParams(record: SessionRecord): SessionOpenParams {
   const r = record.request as {
     mcpServers?: McpServer[];
     additionalDirectories?: string[];
