@@ -1,6 +1,6 @@
 // What goes into a turn (prompt blocks) and what comes out (text deltas, the result).
 import type { ContentBlock, PromptResponse } from "@agentclientprotocol/sdk";
-import type { PromptResult, RunEvent } from "../gateway/events.js";
+import type { PromptResult, RunEvent } from "../contracts/events.js";
 
 export type PromptInput = string | ContentBlock | ContentBlock[];
 

@@ -3,7 +3,7 @@ import type {
   InitializeResponse,
   McpServer,
 } from "@agentclientprotocol/sdk";
-import type { PromptResult, RunEvent } from "./events.js";
+import type { PromptResult, RunEvent } from "../contracts/events.js";
 
 // The interfaces the gateway declares and the concrete parts implement: the ledger, the agent
 // connection and the editor. The gateway imports none of ledger/, agents/ or editors/.

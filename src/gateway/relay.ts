@@ -1,7 +1,7 @@
 // Relays what comes back from the agent to the editor: each update is appended to the ledger
 // first, then sent with acphub's session id, unchanged otherwise.
 import type { Logger } from "../shared/logger.js";
-import type { RunEvent } from "./events.js";
+import type { RunEvent } from "../contracts/events.js";
 import type { EditorPort, LedgerPort } from "./ports.js";
 
 export interface RelayContext {
