@@ -72,7 +72,9 @@ describe("agents that write what is not ACP to stdout", () => {
     const error = await failure(
       connectAgent({
         launch: mockLaunch(["--banner", "Loading...", "--no-init-answer"]),
-        initializeTimeoutMs: 400,
+        // The agent never answers: the timeout only has to outlast the start-up that prints
+        // the banner, which takes longer than 400 ms on a loaded machine.
+        initializeTimeoutMs: 2000,
       }),
     );
     expect(error.code).toBe("INIT_TIMEOUT");
