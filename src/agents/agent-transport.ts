@@ -72,7 +72,7 @@ export class AgentTransport {
       maxLineBytes: this.limits.maxMessageBytes,
       onNoise: (line) => this.onNoise(line),
       onError: (error) => this.fail(this.protocolError(error)),
-      intercept: (message) => options.router.intercept(message),
+      intercept: (message) => this.intercept(options.router, message),
       onFrame: frameLogger(this.logger, "agent"),
     });
     this.sdk = buildClientApp(options.router, "acphub").connect(stream);
@@ -120,6 +120,20 @@ export class AgentTransport {
       `agent "${this.launch.name}" ${what}`,
       { cause: error },
     );
+  }
+
+  // Routes a notification off the raw stream; a consumer's bug is logged and the message
+  // consumed, never a failure of the agent's stdout.
+  private intercept(router: TransportOptions["router"], message: AnyMessage) {
+    try {
+      return router.intercept(message);
+    } catch (error) {
+      this.logger.error(
+        { err: error, method: (message as { method?: unknown }).method },
+        "handling a message from the agent threw; the message was dropped",
+      );
+      return true;
+    }
   }
 
   private onNoise(line: string): void {

@@ -79,6 +79,7 @@ export class AgentConnection {
       agentName: options.launch.name,
       limits,
       host: options.host,
+      logger,
       call: (method, params, signal) => t.call(method, params, signal),
       notify: (method, params) => t.notify(method, params),
       fail: (error) => t.fail(error),

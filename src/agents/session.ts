@@ -14,6 +14,7 @@ import type {
 import type { PromptResult, RunEvent } from "../contracts/events.js";
 import { methods } from "../protocol/methods.js";
 import { HubError, isHubError } from "../shared/errors.js";
+import type { Logger } from "../shared/logger.js";
 import { unsupported } from "./agent-errors.js";
 import type { ConnectionLimits } from "./limits.js";
 import {
@@ -48,6 +49,8 @@ export interface SessionLink {
   agentName: string;
   limits: Pick<ConnectionLimits, "cancelGraceMs" | "maxQueuedEvents">;
   host: ClientHost | undefined;
+  /** Where a listener's bug is reported (it must not fail the agent's stream). */
+  logger: Logger;
   call<T>(method: string, params: unknown, signal?: AbortSignal): Promise<T>;
   notify(method: string, params: unknown): void;
   /** Fails the whole connection (an agent that ignored a cancel is killed). */
@@ -89,9 +92,20 @@ export class AgentSession {
     return () => this.listeners.delete(listener);
   }
 
+  // Hands an event to the running turn, else to each listener; a listener that throws is
+  // logged and skipped: this runs inside the agent's stream, where a throw fails the agent.
   emit(event: RunEvent): void {
-    if (this.activeRun) this.activeRun.push(event);
-    else for (const listener of this.listeners) listener(event);
+    if (this.activeRun) return this.activeRun.push(event);
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.link.logger.error(
+          { err: error, sessionId: this.id, event: event.type },
+          "a session event listener threw; the event was not delivered to it",
+        );
+      }
+    }
   }
 
   receiveUpdate(notification: SessionNotification): void {
