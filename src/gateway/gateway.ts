@@ -112,9 +112,21 @@ export class Gateway {
     this.requireInit();
     const record = this.record(params["sessionId"]);
     const prompt = promptOf(params, this.limits.maxPromptBytes);
-    const live = await liveSession(this.parts, record);
     const meta = params["_meta"] as Params | undefined;
-    return promptLive(this.parts, record, live, prompt, meta, signal);
+    const scope = this.parts.sessions.cancelScope(record.id, signal);
+    try {
+      const live = await liveSession(this.parts, record);
+      return await promptLive(
+        this.parts,
+        record,
+        live,
+        prompt,
+        meta,
+        scope.signal,
+      );
+    } finally {
+      scope.release();
+    }
   }
 
   /** The session's modes and config options as the agent last described them. */
@@ -138,7 +150,7 @@ export class Gateway {
   }
 
   cancel(params: Params): void {
-    this.parts.sessions.get(String(params["sessionId"]))?.turn?.cancel();
+    this.parts.sessions.cancel(String(params["sessionId"]));
   }
 
   listSessions(params: Params): Params {

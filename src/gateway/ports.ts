@@ -83,7 +83,8 @@ export interface AgentSessionPort {
   state: Record<string, unknown>;
   prompt(
     blocks: RawContentBlock[],
-    options: { meta?: Record<string, unknown> },
+    /** An aborted `signal` cancels the turn (at once when it is already aborted). */
+    options: { meta?: Record<string, unknown>; signal?: AbortSignal },
   ): TurnPort;
   cancel(): void;
   /** Events outside a turn (command lists after session/new, mode changes). */

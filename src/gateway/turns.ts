@@ -30,6 +30,8 @@ export async function promptLive(
     live.turn.cancel();
     await live.turnDone;
   }
+  // Cancelled before the agent saw it (while restoring, or waiting for the turn before it).
+  if (signal.aborted) return { stopReason: "cancelled" };
   const { ledger } = parts;
   ledger.append(record.id, "prompt", { prompt, ...(meta ? { meta } : {}) });
   if (record.title === null)
@@ -38,8 +40,8 @@ export async function promptLive(
     ? [primingBlock(ledger.events(record.id).slice(0, -1)), ...prompt]
     : prompt;
   live.needsPriming = false;
-  const turn = live.session.prompt(blocks, { meta });
-  return runTurn(parts, record.id, live, turn, signal);
+  const turn = live.session.prompt(blocks, { meta, signal });
+  return runTurn(parts, record.id, live, turn);
 }
 
 // Relays a turn's events, records how it ended, and clears it from the session either way.
@@ -48,11 +50,8 @@ async function runTurn(
   hubId: string,
   live: LiveSession,
   turn: TurnPort,
-  signal: AbortSignal,
 ): Promise<Params> {
   live.turn = turn;
-  const onAbort = () => turn.cancel();
-  signal.addEventListener("abort", onAbort, { once: true });
   const done = (async () => {
     for await (const event of turn) await relayEvent(parts, hubId, event);
     return turn.result;
@@ -68,7 +67,6 @@ async function runTurn(
     });
     throw error;
   } finally {
-    signal.removeEventListener("abort", onAbort);
     live.turn = undefined;
   }
 }

@@ -1,0 +1,109 @@
+// Issue 15 item 1: a cancel wins at every point of a prompt's life, also while acphub is still
+// restoring the session onto a new agent process (a slow session/resume), and also when it
+// comes as $/cancel_request. The prompt ends `cancelled` and the agent never runs it.
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import {
+  INIT,
+  editorTracker,
+  mockConfig,
+  onlyProtocolOnStdout,
+  openSession,
+  startEditor,
+} from "../helpers/editor.js";
+import { connectMock, steps, tempDir } from "../helpers/mock.js";
+import { Gateway } from "../../src/gateway/gateway.js";
+import { SqliteLedger } from "../../src/ledger/sqlite-ledger.js";
+
+const editors = editorTracker();
+afterEach(() =>
+  editors.cleanup((e) => expect(onlyProtocolOnStdout(e.stdout())).toBe(true)),
+);
+
+const ran = steps({ text: "the turn ran" });
+const prompt = (sessionId: string) => ({
+  sessionId,
+  prompt: [{ type: "text", text: ran }],
+});
+
+// A session recorded by one acphub (killed -9), and a second acphub whose agent resumes it slowly.
+async function restoringEditor() {
+  const home = tempDir();
+  mockConfig(home, [
+    ...["--session-capabilities", "resume", "--resume-delay-ms", "1500"],
+    ...["--sessions-file", join(home, "mock-sessions.json")],
+  ]);
+  const first = editors.track(startEditor(home));
+  const sessionId = await openSession(first, home);
+  first.child.kill("SIGKILL");
+  await first.exited;
+  const second = editors.track(startEditor(home));
+  await second.agent.request("initialize", INIT);
+  return { second, sessionId };
+}
+
+const ranText = (e: { updates: () => unknown[] }) =>
+  JSON.stringify(e.updates()).includes("the turn ran");
+
+it("session/cancel sent while the session is being resumed ends the prompt cancelled", async () => {
+  const { second, sessionId } = await restoringEditor();
+  const pending = second.agent.request<{ stopReason: string }>(
+    "session/prompt",
+    prompt(sessionId),
+  );
+  await second.agent.notify("session/cancel", { sessionId });
+  expect((await pending).stopReason).toBe("cancelled");
+  expect(ranText(second)).toBe(false);
+  // The session is usable afterwards.
+  const next = await second.agent.request<{ stopReason: string }>(
+    "session/prompt",
+    prompt(sessionId),
+  );
+  expect(next.stopReason).toBe("end_turn");
+  expect(ranText(second)).toBe(true);
+});
+
+it("$/cancel_request sent while the session is being resumed ends the prompt cancelled", async () => {
+  const { second, sessionId } = await restoringEditor();
+  const controller = new AbortController();
+  const pending = second.agent.request<{ stopReason: string }>(
+    "session/prompt",
+    prompt(sessionId),
+    { cancellationSignal: controller.signal },
+  );
+  controller.abort();
+  expect((await pending).stopReason).toBe("cancelled");
+  expect(ranText(second)).toBe(false);
+});
+
+it("a prompt whose signal is already aborted ends cancelled and never reaches the agent", async () => {
+  const home = tempDir();
+  const seen: string[] = [];
+  const gateway = new Gateway({
+    agentName: "mock",
+    ledger: new SqliteLedger(join(home, "ledger.db")),
+    connect: () => connectMock(),
+  });
+  gateway.attachEditor({
+    notify: (_method, params) => (
+      seen.push(JSON.stringify(params)),
+      Promise.resolve()
+    ),
+    request: () => Promise.reject(new Error("no requests expected")),
+  });
+  try {
+    await gateway.initialize(INIT);
+    const { sessionId } = await gateway.newSession({
+      cwd: home,
+      mcpServers: [],
+    });
+    const result = await gateway.prompt(
+      prompt(String(sessionId)),
+      AbortSignal.abort(),
+    );
+    expect(result).toEqual({ stopReason: "cancelled" });
+    expect(seen.join()).not.toContain("the turn ran");
+  } finally {
+    await gateway.close();
+  }
+});
