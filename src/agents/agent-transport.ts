@@ -161,14 +161,15 @@ export class AgentTransport {
       : "";
   }
 
-  // Sends a request, mapping agent errors to HubError and failing fast if the agent dies.
+  // Sends a request, mapping agent errors to HubError and failing fast if the agent dies; an
+  // aborted signal stops the wait at once (the agent is sent $/cancel_request).
   async call<T>(
     method: string,
     params: unknown,
     signal?: AbortSignal,
   ): Promise<T> {
     if (this.failure) throw this.failure;
-    const options = { cancellationSignal: signal };
+    const options = { cancellationSignal: signal, stopWaitingOnCancel: true };
     try {
       return await Promise.race([
         this.sdk.agent.request<T>(method, params, options),
@@ -183,6 +184,28 @@ export class AgentTransport {
       throw (
         this.failure ??
         new HubError("CLOSED", `connection to "${this.launch.name}" closed`)
+      );
+    }
+  }
+
+  // A request that must not block forever: it ends at the caller's signal, or with TIMEOUT
+  // after requestTimeoutMs. Every request but session/prompt goes through here.
+  async callWithin<T>(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const ms = this.limits.requestTimeoutMs;
+    const timeout = AbortSignal.timeout(ms);
+    const either = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      return await this.call<T>(method, params, either);
+    } catch (error) {
+      if (!timeout.aborted || signal?.aborted) throw error;
+      throw new HubError(
+        "TIMEOUT",
+        `agent "${this.launch.name}" did not answer ${method} within ${ms} ms (timeouts.requestMs)`,
+        { retryable: true, details: { method, timeoutMs: ms } },
       );
     }
   }

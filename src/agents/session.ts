@@ -1,5 +1,6 @@
 // One ACP session on an agent: prompts (one at a time, or queued), permission decisions and
 // bridged requests for it, and mode/config changes when the agent offered them.
+import { addAbortListener } from "node:events";
 import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
@@ -51,7 +52,14 @@ export interface SessionLink {
   host: ClientHost | undefined;
   /** Where a listener's bug is reported (it must not fail the agent's stream). */
   logger: Logger;
+  /** Unbounded: only session/prompt, which ends by session/cancel. */
   call<T>(method: string, params: unknown, signal?: AbortSignal): Promise<T>;
+  /** Bounded by the signal and the request timeout: every other request. */
+  callWithin<T>(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<T>;
   notify(method: string, params: unknown): void;
   /** Fails the whole connection (an agent that ignored a cancel is killed). */
   fail(error: HubError): void;
@@ -127,21 +135,24 @@ export class AgentSession {
       );
     }
     const { link } = this;
+    let listening: Disposable | undefined;
     const run = new PromptRun(
       {
         agentName: link.agentName,
         cancelGraceMs: link.limits.cancelGraceMs,
         requestCancel: () => this.requestCancel(),
         onUnresponsive: (error) => link.fail(error),
-        onSettle: () => (this.pendingRuns -= 1),
+        onSettle: () => {
+          this.pendingRuns -= 1;
+          listening?.[Symbol.dispose]();
+        },
       },
       link.limits.maxQueuedEvents,
     );
     this.pendingRuns += 1;
-    if (options.signal?.aborted) run.cancel();
-    options.signal?.addEventListener("abort", () => run.cancel(), {
-      once: true,
-    });
+    const { signal } = options;
+    if (signal?.aborted) run.cancel();
+    else if (signal) listening = addAbortListener(signal, () => run.cancel());
     const previous = this.tail;
     this.tail = previous
       .then(() => this.execute(run, input, options))
@@ -239,17 +250,19 @@ export class AgentSession {
     return run.result;
   }
 
-  async setMode(modeId: string): Promise<void> {
+  async setMode(modeId: string, signal?: AbortSignal): Promise<void> {
     if (!this.state.modes)
       throw unsupported(this.link.agentName, "session/set_mode", "modes");
-    await this.link.call(methods.agent.session.setMode, {
-      sessionId: this.id,
-      modeId,
-    });
+    const params = { sessionId: this.id, modeId };
+    await this.link.callWithin(methods.agent.session.setMode, params, signal);
     this.state.modes = { ...this.state.modes, currentModeId: modeId };
   }
 
-  async setConfigOption(configId: string, value: string): Promise<void> {
+  async setConfigOption(
+    configId: string,
+    value: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
     if (!this.state.configOptions) {
       throw unsupported(
         this.link.agentName,
@@ -258,9 +271,9 @@ export class AgentSession {
       );
     }
     const params = { sessionId: this.id, configId, value };
-    const response = await this.link.call<{
+    const response = await this.link.callWithin<{
       configOptions?: { id: string }[];
-    }>(methods.agent.session.setConfigOption, params);
+    }>(methods.agent.session.setConfigOption, params, signal);
     if (response.configOptions)
       this.state.configOptions = response.configOptions;
   }

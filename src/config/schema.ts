@@ -51,6 +51,7 @@ export const configSchema = z.strictObject({
   timeouts: z
     .strictObject({
       initializeMs: positiveMs.optional(),
+      requestMs: positiveMs.optional(),
       cancelGraceMs: positiveMs.optional(),
       shutdownMs: positiveMs.optional(),
     })

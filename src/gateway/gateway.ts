@@ -92,11 +92,11 @@ export class Gateway {
     return initializeAnswer(agent.initializeResponse, this.parts.agentName);
   }
 
-  async authenticate(params: Params): Promise<Params> {
-    return (await this.agent()).request("authenticate", params);
+  async authenticate(params: Params, signal?: AbortSignal): Promise<Params> {
+    return (await this.agent()).request("authenticate", params, signal);
   }
 
-  async newSession(params: Params): Promise<Params> {
+  async newSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     if (!this.limiter.take()) {
       throw new HubError(
@@ -105,7 +105,7 @@ export class Gateway {
         { retryable: true },
       );
     }
-    return openSession(this.parts, params);
+    return openSession(this.parts, params, signal);
   }
 
   async prompt(params: Params, signal: AbortSignal): Promise<Params> {
@@ -135,18 +135,23 @@ export class Gateway {
     return live ? stateOf(live.session) : {};
   }
 
-  async setMode(sessionId: string, modeId: string): Promise<void> {
-    const live = await liveSession(this.parts, this.record(sessionId));
-    await live.session.setMode(modeId);
+  async setMode(
+    sessionId: string,
+    modeId: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const live = await liveSession(this.parts, this.record(sessionId), signal);
+    await live.session.setMode(modeId, signal);
   }
 
   async setConfigOption(
     sessionId: string,
     configId: string,
     value: string,
+    signal?: AbortSignal,
   ): Promise<void> {
-    const live = await liveSession(this.parts, this.record(sessionId));
-    await live.session.setConfigOption(configId, value);
+    const live = await liveSession(this.parts, this.record(sessionId), signal);
+    await live.session.setConfigOption(configId, value, signal);
   }
 
   cancel(params: Params): void {
@@ -158,30 +163,32 @@ export class Gateway {
     return listPage(this.parts, params);
   }
 
-  async loadSession(params: Params): Promise<Params> {
+  async loadSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
     await replayHistory(this.parts, record);
-    const live = await liveSession(this.parts, record);
+    const live = await liveSession(this.parts, record, signal);
     this.parts.ledger.updateSession(record.id, { state: "active" });
     return { ...stateOf(live.session) };
   }
 
-  async resumeSession(params: Params): Promise<Params> {
+  async resumeSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
-    const live = await liveSession(this.parts, record);
+    const live = await liveSession(this.parts, record, signal);
     this.parts.ledger.updateSession(record.id, { state: "active" });
     return { ...stateOf(live.session) };
   }
 
-  async closeSession(params: Params): Promise<Params> {
-    await endSession(this.parts, this.record(params["sessionId"]), "close");
+  async closeSession(params: Params, signal?: AbortSignal): Promise<Params> {
+    const record = this.record(params["sessionId"]);
+    await endSession(this.parts, record, "close", signal);
     return {};
   }
 
-  async deleteSession(params: Params): Promise<Params> {
-    await endSession(this.parts, this.record(params["sessionId"]), "delete");
+  async deleteSession(params: Params, signal?: AbortSignal): Promise<Params> {
+    const record = this.record(params["sessionId"]);
+    await endSession(this.parts, record, "delete", signal);
     return {};
   }
 
@@ -194,6 +201,7 @@ export class Gateway {
     const live = await liveSession(
       this.parts,
       this.record(params["sessionId"]),
+      signal,
     );
     return live.agent.request(
       method,

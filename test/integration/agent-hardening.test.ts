@@ -1,6 +1,8 @@
 // Issue 15: what a consumer or a hung agent does must not take acphub's agent connection with it.
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentConnection } from "../../src/agents/connection.js";
+import { AgentPool } from "../../src/agents/pool.js";
 import { connectMock, steps } from "../helpers/mock.js";
 
 let agent: AgentConnection | undefined;
@@ -39,5 +41,70 @@ describe("a consumer that throws", () => {
     );
     expect((await session.chat(turn)).text).toContain("after");
     expect(agent.alive).toBe(true);
+  });
+});
+
+// A mock agent that takes ten minutes to answer session/resume: a hung request.
+const HUNG_RESUME = [
+  ...["--session-capabilities", "resume"],
+  ...["--resume-delay-ms", "600000"],
+];
+
+describe("requests to a hung agent", () => {
+  it("a session request ends with TIMEOUT after requestTimeoutMs, and the agent lives on", async () => {
+    agent = await connectMock(HUNG_RESUME, { requestTimeoutMs: 300 });
+    const session = await agent.newSession({ cwd: process.cwd() });
+    await expect(
+      agent.resumeSession(session.id, { cwd: process.cwd() }),
+    ).rejects.toMatchObject({
+      code: "TIMEOUT",
+      message: expect.stringContaining("session/resume within 300 ms"),
+    });
+    expect((await session.chat("still there")).text).toContain("still there");
+  });
+
+  it("a session request ends when the caller's signal aborts", async () => {
+    agent = await connectMock(HUNG_RESUME);
+    const session = await agent.newSession({ cwd: process.cwd() });
+    const controller = new AbortController();
+    const resumed = agent.resumeSession(
+      session.id,
+      { cwd: process.cwd() },
+      controller.signal,
+    );
+    controller.abort();
+    await expect(resumed).rejects.toMatchObject({
+      details: { wireCode: -32800 },
+    });
+  });
+
+  it("a prompt's signal listener is removed when the turn ends", async () => {
+    agent = await connectMock();
+    const session = await agent.newSession({ cwd: process.cwd() });
+    const { signal } = new AbortController();
+    for (let i = 0; i < 3; i++) await session.chat("hi", { signal });
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+  });
+});
+
+describe("the pool", () => {
+  it("one caller's abort ends only its own wait, not the spawn other callers share", async () => {
+    const pool = new AgentPool({
+      connect: (_key, signal?: AbortSignal) =>
+        connectMock(["--init-delay-ms", "300"], { signal }),
+    });
+    try {
+      const key = { agent: "mock", cwd: process.cwd() };
+      const controller = new AbortController();
+      const first = pool.acquire(key, controller.signal);
+      const second = pool.acquire(key);
+      controller.abort();
+      await expect(first).rejects.toThrow();
+      const lease = await second;
+      expect(lease.connection.alive).toBe(true);
+      lease.release();
+    } finally {
+      await pool.close();
+    }
   });
 });

@@ -27,10 +27,15 @@ const prompt = (sessionId: string) => ({
 });
 
 // A session recorded by one acphub (killed -9), and a second acphub whose agent resumes it slowly.
-async function restoringEditor() {
+async function restoringEditor(resumeDelayMs = 1500) {
   const home = tempDir();
   mockConfig(home, [
-    ...["--session-capabilities", "resume", "--resume-delay-ms", "1500"],
+    ...[
+      "--session-capabilities",
+      "resume",
+      "--resume-delay-ms",
+      String(resumeDelayMs),
+    ],
     ...["--sessions-file", join(home, "mock-sessions.json")],
   ]);
   const first = editors.track(startEditor(home));
@@ -106,4 +111,17 @@ it("a prompt whose signal is already aborted ends cancelled and never reaches th
   } finally {
     await gateway.close();
   }
+});
+
+// Issue 15 item 5: the stdio server hands the request's signal to the gateway.
+it("$/cancel_request ends a session/resume the agent never answers", async () => {
+  const { second, sessionId } = await restoringEditor(600_000);
+  const controller = new AbortController();
+  const resumed = second.agent.request(
+    "session/resume",
+    { sessionId, cwd: tempDir(), mcpServers: [] },
+    { cancellationSignal: controller.signal },
+  );
+  controller.abort();
+  await expect(resumed).rejects.toMatchObject({ code: -32800 });
 });
