@@ -195,7 +195,7 @@ export class AgentConnection {
     params: SessionParams,
   ): AgentSession {
     const session = new AgentSession(this.link, id, state);
-    this.sessions.set(id, session);
+    this.router.adopt(session);
     const { cwd, additionalDirectories } = params;
     this.host?.onSessionStart?.(id, { cwd, additionalDirectories });
     return session;

@@ -65,12 +65,17 @@ export interface SessionLink {
   fail(error: HubError): void;
 }
 
+/** Events kept for the first listener of a session nobody listens to yet. */
+const MAX_UNHEARD_EVENTS = 256;
+
 export class AgentSession {
   private activeRun: PromptRun | undefined;
   /** Runs started or queued and not yet settled. */
   private pendingRuns = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<(event: RunEvent) => void>();
+  /** Events that came while nobody listened (between session/new and the gateway attaching). */
+  private unheard: RunEvent[] = [];
   private readonly permissionAborts = new Set<AbortController>();
 
   /** What the permission and bridge handlers see of this session. */
@@ -97,6 +102,8 @@ export class AgentSession {
   /** Receives events that arrive outside a turn (load replay, late command lists). */
   onEvent(listener: (event: RunEvent) => void): () => void {
     this.listeners.add(listener);
+    const unheard = this.unheard.splice(0);
+    for (const event of unheard) listener(event);
     return () => this.listeners.delete(listener);
   }
 
@@ -104,6 +111,10 @@ export class AgentSession {
   // logged and skipped: this runs inside the agent's stream, where a throw fails the agent.
   emit(event: RunEvent): void {
     if (this.activeRun) return this.activeRun.push(event);
+    if (this.listeners.size === 0) {
+      if (this.unheard.push(event) > MAX_UNHEARD_EVENTS) this.unheard.shift();
+      return;
+    }
     for (const listener of this.listeners) {
       try {
         listener(event);
