@@ -15,6 +15,7 @@ import { HubError, isHubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { fromAgentError } from "./agent-errors.js";
 import { AgentProcess, exitError } from "./agent-process.js";
+import { AnswerWatch } from "./answer-watch.js";
 import { buildClientApp, type ClientRouter } from "./client-app.js";
 import type { ConnectionLimits } from "./limits.js";
 import { forgetAgent, recordAgent } from "./orphans.js";
@@ -46,6 +47,8 @@ export class AgentTransport {
   readonly closed: Promise<void>;
   /** Set by the handshake; an exit before it is reported as such. */
   initializeResponse: InitializeResponse | undefined;
+  /** Callbacks for answers read off the wire (before the SDK resolves them). */
+  readonly answers = new AnswerWatch();
   private readonly onFail: (error: HubError) => void;
   private readonly sdk: ClientConnection;
   private readonly death = deferred<never>();
@@ -68,12 +71,16 @@ export class AgentTransport {
       });
     this.process.useLogger(this.logger);
     const { stdout, stdin } = this.process.child;
+    const logFrame = frameLogger(this.logger, "agent");
     const stream = ndjsonStream(stdout, stdin, {
       maxLineBytes: this.limits.maxMessageBytes,
       onNoise: (line) => this.onNoise(line),
       onError: (error) => this.fail(this.protocolError(error)),
       intercept: (message) => this.intercept(options.router, message),
-      onFrame: frameLogger(this.logger, "agent"),
+      onFrame: (direction, message) => {
+        logFrame?.(direction, message);
+        if (direction === "out") this.answers.sent(message);
+      },
     });
     this.sdk = buildClientApp(options.router, "acphub").connect(stream);
     const { stateDir } = options;
@@ -126,6 +133,7 @@ export class AgentTransport {
   // consumed, never a failure of the agent's stdout.
   private intercept(router: TransportOptions["router"], message: AnyMessage) {
     try {
+      this.answers.read(message);
       return router.intercept(message);
     } catch (error) {
       this.logger.error(

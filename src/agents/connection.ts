@@ -218,8 +218,12 @@ export class AgentConnection {
   ): Promise<LoadedSession> {
     this.require("loadSession", methods.agent.session.load);
     const session = this.open(sessionId, {}, params);
+    // The replay is what comes before the answer; what the agent sends with or after its
+    // answer (a command list) is the session's own, kept for the listener that attaches next.
     const replay: RunEvent[] = [];
     const stop = session.onEvent((event) => replay.push(event));
+    const method = methods.agent.session.load;
+    const unwatch = this.transport.answers.watch(method, sessionId, stop);
     try {
       const request = { sessionId, ...sessionRequest(params) };
       session.state = await this.sessionCall<SessionState>(
@@ -233,6 +237,7 @@ export class AgentConnection {
       throw error;
     } finally {
       stop();
+      unwatch();
     }
   }
 
