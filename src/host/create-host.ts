@@ -34,6 +34,7 @@ import {
   DEFAULT_TERMINAL_LIMITS,
   TerminalManager,
   type CreateParams,
+  type ProcessRecorder,
   type TerminalLimits,
 } from "./terminals.js";
 
@@ -43,6 +44,8 @@ export interface HostOptions {
   roots?: string[];
   fsLimits?: Partial<FsLimits>;
   terminalLimits?: Partial<TerminalLimits>;
+  /** Records terminals' process groups for the orphan reaper. */
+  recorder?: ProcessRecorder;
   commands?: Partial<CommandPolicy>;
   /** The environment terminals start from (filtered; default: this process's). */
   env?: Record<string, string | undefined>;
@@ -78,6 +81,7 @@ export function createHost(options: HostOptions): HostServices {
   };
   const terminals = new TerminalManager(
     withDefaults(DEFAULT_TERMINAL_LIMITS, options.terminalLimits),
+    options.recorder,
   );
   const folders = new Map<string, SessionFolders>();
   const terminalEnv = filterEnv(source);
