@@ -16,6 +16,7 @@ import type { EditorBridge } from "./editor-bridge.js";
 import { fsHandlers } from "./fs-handlers.js";
 import { DEFAULT_FS_LIMITS, type FsLimits } from "./fs-service.js";
 import type { PermissionEngine } from "./permission-engine.js";
+import { permissionPath } from "./permission-path.js";
 import { policyGuard } from "./policy-guard.js";
 import { SessionFolderBook } from "./session-folders.js";
 import { terminalHandlers } from "./terminal-handlers.js";
@@ -55,6 +56,7 @@ export function createHost(options: HostOptions): HostServices {
   const audit = auditor(masker, options.logger ?? silentLogger());
   const folders = new SessionFolderBook(options.roots);
   const guard = policyGuard(engine, folders, audit);
+  const permissions = permissionPath(engine, folders);
   const terminals = new TerminalManager(
     withDefaults(DEFAULT_TERMINAL_LIMITS, options.terminalLimits),
   );
@@ -83,13 +85,17 @@ export function createHost(options: HostOptions): HostServices {
   return {
     terminals,
     bridge: bridge as ClientHost["bridge"],
-    requestPermission: (request, ctx) =>
-      engine.decide(request, folders.workspaceOf(ctx.sessionId), ctx.signal),
-    onSessionStart: (sessionId, f) => folders.start(sessionId, f),
+    requestPermission: permissions.requestPermission,
+    onSessionUpdate: permissions.onSessionUpdate,
+    onSessionStart: (sessionId, f) => {
+      folders.start(sessionId, f);
+      permissions.openSession(sessionId);
+    },
     onTurnEnd: (sessionId) => engine.endTurn(sessionId),
     onSessionEnd: (sessionId) => {
       terminals.releaseSession(sessionId);
       engine.endTurn(sessionId);
+      permissions.closeSession(sessionId);
       folders.end(sessionId);
     },
     close: () => terminals.closeAll(),
