@@ -1,6 +1,7 @@
 // The host's side of `session/request_permission`: completes the agent's tool call from what
 // the session announced earlier (a request may lack its kind or title), then lets the engine
-// decide — so the policy modes and the person asked both see the real kind.
+// decide — so the policy modes and the person asked both see the real kind, and an allowed
+// answer covers the paths and commands the tool call named, as asked or as announced.
 import type {
   RequestPermissionRequest,
   ToolKind,
@@ -10,6 +11,7 @@ import type { RawSessionUpdate } from "../gateway/events.js";
 import type { PermissionEngine } from "./permission-engine.js";
 import type { SessionFolderBook } from "./session-folders.js";
 import { ToolCallBook, type KnownToolCall } from "./tool-call-book.js";
+import { mergeSubjects, subjectsOf } from "./tool-call-scope.js";
 import { inferKind } from "./tool-kind.js";
 
 export interface PermissionPath {
@@ -32,11 +34,12 @@ export function permissionPath(
     requestPermission: (request, ctx) => {
       const known = book.get(ctx.sessionId, request.toolCall.toolCallId);
       const workspace = folders.workspaceOf(ctx.sessionId);
-      return engine.decide(
-        completeRequest(request, known),
-        workspace,
-        ctx.signal,
-      );
+      const asked = subjectsOf(request.toolCall);
+      const subjects = known?.subjects
+        ? mergeSubjects(asked, known.subjects)
+        : asked;
+      const complete = completeRequest(request, known);
+      return engine.decide(complete, workspace, ctx.signal, subjects);
     },
     onSessionUpdate: (sessionId, update) => book.record(sessionId, update),
     openSession: (sessionId) => book.open(sessionId),

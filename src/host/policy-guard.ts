@@ -17,6 +17,8 @@ export type Guard = <T extends object>(
   action: AuditEntry["action"],
   subject: GuardSubject,
   run: () => Promise<T>,
+  /** The forms a terminal's command is matched against this turn's grants in. */
+  commandKeys?: string[],
 ) => Promise<T>;
 
 // Builds the guard the fs and terminal handlers run their work through.
@@ -25,13 +27,14 @@ export function policyGuard(
   folders: SessionFolderBook,
   audit: Audit,
 ): Guard {
-  return async (ctx, access, action, subject, run) => {
+  return async (ctx, access, action, subject, run, commandKeys) => {
     const verdict = await engine.check(
       ctx.sessionId,
       folders.workspaceOf(ctx.sessionId),
       access,
       subject.path ?? subject.command ?? "",
       ctx.signal,
+      commandKeys,
     );
     if (!verdict.allowed) {
       audit(ctx, {

@@ -12,6 +12,7 @@ import type { EditorBridge } from "./editor-bridge.js";
 import type { Guard } from "./policy-guard.js";
 import { resolveInRoots } from "./sandbox-path.js";
 import type { SessionFolderBook } from "./session-folders.js";
+import { terminalKeys } from "./tool-call-scope.js";
 import type { CreateParams, TerminalManager } from "./terminals.js";
 
 type Params = Record<string, unknown>;
@@ -94,21 +95,29 @@ async function createTerminal(
       `terminal cwd ${p.cwd ?? ""} is not an existing folder`,
     );
   }
-  return deps.guard(ctx, "execute", "terminal", { command }, async () => {
-    if (editor?.handles(methods.client.terminal.create) !== true) {
-      const { terminalId } = await deps.terminals.create(
-        ctx.sessionId,
-        p,
-        cwd.real,
-        deps.terminalEnv,
-      );
-      return { response: { terminalId }, viaEditor: false };
-    }
-    const response = (await editor.request(
-      methods.client.terminal.create,
-      params,
-      ctx.signal,
-    )) as { terminalId: string };
-    return { response, viaEditor: true };
-  });
+  const keys = terminalKeys(String(p.command), args);
+  return deps.guard(
+    ctx,
+    "execute",
+    "terminal",
+    { command },
+    async () => {
+      if (editor?.handles(methods.client.terminal.create) !== true) {
+        const { terminalId } = await deps.terminals.create(
+          ctx.sessionId,
+          p,
+          cwd.real,
+          deps.terminalEnv,
+        );
+        return { response: { terminalId }, viaEditor: false };
+      }
+      const response = (await editor.request(
+        methods.client.terminal.create,
+        params,
+        ctx.signal,
+      )) as { terminalId: string };
+      return { response, viaEditor: true };
+    },
+    keys,
+  );
 }

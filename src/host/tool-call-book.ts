@@ -1,11 +1,19 @@
 // What each session's agent announced about its tool calls (`tool_call`, `tool_call_update`),
 // kept small and bounded, so a later permission request for the same toolCallId that lacks
-// its kind or title can be completed.
+// its kind or title can be completed, and its grant covers the paths and commands announced.
+import type { ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { RawSessionUpdate } from "../gateway/events.js";
+import {
+  mergeSubjects,
+  subjectsOf,
+  type ToolSubjects,
+} from "./tool-call-scope.js";
 
 export interface KnownToolCall {
   kind?: string;
   title?: string;
+  /** The paths and commands it named (bounded). */
+  subjects?: ToolSubjects;
 }
 
 /** Tool calls remembered per session; the oldest are forgotten first. */
@@ -43,6 +51,11 @@ export class ToolCallBook {
     if (typeof u["kind"] === "string") known.kind = u["kind"];
     if (typeof u["title"] === "string")
       known.title = u["title"].slice(0, MAX_TITLE_CHARS);
+    const subjects = subjectsOf(u as Partial<ToolCallUpdate>);
+    if (subjects.paths.length > 0 || subjects.commands.length > 0)
+      known.subjects = known.subjects
+        ? mergeSubjects(known.subjects, subjects)
+        : subjects;
     calls.set(id, known);
     if (calls.size > this.capacity) calls.delete(calls.keys().next().value!);
   }
