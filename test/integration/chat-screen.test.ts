@@ -6,7 +6,8 @@
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLI, tempDir } from "../helpers/mock.js";
+import { mockConfig } from "../helpers/editor.js";
+import { tempDir } from "../helpers/mock.js";
 import { ptyCli, type PtySession } from "../helpers/pty.js";
 import { renderScreen } from "../helpers/vt-screen.js";
 
@@ -23,16 +24,7 @@ function home(turns: Record<string, unknown>[][]) {
     scenario,
     JSON.stringify({ turns: turns.map((steps) => ({ steps })) }),
   );
-  const agents = {
-    mock: {
-      command: process.execPath,
-      args: [CLI, "mock-agent", "--scenario", scenario],
-    },
-  };
-  writeFileSync(
-    join(dir, "config.json"),
-    JSON.stringify({ defaultAgent: "mock", agents }),
-  );
+  mockConfig(dir, ["--scenario", scenario]);
   return dir;
 }
 

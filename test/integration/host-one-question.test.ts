@@ -54,6 +54,23 @@ function person(answer: (r: RequestPermissionRequest) => "allow" | "reject") {
 }
 const allowAll = () => person(() => "allow");
 
+// One turn in `ask` mode, a person answering by `answer`: what was asked, what was requested.
+async function askedTurn(
+  ws: string,
+  answer: (r: RequestPermissionRequest) => "allow" | "reject",
+  ...list: Record<string, unknown>[]
+) {
+  const { asked, approver } = person(answer);
+  const h = await hostedMock("ask", { approver });
+  try {
+    const events = await h.turn(ws, ...list);
+    return { asked, requests: requests(events) };
+  } finally {
+    await h.close();
+  }
+}
+const allow = () => "allow" as const;
+
 // The permission request as Claude's adapter sends it: no kind, its own option ids.
 const askLike = (
   toolCallId: string,
@@ -101,113 +118,79 @@ describe("one action, one question", () => {
 
   it("a path named relative to the session's cwd, or only by the announced tool call, matches", async () => {
     const ws = workspace();
-    const { asked, approver } = allowAll();
-    const h = await hostedMock("ask", { approver });
-    try {
-      const events = await h.turn(
-        ws,
-        askLike("w1", "Write notes", { path: "sub/../notes.md", content: "x" }),
-        { writeFile: { path: join(ws, "notes.md"), content: "x" } },
-        {
-          toolCall: {
-            toolCallId: "e2",
-            title: "Edit b.txt",
-            kind: "edit",
-            locations: [{ path: join(ws, "b.txt") }],
-          },
+    const turn = await askedTurn(
+      ws,
+      allow,
+      askLike("w1", "Write notes", { path: "sub/../notes.md", content: "x" }),
+      { writeFile: { path: join(ws, "notes.md"), content: "x" } },
+      {
+        toolCall: {
+          toolCallId: "e2",
+          title: "Edit b.txt",
+          kind: "edit",
+          locations: [{ path: join(ws, "b.txt") }],
         },
-        askLike("e2", "Edit", {}),
-        { writeFile: { path: join(ws, "b.txt"), content: "y" } },
-      );
-      expect(asked).toEqual(["Write notes", "Edit"]);
-      expect(requests(events).map((r) => r.ok)).toEqual([true, true]);
-    } finally {
-      await h.close();
-    }
+      },
+      askLike("e2", "Edit", {}),
+      { writeFile: { path: join(ws, "b.txt"), content: "y" } },
+    );
+    expect(turn.asked).toEqual(["Write notes", "Edit"]);
+    expect(turn.requests.map((r) => r.ok)).toEqual([true, true]);
   });
 
   it("covers nothing else: another path is asked about, and refused here", async () => {
     const ws = workspace();
-    const { asked, approver } = person((r) =>
-      r.toolCall.title?.includes("b.txt") ? "reject" : "allow",
+    const turn = await askedTurn(
+      ws,
+      (r) => (r.toolCall.title?.includes("b.txt") ? "reject" : "allow"),
+      askLike("w1", "Write a.txt", { file_path: "a.txt", content: "a" }),
+      { writeFile: { path: join(ws, "a.txt"), content: "a" } },
+      { writeFile: { path: join(ws, "b.txt"), content: "b" } },
     );
-    const h = await hostedMock("ask", { approver });
-    try {
-      const events = await h.turn(
-        ws,
-        askLike("w1", "Write a.txt", { file_path: "a.txt", content: "a" }),
-        { writeFile: { path: join(ws, "a.txt"), content: "a" } },
-        { writeFile: { path: join(ws, "b.txt"), content: "b" } },
-      );
-      expect(asked).toEqual(["Write a.txt", `Write ${join(ws, "b.txt")}`]);
-      expect(requests(events).map((r) => r.ok)).toEqual([true, false]);
-      expect(existsSync(join(ws, "b.txt"))).toBe(false);
-    } finally {
-      await h.close();
-    }
+    expect(turn.asked).toEqual(["Write a.txt", `Write ${join(ws, "b.txt")}`]);
+    expect(turn.requests.map((r) => r.ok)).toEqual([true, false]);
+    expect(existsSync(join(ws, "b.txt"))).toBe(false);
   });
 
   it("a rejected permission is not widened into anything", async () => {
     const ws = workspace();
     const file = join(ws, "a.txt");
-    const { asked, approver } = person(() => "reject");
-    const h = await hostedMock("ask", { approver });
-    try {
-      const events = await h.turn(
-        ws,
-        askLike("w1", "Write a.txt", { file_path: file, content: "a" }),
-        { writeFile: { path: file, content: "a" } },
-      );
-      expect(asked).toEqual(["Write a.txt", `Write ${file}`]);
-      expect(requests(events).map((r) => r.ok)).toEqual([false]);
-      expect(existsSync(file)).toBe(false);
-    } finally {
-      await h.close();
-    }
+    const turn = await askedTurn(
+      ws,
+      () => "reject",
+      askLike("w1", "Write a.txt", { file_path: file, content: "a" }),
+      { writeFile: { path: file, content: "a" } },
+    );
+    expect(turn.asked).toEqual(["Write a.txt", `Write ${file}`]);
+    expect(turn.requests.map((r) => r.ok)).toEqual([false]);
+    expect(existsSync(file)).toBe(false);
   });
 
   it("a tool call of no known kind covers exactly the path it named", async () => {
     const ws = workspace();
     const file = join(ws, "m.txt");
-    const { asked, approver } = allowAll();
-    const h = await hostedMock("ask", { approver });
-    try {
-      const events = await h.turn(
-        ws,
-        askLike("m1", "Mystery", { path: file }),
-        {
-          writeFile: { path: file, content: "m" },
-        },
-      );
-      expect(asked).toEqual(["Mystery"]);
-      expect(requests(events).map((r) => r.ok)).toEqual([true]);
-    } finally {
-      await h.close();
-    }
+    const turn = await askedTurn(
+      ws,
+      allow,
+      askLike("m1", "Mystery", { path: file }),
+      { writeFile: { path: file, content: "m" } },
+    );
+    expect(turn.asked).toEqual(["Mystery"]);
+    expect(turn.requests.map((r) => r.ok)).toEqual([true]);
   });
 
   it("an allowed command covers the terminal that runs it, as argv or shell script, and no other command", async () => {
-    const ws = workspace();
-    const { asked, approver } = person((r) =>
-      r.toolCall.title?.includes("bye") ? "reject" : "allow",
+    const turn = await askedTurn(
+      workspace(),
+      (r) => (r.toolCall.title?.includes("bye") ? "reject" : "allow"),
+      askLike("x1", "`echo  hi`", { command: "echo  hi" }),
+      { terminal: { command: "echo", args: ["hi"] } },
+      askLike("x2", "Shell", { command: ["bash", "-lc", "echo there"] }),
+      { terminal: { command: "sh", args: ["-c", "echo there"] } },
+      { terminal: { command: "echo", args: ["bye"] } },
     );
-    const h = await hostedMock("ask", { approver });
-    try {
-      const events = await h.turn(
-        ws,
-        askLike("x1", "`echo  hi`", { command: "echo  hi" }),
-        { terminal: { command: "echo", args: ["hi"] } },
-        askLike("x2", "Shell", { command: ["bash", "-lc", "echo there"] }),
-        { terminal: { command: "sh", args: ["-c", "echo there"] } },
-        { terminal: { command: "echo", args: ["bye"] } },
-      );
-      expect(asked).toEqual(["`echo  hi`", "Shell", "Run echo bye"]);
-      const creates = requests(events).filter(
-        (r) => r.method === "terminal/create",
-      );
-      expect(creates.map((r) => r.ok)).toEqual([true, true, false]);
-    } finally {
-      await h.close();
-    }
+    expect(turn.asked).toEqual(["`echo  hi`", "Shell", "Run echo bye"]);
+    const creates = turn.requests.filter((r) => r.method === "terminal/create");
+    expect(creates.map((r) => r.ok)).toEqual([true, true, false]);
   });
 });
