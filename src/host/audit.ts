@@ -1,7 +1,7 @@
 // Every file and terminal action, allowed or refused, as an audit event in the turn's stream
 // and a log line, with known secrets masked.
-import type { HostContext } from "../gateway/client-host.js";
-import type { AuditEvent } from "../gateway/events.js";
+import type { HostContext } from "../contracts/client-host.js";
+import type { AuditEvent } from "../contracts/events.js";
 import type { Logger } from "../shared/logger.js";
 import type { SecretMasker } from "../shared/secrets.js";
 

@@ -1,7 +1,7 @@
 // acphub's answers to an agent's requests, composed from parts with one job each: session
 // folders, the audit trail, the policy guard, the fs and terminal handlers, and the
 // permission path. Returns a ClientHost for the client core.
-import type { ClientHost } from "../gateway/client-host.js";
+import type { ClientHost } from "../contracts/client-host.js";
 import { filterEnv } from "../shared/env-filter.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import { SecretMasker } from "../shared/secrets.js";

@@ -6,8 +6,11 @@ import type {
   RequestPermissionRequest,
   ToolKind,
 } from "@agentclientprotocol/sdk";
-import type { HostContext, PermissionAnswer } from "../gateway/client-host.js";
-import type { RawSessionUpdate } from "../gateway/events.js";
+import type {
+  HostContext,
+  PermissionAnswer,
+} from "../contracts/client-host.js";
+import type { RawSessionUpdate } from "../contracts/events.js";
 import type { PermissionEngine } from "./permission-engine.js";
 import type { SessionFolderBook } from "./session-folders.js";
 import { ToolCallBook, type KnownToolCall } from "./tool-call-book.js";

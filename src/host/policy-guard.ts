@@ -1,6 +1,6 @@
 // Puts an fs or terminal request before the permission policy (mode, rules, grants), then
 // runs it; both outcomes are audited, and a refusal is a wire error that says why.
-import type { HostContext } from "../gateway/client-host.js";
+import type { HostContext } from "../contracts/client-host.js";
 import { permissionDenied } from "../protocol/wire-errors.js";
 import type { Audit, AuditEntry } from "./audit.js";
 import type { Access, PermissionEngine } from "./permission-engine.js";

@@ -1,6 +1,6 @@
 // The working folders of each open session: its cwd (the workspace that permissions are
 // remembered for) and the roots its file and terminal requests are confined to.
-import type { SessionFolders } from "../gateway/client-host.js";
+import type { SessionFolders } from "../contracts/client-host.js";
 
 export class SessionFolderBook {
   private readonly folders = new Map<string, SessionFolders>();

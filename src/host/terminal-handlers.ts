@@ -2,8 +2,9 @@
 // permission policy, then runs in acphub or in the editor; later calls for a terminal go where
 // it was created.
 import { stat } from "node:fs/promises";
-import type { BridgeMethod, HostContext } from "../gateway/client-host.js";
+import type { BridgeMethod, HostContext } from "../contracts/client-host.js";
 import { methods } from "../protocol/methods.js";
+import type { Params } from "../protocol/raw.js";
 import { permissionDenied } from "../protocol/wire-errors.js";
 import type { SecretMasker } from "../shared/secrets.js";
 import type { Audit } from "./audit.js";
@@ -14,8 +15,6 @@ import { resolveInRoots } from "./sandbox-path.js";
 import type { SessionFolderBook } from "./session-folders.js";
 import { terminalKeys } from "./tool-call-scope.js";
 import type { CreateParams, TerminalManager } from "./terminals.js";
-
-type Params = Record<string, unknown>;
 
 export interface TerminalHandlerDeps {
   guard: Guard;

@@ -2,7 +2,7 @@
 // kept small and bounded, so a later permission request for the same toolCallId that lacks
 // its kind or title can be completed, and its grant covers the paths and commands announced.
 import type { ToolCallUpdate } from "@agentclientprotocol/sdk";
-import type { RawSessionUpdate } from "../gateway/events.js";
+import type { RawSessionUpdate } from "../contracts/events.js";
 import {
   mergeSubjects,
   subjectsOf,

@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import type { PermissionEvent, RunEvent } from "../../src/gateway/events.js";
+import type { PermissionEvent, RunEvent } from "../../src/contracts/events.js";
 import { hostedMock } from "../helpers/host.js";
 import { tempDir } from "../helpers/mock.js";
 
