@@ -8,8 +8,7 @@ import {
   editorTracker,
   mockConfig,
   onlyProtocolOnStdout,
-  openSession,
-  startEditor,
+  afterKill,
 } from "../helpers/editor.js";
 import { connectMock, steps, tempDir } from "../helpers/mock.js";
 import { Gateway } from "../../src/gateway/gateway.js";
@@ -38,13 +37,7 @@ async function restoringEditor(resumeDelayMs = 1500) {
     ],
     ...["--sessions-file", join(home, "mock-sessions.json")],
   ]);
-  const first = editors.track(startEditor(home));
-  const sessionId = await openSession(first, home);
-  first.child.kill("SIGKILL");
-  await first.exited;
-  const second = editors.track(startEditor(home));
-  await second.agent.request("initialize", INIT);
-  return { second, sessionId };
+  return afterKill((e) => editors.track(e), home);
 }
 
 const ranText = (e: { updates: () => unknown[] }) =>

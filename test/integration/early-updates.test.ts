@@ -3,6 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
 import {
+  afterKill,
   editorTracker,
   onlyProtocolOnStdout,
   openSession,
@@ -14,6 +15,9 @@ import { join } from "node:path";
 
 const EAGER = fileURLToPath(
   new URL("../helpers/eager-agent.mjs", import.meta.url),
+);
+const AGENT = fileURLToPath(
+  new URL("../helpers/eager-restore-agent.mjs", import.meta.url),
 );
 const editors = editorTracker();
 afterEach(() =>
@@ -42,3 +46,39 @@ it("an update sent in the same write as the session/new answer is relayed", asyn
   expect(await waitFor(() => early() !== undefined, 3000)).toBe(true);
   expect(early()?.["sessionId"]).toBe(sessionId);
 });
+
+// Issue 15 item 2 for restores: the same for session/load and session/resume, and load's own
+// replay still does not reach the editor.
+const commandName = (u: Record<string, unknown>) =>
+  (u["update"] as { availableCommands?: { name: string }[] })
+    .availableCommands?.[0]?.name;
+
+it.each(["load", "resume"])(
+  "an update sent with the session/%s answer is relayed after a restart",
+  async (how) => {
+    const home = tempDir();
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        defaultAgent: "eager",
+        agents: { eager: { command: process.execPath, args: [AGENT, how] } },
+      }),
+    );
+    const { second, sessionId } = await afterKill(
+      (e) => editors.track(e),
+      home,
+    );
+    await second.agent.request(`session/${how}`, {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    const early = () =>
+      second.updates().find((u) => commandName(u) === `after-${how}`);
+    expect(await waitFor(() => early() !== undefined, 3000)).toBe(true);
+    expect(early()?.["sessionId"]).toBe(sessionId);
+    expect(JSON.stringify(second.updates())).not.toContain(
+      "replayed by the agent",
+    );
+  },
+);

@@ -33,6 +33,13 @@ function gatewayIn(home: string, notify: Notify, maxQueuedEvents = 4) {
   return gateway;
 }
 
+// initialize, then session/new in `home`: the hub session id.
+async function openOn(gateway: Gateway, home: string) {
+  await gateway.initialize(INIT);
+  const opened = await gateway.newSession({ cwd: home, mcpServers: [] });
+  return String(opened["sessionId"]);
+}
+
 const textOf = (params: Record<string, unknown>) =>
   JSON.stringify(params["update"]);
 const prompt = (sessionId: unknown, text: string) => ({
@@ -50,11 +57,7 @@ describe("a turn acphub stops relaying", () => {
         ? Promise.reject(new Error("editor gone"))
         : Promise.resolve(),
     );
-    await gateway.initialize(INIT);
-    const { sessionId } = await gateway.newSession({
-      cwd: home,
-      mcpServers: [],
-    });
+    const sessionId = await openOn(gateway, home);
     const signal = new AbortController().signal;
     await expect(
       gateway.prompt(prompt(sessionId, longTurn), signal),
@@ -75,11 +78,7 @@ describe("a turn acphub stops relaying", () => {
         ? (holds++, held)
         : Promise.resolve(),
     );
-    await gateway.initialize(INIT);
-    const { sessionId } = await gateway.newSession({
-      cwd: home,
-      mcpServers: [],
-    });
+    const sessionId = await openOn(gateway, home);
     const signal = new AbortController().signal;
     const flood = steps(
       { text: "tick ".repeat(20), chunks: 20 },
