@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { serveStdio } from "../editors/stdio-server.js";
 import { Gateway } from "../gateway/gateway.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
@@ -28,7 +29,12 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   const name = options.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = resolveAgent(name, config);
+    launch = await sandboxedLaunch(
+      resolveAgent(name, config),
+      config,
+      paths,
+      options.cwd ? resolve(options.cwd) : process.cwd(),
+    );
   } catch (error) {
     return fail(error);
   }
@@ -43,6 +49,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   const host = buildHost({
     config,
     stateDir: paths.stateDir,
+    configFile: paths.configFile,
     mode: config.permissions?.mode ?? "ask",
     logger,
     approver: async (request, signal) =>

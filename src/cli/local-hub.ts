@@ -14,6 +14,7 @@ import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
 import { type CliContext } from "./context.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
 export interface LocalHubOptions {
@@ -85,7 +86,12 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const agentName = o.agent ?? record?.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = resolveAgent(agentName, config);
+    launch = await sandboxedLaunch(
+      resolveAgent(agentName, config),
+      config,
+      paths,
+      o.cwd ?? process.cwd(),
+    );
   } catch (error) {
     ledger.close();
     throw error;
@@ -93,6 +99,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const host = buildHost({
     config,
     stateDir: paths.stateDir,
+    configFile: paths.configFile,
     mode: o.mode,
     approver: o.approver,
     logger,

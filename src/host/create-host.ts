@@ -29,6 +29,9 @@ import {
 } from "./fs-service.js";
 import type { Access, PermissionEngine } from "./permission-engine.js";
 import { resolveInRoots } from "./sandbox-path.js";
+import { DEFAULT_SANDBOX, type SandboxSettings } from "./sandbox/settings.js";
+import { terminalSandbox } from "./sandbox/terminal-sandbox.js";
+import { stopSandbox } from "./sandbox/os-sandbox.js";
 import {
   DEFAULT_TERMINAL_LIMITS,
   TerminalManager,
@@ -49,6 +52,8 @@ export interface HostOptions {
   masker?: SecretMasker;
   /** An editor that serves some fs/terminal methods itself (after acphub's own checks). */
   editor?: EditorBridge;
+  /** The OS sandbox for terminals (default: `auto`); `protect` adds paths nothing may read. */
+  sandbox?: Partial<SandboxSettings> & { protect?: string[] };
 }
 
 export interface EditorBridge {
@@ -82,6 +87,11 @@ export function createHost(options: HostOptions): HostServices {
   );
   const folders = new Map<string, SessionFolders>();
   const terminalEnv = filterEnv(source);
+  const sandbox = terminalSandbox(
+    withDefaults(DEFAULT_SANDBOX, options.sandbox),
+    options.sandbox?.protect,
+  );
+  if (sandbox.warning) logger.warn(sandbox.warning);
 
   const rootsOf = (sessionId: string) => {
     const f = folders.get(sessionId);
@@ -168,7 +178,7 @@ export function createHost(options: HostOptions): HostServices {
     const p = params as unknown as CreateParams & { cwd?: string | null };
     const args = p.args ?? [];
     const command = masker.mask(commandLine(String(p.command), args));
-    const refused = refusal(policy, String(p.command), args);
+    const refused = refusal(policy, String(p.command), args, sandbox.active);
     if (refused) {
       audit(ctx, {
         action: "terminal",
@@ -194,6 +204,7 @@ export function createHost(options: HostOptions): HostServices {
           p,
           cwd.real,
           terminalEnv,
+          (argv) => sandbox.wrap(argv, cwd.real, rootsOf(ctx.sessionId)),
         );
         return { terminalId };
       }
@@ -288,6 +299,12 @@ export function createHost(options: HostOptions): HostServices {
       engine.endTurn(sessionId);
       folders.delete(sessionId);
     },
-    close: () => terminals.closeAll(),
+    close: () => {
+      terminals.closeAll();
+      // The runtime is one per process (agents started in it too): stopped with the host.
+      stopSandbox().catch((error: unknown) =>
+        logger.warn({ err: error }, "stopping the sandbox runtime failed"),
+      );
+    },
   };
 }
