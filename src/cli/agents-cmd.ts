@@ -15,6 +15,9 @@ import {
   type GlobalOptions,
 } from "./context.js";
 import { fail } from "./guard.js";
+import { sandboxReport } from "./sandbox-doctor.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
+import { stopSandbox } from "../host/sandbox/os-sandbox.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 
 const out = (text: string) => process.stdout.write(text);
@@ -100,7 +103,19 @@ export async function agentsDoctor(
   out(
     `agent ${agentName()}: ${[launch.command, ...launch.args].join(" ")} (${launch.source})\n`,
   );
+  for (const line of await sandboxReport(ctx.config)) out(line);
   const started = performance.now();
+  try {
+    launch = await sandboxedLaunch(
+      launch,
+      ctx.config,
+      ctx.paths,
+      process.cwd(),
+    );
+  } catch (error) {
+    out(`  failed: ${explain(error)}\n`);
+    return toExitCode(error);
+  }
   const step = () => `${Math.round(performance.now() - started)} ms`;
   try {
     const agent = await connectAgent({
@@ -131,5 +146,7 @@ export async function agentsDoctor(
   } catch (error) {
     out(`  failed after ${step()}: ${explain(error)}\n`);
     return toExitCode(error);
+  } finally {
+    await stopSandbox();
   }
 }

@@ -200,4 +200,25 @@ describe("without the sandbox (bubblewrap missing)", () => {
     expect(r.stdout).not.toContain("mock agent received");
     expect(r.code).not.toBe(0);
   });
+
+  it("agents doctor says what is missing, and that a command starts when it is there", async () => {
+    const doctor = async (config: object) => {
+      const l = lab(config);
+      return runCli(["agents", "doctor", "mock"], {
+        home: l.home,
+        env: { ACPHUB_HOME: l.hubHome },
+      });
+    };
+    const broken = await doctor({ terminals: missing });
+    expect(broken.stdout).toContain(
+      "sandbox: the OS sandbox is not available: missing /nonexistent/bwrap (Debian/Ubuntu package bubblewrap)",
+    );
+    expect(broken.stdout).toContain("warning: terminals run without it");
+    const ok = await doctor({ agents: { mock: { sandbox: true } } });
+    expect(ok.stdout).toContain(
+      "sandbox: available, a command starts inside it; terminals: sandboxed; agents with sandbox: true: mock",
+    );
+    expect(ok.stdout).toContain("\nok\n");
+    expect(ok.code).toBe(0);
+  });
 });

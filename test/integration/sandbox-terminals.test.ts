@@ -1,0 +1,75 @@
+// Sandboxed terminals keep the terminal contract: kill and the wall-clock timeout end every
+// process inside, release frees the private temporary folder, output and exit codes pass through.
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { textDelta } from "../../src/agents/prompt-content.js";
+import { hostedMock } from "../helpers/host.js";
+import { tempDir, waitFor } from "../helpers/mock.js";
+
+// True when some live process's command line contains `marker`.
+function running(marker: string): boolean {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const state = stat.slice(
+        stat.lastIndexOf(")") + 2,
+        stat.lastIndexOf(")") + 3,
+      );
+      if (cmd.includes(marker) && state !== "Z") return true;
+    } catch {
+      continue;
+    }
+  }
+  return false;
+}
+
+describe("sandboxed terminals", () => {
+  it("kill and timeout leave no process inside; release removes the temporary folder", async () => {
+    const W = join(tempDir(), "work");
+    mkdirSync(W);
+    const hosted = await hostedMock("approve-all", {
+      sandbox: { mode: "os" },
+      terminalLimits: { timeoutMs: 1500 },
+    });
+    try {
+      const events = await hosted.turn(
+        W,
+        {
+          terminal: {
+            command:
+              "sleep 31.25 & sleep 31.25 & echo $TMPDIR; echo started; wait",
+            killWhenOutput: "started",
+          },
+        },
+        { terminal: { command: "sleep 32.5 & sleep 32.5; echo never" } },
+        {
+          terminal: {
+            command: "sh",
+            args: ["-c", "echo out; echo err >&2; exit 3"],
+          },
+        },
+      );
+      const text = events.map(textDelta).join("");
+      const exits = [...text.matchAll(/terminal exit: (\{[^}]*\})/g)].map(
+        (m) => m[1],
+      );
+      expect(exits).toEqual([
+        '{"exitCode":null,"signal":"SIGKILL"}',
+        '{"exitCode":null,"signal":"SIGKILL"}',
+        '{"exitCode":3,"signal":null}',
+      ]);
+      expect(text).toContain('"output":"out\\nerr\\n"');
+      expect(await waitFor(() => !running("31.25") && !running("32.5"))).toBe(
+        true,
+      );
+      const tmp = /"output":"(\/[^\\]*)\\n/.exec(text)![1]!;
+      expect(tmp).toMatch(/acphub-term-/);
+      expect(existsSync(tmp)).toBe(false);
+    } finally {
+      await hosted.close();
+    }
+  });
+});
