@@ -10,7 +10,7 @@ import {
   stopSandbox,
   wrapInSandbox,
 } from "../host/sandbox/os-sandbox.js";
-import { missingText } from "../host/sandbox/terminal-sandbox.js";
+import { missingText } from "../host/sandbox/sandbox-rules.js";
 import { errorMessage } from "../shared/errors.js";
 
 // Starts `echo` inside the sandbox; the answer says whether it ran, or why not.

@@ -1,18 +1,21 @@
 // The OS sandbox as the config asks for it: settings for the host's terminals, and an agent
 // launch rewritten to start inside the sandbox when its entry says `sandbox: true`.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
-import { quote } from "shell-quote";
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
 import type { AgentLaunch } from "../agents/registry.js";
 import type { Config } from "../config/schema.js";
-import { checkSandbox, wrapInSandbox } from "../host/sandbox/os-sandbox.js";
+import { checkSandbox } from "../host/sandbox/os-sandbox.js";
 import {
   AGENT_SANDBOX_PRESETS,
   DEFAULT_DENY_READ,
   type SandboxSettings,
 } from "../host/sandbox/settings.js";
-import { expandHome, missingText } from "../host/sandbox/terminal-sandbox.js";
+import {
+  expandHome,
+  missingText,
+  readDenials,
+  wrapWithTemp,
+} from "../host/sandbox/sandbox-rules.js";
 import { HubError } from "../shared/errors.js";
 
 export interface SandboxPaths {
@@ -36,6 +39,21 @@ export function sandboxSettings(
   };
 }
 
+// The agent's state folders (preset and config), made if missing so the agent can write them.
+function stateDirsOf(
+  name: string,
+  own: { stateDirs?: string[] },
+  home: string,
+): string[] {
+  const preset = AGENT_SANDBOX_PRESETS[name]?.stateDirs ?? [];
+  const dirs = [...preset, ...(own.stateDirs ?? [])].map((p) =>
+    expandHome(p, home),
+  );
+  for (const dir of dirs)
+    if (!dir.endsWith(".json")) mkdirSync(dir, { recursive: true });
+  return dirs;
+}
+
 // The launch itself when the agent's entry does not ask for the sandbox, else one that starts
 // the agent inside it: writes to the cwd, the fs roots and the agent's state folders.
 export async function sandboxedLaunch(
@@ -54,29 +72,26 @@ export async function sandboxedLaunch(
       `agent ${launch.name} asks for sandbox: true, but ${missingText(check)}`,
     );
   const own = entry === true ? {} : entry;
-  const preset = AGENT_SANDBOX_PRESETS[launch.name];
   const home = launch.env["HOME"] ?? homedir();
-  const stateDirs = [
-    ...(preset?.stateDirs ?? []),
-    ...(own.stateDirs ?? []),
-  ].map((p) => expandHome(p, home));
-  for (const dir of stateDirs)
-    if (!dir.endsWith(".json")) mkdirSync(dir, { recursive: true });
-  const tmp = mkdtempSync(join(tmpdir(), "acphub-agent-"));
-  process.once("exit", () => rmSync(tmp, { recursive: true, force: true }));
   const roots = [cwd, ...(config.fs?.roots ?? [])];
-  const wrapped = await wrapInSandbox({
-    script: `export TMPDIR=${quote([tmp])}; exec ${quote([launch.command, ...launch.args])}`,
+  const rules = {
+    denyRead: t.denyRead ?? DEFAULT_DENY_READ,
+    protect: [paths.stateDir, paths.configFile],
+    allowEnvFiles: t.allowEnvFiles ?? false,
+    home,
+  };
+  const wrapped = await wrapWithTemp({
+    argv: launch,
     cwd,
-    writable: [...roots, ...stateDirs, tmp],
-    denyRead: [
-      ...(t.denyRead ?? DEFAULT_DENY_READ).map((p) => expandHome(p, home)),
-      paths.stateDir,
-      paths.configFile,
-      ...(t.allowEnvFiles ? [] : roots.map((r) => join(r, "**/.env*"))),
+    writable: [...roots, ...stateDirsOf(launch.name, own, home)],
+    denyRead: readDenials(rules, roots),
+    allowedDomains: [
+      ...(AGENT_SANDBOX_PRESETS[launch.name]?.domains ?? []),
+      ...(own.allowedDomains ?? []),
     ],
-    allowedDomains: [...(preset?.domains ?? []), ...(own.allowedDomains ?? [])],
     bwrapPath: t.bwrapPath,
+    prefix: "acphub-agent-",
   });
+  process.once("exit", () => wrapped.release());
   return { ...launch, command: wrapped.command, args: wrapped.args };
 }

@@ -9,6 +9,7 @@ import { jsonLines, runCli } from "../helpers/cli.js";
 import { steps, tempDir } from "../helpers/mock.js";
 
 const SECRET = "topsecret-7f3a9c";
+const APPROVE_ALL = ["--permissions", "approve-all"];
 let listener: Server;
 let port = 0;
 let received = 0;
@@ -83,16 +84,11 @@ function attacks(l: Lab): Record<string, string> {
 async function attack(l: Lab, step: (script: string) => object) {
   const scripts = attacks(l);
   const names = Object.keys(scripts);
+  const prompt = steps(
+    ...names.map((n) => step(scripts[n]!) as Record<string, unknown>),
+  );
   const r = await runCli(
-    [
-      "run",
-      "--json",
-      "--permissions",
-      "approve-all",
-      "--cwd",
-      l.ws,
-      steps(...names.map((n) => step(scripts[n]!) as Record<string, unknown>)),
-    ],
+    ["run", "--json", ...APPROVE_ALL, "--cwd", l.ws, prompt],
     {
       home: l.home,
       env: { ACPHUB_HOME: l.hubHome, MY_SUPER_SECRET_TOKEN: SECRET },
@@ -164,10 +160,10 @@ describe("without the sandbox (bubblewrap missing)", () => {
   const echo = steps({ terminal: { command: "echo ran-here" } });
   const run = (config: object, prompt = echo) => {
     const l = lab(config);
-    return runCli(
-      ["run", "--permissions", "approve-all", "--cwd", l.ws, prompt],
-      { home: l.home, env: { ACPHUB_HOME: l.hubHome } },
-    );
+    return runCli(["run", ...APPROVE_ALL, "--cwd", l.ws, prompt], {
+      home: l.home,
+      env: { ACPHUB_HOME: l.hubHome },
+    });
   };
 
   it("auto warns once and runs the terminal", async () => {

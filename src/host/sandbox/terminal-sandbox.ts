@@ -1,17 +1,9 @@
 // Decides, once per host, whether terminals run inside the OS sandbox, and wraps each one:
 // writes to the session's roots and a private temporary folder, reads all but the denied
 // paths (the roots' `.env*` files too, unless allowed), network to the allowed domains only.
-import { mkdtempSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
-import { quote } from "shell-quote";
 import { permissionDenied } from "../../protocol/wire-errors.js";
-import {
-  checkSandbox,
-  wrapInSandbox,
-  type SandboxCheck,
-  type WrappedCommand,
-} from "./os-sandbox.js";
+import { checkSandbox, type WrappedCommand } from "./os-sandbox.js";
+import { missingText, readDenials, wrapWithTemp } from "./sandbox-rules.js";
 import type { SandboxSettings } from "./settings.js";
 
 export interface TerminalSandbox {
@@ -27,20 +19,7 @@ export interface TerminalSandbox {
   ): Promise<WrappedCommand | undefined>;
 }
 
-// What to install, as one sentence for an error or a warning.
-export function missingText(check: SandboxCheck): string {
-  return `the OS sandbox is not available: missing ${check.missing.join(", ")}; install them (apt-get install bubblewrap socat ripgrep)`;
-}
-
-// `~/x` in a rule means the user's home folder.
-export function expandHome(path: string, home = homedir()): string {
-  return path === "~"
-    ? home
-    : path.startsWith("~/")
-      ? join(home, path.slice(2))
-      : path;
-}
-
+// Decides once whether terminals are sandboxed; wraps each one (or refuses, under `os`).
 export function terminalSandbox(
   settings: SandboxSettings,
   /** Paths denied besides the settings' (acphub's state folder and config). */
@@ -55,7 +34,7 @@ export function terminalSandbox(
       warning: `warning: terminals run without an OS sandbox — ${missingText(check)}`,
       wrap: none,
     };
-  const denyRead = [...settings.denyRead.map((p) => expandHome(p)), ...protect];
+  const rules = { ...settings, protect };
   return {
     active: check.available,
     wrap: async (argv, cwd, roots) => {
@@ -63,30 +42,15 @@ export function terminalSandbox(
         throw permissionDenied(`terminal refused: ${missingText(check)}`, {
           reason: "sandbox-unavailable",
         });
-      const tmp = mkdtempSync(join(tmpdir(), "acphub-term-"));
-      const envFiles = settings.allowEnvFiles
-        ? []
-        : roots.map((r) => join(r, "**/.env*"));
-      try {
-        const wrapped = await wrapInSandbox({
-          script: `export TMPDIR=${quote([tmp])}; exec ${quote([argv.command, ...argv.args])}`,
-          cwd,
-          writable: [...roots, tmp],
-          denyRead: [...denyRead, ...envFiles],
-          allowedDomains: settings.allowedDomains,
-          bwrapPath: settings.bwrapPath,
-        });
-        return {
-          ...wrapped,
-          release: () => {
-            wrapped.release();
-            rmSync(tmp, { recursive: true, force: true });
-          },
-        };
-      } catch (error) {
-        rmSync(tmp, { recursive: true, force: true });
-        throw error;
-      }
+      return wrapWithTemp({
+        argv,
+        cwd,
+        writable: roots,
+        denyRead: readDenials(rules, roots),
+        allowedDomains: settings.allowedDomains,
+        bwrapPath: settings.bwrapPath,
+        prefix: "acphub-term-",
+      });
     },
   };
 }
