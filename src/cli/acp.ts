@@ -72,6 +72,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
         gateway.toEditor(method, params, signal),
     },
   });
+  if (host.sandboxWarning) logger.warn(host.sandboxWarning);
   host.extensionFallback = (method, params, hostCtx) =>
     gateway.toEditor(method, params as never, hostCtx.signal);
   host.onExtNotification = (method, params) =>

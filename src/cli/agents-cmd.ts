@@ -104,7 +104,6 @@ export async function agentsDoctor(
     `agent ${agentName()}: ${[launch.command, ...launch.args].join(" ")} (${launch.source})\n`,
   );
   for (const line of await sandboxReport(ctx.config)) out(line);
-  const started = performance.now();
   try {
     launch = await sandboxedLaunch(
       launch,
@@ -112,10 +111,21 @@ export async function agentsDoctor(
       ctx.paths,
       process.cwd(),
     );
+    return await checkAgent(ctx, launch);
   } catch (error) {
     out(`  failed: ${explain(error)}\n`);
     return toExitCode(error);
+  } finally {
+    await stopSandbox();
   }
+}
+
+// Spawns and initializes the agent, opens a session, and prints what it found and how long it took.
+async function checkAgent(
+  ctx: CliContext,
+  launch: AgentLaunch,
+): Promise<ExitCode> {
+  const started = performance.now();
   const step = () => `${Math.round(performance.now() - started)} ms`;
   try {
     const agent = await connectAgent({
@@ -146,7 +156,5 @@ export async function agentsDoctor(
   } catch (error) {
     out(`  failed after ${step()}: ${explain(error)}\n`);
     return toExitCode(error);
-  } finally {
-    await stopSandbox();
   }
 }

@@ -39,6 +39,8 @@ export interface LocalHub {
   sessionId: string;
   /** True when the bundled mock agent was picked because nothing was configured. */
   mockByDefault: boolean;
+  /** One-line warnings for the user (the sandbox is missing). */
+  notices: string[];
   close(): Promise<void>;
 }
 
@@ -135,7 +137,8 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
       !o.agent &&
       !record &&
       !config.defaultAgent;
-    return { gateway, agentName, sessionId, mockByDefault, close };
+    const notices = host.sandboxWarning ? [host.sandboxWarning] : [];
+    return { gateway, agentName, sessionId, mockByDefault, notices, close };
   } catch (error) {
     await close();
     throw error;

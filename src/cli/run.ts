@@ -132,6 +132,7 @@ export async function runCommand(
     });
     if (hub.mockByDefault && !json)
       stdio.err(MOCK_NOTICE(ctx.paths.configFile));
+    for (const notice of hub.notices) stdio.err(`acphub: ${notice}\n`);
     return await turn(hub, text, {
       json,
       timeoutSec: options.timeout,

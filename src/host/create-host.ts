@@ -67,6 +67,8 @@ export interface EditorBridge {
 
 export interface HostServices extends ClientHost {
   terminals: TerminalManager;
+  /** Set when terminals run without the OS sandbox it asked for (`auto`): show it once. */
+  sandboxWarning?: string;
   close(): void;
 }
 
@@ -91,7 +93,6 @@ export function createHost(options: HostOptions): HostServices {
     withDefaults(DEFAULT_SANDBOX, options.sandbox),
     options.sandbox?.protect,
   );
-  if (sandbox.warning) logger.warn(sandbox.warning);
 
   const rootsOf = (sessionId: string) => {
     const f = folders.get(sessionId);
@@ -289,6 +290,7 @@ export function createHost(options: HostOptions): HostServices {
 
   return {
     terminals,
+    sandboxWarning: sandbox.warning,
     bridge: bridge as ClientHost["bridge"],
     requestPermission: (request, ctx) =>
       engine.decide(request, workspaceOf(ctx.sessionId), ctx.signal),

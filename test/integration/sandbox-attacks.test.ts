@@ -169,9 +169,11 @@ describe("without the sandbox (bubblewrap missing)", () => {
   it("auto warns once and runs the terminal", async () => {
     const r = await run({ terminals: missing });
     expect(r.stdout).toContain('"output":"ran-here\\n"');
-    expect(r.stderr.match(/terminals run without an OS sandbox/g)).toHaveLength(
-      1,
-    );
+    expect(
+      r.stderr.match(
+        /^acphub: warning: terminals run without an OS sandbox — /gm,
+      ),
+    ).toHaveLength(1);
     expect(r.stderr).toContain("/nonexistent/bwrap");
     expect(r.code).toBe(0);
   });
