@@ -179,7 +179,10 @@ export function createHost(options: HostOptions): HostServices {
     const p = params as unknown as CreateParams & { cwd?: string | null };
     const args = p.args ?? [];
     const command = masker.mask(commandLine(String(p.command), args));
-    const refused = refusal(policy, String(p.command), args, sandbox.active);
+    // The allowlist is dropped only where acphub's own sandbox will run the command.
+    const sandboxed =
+      sandbox.active && !viaEditor(methods.client.terminal.create);
+    const refused = refusal(policy, String(p.command), args, sandboxed);
     if (refused) {
       audit(ctx, {
         action: "terminal",

@@ -43,6 +43,11 @@ function lab(config: object): Lab {
   writeFileSync(join(l.hubHome, "config.json"), JSON.stringify(config));
   writeFileSync(join(l.ws, "input.txt"), "input-data\n");
   writeFileSync(join(l.ws, ".env"), "ENV_FILE_SECRET=1\n");
+  mkdirSync(join(l.ws, "packages", "api"), { recursive: true });
+  writeFileSync(
+    join(l.ws, "packages", "api", ".env.local"),
+    "ENV_FILE_SECRET=2\n",
+  );
   writeFileSync(
     join(l.ws, "package.json"),
     JSON.stringify({ scripts: { test: 'node -e "console.log(20+22)"' } }),
@@ -65,7 +70,7 @@ function attacks(l: Lab): Record<string, string> {
       `mv input.txt ${o}/mv`,
       "echo writes-done",
     ].join("; "),
-    key: `cat ${l.home}/.ssh/id_rsa; cat $HOME/.ssh/id_rsa; cat .env; echo key-done`,
+    key: `cat ${l.home}/.ssh/id_rsa; cat $HOME/.ssh/id_rsa; cat .env packages/api/.env.local; echo key-done`,
     tcp: node(
       `const s=require('net').connect(${port},'127.0.0.1',()=>{s.write('LEAK');console.log('tcp-connected')});s.on('error',e=>console.log('tcp-failed',e.code))`,
     ),

@@ -1,6 +1,6 @@
 // What terminals and sandboxed agents share: the read denials built from config, and a wrap that
 // gives the command a private temporary folder (its TMPDIR) removed on release.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, type Dirent } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { quote } from "shell-quote";
@@ -29,12 +29,54 @@ export interface ReadRules {
   home?: string;
 }
 
+/** Folders not searched for `.env*` files: dependencies and build output, large and not yours. */
+const SKIPPED = new Set([
+  "node_modules",
+  ".git",
+  "dist",
+  "build",
+  "target",
+  ".venv",
+  "venv",
+  "__pycache__",
+]);
+const MAX_ENV_DEPTH = 6;
+const MAX_ENV_FOLDERS = 20_000;
+
+// The `.env*` files under a root, found by a bounded walk (the runtime's glob over the whole
+// tree costs ~0.2 s per terminal in a repository, ~1 s in a folder of repositories).
+export function envFilesIn(root: string): string[] {
+  const found = [join(root, ".env*")];
+  let folders = [root];
+  let seen = 0;
+  for (let depth = 0; depth < MAX_ENV_DEPTH && folders.length > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of folders) {
+      if (++seen > MAX_ENV_FOLDERS) return found;
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (e.isDirectory() && !SKIPPED.has(e.name))
+          next.push(join(dir, e.name));
+        else if (depth > 0 && e.name.startsWith(".env"))
+          found.push(join(dir, e.name));
+      }
+    }
+    folders = next;
+  }
+  return found;
+}
+
 // The paths nothing inside may read: the rules, the protected paths, the roots' `.env*` files.
 export function readDenials(rules: ReadRules, roots: readonly string[]) {
   return [
     ...rules.denyRead.map((p) => expandHome(p, rules.home)),
     ...rules.protect,
-    ...(rules.allowEnvFiles ? [] : roots.map((r) => join(r, "**/.env*"))),
+    ...(rules.allowEnvFiles ? [] : roots.flatMap(envFilesIn)),
   ];
 }
 
