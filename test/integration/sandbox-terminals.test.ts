@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { textDelta } from "../../src/agents/prompt-content.js";
-import { hostedMock } from "../helpers/host.js";
+import { hostedMock, requests } from "../helpers/host.js";
 import { tempDir, waitFor } from "../helpers/mock.js";
 
 // True when some live process's command line contains `marker`.
@@ -70,6 +70,37 @@ describe("sandboxed terminals", () => {
       expect(existsSync(tmp)).toBe(false);
     } finally {
       await hosted.close();
+    }
+  });
+
+  it("drops the allowlist only for terminals acphub runs itself, not an editor's", async () => {
+    const W = tempDir();
+    const asked: string[] = [];
+    const editor = {
+      handles: () => true,
+      request: (method: string, params: Record<string, unknown>) => {
+        asked.push(`${method} ${String(params["command"] ?? "")}`);
+        return Promise.resolve({ terminalId: "ed-1" });
+      },
+    };
+    const viaEditor = await hostedMock("approve-all", {
+      sandbox: { mode: "os" },
+      editor,
+    });
+    const own = await hostedMock("approve-all", { sandbox: { mode: "os" } });
+    try {
+      const refused = requests(
+        await viaEditor.turn(W, { terminal: { command: "nc", args: ["-h"] } }),
+      );
+      expect(refused[0]?.error?.message).toMatch(/"nc" is not in the allowed/);
+      expect(asked).toEqual([]);
+      const ran = requests(
+        await own.turn(W, { terminal: { command: "nc", args: ["-h"] } }),
+      );
+      expect(ran[0]?.error?.message ?? "").not.toMatch(/not in the allowed/);
+    } finally {
+      await viaEditor.close();
+      await own.close();
     }
   });
 });
