@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
-import { HubError } from "../../shared/errors.js";
+import { errorMessage, HubError } from "../../shared/errors.js";
 
 export interface SandboxCheck {
   available: boolean;
@@ -74,15 +74,22 @@ let initialized: { bwrapPath?: string; done: Promise<void> } | undefined;
 function ensureStarted(bwrapPath?: string): Promise<void> {
   if (initialized && initialized.bwrapPath !== bwrapPath)
     throw new HubError("CONFIG_INVALID", "one bubblewrap path per process");
-  initialized ??= {
-    bwrapPath,
-    done: SandboxManager.initialize({
-      network: { allowedDomains: [], deniedDomains: [] },
-      filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
-      ...(bwrapPath ? { bwrapPath } : {}),
-    }),
-  };
-  return initialized.done;
+  if (initialized) return initialized.done;
+  const done = SandboxManager.initialize({
+    network: { allowedDomains: [], deniedDomains: [] },
+    filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+    ...(bwrapPath ? { bwrapPath } : {}),
+  }).catch((error: unknown) => {
+    // A failed start is not remembered: the next terminal tries again.
+    if (initialized?.done === done) initialized = undefined;
+    throw new HubError(
+      "AGENT_SPAWN_FAILED",
+      `the OS sandbox did not start: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  });
+  initialized = { bwrapPath, done };
+  return done;
 }
 
 // Paths the runtime makes writable for its own convenience; acphub allows only what it names.
