@@ -6,6 +6,7 @@ import { HubError } from "../shared/errors.js";
 import { killGroup } from "../shared/process-group.js";
 import { permissionDenied, resourceNotFound } from "../protocol/wire-errors.js";
 import { TailBuffer } from "../shared/tail-buffer.js";
+import { once } from "../shared/once.js";
 import { isShellLine } from "./shell-script.js";
 
 /** Turns the argv into the one to spawn (inside the OS sandbox), or leaves it (undefined). */
@@ -93,6 +94,8 @@ export class TerminalManager {
     for (const { name, value } of params.env ?? []) env[name] = value;
     const argv = argvOf(params);
     const wrapped = await wrap?.(argv);
+    // The sandbox's leftovers go once the command is gone (exit, failed start or release).
+    const release = once(() => wrapped?.release());
     const child = spawn(
       wrapped?.command ?? argv.command,
       wrapped?.args ?? argv.args,
@@ -107,7 +110,7 @@ export class TerminalManager {
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", (error: NodeJS.ErrnoException) => {
-        wrapped?.release();
+        release();
         reject(
           resourceNotFound(
             `cannot run ${JSON.stringify(params.command)}: ${error.code ?? error.message}`,
@@ -132,6 +135,7 @@ export class TerminalManager {
     const exited = new Promise<ExitStatus>((resolve) => {
       child.once("close", (exitCode, signal) => {
         clearTimeout(timer);
+        release();
         terminal.exit = { exitCode, signal };
         resolve(terminal.exit);
       });
@@ -143,7 +147,7 @@ export class TerminalManager {
       output,
       exited,
       timer,
-      release: wrapped?.release,
+      release,
     };
     this.terminals.set(id, terminal);
     return { terminalId: id, pid: child.pid! };

@@ -96,6 +96,7 @@ async function attack(l: Lab, step: (script: string) => object) {
     ["run", "--json", ...APPROVE_ALL, "--cwd", l.ws, prompt],
     {
       home: l.home,
+      cwd: l.ws,
       env: { ACPHUB_HOME: l.hubHome, MY_SUPER_SECRET_TOKEN: SECRET },
       timeoutMs: 60_000,
       onSpawn: (child) =>
@@ -167,6 +168,7 @@ describe("without the sandbox (bubblewrap missing)", () => {
     const l = lab(config);
     return runCli(["run", ...APPROVE_ALL, "--cwd", l.ws, prompt], {
       home: l.home,
+      cwd: l.ws,
       env: { ACPHUB_HOME: l.hubHome },
     });
   };
@@ -209,6 +211,7 @@ describe("without the sandbox (bubblewrap missing)", () => {
       const l = lab(config);
       return runCli(["agents", "doctor", "mock"], {
         home: l.home,
+        cwd: l.ws,
         env: { ACPHUB_HOME: l.hubHome },
       });
     };

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { textDelta } from "../../src/agents/prompt-content.js";
 import { hostedMock, requests } from "../helpers/host.js";
-import { tempDir, waitFor } from "../helpers/mock.js";
+import { runCli } from "../helpers/cli.js";
+import { steps, tempDir, waitFor } from "../helpers/mock.js";
 
 // True when some live process's command line contains `marker`.
 function running(marker: string): boolean {
@@ -102,5 +103,28 @@ describe("sandboxed terminals", () => {
       await viaEditor.close();
       await own.close();
     }
+  });
+
+  it("leaves no placeholder files in acphub's folder once a command has ended", async () => {
+    // bubblewrap makes empty mount points for the absent dotfiles it protects in acphub's
+    // working folder (.bashrc, .gitconfig, .mcp.json, …); they must go with the command.
+    const W = tempDir();
+    const r = await runCli(
+      [
+        "run",
+        "--permissions",
+        "approve-all",
+        steps(
+          { terminal: { command: "ls -A" } },
+          { shell: "ls -A; echo listed" },
+        ),
+      ],
+      { cwd: W, env: { ACPHUB_HOME: tempDir() } },
+    );
+    const inside = /"output":"([^"]*)"/.exec(r.stdout)?.[1] ?? "";
+    expect(inside).toContain(".bashrc");
+    const after = /shell exit: 0; output: "([^"]*)"/.exec(r.stdout)?.[1];
+    expect(after).toBe("listed\\n");
+    expect(readdirSync(W)).toEqual([]);
   });
 });

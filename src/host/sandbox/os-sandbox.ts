@@ -3,9 +3,8 @@
 // denied ones, its own PID and network namespaces, network only through the runtime's proxy
 // to the domains registered for this command.
 import { randomBytes } from "node:crypto";
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
 import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
+import which from "which";
 import { errorMessage, HubError } from "../../shared/errors.js";
 
 export interface SandboxCheck {
@@ -36,19 +35,8 @@ export interface WrappedCommand {
 }
 
 // True when `program` is executable (on PATH, or at the path given).
-function executable(program: string): boolean {
-  const candidates = program.includes("/")
-    ? [program]
-    : (process.env["PATH"] ?? "").split(delimiter).map((d) => join(d, program));
-  return candidates.some((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
+const executable = (program: string): boolean =>
+  which.sync(program, { nothrow: true }) !== null;
 
 // What the sandbox needs on this system and what of it is missing.
 export function checkSandbox(bwrapPath?: string): SandboxCheck {
@@ -121,7 +109,12 @@ export async function wrapInSandbox(req: WrapRequest): Promise<WrappedCommand> {
     return {
       command: command!,
       args,
-      release: () => SandboxManager.unregisterCommandNetworkLists(commandId),
+      // After the command: its network list goes, and the empty mount points bubblewrap
+      // made for absent deny paths (removed once no sandboxed command is left running).
+      release: () => {
+        SandboxManager.unregisterCommandNetworkLists(commandId);
+        SandboxManager.cleanupAfterCommand();
+      },
     };
   } catch (error) {
     SandboxManager.unregisterCommandNetworkLists(commandId);
