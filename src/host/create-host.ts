@@ -207,7 +207,8 @@ export function createHost(options: HostOptions): HostServices {
           p,
           cwd.real,
           terminalEnv,
-          (argv) => sandbox.wrap(argv, cwd.real, rootsOf(ctx.sessionId)),
+          (argv) =>
+            sandbox.wrap(argv, cwd.real, rootsOf(ctx.sessionId), ctx.signal),
         );
         return { terminalId };
       }

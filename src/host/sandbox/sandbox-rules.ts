@@ -89,6 +89,7 @@ export interface TempWrapRequest {
   bwrapPath?: string;
   /** Name prefix of the temporary folder. */
   prefix: string;
+  signal?: AbortSignal;
 }
 
 // Wraps the argv with a fresh temporary folder as its TMPDIR, writable, removed on release.
@@ -106,6 +107,7 @@ export async function wrapWithTemp(
       denyRead: req.denyRead,
       allowedDomains: req.allowedDomains,
       bwrapPath: req.bwrapPath,
+      signal: req.signal,
     });
     return {
       ...wrapped,

@@ -16,6 +16,7 @@ export interface TerminalSandbox {
     argv: { command: string; args: readonly string[] },
     cwd: string,
     roots: readonly string[],
+    signal?: AbortSignal,
   ): Promise<WrappedCommand | undefined>;
 }
 
@@ -37,7 +38,7 @@ export function terminalSandbox(
   const rules = { ...settings, protect };
   return {
     active: check.available,
-    wrap: async (argv, cwd, roots) => {
+    wrap: async (argv, cwd, roots, signal) => {
       if (!check.available)
         throw permissionDenied(`terminal refused: ${missingText(check)}`, {
           reason: "sandbox-unavailable",
@@ -50,6 +51,7 @@ export function terminalSandbox(
         allowedDomains: settings.allowedDomains,
         bwrapPath: settings.bwrapPath,
         prefix: "acphub-term-",
+        signal,
       });
     },
   };
