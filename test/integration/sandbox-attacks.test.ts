@@ -1,6 +1,10 @@
 // The OS sandbox, attacked through `acphub run --permissions approve-all` as a real subprocess:
 // once from terminals (sandbox auto, available here), once from inside an agent started with
 // `sandbox: true` (the mock agent running the same scripts in its own process).
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+} from "node:http";
 import { createServer, type Server } from "node:net";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -226,5 +230,59 @@ describe("without the sandbox (bubblewrap missing)", () => {
     );
     expect(ok.stdout).toContain("\nok\n");
     expect(ok.code).toBe(0);
+  });
+});
+
+describe("network per domain", () => {
+  let http: HttpServer;
+  let httpPort = 0;
+  beforeAll(async () => {
+    http = createHttpServer((_req, res) => res.end("HELLO-FROM-HOST"));
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    httpPort = (http.address() as { port: number }).port;
+  });
+  afterAll(() => http.close());
+
+  // Fetches through the sandbox's proxy (python's urllib follows http_proxy once no_proxy,
+  // which names localhost, is unset), from each host name given.
+  const fetchScript = () =>
+    `env -u no_proxy -u NO_PROXY python3 -c "import urllib.request as u,sys
+for h in sys.argv[1:]:
+  try: print(u.urlopen('http://'+h+':${httpPort}/', timeout=10).read().decode())
+  except Exception as e: print('blocked', h)" localhost 127.0.0.1`;
+
+  it.each([
+    [
+      "a terminal, with terminals.network.allowedDomains",
+      { terminals: { network: { allowedDomains: ["localhost"] } } },
+      (script: string) => ({ terminal: { command: script } }),
+    ],
+    [
+      "an agent with sandbox.allowedDomains (a local model endpoint)",
+      { agents: { mock: { sandbox: { allowedDomains: ["localhost"] } } } },
+      (script: string) => ({ shell: script }),
+    ],
+  ])("%s reaches the allowed domain only", async (_name, config, step) => {
+    const l = lab(config);
+    const r = await runCli(
+      ["run", ...APPROVE_ALL, "--cwd", l.ws, steps(step(fetchScript()))],
+      { home: l.home, cwd: l.ws, env: { ACPHUB_HOME: l.hubHome } },
+    );
+    expect(r.stdout).toMatch(/HELLO-FROM-HOST\\nblocked 127\.0\.0\.1\\n/);
+  });
+
+  it("nothing is reachable by default", async () => {
+    const l = lab({});
+    const r = await runCli(
+      [
+        "run",
+        ...APPROVE_ALL,
+        "--cwd",
+        l.ws,
+        steps({ terminal: { command: fetchScript() } }),
+      ],
+      { home: l.home, cwd: l.ws, env: { ACPHUB_HOME: l.hubHome } },
+    );
+    expect(r.stdout).toMatch(/blocked localhost\\nblocked 127\.0\.0\.1\\n/);
   });
 });
