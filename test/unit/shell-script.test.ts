@@ -29,6 +29,17 @@ describe("scriptCommands", () => {
   });
 });
 
+describe("scriptCommands, deeply nested", () => {
+  it("a script too deeply nested to read is named so that the allowlist refuses it", () => {
+    let script = "nc -h";
+    for (let i = 0; i < 10; i++)
+      script = `echo \`${script.replace(/`/g, "")}\``;
+    expect(scriptCommands("x=$(" + script + ")", 9)).toEqual([
+      "(nested too deep)",
+    ]);
+  });
+});
+
 describe("isShellLine", () => {
   it.each([
     ["echo SHELL-OK && touch /work/made-by-shell", [], true],
