@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { textDelta } from "../../src/agents/prompt-content.js";
 import { hostedMock, requests } from "../helpers/host.js";
 import { runCli } from "../helpers/cli.js";
+import { mockConfig, openSession, startEditor } from "../helpers/editor.js";
 import { steps, tempDir, waitFor } from "../helpers/mock.js";
 
 // True when some live process's command line contains `marker`.
@@ -126,5 +127,35 @@ describe("sandboxed terminals", () => {
     const after = /shell exit: 0; output: "([^"]*)"/.exec(r.stdout)?.[1];
     expect(after).toBe("listed\\n");
     expect(readdirSync(W)).toEqual([]);
+  });
+
+  it("acphub acp runs a terminal in the sandbox when the editor does not run terminals", async () => {
+    const home = tempDir();
+    const ws = tempDir();
+    mockConfig(home, [], { permissions: { mode: "approve-all" } });
+    const editor = startEditor(home, {
+      env: { MY_SECRET_TOKEN: "acp-secret-1" },
+    });
+    const sessionId = await openSession(editor, ws);
+    await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [
+        {
+          type: "text",
+          text: steps({
+            terminal: {
+              command:
+                "cat /proc/*/environ | tr '\\0' '\\n' | grep -c SECRET; ps -eo args",
+            },
+          }),
+        },
+      ],
+    });
+    const said = JSON.stringify(editor.updates());
+    expect(said).toContain("terminal exit");
+    expect(said).toContain("bwrap");
+    expect(said).not.toContain("acp-secret-1");
+    editor.child.stdin.end();
+    expect(await editor.exited).toBe(0);
   });
 });
