@@ -18,7 +18,7 @@ import {
 } from "../host/sandbox/sandbox-rules.js";
 import { HubError } from "../shared/errors.js";
 
-export interface SandboxPaths {
+interface SandboxPaths {
   stateDir: string;
   configFile: string;
 }

@@ -21,7 +21,7 @@ export function expandHome(path: string, home = homedir()): string {
   return path.startsWith("~/") ? join(home, path.slice(2)) : path;
 }
 
-export interface ReadRules {
+interface ReadRules {
   denyRead: readonly string[];
   /** Always denied (acphub's state folder and config). */
   protect: readonly string[];
@@ -45,7 +45,7 @@ const MAX_ENV_FOLDERS = 20_000;
 
 // The `.env*` files under a root, found by a bounded walk (the runtime's glob over the whole
 // tree costs ~0.2 s per terminal in a repository, ~1 s in a folder of repositories).
-export function envFilesIn(root: string): string[] {
+function envFilesIn(root: string): string[] {
   const found = [join(root, ".env*")];
   let folders = [root];
   let seen = 0;
@@ -80,7 +80,7 @@ export function readDenials(rules: ReadRules, roots: readonly string[]) {
   ];
 }
 
-export interface TempWrapRequest {
+interface TempWrapRequest {
   argv: { command: string; args: readonly string[] };
   cwd: string;
   writable: readonly string[];

@@ -31,7 +31,7 @@ export const DEFAULT_SANDBOX: SandboxSettings = {
 };
 
 /** An agent's own state folders under HOME and its model API's domains, by registry name. */
-export interface AgentSandboxPreset {
+interface AgentSandboxPreset {
   stateDirs: readonly string[];
   domains: readonly string[];
 }
