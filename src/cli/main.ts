@@ -32,6 +32,12 @@ const program = new Command("acphub")
   .option("--log-file <file>", "write logs to FILE instead of stderr")
   .exitOverride((error) => {
     process.exit(error.exitCode === 0 ? 0 : 2);
+  })
+  .hook("preAction", async (_program, action) => {
+    // `acp` and `mock-agent` speak the protocol on stdout and handle its end themselves.
+    if (action.name() === "acp" || action.name() === "mock-agent") return;
+    const { guardOutputPipes } = await import("./broken-pipe.js");
+    guardOutputPipes(program.opts()["verbose"] === true);
   });
 
 program

@@ -11,6 +11,7 @@ import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { loadConfig } from "../config/load.js";
 import type { GlobalOptions } from "./context.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import type { LocalHub } from "./local-hub.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
@@ -159,6 +160,8 @@ async function turn(
     controller.abort();
   };
   process.on("SIGINT", onSigint);
+  // The reader went away (`| head -1`): nobody is left to read the turn, so cancel it.
+  const undoPipe = whenOutputCloses(() => controller.abort());
   const timer = opts.timeoutSec
     ? setTimeout(() => controller.abort(), opts.timeoutSec * 1000)
     : undefined;
@@ -180,6 +183,7 @@ async function turn(
     else if (opts.tty)
       opts.tty.endTurn({ stopReason: String(response["stopReason"]) });
     else stdio.out("\n");
+    if (outputClosed()) return EXIT_CODES.brokenPipe;
     if (interrupted) return EXIT_CODES.interrupted;
     if (controller.signal.aborted) {
       const error = new HubError(
@@ -193,5 +197,6 @@ async function turn(
   } finally {
     clearTimeout(timer);
     process.off("SIGINT", onSigint);
+    undoPipe();
   }
 }
