@@ -1,12 +1,12 @@
 // `acphub acp`: serve the configured agent to an editor over stdio, with sessions recorded in
 // the ledger. Logs go to stderr; stdout carries only protocol frames.
-import { resolve } from "node:path";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { serveStdio } from "../editors/stdio-server.js";
 import { Gateway } from "../gateway/gateway.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { cliContext, type GlobalOptions } from "./context.js";
+import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
@@ -18,8 +18,10 @@ export interface AcpOptions extends GlobalOptions {
 
 export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   let ctx;
+  let cwd: string | undefined;
   try {
     ctx = cliContext(options);
+    if (options.cwd) cwd = workingDir(options.cwd);
   } catch (error) {
     return fail(error);
   }
@@ -75,7 +77,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
     launch,
     ledger,
     host,
-    cwd: options.cwd ? resolve(options.cwd) : undefined,
+    cwd,
   });
 
   const stop = once(async () => {

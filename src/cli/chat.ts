@@ -2,13 +2,14 @@
 // as it happens; Ctrl-C once cancels the running turn, twice exits; slash commands for acphub
 // and the agent. With stdin not a terminal, each input line is one turn, rendered plainly.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import type { PermissionMode } from "../config/schema.js";
 import type { RunEvent } from "../gateway/events.js";
 import { errorMessage } from "../shared/errors.js";
 import { SecretMasker } from "../shared/secrets.js";
 import { cliContext, type GlobalOptions } from "./context.js";
+import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalHub, type LocalHub } from "./local-hub.js";
@@ -85,7 +86,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       agent: options.agent,
       sessionId: options.session,
       replay: true,
-      cwd: resolve(options.cwd ?? process.cwd()),
+      cwd: workingDir(options.cwd),
       mode:
         options.permissions ??
         ctx.config.permissions?.mode ??

@@ -1,6 +1,5 @@
 // `acphub run`: one prompt against one agent, streamed as plain text or NDJSON, with exit
 // codes scripts can rely on. Ctrl-C cancels the turn (exit 130); a second Ctrl-C exits now.
-import { resolve } from "node:path";
 import type { RunEvent } from "../gateway/events.js";
 import type { PermissionMode } from "../config/schema.js";
 import { isAllowed } from "../protocol/permission-options.js";
@@ -10,6 +9,7 @@ import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { loadConfig } from "../config/load.js";
 import type { GlobalOptions } from "./context.js";
+import { workingDir } from "./cwd.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import type { LocalHub } from "./local-hub.js";
@@ -96,7 +96,7 @@ export async function runCommand(
   try {
     const loaded = loadConfig({ configFile: options.config });
     const text = await promptText(words);
-    const cwd = resolve(options.cwd ?? process.cwd());
+    const cwd = workingDir(options.cwd);
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
       const launch = resolveAgent(
