@@ -14,7 +14,7 @@ import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalHub, type LocalHub } from "./local-hub.js";
 import { plainRenderer } from "./render.js";
-import { MOCK_NOTICE } from "./run.js";
+import { mockNoticeOnce } from "./mock-notice.js";
 import { runSlash } from "./slash.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyApprover } from "./tty/approver.js";
@@ -94,8 +94,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       approver: interactive ? ttyApprover(keys, renderer, style) : undefined,
       render: onEvent,
     });
-    if (hub.mockByDefault)
-      process.stderr.write(MOCK_NOTICE(ctx.paths.configFile));
+    const notice = hub.mockByDefault ? mockNoticeOnce(ctx.paths) : undefined;
+    if (notice) process.stderr.write(notice);
   } catch (error) {
     return fail(error);
   }

@@ -9,6 +9,7 @@ export interface GlobalOptions {
   config?: string;
   verbose?: boolean;
   logFile?: string;
+  logFormat?: "json" | "human";
 }
 
 export interface CliContext extends LoadedConfig {
@@ -31,6 +32,14 @@ function logLevel(options: GlobalOptions): LogLevel {
   return fromEnv && LEVELS.has(fromEnv) ? (fromEnv as LogLevel) : "warn";
 }
 
+// --verbose, ACPHUB_LOG=debug|trace or a log file: logs meant for tools, so JSON.
+function debugging(options: GlobalOptions): boolean {
+  const level = logLevel(options);
+  return (
+    level === "debug" || level === "trace" || options.logFile !== undefined
+  );
+}
+
 export function cliContext(options: GlobalOptions): CliContext {
   return contextFrom(loadConfig({ configFile: options.config }), options);
 }
@@ -44,6 +53,8 @@ export function contextFrom(
   const logger = createLogger({
     level: logLevel(options),
     file: options.logFile,
+    // People read stderr; --verbose (JSON-RPC frames), files and tools get JSON.
+    format: options.logFormat ?? (debugging(options) ? "json" : "human"),
     mask: (text) => masker.mask(text),
   });
   return { ...loaded, logger };

@@ -30,6 +30,12 @@ const program = new Command("acphub")
   )
   .option("-v, --verbose", "debug logs on stderr, including JSON-RPC frames")
   .option("--log-file <file>", "write logs to FILE instead of stderr")
+  .addOption(
+    new Option(
+      "--log-format <format>",
+      "log lines as text for people or JSON (default: text on stderr; JSON with --verbose or --log-file)",
+    ).choices(["human", "json"]),
+  )
   .exitOverride((error) => {
     process.exit(error.exitCode === 0 ? 0 : 2);
   })

@@ -10,6 +10,7 @@ import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { loadConfig } from "../config/load.js";
 import type { GlobalOptions } from "./context.js";
 import { workingDir } from "./cwd.js";
+import { mockNoticeOnce } from "./mock-notice.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import type { LocalHub } from "./local-hub.js";
@@ -37,15 +38,20 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+// The prompt from the arguments, or from stdin with `-`. One trailing newline is dropped from
+// stdin: `echo "fix it" | acphub run -` means the same prompt as `acphub run "fix it"`; any
+// further whitespace was typed on purpose and is kept.
 async function promptText(words: string[]): Promise<string> {
-  const text =
-    words.length === 1 && words[0] === "-"
-      ? await readStdin()
-      : words.join(" ");
+  const fromStdin = words.length === 1 && words[0] === "-";
+  const text = fromStdin
+    ? (await readStdin()).replace(/\r?\n$/, "")
+    : words.join(" ");
   if (!text.trim())
     throw new HubError(
       "USAGE",
-      "no prompt given: pass it as arguments, or - to read stdin",
+      fromStdin
+        ? "the prompt read from stdin is empty"
+        : "no prompt given: pass it as arguments, or - to read stdin",
     );
   return text;
 }
@@ -73,10 +79,6 @@ export function isRefusal(event: RunEvent): boolean {
     return !isAllowed(event.outcome, event.request.options);
   return event.type === "audit" && !event.allowed;
 }
-
-export const MOCK_NOTICE = (configFile: string) =>
-  `acphub: no agent configured, so this is the built-in mock agent. To use a real one, pass ` +
-  `--agent claude|codex|gemini|opencode|goose|pi|kiro or set "defaultAgent" in ${configFile}\n`;
 
 export async function runCommand(
   words: string[],
@@ -125,8 +127,9 @@ export async function runCommand(
         render(event);
       },
     });
-    if (hub.mockByDefault && !json)
-      stdio.err(MOCK_NOTICE(ctx.paths.configFile));
+    const notice =
+      hub.mockByDefault && !json ? mockNoticeOnce(ctx.paths) : undefined;
+    if (notice) stdio.err(notice);
     return await turn(hub, text, {
       json,
       timeoutSec: options.timeout,
@@ -157,6 +160,8 @@ async function turn(
   const onSigint = () => {
     if (interrupted) process.exit(EXIT_CODES.interrupted);
     interrupted = true;
+    // Said at once: an agent may take a while to honour the cancel, or ignore it.
+    stdio.err("\nacphub: cancelling the turn… (Ctrl-C again to exit now)\n");
     controller.abort();
   };
   process.on("SIGINT", onSigint);

@@ -1,5 +1,6 @@
 // `acphub sessions list|show ID|delete ID [--json]`: the ledger behind `acphub acp`.
 import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { replayItems } from "../gateway/history.js";
 import type { LedgerEvent, SessionRecord } from "../gateway/ports.js";
 import { SqliteLedger } from "../ledger/sqlite-ledger.js";
@@ -48,7 +49,8 @@ export function sessionsList(options: SessionsOptions): ExitCode {
     let cursor: string | null = null;
     do {
       const page = ledger.listSessions({
-        cwd: options.cwd,
+        // `.` and `dir/` name the same folder the ledger recorded as an absolute path.
+        cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
         cursor,
         limit: 500,
       });

@@ -13,6 +13,8 @@ export interface CliOptions {
   input?: string;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Working directory of the CLI (default: the test's). */
+  cwd?: string;
   /** Called with the child once it is running (to send signals). */
   onSpawn?: (child: ReturnType<typeof spawn>) => void;
 }
@@ -30,6 +32,7 @@ export function runCli(
       ...options.env,
     },
     stdio: ["pipe", "pipe", "pipe"],
+    cwd: options.cwd,
   });
   let stdout = "";
   let stderr = "";
