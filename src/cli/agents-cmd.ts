@@ -14,6 +14,7 @@ import {
   type CliContext,
   type GlobalOptions,
 } from "./context.js";
+import { doctorHints } from "./doctor-hints.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 
@@ -84,6 +85,22 @@ function explain(error: unknown): string {
   }
 }
 
+// The agent's last stderr lines (when the error does not carry them) and hints for the usual
+// causes, found in everything the agent said.
+function adviceFor(agent: string, error: unknown, tail: string): string[] {
+  const details = isHubError(error) ? error.details : {};
+  const ownTail =
+    typeof details["stderrTail"] === "string" ? details["stderrTail"] : "";
+  const lines: string[] = [];
+  if (tail && !ownTail)
+    lines.push(`agent stderr: ${tail.slice(-MAX_TAIL_CHARS).trim()}`);
+  const said = [errorMessage(error), ownTail, tail].join("\n");
+  for (const hint of doctorHints(agent, said)) lines.push(`hint: ${hint}`);
+  return lines;
+}
+
+const MAX_TAIL_CHARS = 2000;
+
 export async function agentsDoctor(
   name: string | undefined,
   options: GlobalOptions,
@@ -102,12 +119,14 @@ export async function agentsDoctor(
   );
   const started = performance.now();
   const step = () => `${Math.round(performance.now() - started)} ms`;
+  let stderrTail = () => "";
   try {
     const agent = await connectAgent({
       launch,
       logger: ctx.logger,
       ...connectionLimits(ctx.config),
     });
+    stderrTail = () => agent.process.stderrTail();
     try {
       const init = agent.initializeResponse!;
       out(`  spawn + initialize: ${step()}\n`);
@@ -130,6 +149,8 @@ export async function agentsDoctor(
     }
   } catch (error) {
     out(`  failed after ${step()}: ${explain(error)}\n`);
+    for (const line of adviceFor(agentName(), error, stderrTail()))
+      out(`  ${line}\n`);
     return toExitCode(error);
   }
 }
