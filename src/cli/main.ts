@@ -74,7 +74,9 @@ program
     "after",
     `
 Exit codes: 0 done, 1 error, 2 usage or config, 3 timeout, 4 no such session,
-5 permission denied, 130 interrupted.
+5 permission denied, 6 stopped at a limit (max_tokens, max_turn_requests),
+7 the agent refused (refusal), 130 interrupted or cancelled, 141 stdout closed early.
+A turn that did not end with end_turn says its stop reason on stderr.
 
 Examples:
   acphub run "say hello"

@@ -14,7 +14,35 @@ export function jsonRenderer(sink: Sink): Renderer {
   return (event) => sink.out(JSON.stringify(event) + "\n");
 }
 
-function describe(event: RunEvent): string | undefined {
+// Tool lines: one when a tool call is announced, one more when it reaches its final status.
+function toolLines(): (u: ToolUpdate) => string | undefined {
+  const titles = new Map<string, string>();
+  const said = new Map<string, string>();
+  return (u) => {
+    const id = u.toolCallId ?? "";
+    if (u.title) titles.set(id, u.title);
+    const status =
+      u.status ?? (u.sessionUpdate === "tool_call" ? "pending" : undefined);
+    const final = status === "completed" || status === "failed";
+    if (!status || (u.sessionUpdate !== "tool_call" && !final))
+      return undefined;
+    if (said.get(id) === status) return undefined;
+    said.set(id, status);
+    return `[tool] ${titles.get(id) ?? id} (${status})`;
+  };
+}
+
+interface ToolUpdate {
+  sessionUpdate: string;
+  title?: string;
+  status?: string;
+  toolCallId?: string;
+}
+
+function describe(
+  event: RunEvent,
+  tool: (u: ToolUpdate) => string | undefined,
+): string | undefined {
   switch (event.type) {
     case "permission": {
       const what =
@@ -36,14 +64,12 @@ function describe(event: RunEvent): string | undefined {
         ? undefined // fs and terminal refusals are reported by their audit event
         : `[${event.method}] failed: ${event.error?.message ?? ""}`;
     case "session_update": {
-      const u = event.update as {
-        sessionUpdate: string;
-        title?: string;
-        status?: string;
-        toolCallId?: string;
-      };
-      if (u.sessionUpdate === "tool_call")
-        return `[tool] ${u.title ?? u.toolCallId ?? ""} (${u.status ?? "pending"})`;
+      const u = event.update as ToolUpdate;
+      if (
+        u.sessionUpdate === "tool_call" ||
+        u.sessionUpdate === "tool_call_update"
+      )
+        return tool(u);
       return undefined;
     }
     default:
@@ -53,6 +79,7 @@ function describe(event: RunEvent): string | undefined {
 
 export function plainRenderer(sink: Sink): Renderer {
   let midLine = false;
+  const tool = toolLines();
   return (event) => {
     const text = textDelta(event);
     if (text) {
@@ -60,7 +87,7 @@ export function plainRenderer(sink: Sink): Renderer {
       midLine = !text.endsWith("\n");
       return;
     }
-    const line = describe(event);
+    const line = describe(event, tool);
     if (!line) return;
     if (midLine) {
       sink.out("\n");

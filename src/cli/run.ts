@@ -11,6 +11,7 @@ import { loadConfig } from "../config/load.js";
 import type { GlobalOptions } from "./context.js";
 import { workingDir } from "./cwd.js";
 import { mockNoticeOnce } from "./mock-notice.js";
+import { stopExitCode, stopLine } from "./stop-reasons.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import type { LocalHub } from "./local-hub.js";
@@ -177,6 +178,7 @@ async function turn(
       { sessionId: hub.sessionId, prompt },
       controller.signal,
     );
+    const stopReason = String(response["stopReason"]);
     if (opts.json)
       stdio.out(
         JSON.stringify({
@@ -185,8 +187,7 @@ async function turn(
           ...response,
         }) + "\n",
       );
-    else if (opts.tty)
-      opts.tty.endTurn({ stopReason: String(response["stopReason"]) });
+    else if (opts.tty) opts.tty.endTurn({ stopReason });
     else stdio.out("\n");
     if (outputClosed()) return EXIT_CODES.brokenPipe;
     if (interrupted) return EXIT_CODES.interrupted;
@@ -198,6 +199,10 @@ async function turn(
       reportError(error, opts.json);
       return EXIT_CODES.timeout;
     }
+    const line = opts.json || opts.tty ? undefined : stopLine(stopReason);
+    if (line) stdio.err(`${line}\n`);
+    const stopped = stopExitCode(stopReason);
+    if (stopped !== EXIT_CODES.ok) return stopped;
     return opts.refused() ? EXIT_CODES.permissionDenied : EXIT_CODES.ok;
   } finally {
     clearTimeout(timer);
