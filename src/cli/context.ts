@@ -1,6 +1,7 @@
 // What every command needs before it touches an agent: config, paths, a logger.
 import type { ConnectionLimits } from "../agents/limits.js";
-import { loadConfig, type LoadedConfig } from "../config/load.js";
+import type { LoadedConfig } from "../config/load.js";
+import { loadCliConfig } from "./load-config.js";
 import type { Config } from "../config/schema.js";
 import { SecretMasker } from "../shared/secrets.js";
 import { createLogger, type Logger, type LogLevel } from "../shared/logger.js";
@@ -41,7 +42,7 @@ function debugging(options: GlobalOptions): boolean {
 }
 
 export function cliContext(options: GlobalOptions): CliContext {
-  return contextFrom(loadConfig({ configFile: options.config }), options);
+  return contextFrom(loadCliConfig(options), options);
 }
 
 // The logger for an already loaded config (run loads the config first, to spawn the agent early).

@@ -227,10 +227,16 @@ config
   });
 config
   .command("show")
-  .description("the effective config, secrets masked")
-  .action(async () => {
+  .description(
+    "the effective config: the file's values and the defaults (marked), secrets masked",
+  )
+  .option(
+    "--json",
+    "print the file, the merged config and the default keys as JSON",
+  )
+  .action(async (options: Record<string, unknown>) => {
     const { configShow } = await import("./config-cmd.js");
-    process.exitCode = configShow(program.opts());
+    process.exitCode = configShow({ ...program.opts(), ...options });
   });
 config
   .command("validate")

@@ -7,8 +7,8 @@ import { errorMessage, HubError, isHubError } from "../shared/errors.js";
 import { AgentProcess } from "../agents/agent-process.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
-import { loadConfig } from "../config/load.js";
 import type { GlobalOptions } from "./context.js";
+import { loadCliConfig } from "./load-config.js";
 import { workingDir } from "./cwd.js";
 import { mockNoticeOnce } from "./mock-notice.js";
 import { stopExitCode, stopLine } from "./stop-reasons.js";
@@ -97,7 +97,7 @@ export async function runCommand(
     : (tty?.event ?? plainRenderer(stdio));
   let prespawned: AgentProcess | undefined;
   try {
-    const loaded = loadConfig({ configFile: options.config });
+    const loaded = loadCliConfig(options);
     const text = await promptText(words);
     const cwd = workingDir(options.cwd);
     if (!options.session) {

@@ -45,12 +45,20 @@ describe("acphub agents", () => {
     const home = tempDir();
     const agents = {
       auth: mockAgent(["--auth-required"]),
-      noisy: mockAgent(["--banner", "Welcome!", "--no-init-answer"]),
       ghost: { command: "no-such-agent-binary" },
     };
+    writeFileSync(join(home, "config.json"), JSON.stringify({ agents }));
+    // Only the agent that never answers gets a short initialize timeout: a healthy one may
+    // take longer than that to start on a loaded machine.
+    const noisyHome = tempDir();
     writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({ agents, timeouts: { initializeMs: 500 } }),
+      join(noisyHome, "config.json"),
+      JSON.stringify({
+        agents: {
+          noisy: mockAgent(["--banner", "Welcome!", "--no-init-answer"]),
+        },
+        timeouts: { initializeMs: 500 },
+      }),
     );
     const ok = await runCli(["agents", "doctor", "mock"], { home });
     expect(ok.code).toBe(0);
@@ -63,7 +71,9 @@ describe("acphub agents", () => {
       /needs you to log in first \(auth methods: \[\{"id":"mock-login"/,
     );
     expect(auth.code).toBe(1);
-    const noisy = await runCli(["agents", "doctor", "noisy"], { home });
+    const noisy = await runCli(["agents", "doctor", "noisy"], {
+      home: noisyHome,
+    });
     expect(noisy.stdout).toMatch(
       /printed something other than ACP to stdout and never answered.*"Welcome!"/,
     );
@@ -89,9 +99,12 @@ describe("acphub config", () => {
       }),
     );
     const show = JSON.parse(
-      (await runCli(["config", "show"], { home })).stdout,
-    ) as { agents: { a: { env: Record<string, string> } } };
-    expect(show.agents.a.env).toEqual({ MY_API_KEY: "***", MODE: "fast" });
+      (await runCli(["config", "show", "--json"], { home })).stdout,
+    ) as { config: { agents: { a: { env: Record<string, string> } } } };
+    expect(show.config.agents.a.env).toEqual({
+      MY_API_KEY: "***",
+      MODE: "fast",
+    });
     expect((await runCli(["config", "validate"], { home })).stdout).toBe(
       `${home}/config.json is valid\n`,
     );
