@@ -5,7 +5,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import type { PermissionMode } from "../config/schema.js";
-import type { RunEvent } from "../gateway/events.js";
 import { errorMessage } from "../shared/errors.js";
 import { SecretMasker } from "../shared/secrets.js";
 import { cliContext, type GlobalOptions } from "./context.js";
@@ -13,6 +12,7 @@ import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalHub, type LocalHub } from "./local-hub.js";
+import { noticeLine, type CliEvent, type NoticeEvent } from "./cli-events.js";
 import { plainRenderer } from "./render.js";
 import { mockNoticeOnce } from "./mock-notice.js";
 import { runSlash } from "./slash.js";
@@ -31,13 +31,15 @@ export interface ChatOptions extends GlobalOptions {
 
 const HISTORY_SIZE = 500;
 
-function plainTurns(): TurnRenderer {
+// Turns rendered as plain lines; `notice` keeps acphub's notices on a line of their own.
+function plainTurns(): TurnRenderer & { notice: (e: NoticeEvent) => void } {
   const render = plainRenderer({
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
   });
   return {
     event: render,
+    notice: render,
     startTurn: () => undefined,
     endTurn: (s) =>
       process.stdout.write(
@@ -52,7 +54,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
   const interactive =
     process.stdin.isTTY === true && process.stdout.isTTY === true;
   const style = makeStyle(colorWanted(process.stdout));
-  const renderer =
+  const renderer: TurnRenderer & { notice?: (e: NoticeEvent) => void } =
     interactive && style.enabled
       ? ttyRenderer(process.stdout, style, { showThoughts: options.thoughts })
       : plainTurns();
@@ -65,7 +67,12 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     turnAbort?.abort();
   });
   let commands: { name: string; description?: string }[] = [];
-  const onEvent = (event: RunEvent) => {
+  const onEvent = (event: CliEvent) => {
+    if (event.type === "notice") {
+      if (renderer.notice) renderer.notice(event);
+      else renderer.say(style.dim(noticeLine(event)));
+      return;
+    }
     if (
       event.type === "session_update" &&
       event.update.sessionUpdate === "available_commands_update"

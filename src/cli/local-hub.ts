@@ -13,6 +13,7 @@ import { Gateway } from "../gateway/gateway.js";
 import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
+import { noticeFrom, type CliEvent } from "./cli-events.js";
 import { type CliContext } from "./context.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
@@ -26,8 +27,8 @@ export interface LocalHubOptions {
   cwd: string;
   mode: PermissionMode;
   approver?: Approver;
-  /** Everything the turn produces, as run events. */
-  render: (event: RunEvent) => void;
+  /** Everything the turn produces, as run events, and acphub's notices. */
+  render: (event: CliEvent) => void;
   /** The agent, spawned early by the caller; used for the first connection. */
   prespawned?: AgentProcess;
 }
@@ -41,7 +42,9 @@ export interface LocalHub {
   close(): Promise<void>;
 }
 
-export function cliEditor(render: (event: RunEvent) => void): EditorPort {
+// The CLI as the gateway's editor: it shows notices (so acphub's voice never arrives as an
+// agent message) and renders everything else as run events.
+export function cliEditor(render: (event: CliEvent) => void): EditorPort {
   return {
     notify: (method, params) => {
       const p = params as {
@@ -50,12 +53,15 @@ export function cliEditor(render: (event: RunEvent) => void): EditorPort {
         _meta?: Record<string, unknown>;
       };
       if (method === "session/update" && p.update) {
-        render({
-          type: "session_update",
-          sessionId: p.sessionId,
-          update: p.update as never,
-          ...(p._meta ? { meta: p._meta } : {}),
-        });
+        const notice = noticeFrom(p.sessionId, p.update as never);
+        if (notice) render(notice);
+        else
+          render({
+            type: "session_update",
+            sessionId: p.sessionId,
+            update: p.update as never,
+            ...(p._meta ? { meta: p._meta } : {}),
+          });
       }
       return Promise.resolve();
     },
@@ -112,7 +118,11 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   };
   gateway.attachEditor(cliEditor(o.render));
   try {
-    await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    // The CLI shows notices: acphub's messages about the session come as `notice` updates.
+    await gateway.initialize({
+      protocolVersion: 1,
+      clientCapabilities: { session: { notices: {} } },
+    });
     let sessionId: string;
     if (record) {
       sessionId = record.id;

@@ -2,13 +2,14 @@
 // everything else as short lines on stderr) for people and pipes.
 import type { RunEvent } from "../gateway/events.js";
 import { textDelta } from "../agents/prompt-content.js";
+import { noticeLine, type CliEvent } from "./cli-events.js";
 
 export interface Sink {
   out: (text: string) => void;
   err: (text: string) => void;
 }
 
-export type Renderer = (event: RunEvent) => void;
+export type Renderer = (event: CliEvent) => void;
 
 export function jsonRenderer(sink: Sink): Renderer {
   return (event) => sink.out(JSON.stringify(event) + "\n");
@@ -81,13 +82,14 @@ export function plainRenderer(sink: Sink): Renderer {
   let midLine = false;
   const tool = toolLines();
   return (event) => {
-    const text = textDelta(event);
+    const text = event.type === "notice" ? "" : textDelta(event);
     if (text) {
       sink.out(text);
       midLine = !text.endsWith("\n");
       return;
     }
-    const line = describe(event, tool);
+    const line =
+      event.type === "notice" ? noticeLine(event) : describe(event, tool);
     if (!line) return;
     if (midLine) {
       sink.out("\n");

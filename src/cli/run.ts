@@ -15,6 +15,7 @@ import { stopExitCode, stopLine } from "./stop-reasons.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import type { LocalHub } from "./local-hub.js";
+import { noticeLine } from "./cli-events.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyRenderer, type TurnRenderer } from "./tty/renderer.js";
@@ -92,9 +93,7 @@ export async function runCommand(
     !json && colorWanted(process.stdout)
       ? ttyRenderer(process.stdout, makeStyle(true))
       : undefined;
-  const render = json
-    ? jsonRenderer(stdio)
-    : (tty?.event ?? plainRenderer(stdio));
+  const render = json ? jsonRenderer(stdio) : plainRenderer(stdio);
   let prespawned: AgentProcess | undefined;
   try {
     const loaded = loadCliConfig(options);
@@ -124,8 +123,14 @@ export async function runCommand(
       mode:
         options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads",
       render: (event) => {
+        if (event.type === "notice") {
+          // acphub's voice: on stderr (plain), its own event type (--json), never the agent's.
+          if (tty) tty.say(noticeLine(event));
+          else render(event);
+          return;
+        }
         if (isRefusal(event)) refused = true;
-        render(event);
+        (tty?.event ?? render)(event);
       },
     });
     const notice =

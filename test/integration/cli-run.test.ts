@@ -152,7 +152,7 @@ describe("acphub run --session", () => {
     const lines = jsonLines(again.stdout);
     expect(lines.every((l) => l["sessionId"] === sessionId)).toBe(true);
     // The mock cannot resume: acphub says so and primes the new agent session with the transcript.
-    expect(again.stdout).toContain("will give it the conversation so far");
+    expect(again.stdout).toContain("gives it the conversation so far");
     expect(again.stdout).toContain("remember the word kiwi");
     const missing = await runCli(
       ["run", "--json", "--session", "hub-nope", "x"],
