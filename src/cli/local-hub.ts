@@ -31,6 +31,8 @@ export interface LocalHubOptions {
   render: (event: CliEvent) => void;
   /** The agent, spawned early by the caller; used for the first connection. */
   prespawned?: AgentProcess;
+  /** Aborts starting (spawn, initialize, session): the agent is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface LocalHub {
@@ -111,13 +113,18 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     host,
     cwd: record?.cwd ?? o.cwd,
     prespawned: o.prespawned,
+    signal: o.signal,
   });
   const close = async () => {
     await gateway.close();
     host.close();
   };
   gateway.attachEditor(cliEditor(o.render));
+  // Giving up on starting closes everything started so far, which fails what is pending.
+  const onAbort = () => void close();
+  o.signal?.addEventListener("abort", onAbort, { once: true });
   try {
+    if (o.signal?.aborted) throw new HubError("CLOSED", "starting was aborted");
     // The CLI shows notices: acphub's messages about the session come as `notice` updates.
     await gateway.initialize({
       protocolVersion: 1,
@@ -142,5 +149,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   } catch (error) {
     await close();
     throw error;
+  } finally {
+    o.signal?.removeEventListener("abort", onAbort);
   }
 }

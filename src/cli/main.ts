@@ -59,7 +59,7 @@ program
   .option("--json", "NDJSON output: one event per line, then a result line")
   .option(
     "--timeout <seconds>",
-    "cancel the turn after SECONDS (exit 3)",
+    "bound the whole command to SECONDS: start-up, turn and cancel grace (exit 3)",
     positiveNumber,
   )
   .addOption(

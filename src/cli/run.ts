@@ -11,14 +11,19 @@ import type { GlobalOptions } from "./context.js";
 import { loadCliConfig } from "./load-config.js";
 import { workingDir } from "./cwd.js";
 import { mockNoticeOnce } from "./mock-notice.js";
-import { stopExitCode, stopLine } from "./stop-reasons.js";
-import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
-import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
+import { toExitCode, type ExitCode } from "./exit-codes.js";
+import {
+  commandDeadline,
+  timeoutError,
+  withinDeadline,
+  type Deadline,
+} from "./deadline.js";
+import { runTurn } from "./run-turn.js";
 import type { LocalHub } from "./local-hub.js";
 import { noticeLine } from "./cli-events.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
-import { ttyRenderer, type TurnRenderer } from "./tty/renderer.js";
+import { ttyRenderer } from "./tty/renderer.js";
 
 export interface RunOptions extends GlobalOptions {
   agent?: string;
@@ -95,8 +100,15 @@ export async function runCommand(
       : undefined;
   const render = json ? jsonRenderer(stdio) : plainRenderer(stdio);
   let prespawned: AgentProcess | undefined;
+  let deadline: Deadline | undefined;
+  let started = false;
   try {
     const loaded = loadCliConfig(options);
+    deadline = commandDeadline(
+      options.timeout,
+      loaded.config.timeouts?.cancelGraceMs ?? DEFAULT_LIMITS.cancelGraceMs,
+    );
+    loaded.config = withinDeadline(loaded.config, deadline);
     const text = await promptText(words);
     const cwd = workingDir(options.cwd);
     if (!options.session) {
@@ -120,6 +132,7 @@ export async function runCommand(
       agent: options.agent,
       sessionId: options.session,
       cwd,
+      signal: deadline?.signal,
       mode:
         options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads",
       render: (event) => {
@@ -136,82 +149,25 @@ export async function runCommand(
     const notice =
       hub.mockByDefault && !json ? mockNoticeOnce(ctx.paths) : undefined;
     if (notice) stdio.err(notice);
-    return await turn(hub, text, {
+    started = true;
+    return await runTurn(hub, text, {
       json,
-      timeoutSec: options.timeout,
+      deadline,
       refused: () => refused,
       tty,
+      sink: stdio,
     });
-  } catch (error) {
+  } catch (caught) {
+    // Whatever failed once the deadline passed (a killed agent, an aborted start) is a timeout.
+    const error =
+      deadline?.signal.aborted && !isHubError(caught, "TIMEOUT")
+        ? timeoutError(deadline, started)
+        : caught;
     reportError(error, json, options.verbose);
     return toExitCode(error);
   } finally {
+    deadline?.dispose();
     await hub?.close();
     prespawned?.kill(); // only if it was never handed to a connection
-  }
-}
-
-async function turn(
-  hub: LocalHub,
-  text: string,
-  opts: {
-    json: boolean;
-    timeoutSec?: number;
-    refused: () => boolean;
-    tty?: TurnRenderer;
-  },
-): Promise<ExitCode> {
-  const controller = new AbortController();
-  let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) process.exit(EXIT_CODES.interrupted);
-    interrupted = true;
-    // Said at once: an agent may take a while to honour the cancel, or ignore it.
-    stdio.err("\nacphub: cancelling the turn… (Ctrl-C again to exit now)\n");
-    controller.abort();
-  };
-  process.on("SIGINT", onSigint);
-  // The reader went away (`| head -1`): nobody is left to read the turn, so cancel it.
-  const undoPipe = whenOutputCloses(() => controller.abort());
-  const timer = opts.timeoutSec
-    ? setTimeout(() => controller.abort(), opts.timeoutSec * 1000)
-    : undefined;
-  opts.tty?.startTurn();
-  try {
-    const prompt = [{ type: "text", text }];
-    const response = await hub.gateway.prompt(
-      { sessionId: hub.sessionId, prompt },
-      controller.signal,
-    );
-    const stopReason = String(response["stopReason"]);
-    if (opts.json)
-      stdio.out(
-        JSON.stringify({
-          type: "result",
-          sessionId: hub.sessionId,
-          ...response,
-        }) + "\n",
-      );
-    else if (opts.tty) opts.tty.endTurn({ stopReason });
-    else stdio.out("\n");
-    if (outputClosed()) return EXIT_CODES.brokenPipe;
-    if (interrupted) return EXIT_CODES.interrupted;
-    if (controller.signal.aborted) {
-      const error = new HubError(
-        "TIMEOUT",
-        `the turn did not finish within ${opts.timeoutSec} s; it was cancelled`,
-      );
-      reportError(error, opts.json);
-      return EXIT_CODES.timeout;
-    }
-    const line = opts.json || opts.tty ? undefined : stopLine(stopReason);
-    if (line) stdio.err(`${line}\n`);
-    const stopped = stopExitCode(stopReason);
-    if (stopped !== EXIT_CODES.ok) return stopped;
-    return opts.refused() ? EXIT_CODES.permissionDenied : EXIT_CODES.ok;
-  } finally {
-    clearTimeout(timer);
-    process.off("SIGINT", onSigint);
-    undoPipe();
   }
 }
