@@ -143,7 +143,19 @@ An editor launches this command as if it were the agent. Example (Zed settings.j
 
 const sessions = program
   .command("sessions")
-  .description("sessions recorded by acphub acp (the ledger)");
+  .description(
+    "the session ledger: every session run, chat and acp (editors) recorded",
+  )
+  .addHelpText(
+    "after",
+    `
+list, show, delete and import take --json; export always writes JSON lines.
+
+Examples:
+  acphub sessions list --cwd .
+  acphub sessions show hub-1f0c… --json
+  acphub sessions export hub-1f0c… -o session.jsonl && acphub sessions import session.jsonl`,
+  );
 sessions
   .command("list")
   .description("list sessions, most recent first")
@@ -166,6 +178,7 @@ sessions
   .command("delete")
   .description("delete a session from the ledger")
   .argument("<id>", "session id")
+  .option("--json", 'print {"deleted": ID} as JSON')
   .action(async (id: string, options: Record<string, unknown>) => {
     const { sessionsDelete } = await import("./sessions.js");
     process.exitCode = sessionsDelete(id, { ...program.opts(), ...options });
@@ -173,7 +186,9 @@ sessions
 
 sessions
   .command("export")
-  .description("write a session (metadata and events) as JSON lines")
+  .description(
+    "write a session (metadata and events) as JSON lines (always JSON: no --json needed)",
+  )
   .argument("<id>", "session id")
   .option("-o, --output <file>", "write to FILE instead of stdout")
   .action(async (id: string, options: Record<string, unknown>) => {
@@ -185,6 +200,7 @@ sessions
   .description("read a session written by export back into the ledger")
   .argument("<file>", "the export file, or - for stdin")
   .option("--replace", "overwrite a session with the same id")
+  .option("--json", 'print {"imported": ID, "events": N} as JSON')
   .action(async (file: string, options: Record<string, unknown>) => {
     const { sessionsImport } = await import("./sessions.js");
     process.exitCode = await sessionsImport(file, {

@@ -1,4 +1,4 @@
-// `acphub sessions list|show ID|delete ID [--json]`: the ledger behind `acphub acp`.
+// `acphub sessions list|show|delete|export|import`: the ledger that run, chat and acp write.
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { replayItems } from "../gateway/history.js";
@@ -130,7 +130,9 @@ export function sessionsDelete(id: string, options: SessionsOptions): ExitCode {
   return withLedger(options, (ledger) => {
     requireSession(ledger, id);
     ledger.deleteSession(id);
-    out(`deleted ${id}\n`);
+    out(
+      options.json ? JSON.stringify({ deleted: id }) + "\n" : `deleted ${id}\n`,
+    );
   });
 }
 
@@ -178,7 +180,11 @@ export async function sessionsImport(
     ledger.createSession(session);
     for (const event of events)
       ledger.append(session.id, event.kind, event.payload);
-    out(`imported ${session.id} (${events.length} events)\n`);
+    out(
+      options.json
+        ? JSON.stringify({ imported: session.id, events: events.length }) + "\n"
+        : `imported ${session.id} (${events.length} events)\n`,
+    );
   });
 }
 
