@@ -1,6 +1,6 @@
 // What the CLI renders: the run events of a turn, plus acphub's own notices, kept apart from
 // the agent's voice (a notice is never an agent message).
-import type { RunEvent } from "../gateway/events.js";
+import type { RunEvent } from "../contracts/events.js";
 
 /** acphub speaking to the user about a session (restored, trimmed, …); never the agent. */
 export interface NoticeEvent {
@@ -16,7 +16,7 @@ export type CliEvent = RunEvent | NoticeEvent;
 // The ACP `notice` update the gateway sends to an editor that advertised notices, as an event.
 export function noticeFrom(
   sessionId: string,
-  update: Record<string, unknown>,
+  update: { sessionUpdate: string; [key: string]: unknown },
 ): NoticeEvent | undefined {
   if (update["sessionUpdate"] !== "notice") return undefined;
   const description = update["description"];

@@ -1,7 +1,6 @@
 // The values acphub uses when the config file does not set them, gathered from the parts that
 // own them, so that `config show` can print the effective config with the defaults marked.
 import { DEFAULT_LIMITS } from "../agents/limits.js";
-import { DEFAULT_IDLE_TTL_MS, DEFAULT_MAX_PROCESSES } from "../agents/pool.js";
 import { MOCK_AGENT_NAME } from "../agents/registry.js";
 import { DEFAULT_GATEWAY_LIMITS } from "../gateway/limits.js";
 import { DEFAULT_FS_LIMITS } from "../host/fs-service.js";
@@ -15,10 +14,6 @@ type Tree = Record<string, unknown>;
 export function configDefaults(): Tree {
   return {
     defaultAgent: MOCK_AGENT_NAME,
-    pool: {
-      idleTtlMs: DEFAULT_IDLE_TTL_MS,
-      maxProcesses: DEFAULT_MAX_PROCESSES,
-    },
     timeouts: {
       initializeMs: DEFAULT_LIMITS.initializeTimeoutMs,
       cancelGraceMs: DEFAULT_LIMITS.cancelGraceMs,

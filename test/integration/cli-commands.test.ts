@@ -45,20 +45,17 @@ describe("acphub agents", () => {
     const home = tempDir();
     const agents = {
       auth: mockAgent(["--auth-required"]),
+      noisy: mockAgent(["--banner", "Welcome!", "--no-init-answer"]),
       ghost: { command: "no-such-agent-binary" },
     };
+    // Only the agent meant to time out gets a short initialize timeout: under load the others
+    // may take longer than that to start. It never answers, so this test always waits the whole
+    // timeout; the timeout only has to outlast the start-up that prints its banner.
     writeFileSync(join(home, "config.json"), JSON.stringify({ agents }));
-    // Only the agent that never answers gets a short initialize timeout: a healthy one may
-    // take longer than that to start on a loaded machine.
-    const noisyHome = tempDir();
+    const short = join(home, "short-timeout.json");
     writeFileSync(
-      join(noisyHome, "config.json"),
-      JSON.stringify({
-        agents: {
-          noisy: mockAgent(["--banner", "Welcome!", "--no-init-answer"]),
-        },
-        timeouts: { initializeMs: 500 },
-      }),
+      short,
+      JSON.stringify({ agents, timeouts: { initializeMs: 2000 } }),
     );
     const ok = await runCli(["agents", "doctor", "mock"], { home });
     expect(ok.code).toBe(0);
@@ -71,9 +68,10 @@ describe("acphub agents", () => {
       /needs you to log in first \(auth methods: \[\{"id":"mock-login"/,
     );
     expect(auth.code).toBe(1);
-    const noisy = await runCli(["agents", "doctor", "noisy"], {
-      home: noisyHome,
-    });
+    const noisy = await runCli(
+      ["--config", short, "agents", "doctor", "noisy"],
+      { home },
+    );
     expect(noisy.stdout).toMatch(
       /printed something other than ACP to stdout and never answered.*"Welcome!"/,
     );
@@ -109,11 +107,11 @@ describe("acphub config", () => {
       `${home}/config.json is valid\n`,
     );
     const bad = join(home, "bad.json");
-    writeFileSync(bad, JSON.stringify({ pool: { idleTtlMs: "soon" } }));
+    writeFileSync(bad, JSON.stringify({ timeouts: { initializeMs: "soon" } }));
     const invalid = await runCli(["config", "validate", bad], { home });
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(
-      /config file .*bad\.json: pool\.idleTtlMs: Invalid input: expected number, received string/,
+      /config file .*bad\.json: timeouts\.initializeMs: Invalid input: expected number, received string/,
     );
     expect(
       (await runCli(["config", "validate", join(home, "none.json")], { home }))

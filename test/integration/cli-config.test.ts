@@ -26,7 +26,7 @@ describe("config commands", () => {
     expect(json.file).toBeNull();
     expect(json.config).toMatchObject({
       defaultAgent: "mock",
-      pool: { idleTtlMs: 300000, maxProcesses: 8 },
+      ledger: { maxSessions: 200 },
       timeouts: { initializeMs: 30000, cancelGraceMs: 10000 },
     });
     expect(json.defaults).toContain("timeouts");
@@ -36,17 +36,17 @@ describe("config commands", () => {
     const home = tempDir("acphub-home-");
     writeFileSync(
       join(home, "config.json"),
-      JSON.stringify({ pool: { maxProcesses: 2 } }),
+      JSON.stringify({ timeouts: { shutdownMs: 500 } }),
     );
     const r = await runCli(["config", "show"], { home });
-    expect(r.stdout).toMatch(/"maxProcesses": 2,?\n/);
-    expect(r.stdout).toContain('"idleTtlMs": 300000  // default');
+    expect(r.stdout).toMatch(/"shutdownMs": 500,?\n/);
+    expect(r.stdout).toContain('"initializeMs": 30000,  // default');
     const json = JSON.parse(
       (await runCli(["config", "show", "--json"], { home })).stdout,
     ) as { file: string; defaults: string[] };
     expect(json.file).toBe(join(home, "config.json"));
-    expect(json.defaults).toContain("pool.idleTtlMs");
-    expect(json.defaults).not.toContain("pool.maxProcesses");
+    expect(json.defaults).toContain("timeouts.initializeMs");
+    expect(json.defaults).not.toContain("timeouts.shutdownMs");
   });
 
   it("config validate with no file agrees with config path: defaults apply, exit 0", async () => {

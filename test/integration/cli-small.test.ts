@@ -114,11 +114,11 @@ describe("small things", () => {
     const home = tempDir("acphub-home-");
     writeFileSync(
       join(home, "config.json"),
-      JSON.stringify({ defaultAgnet: "mock", pool: { idleTtl: 1 } }),
+      JSON.stringify({ defaultAgnet: "mock", timeouts: { initialiseMs: 1 } }),
     );
     const config = await runCli(["config", "validate"], { home });
     expect(config.stderr).toContain(
-      'unknown key pool.idleTtl (did you mean "idleTtlMs"?)',
+      'unknown key timeouts.initialiseMs (did you mean "initializeMs"?)',
     );
     expect(config.stderr).toContain(
       'unknown key defaultAgnet (did you mean "defaultAgent"?)',
