@@ -103,6 +103,13 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     });
     const notice = hub.mockByDefault ? mockNoticeOnce(ctx.paths) : undefined;
     if (notice) process.stderr.write(notice);
+    for (const title of hub.notices)
+      onEvent({
+        type: "notice",
+        sessionId: hub.sessionId,
+        severity: "warning",
+        title,
+      });
   } catch (error) {
     return fail(error);
   }

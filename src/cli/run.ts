@@ -20,7 +20,7 @@ import {
 } from "./deadline.js";
 import { runTurn } from "./run-turn.js";
 import type { LocalHub } from "./local-hub.js";
-import { noticeLine } from "./cli-events.js";
+import { noticeLine, type CliEvent } from "./cli-events.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyRenderer } from "./tty/renderer.js";
@@ -99,6 +99,16 @@ export async function runCommand(
       ? ttyRenderer(process.stdout, makeStyle(true))
       : undefined;
   const render = json ? jsonRenderer(stdio) : plainRenderer(stdio);
+  const show = (event: CliEvent) => {
+    if (event.type === "notice") {
+      // acphub's voice: on stderr (plain), its own event type (--json), never the agent's.
+      if (tty) tty.say(noticeLine(event));
+      else render(event);
+      return;
+    }
+    if (isRefusal(event)) refused = true;
+    (tty?.event ?? render)(event);
+  };
   let prespawned: AgentProcess | undefined;
   let deadline: Deadline | undefined;
   let started = false;
@@ -113,9 +123,15 @@ export async function runCommand(
     const cwd = workingDir(options.cwd);
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
-      const launch = resolveAgent(
-        options.agent ?? defaultAgentName(loaded.config),
+      const { sandboxedLaunch } = await import("./sandbox-wiring.js");
+      const launch = await sandboxedLaunch(
+        resolveAgent(
+          options.agent ?? defaultAgentName(loaded.config),
+          loaded.config,
+        ),
         loaded.config,
+        loaded.paths,
+        cwd,
       );
       const stderrTailBytes =
         loaded.config.limits?.stderrTailBytes ?? DEFAULT_LIMITS.stderrTailBytes;
@@ -135,20 +151,18 @@ export async function runCommand(
       signal: deadline?.signal,
       mode:
         options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads",
-      render: (event) => {
-        if (event.type === "notice") {
-          // acphub's voice: on stderr (plain), its own event type (--json), never the agent's.
-          if (tty) tty.say(noticeLine(event));
-          else render(event);
-          return;
-        }
-        if (isRefusal(event)) refused = true;
-        (tty?.event ?? render)(event);
-      },
+      render: show,
     });
     const notice =
       hub.mockByDefault && !json ? mockNoticeOnce(ctx.paths) : undefined;
     if (notice) stdio.err(notice);
+    for (const title of hub.notices)
+      show({
+        type: "notice",
+        sessionId: hub.sessionId,
+        severity: "warning",
+        title,
+      });
     started = true;
     return await runTurn(hub, text, {
       json,

@@ -13,7 +13,7 @@ export interface CliOptions {
   input?: string;
   env?: Record<string, string>;
   timeoutMs?: number;
-  /** Working directory of the CLI (default: the test's). */
+  /** The CLI's working directory (default: this process's). */
   cwd?: string;
   /** Called with the child once it is running (to send signals). */
   onSpawn?: (child: ReturnType<typeof spawn>) => void;
@@ -25,6 +25,7 @@ export function runCli(
 ): Promise<CliResult> {
   const home = options.home ?? tempDir("acphub-home-");
   const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
     env: {
       PATH: process.env["PATH"] ?? "",
       HOME: home,
@@ -32,7 +33,6 @@ export function runCli(
       ...options.env,
     },
     stdio: ["pipe", "pipe", "pipe"],
-    cwd: options.cwd,
   });
   let stdout = "";
   let stderr = "";
