@@ -2,6 +2,7 @@
 // The `acphub` command: commander wiring only; each command lives in its own module.
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ACPHUB_VERSION } from "../shared/version.js";
+import { registerFlow } from "./flow-cmd.js";
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -126,6 +127,8 @@ An editor launches this command as if it were the agent. Example (Zed settings.j
     const { acpCommand } = await import("./acp.js");
     process.exitCode = await acpCommand({ ...program.opts(), ...options });
   });
+
+registerFlow(program);
 
 const sessions = program
   .command("sessions")

@@ -12,6 +12,7 @@ import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
 import { withDefaults } from "../shared/defaults.js";
 import { connectionLimits, type CliContext } from "./context.js";
 import {
+  type CommandPolicy,
   DEFAULT_ALLOWED_COMMANDS,
   DEFAULT_DENY_RULES,
 } from "../host/command-policy.js";
@@ -57,17 +58,20 @@ export function buildHost(w: HostWiring): HostServices {
       timeoutMs: t.timeoutMs,
       maxPerSession: t.maxPerSession,
     },
-    commands: {
-      allow: [
-        ...(t.allow ?? DEFAULT_ALLOWED_COMMANDS),
-        ...(t.extraAllow ?? []),
-      ],
-      deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
-    },
+    commands: commandPolicyFrom(config),
     logger: w.logger,
     masker,
     editor: w.editor,
   });
+}
+
+// The terminal command policy from config (agents' terminals and workflow shell steps).
+export function commandPolicyFrom(config: Config): CommandPolicy {
+  const t = config.terminals ?? {};
+  return {
+    allow: [...(t.allow ?? DEFAULT_ALLOWED_COMMANDS), ...(t.extraAllow ?? [])],
+    deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
+  };
 }
 
 /** The ledger in the state folder, with the caps from config. */

@@ -31,7 +31,13 @@ export interface SessionRecord {
 }
 
 export type LedgerEventKind =
-  "prompt" | "update" | "permission" | "turn_end" | "restore";
+  | "prompt"
+  | "update"
+  | "permission"
+  | "turn_end"
+  | "restore"
+  /** A workflow run's progress: run and step starts and ends (workflows/ports.ts). */
+  | "workflow";
 
 export interface LedgerEvent {
   seq: number;
