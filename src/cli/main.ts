@@ -117,6 +117,10 @@ program
   )
   .option("-a, --agent <name>", "agent name from the registry or config")
   .option("-C, --cwd <dir>", "working directory of the agent process")
+  .option(
+    "--workflow <name>",
+    "present this workflow as the agent: each prompt is one run",
+  )
   .addHelpText(
     "after",
     `

@@ -7,7 +7,11 @@ import type { AgentLaunch } from "../agents/registry.js";
 import type { Config, PermissionMode } from "../config/schema.js";
 import type { EditorChannel } from "../gateway/editor-channel.js";
 import { Gateway } from "../gateway/gateway.js";
-import type { AgentPort, LedgerPort } from "../gateway/ports.js";
+import type {
+  AgentPort,
+  HubCommandsPort,
+  LedgerPort,
+} from "../gateway/ports.js";
 import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
 import { withDefaults } from "../shared/defaults.js";
 import { connectionLimits, type CliContext } from "./context.js";
@@ -96,6 +100,8 @@ export interface GatewayWiring {
   cwd?: string;
   /** An agent spawned early, used for the first connection. */
   prespawned?: AgentProcess;
+  /** Commands acphub runs itself in sessions (workflows). */
+  commands?: HubCommandsPort;
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -113,6 +119,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
     ledger: w.ledger,
     logger,
     editor: w.editor,
+    ...(w.commands ? { commands: w.commands } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,

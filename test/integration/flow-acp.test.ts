@@ -1,0 +1,161 @@
+// Workflows inside `acphub acp`: advertised as slash commands, run in the editor's session with
+// the gate asked of the editor (an SDK client), and one workflow presented as the agent.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  editorTracker,
+  mockConfig,
+  onlyProtocolOnStdout,
+  openSession,
+  startEditor,
+} from "../helpers/editor.js";
+import { tempDir, waitFor } from "../helpers/mock.js";
+
+type Ev = Record<string, unknown>;
+const tracker = editorTracker();
+afterEach(() =>
+  tracker.cleanup((e) => expect(onlyProtocolOnStdout(e.stdout())).toBe(true)),
+);
+
+const REVIEW = `name: review
+description: look, confirm, check
+input: { description: what to look at }
+steps:
+  - { id: look, agent: mock, prompt: "Look at {{ input }}" }
+  - id: confirm
+    approve: "Apply this plan?\\n{{ steps.look.output }}"
+  - { id: check, run: "echo checked" }
+`;
+
+function setup() {
+  const home = tempDir("acphub-home-");
+  const cwd = tempDir("acphub-proj-");
+  mockConfig(home);
+  mkdirSync(join(cwd, ".acphub", "workflows"), { recursive: true });
+  writeFileSync(join(cwd, ".acphub", "workflows", "review.yaml"), REVIEW);
+  return { home, cwd };
+}
+
+// An editor that answers every gate with `answer`, keeping the questions it was asked.
+function editorAnswering(home: string, answer: string, args: string[] = []) {
+  const asked: Ev[] = [];
+  const e = tracker.track(
+    startEditor(home, {
+      args,
+      onRequest: (method, params) => {
+        asked.push({ method, ...params });
+        return Promise.resolve({
+          outcome: { outcome: "selected", optionId: answer },
+        });
+      },
+    }),
+  );
+  return { e, asked };
+}
+
+const stepOf = (u: Ev) =>
+  (u["_meta"] as { acphub?: { step?: string } } | undefined)?.acphub?.step;
+
+describe("workflows in acphub acp", () => {
+  it("advertises /review, runs it in the session and asks the gate of the editor", async () => {
+    const { home, cwd } = setup();
+    const { e, asked } = editorAnswering(home, "approve");
+    const sessionId = await openSession(e, cwd);
+    const commandsOf = () =>
+      e.updates().flatMap((p) => {
+        const u = p["update"] as Ev;
+        return u["sessionUpdate"] === "available_commands_update"
+          ? [u["availableCommands"] as Ev[]]
+          : [];
+      });
+    expect(
+      await waitFor(() =>
+        commandsOf().some((list) => list.some((c) => c["name"] === "review")),
+      ),
+    ).toBe(true);
+    const response = await e.agent.request<Ev>("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "/review the parser" }],
+    });
+    expect(response["stopReason"]).toBe("end_turn");
+    const gate = asked.find(
+      (a) => a["method"] === "session/request_permission",
+    )!;
+    expect((gate["toolCall"] as Ev)["title"]).toBe("confirm · approval");
+    expect(JSON.stringify(gate["toolCall"])).toContain(
+      "Apply this plan?\\nmock agent received: Look at the parser",
+    );
+    expect((gate["options"] as Ev[]).map((o) => o["kind"])).toEqual([
+      "allow_once",
+      "reject_once",
+    ]);
+    const updates = e
+      .updates()
+      .filter((p) => p["sessionId"] === sessionId)
+      .map((p) => p["update"] as Ev);
+    expect(updates.some((u) => u["sessionUpdate"] === "plan")).toBe(true);
+    expect(
+      updates.some(
+        (u) =>
+          u["sessionUpdate"] === "agent_message_chunk" && stepOf(u) === "look",
+      ),
+    ).toBe(true);
+    const ends = updates.filter(
+      (u) =>
+        u["sessionUpdate"] === "tool_call_update" &&
+        stepOf(u) &&
+        !String(u["toolCallId"]).startsWith("look/"),
+    );
+    expect(ends.map((u) => [stepOf(u), u["status"]])).toEqual([
+      ["look", "completed"],
+      ["confirm", "completed"],
+      ["check", "completed"],
+    ]);
+  });
+
+  it("a rejected gate stops the run: the prompt fails with WORKFLOW_GATE_REJECTED, check never runs", async () => {
+    const { home, cwd } = setup();
+    const { e } = editorAnswering(home, "reject");
+    const sessionId = await openSession(e, cwd);
+    const error = await e.agent
+      .request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "/review x" }],
+      })
+      .then(
+        () => undefined,
+        (err: unknown) => err as { code: number; data: Ev },
+      );
+    expect(error?.code).toBe(-32001);
+    expect(error?.data).toMatchObject({
+      code: "WORKFLOW_GATE_REJECTED",
+      step: "confirm",
+    });
+    const steps = e.updates().map((p) => stepOf(p["update"] as Ev));
+    expect(steps).not.toContain("check");
+  });
+
+  it("acphub acp --workflow presents the workflow as the agent: each prompt is one run", async () => {
+    const { home, cwd } = setup();
+    const { e } = editorAnswering(home, "approve", ["--workflow", "review"]);
+    const sessionId = await openSession(e, cwd);
+    const response = await e.agent.request<Ev>("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "the date parser" }],
+    });
+    expect(response["stopReason"]).toBe("end_turn");
+    const look = e
+      .updates()
+      .map((p) => p["update"] as Ev)
+      .find(
+        (u) =>
+          u["sessionUpdate"] === "tool_call_update" &&
+          stepOf(u) === "look" &&
+          u["status"] === "completed",
+      );
+    expect(JSON.stringify(look?.["content"])).toContain(
+      "mock agent received: Look at the date parser",
+    );
+  });
+});
