@@ -55,6 +55,8 @@ export class Gateway {
   private readonly parts: GatewayParts;
   private readonly limiter: FixedWindowLimiter;
   private initialized = false;
+  /** Hub commands (workflow runs) in progress, by session, for session/cancel. */
+  private readonly commandRuns = new Map<string, AbortController>();
 
   constructor(options: GatewayOptions) {
     this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
@@ -145,6 +147,7 @@ export class Gateway {
         prompt,
         command,
         signal,
+        this.commandRuns,
       );
     const live = await liveSession(this.parts, record);
     const meta = params["_meta"] as Params | undefined;
@@ -172,6 +175,7 @@ export class Gateway {
   }
 
   cancel(params: Params): void {
+    this.commandRuns.get(String(params["sessionId"]))?.abort();
     this.parts.sessions.get(String(params["sessionId"]))?.turn?.cancel();
   }
 

@@ -34,8 +34,14 @@ export async function runHubCommand(
   prompt: RawContentBlock[],
   command: { name: string; input: string },
   signal: AbortSignal,
+  running: Map<string, AbortController>,
 ): Promise<Params> {
   const { ledger, editor } = parts;
+  // session/cancel finds the run here; the prompt's own signal also stops it.
+  const run = new AbortController();
+  const stop = () => run.abort();
+  signal.addEventListener("abort", stop, { once: true });
+  running.set(record.id, run);
   ledger.append(record.id, "prompt", { prompt });
   const send = async (update: Record<string, unknown>) => {
     ledger.append(record.id, "update", { update });
@@ -49,7 +55,7 @@ export async function runHubCommand(
       mcpServers: (record.request["mcpServers"] as never[]) ?? [],
       send,
       request: (method, params, s) => editor.request(method, params, s),
-      signal,
+      signal: run.signal,
     });
     ledger.append(record.id, "turn_end", { stopReason });
     return { stopReason };
@@ -58,6 +64,9 @@ export async function runHubCommand(
       error: error instanceof Error ? error.message : String(error),
     });
     throw error;
+  } finally {
+    signal.removeEventListener("abort", stop);
+    running.delete(record.id);
   }
 }
 

@@ -158,4 +158,30 @@ describe("workflows in acphub acp", () => {
       "mock agent received: Look at the date parser",
     );
   });
+
+  it("session/cancel cancels the running step and stops the run", async () => {
+    const { home, cwd } = setup();
+    writeFileSync(
+      join(cwd, ".acphub", "workflows", "slow.yaml"),
+      `name: slow\nsteps:\n  - id: wait\n    agent: mock\n    prompt: '{"steps":[{"text":"waiting"},{"sleep":60000}]}'\n  - { id: after, run: "echo after" }\n`,
+    );
+    const { e } = editorAnswering(home, "approve");
+    const sessionId = await openSession(e, cwd);
+    const prompt = e.agent.request<Ev>("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "/slow" }],
+    });
+    const started = () =>
+      e.updates().some((p) => {
+        const u = p["update"] as Ev;
+        return (
+          u["sessionUpdate"] === "agent_message_chunk" && stepOf(u) === "wait"
+        );
+      });
+    expect(await waitFor(started, 15_000)).toBe(true);
+    await e.agent.notify("session/cancel", { sessionId });
+    expect((await prompt)["stopReason"]).toBe("cancelled");
+    const steps = e.updates().map((p) => stepOf(p["update"] as Ev));
+    expect(steps).not.toContain("after");
+  });
 });
