@@ -4,7 +4,6 @@
 import { randomUUID } from "node:crypto";
 import { connectAgent } from "../agents/connection.js";
 import { resolveAgent } from "../agents/registry.js";
-import type { Config } from "../config/schema.js";
 import type { RunEvent } from "../contracts/events.js";
 import type { AgentSessionPort, LedgerPort } from "../gateway/ports.js";
 import { refusal, type CommandPolicy } from "../host/command-policy.js";
@@ -12,7 +11,8 @@ import type { HostServices } from "../host/create-host.js";
 import { filterEnv } from "../shared/env-filter.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
-import { mergeServers, serversFor } from "../workflows/mcp.js";
+import { mergeServers, serversFor } from "../shared/mcp-servers.js";
+import { agentServers } from "./agent-mcp.js";
 import type {
   RunJournal,
   ShellPort,
@@ -94,13 +94,6 @@ async function openStep(
     await connection.close();
     throw error;
   }
-}
-
-// The agent's servers from config (step 6 of issue 12 adds them to the config schema).
-function agentServers(config: Config, agent: string) {
-  void config;
-  void agent;
-  return [];
 }
 
 // The session, with each prompt kept in its ledger history first.

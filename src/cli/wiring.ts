@@ -14,6 +14,7 @@ import type {
 } from "../gateway/ports.js";
 import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
 import { withDefaults } from "../shared/defaults.js";
+import { agentServers, withAgentServers } from "./agent-mcp.js";
 import { connectionLimits, type CliContext } from "./context.js";
 import {
   type CommandPolicy,
@@ -126,14 +127,18 @@ export function buildGateway(w: GatewayWiring): Gateway {
       busyPrompt: limits.busyPrompt,
     },
     connect: async (): Promise<AgentPort> =>
-      connectAgent({
-        process: takeEarly(),
-        launch: w.launch,
-        cwd: w.cwd,
+      withAgentServers(
+        await connectAgent({
+          process: takeEarly(),
+          launch: w.launch,
+          cwd: w.cwd,
+          logger,
+          host: w.host,
+          stateDir: paths.stateDir,
+          ...connectionLimits(config),
+        }),
+        agentServers(config, w.agentName),
         logger,
-        host: w.host,
-        stateDir: paths.stateDir,
-        ...connectionLimits(config),
-      }),
+      ),
   });
 }

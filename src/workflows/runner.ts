@@ -2,7 +2,7 @@
 // step's start and end to the journal, and continues a run from what the journal kept.
 import type { McpServer } from "@agentclientprotocol/sdk";
 import { HubError } from "../shared/errors.js";
-import { toAcpServers } from "./mcp.js";
+import { toAcpServers } from "../shared/mcp-servers.js";
 import type { Workflow } from "./load.js";
 import type { JournalEntry, RunJournal, StepStatus } from "./ports.js";
 import type { WorkflowStep } from "./schema.js";

@@ -1,6 +1,7 @@
 // The workflow file's schema. Strict like the config: an unknown key is an error, so a typo
 // never passes silently. Step kinds are told apart by their one action key.
 import { z } from "zod";
+import { mcpServerSchema } from "../shared/mcp-servers.js";
 
 const positiveMs = z.number().int().positive();
 const stepId = z
@@ -9,21 +10,6 @@ const stepId = z
     /^[A-Za-z][\w-]*$/,
     "a step id is a letter then letters, digits, _ or -",
   );
-
-const stdioServer = z.strictObject({
-  name: z.string().min(1),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-});
-const remoteServer = z.strictObject({
-  type: z.enum(["http", "sse"]),
-  name: z.string().min(1),
-  url: z.string().url(),
-  headers: z.record(z.string(), z.string()).optional(),
-});
-export const mcpServerSchema = z.union([stdioServer, remoteServer]);
-export type McpServerEntry = z.infer<typeof mcpServerSchema>;
 
 const onFailure = z.strictObject({
   goto: stepId,

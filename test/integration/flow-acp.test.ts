@@ -1,16 +1,17 @@
 // Workflows inside `acphub acp`: advertised as slash commands, run in the editor's session with
 // the gate asked of the editor (an SDK client), and one workflow presented as the agent.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   editorTracker,
+  INIT,
   mockConfig,
   onlyProtocolOnStdout,
   openSession,
   startEditor,
 } from "../helpers/editor.js";
-import { tempDir, waitFor } from "../helpers/mock.js";
+import { CLI, tempDir, waitFor } from "../helpers/mock.js";
 
 type Ev = Record<string, unknown>;
 const tracker = editorTracker();
@@ -183,5 +184,97 @@ describe("workflows in acphub acp", () => {
     expect((await prompt)["stopReason"]).toBe("cancelled");
     const steps = e.updates().map((p) => stepOf(p["update"] as Ev));
     expect(steps).not.toContain("after");
+  });
+
+  it("MCP servers: config, workflow and step entries merged with the editor's, the editor's winning; HTTP left out for an agent without the capability", async () => {
+    const home = tempDir("acphub-home-");
+    const cwd = tempDir("acphub-proj-");
+    const mainFile = join(home, "main-sessions.json");
+    const stepFile = join(home, "step-sessions.json");
+    const mock = (file: string, servers: Ev[]) => ({
+      command: process.execPath,
+      args: [CLI, "mock-agent", "--sessions-file", file],
+      mcpServers: servers,
+    });
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        defaultAgent: "mock",
+        agents: {
+          mock: mock(mainFile, [
+            { name: "docs", command: "config-docs" },
+            { name: "main-only", command: "main-cmd" },
+          ]),
+          stepper: mock(stepFile, [
+            { name: "docs", command: "config-docs" },
+            { name: "cfg", command: "cfg-cmd", env: { A: "1" } },
+          ]),
+        },
+      }),
+    );
+    mkdirSync(join(cwd, ".acphub", "workflows"), { recursive: true });
+    writeFileSync(
+      join(cwd, ".acphub", "workflows", "mcp.yaml"),
+      `name: mcp
+mcpServers:
+  - { name: docs, command: workflow-docs }
+  - { type: http, name: web, url: "http://127.0.0.1:9/mcp" }
+steps:
+  - id: one
+    agent: stepper
+    prompt: hi
+    mcpServers: [{ name: stepsrv, command: step-cmd }]
+`,
+    );
+    const { e } = editorAnswering(home, "approve");
+    await e.agent.request("initialize", INIT);
+    const editorDocs = {
+      name: "docs",
+      command: "editor-docs",
+      args: [],
+      env: [],
+    };
+    const { sessionId } = await e.agent.request<{ sessionId: string }>(
+      "session/new",
+      {
+        cwd,
+        mcpServers: [editorDocs],
+      },
+    );
+    const response = await e.agent.request<Ev>("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "/mcp" }],
+    });
+    expect(response["stopReason"]).toBe("end_turn");
+    const received = (file: string) =>
+      (
+        JSON.parse(readFileSync(file, "utf8")) as [
+          string,
+          { mcpServers: Ev[] },
+        ][]
+      ).map(([, s]) => s.mcpServers);
+    const byName = (list: Ev[]) =>
+      Object.fromEntries(list.map((m) => [m["name"], m]));
+    const [main] = received(mainFile);
+    expect(byName(main!)).toEqual({
+      docs: editorDocs,
+      "main-only": {
+        name: "main-only",
+        command: "main-cmd",
+        args: [],
+        env: [],
+      },
+    });
+    const [step] = received(stepFile);
+    expect(byName(step!)).toEqual({
+      docs: editorDocs,
+      cfg: {
+        name: "cfg",
+        command: "cfg-cmd",
+        args: [],
+        env: [{ name: "A", value: "1" }],
+      },
+      stepsrv: { name: "stepsrv", command: "step-cmd", args: [], env: [] },
+    });
   });
 });

@@ -1,13 +1,28 @@
-// MCP servers for step sessions: the workflow file's entries in ACP's shape, merged with the
-// editor's (the editor's entry wins on a name collision), and filtered by what the agent
-// can take (HTTP and SSE only for agents advertising them).
+// MCP server entries as people write them in config.json and workflow files (env and headers
+// as maps), their zod schema and the wire's shape; merged with the editor's (the editor's
+// entry wins on a name collision) and filtered by what the agent can take.
 import type { McpServer } from "@agentclientprotocol/sdk";
-import type { McpServerEntry } from "./schema.js";
+import { z } from "zod";
+
+const stdioServer = z.strictObject({
+  name: z.string().min(1),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+});
+const remoteServer = z.strictObject({
+  type: z.enum(["http", "sse"]),
+  name: z.string().min(1),
+  url: z.string().url(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+export const mcpServerSchema = z.union([stdioServer, remoteServer]);
+export type McpServerEntry = z.infer<typeof mcpServerSchema>;
 
 const pairs = (record: Record<string, string> | undefined) =>
   Object.entries(record ?? {}).map(([name, value]) => ({ name, value }));
 
-// A workflow file's entries in the wire's shape.
+// Entries from a file in the wire's shape.
 export function toAcpServers(entries: McpServerEntry[]): McpServer[] {
   return entries.map((e) =>
     "type" in e
