@@ -92,6 +92,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
         (interactive ? "ask" : "approve-reads"),
       approver: interactive ? ttyApprover(keys, renderer, style) : undefined,
       render: onEvent,
+      workflows: true,
     });
     if (hub.mockByDefault)
       process.stderr.write(MOCK_NOTICE(ctx.paths.configFile));

@@ -14,6 +14,7 @@ import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
 import { type CliContext } from "./context.js";
+import { workflowCommands } from "./flow-commands.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
 export interface LocalHubOptions {
@@ -30,6 +31,8 @@ export interface LocalHubOptions {
   render: (event: RunEvent) => void;
   /** The agent, spawned early by the caller; used for the first connection. */
   prespawned?: AgentProcess;
+  /** Offer the workflows as slash commands (chat); gates go to the approver. */
+  workflows?: boolean;
 }
 
 export interface LocalHub {
@@ -41,7 +44,10 @@ export interface LocalHub {
   close(): Promise<void>;
 }
 
-export function cliEditor(render: (event: RunEvent) => void): EditorPort {
+export function cliEditor(
+  render: (event: RunEvent) => void,
+  approver?: Approver,
+): EditorPort {
   return {
     notify: (method, params) => {
       const p = params as {
@@ -59,10 +65,21 @@ export function cliEditor(render: (event: RunEvent) => void): EditorPort {
       }
       return Promise.resolve();
     },
-    request: (method) =>
-      Promise.reject(
-        new HubError("UNSUPPORTED", `the CLI does not answer ${method}`),
-      ),
+    // Workflow gates ask the person at the terminal, when there is one.
+    request: async <T>(
+      method: string,
+      params: unknown,
+      signal?: AbortSignal,
+    ) => {
+      if (method !== "session/request_permission" || !approver)
+        throw new HubError("UNSUPPORTED", `the CLI does not answer ${method}`);
+      const request = params as Parameters<Approver>[0];
+      const outcome = await approver(
+        request,
+        signal ?? new AbortController().signal,
+      );
+      return { outcome } as T;
+    },
     observe: (_sessionId, event) => render(event),
   };
 }
@@ -105,12 +122,13 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     host,
     cwd: record?.cwd ?? o.cwd,
     prespawned: o.prespawned,
+    ...(o.workflows ? { commands: workflowCommands(o.ctx, ledger) } : {}),
   });
   const close = async () => {
     await gateway.close();
     host.close();
   };
-  gateway.attachEditor(cliEditor(o.render));
+  gateway.attachEditor(cliEditor(o.render, o.approver));
   try {
     await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
     let sessionId: string;
