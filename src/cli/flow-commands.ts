@@ -13,7 +13,12 @@ import { loadWorkflowFile } from "../workflows/load.js";
 import type { GatePort } from "../workflows/ports.js";
 import { outcomeError, runWorkflow } from "../workflows/runner.js";
 import type { CliContext } from "./context.js";
-import { loadOptions, templateEnv, workflowDirs } from "./flow-setup.js";
+import {
+  loadOptions,
+  secretMasker,
+  templateEnv,
+  workflowDirs,
+} from "./flow-setup.js";
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
 import { buildHost, commandPolicyFrom } from "./wiring.js";
 
@@ -124,6 +129,7 @@ async function runInSession(
     cwd: c.cwd,
   });
   let shown = Promise.resolve();
+  const masker = secretMasker();
   try {
     const outcome = await runWorkflow({
       runId,
@@ -131,6 +137,7 @@ async function runInSession(
       input: c.input,
       cwd: c.cwd,
       env: templateEnv(ctx.config),
+      mask: (text) => masker.mask(text),
       agents: stepAgents({
         ctx,
         host,
@@ -143,7 +150,9 @@ async function runInSession(
       gate: editorGate(c),
       sink: {
         update: (u) => {
-          shown = shown.then(() => c.send(u)).catch(() => undefined);
+          shown = shown
+            .then(() => c.send(masker.maskValue(u)))
+            .catch(() => undefined);
         },
       },
       journal,

@@ -18,7 +18,12 @@ import {
 } from "../workflows/runner.js";
 import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
-import { loadOptions, templateEnv, workflowDirs } from "./flow-setup.js";
+import {
+  loadOptions,
+  secretMasker,
+  templateEnv,
+  workflowDirs,
+} from "./flow-setup.js";
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
 import { reportError } from "./run.js";
 import { jsonRenderer, plainRenderer, type Renderer } from "./render.js";
@@ -199,6 +204,7 @@ async function flowCommand(
     });
     host.onSessionStart?.(p.runId, { cwd: p.cwd });
     let unasked = false;
+    const masker = secretMasker();
     if (!json)
       stdio.err(
         `acphub: workflow ${p.workflow.spec.name}, run ${p.runId}${p.resumed ? " (resumed)" : ""}\n`,
@@ -210,6 +216,7 @@ async function flowCommand(
         input: p.input,
         cwd: p.cwd,
         env: templateEnv(ctx.config),
+        mask: (text) => masker.mask(text),
         recorded: p.recorded,
         agents: stepAgents({
           ctx,
@@ -225,7 +232,7 @@ async function flowCommand(
             emit({
               type: "session_update",
               sessionId: p.runId,
-              update: update as never,
+              update: masker.maskValue(update) as never,
             }),
         },
         journal,

@@ -4,6 +4,7 @@ import { resolveAgent } from "../agents/registry.js";
 import type { HubPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import { filterEnv } from "../shared/env-filter.js";
+import { SecretMasker } from "../shared/secrets.js";
 import type { WorkflowDirs } from "../workflows/discover.js";
 import type { LoadOptions } from "../workflows/load.js";
 
@@ -38,4 +39,9 @@ export function loadOptions(config: Config): LoadOptions {
 /** The environment `{{ env.NAME }}` reads: only what the filter passes. */
 export function templateEnv(config: Config): Record<string, string> {
   return filterEnv(process.env, { userAllow: config.env?.allow ?? [] });
+}
+
+/** Hides the values of this process's secret-looking variables in what a run shows and keeps. */
+export function secretMasker(): SecretMasker {
+  return SecretMasker.fromEnv(process.env);
 }

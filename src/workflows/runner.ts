@@ -32,6 +32,8 @@ export interface RunWorkflowOptions extends ExecContext {
   env: Record<string, string>;
   journal: RunJournal;
   signal: AbortSignal;
+  /** Hides known secrets in step outputs before they are shown, stored or templated. */
+  mask?: (text: string) => string;
   /** Step ends an interrupted earlier attempt recorded, in order: taken instead of running. */
   recorded?: StepEnd[];
 }
@@ -157,6 +159,7 @@ async function stepOnce(
       ? AbortSignal.any([runSignal, AbortSignal.timeout(step.timeoutMs)])
       : runSignal;
     result = await execute(s, step, text, signal);
+    if (o.mask) result = { ...result, output: o.mask(result.output) };
     if (!result.unanswered)
       o.journal.record({
         type: "step_end",

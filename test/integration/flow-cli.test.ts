@@ -191,6 +191,27 @@ steps:
     expect(JSON.stringify(end["content"])).toContain("rm-rf-root-or-home");
   });
 
+  it("a secret's value is masked in step output, shown and stored", async () => {
+    const p = project({
+      leak: `name: leak\nsteps:\n  - { id: say, run: "echo key=sekret-value-123" }\n`,
+    });
+    const env = { MY_API_TOKEN: "sekret-value-123" };
+    const r = await runCli(["flow", "run", "leak", "--json", "-C", p.cwd], {
+      home: p.home,
+      env,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("key=");
+    expect(r.stdout).not.toContain("sekret-value-123");
+    const runId = String(jsonLines(r.stdout)[0]!["sessionId"]);
+    const shown = await runCli(["sessions", "show", runId, "--json"], {
+      home: p.home,
+      env: {},
+    });
+    expect(shown.stdout).toContain("key=");
+    expect(shown.stdout).not.toContain("sekret-value-123");
+  });
+
   it("an unknown workflow is WORKFLOW_NOT_FOUND, exit 2", async () => {
     const p = project({});
     const r = await runCli(["flow", "run", "nope", "-C", p.cwd], {
