@@ -6,6 +6,7 @@ import { HubError } from "../shared/errors.js";
 import { filterEnv } from "../shared/env-filter.js";
 import { BUILTIN_AGENTS, type BuiltinAgent } from "./builtin-agents.js";
 import { which } from "./which.js";
+import { didYouMean } from "../shared/did-you-mean.js";
 
 export const MOCK_AGENT_NAME = "mock";
 
@@ -54,7 +55,7 @@ export function defaultAgentName(config: Config): string {
 
 function fromConfig(
   name: string,
-  entry: AgentEntry,
+  entry: AgentEntry & { command: string },
   options: ResolveOptions,
 ): AgentLaunch {
   return {
@@ -134,13 +135,15 @@ export function resolveAgent(
   ];
   const opts = { ...options, userAllow };
   const entry = config.agents?.[name];
-  if (entry) return fromConfig(name, entry, opts);
+  if (entry?.command)
+    return fromConfig(name, { ...entry, command: entry.command }, opts);
   const builtin = BUILTIN_AGENTS.find((a) => a.name === name);
   if (builtin) return fromBuiltin(builtin, opts);
   if (name === MOCK_AGENT_NAME) return mockLaunch(opts);
+  const known = knownAgentNames(config);
   throw new HubError(
     "AGENT_NOT_FOUND",
-    `unknown agent "${name}"; known agents: ${knownAgentNames(config).join(", ")}`,
-    { details: { name, known: knownAgentNames(config) } },
+    `unknown agent "${name}"${didYouMean(name, known)}; known agents: ${known.join(", ")}`,
+    { details: { name, known } },
   );
 }

@@ -1,9 +1,9 @@
 // `acphub acp`: serve the configured agent to an editor over stdio, with sessions recorded in
 // the ledger. Logs go to stderr; stdout carries only protocol frames.
-import { resolve } from "node:path";
 import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { serveStdio } from "../editors/stdio-server.js";
 import { EditorChannel } from "../gateway/editor-channel.js";
 import { SessionTable } from "../gateway/session-table.js";
@@ -11,6 +11,7 @@ import type { HostServices } from "../host/create-host.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { once } from "../shared/once.js";
 import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
+import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { workflowCommands } from "./flow-commands.js";
@@ -25,8 +26,10 @@ export interface AcpOptions extends GlobalOptions {
 
 export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   let ctx;
+  let cwd: string | undefined;
   try {
     ctx = cliContext(options);
+    if (options.cwd) cwd = workingDir(options.cwd);
   } catch (error) {
     return fail(error);
   }
@@ -35,7 +38,12 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   const name = options.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = resolveAgent(name, config);
+    launch = await sandboxedLaunch(
+      resolveAgent(name, config),
+      config,
+      paths,
+      cwd ?? process.cwd(),
+    );
   } catch (error) {
     return fail(error);
   }
@@ -51,7 +59,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
     host,
     editor,
     commands: workflowCommands(ctx, ledger, options.workflow),
-    cwd: options.cwd ? resolve(options.cwd) : undefined,
+    cwd,
   });
   const stop = once(async () => {
     await gateway
@@ -79,6 +87,7 @@ function editorHost(ctx: CliContext, editor: EditorChannel): HostServices {
   const host = buildHost({
     config,
     stateDir: paths.stateDir,
+    configFile: paths.configFile,
     mode: config.permissions?.mode ?? "ask",
     logger,
     approver: async (request, signal) =>
@@ -91,6 +100,7 @@ function editorHost(ctx: CliContext, editor: EditorChannel): HostServices {
       ).outcome,
     editor,
   });
+  if (host.sandboxWarning) logger.warn(host.sandboxWarning);
   return {
     ...host,
     extensionFallback: (method, params, hostCtx) =>

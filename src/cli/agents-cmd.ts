@@ -14,7 +14,11 @@ import {
   type CliContext,
   type GlobalOptions,
 } from "./context.js";
+import { doctorHints } from "./doctor-hints.js";
 import { fail } from "./guard.js";
+import { sandboxReport } from "./sandbox-doctor.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
+import { stopSandbox } from "../host/sandbox/os-sandbox.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 
 const out = (text: string) => process.stdout.write(text);
@@ -84,6 +88,22 @@ function explain(error: unknown): string {
   }
 }
 
+// The agent's last stderr lines (when the error does not carry them) and hints for the usual
+// causes, found in everything the agent said.
+function adviceFor(agent: string, error: unknown, tail: string): string[] {
+  const details = isHubError(error) ? error.details : {};
+  const ownTail =
+    typeof details["stderrTail"] === "string" ? details["stderrTail"] : "";
+  const lines: string[] = [];
+  if (tail && !ownTail)
+    lines.push(`agent stderr: ${tail.slice(-MAX_TAIL_CHARS).trim()}`);
+  const said = [errorMessage(error), ownTail, tail].join("\n");
+  for (const hint of doctorHints(agent, said)) lines.push(`hint: ${hint}`);
+  return lines;
+}
+
+const MAX_TAIL_CHARS = 2000;
+
 export async function agentsDoctor(
   name: string | undefined,
   options: GlobalOptions,
@@ -100,14 +120,38 @@ export async function agentsDoctor(
   out(
     `agent ${agentName()}: ${[launch.command, ...launch.args].join(" ")} (${launch.source})\n`,
   );
+  for (const line of await sandboxReport(ctx.config)) out(line);
+  try {
+    launch = await sandboxedLaunch(
+      launch,
+      ctx.config,
+      ctx.paths,
+      process.cwd(),
+    );
+    return await checkAgent(ctx, launch);
+  } catch (error) {
+    out(`  failed: ${explain(error)}\n`);
+    return toExitCode(error);
+  } finally {
+    await stopSandbox();
+  }
+}
+
+// Spawns and initializes the agent, opens a session, and prints what it found and how long it took.
+async function checkAgent(
+  ctx: CliContext,
+  launch: AgentLaunch,
+): Promise<ExitCode> {
   const started = performance.now();
   const step = () => `${Math.round(performance.now() - started)} ms`;
+  let stderrTail = () => "";
   try {
     const agent = await connectAgent({
       launch,
       logger: ctx.logger,
       ...connectionLimits(ctx.config),
     });
+    stderrTail = () => agent.process.stderrTail();
     try {
       const init = agent.initializeResponse!;
       out(`  spawn + initialize: ${step()}\n`);
@@ -130,6 +174,8 @@ export async function agentsDoctor(
     }
   } catch (error) {
     out(`  failed after ${step()}: ${explain(error)}\n`);
+    for (const line of adviceFor(launch.name, error, stderrTail()))
+      out(`  ${line}\n`);
     return toExitCode(error);
   }
 }

@@ -107,6 +107,7 @@ async function runInSession(
   const host = buildHost({
     config: ctx.config,
     stateDir: ctx.paths.stateDir,
+    configFile: ctx.paths.configFile,
     mode: ctx.config.permissions?.mode ?? "ask",
     logger: ctx.logger,
     approver: async (request, signal) =>

@@ -199,6 +199,7 @@ async function flowCommand(
     host = buildHost({
       config: ctx.config,
       stateDir: ctx.paths.stateDir,
+      configFile: ctx.paths.configFile,
       mode: ctx.config.permissions?.mode ?? "approve-reads",
       logger: ctx.logger,
     });

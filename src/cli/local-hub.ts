@@ -8,13 +8,15 @@ import {
   resolveAgent,
 } from "../agents/registry.js";
 import type { PermissionMode } from "../config/schema.js";
-import type { RawSessionUpdate, RunEvent } from "../contracts/events.js";
+import type { RawSessionUpdate } from "../contracts/events.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
+import { noticeFrom, type CliEvent } from "./cli-events.js";
 import { type CliContext } from "./context.js";
 import { workflowCommands } from "./flow-commands.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
 export interface LocalHubOptions {
@@ -27,12 +29,14 @@ export interface LocalHubOptions {
   cwd: string;
   mode: PermissionMode;
   approver?: Approver;
-  /** Everything the turn produces, as run events. */
-  render: (event: RunEvent) => void;
+  /** Everything the turn produces, as run events, and acphub's notices. */
+  render: (event: CliEvent) => void;
   /** The agent, spawned early by the caller; used for the first connection. */
   prespawned?: AgentProcess;
   /** Offer the workflows as slash commands (chat); gates go to the approver. */
   workflows?: boolean;
+  /** Aborts starting (spawn, initialize, session): the agent is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface LocalHub {
@@ -41,11 +45,15 @@ export interface LocalHub {
   sessionId: string;
   /** True when the bundled mock agent was picked because nothing was configured. */
   mockByDefault: boolean;
+  /** One-line warnings for the user (the sandbox is missing). */
+  notices: string[];
   close(): Promise<void>;
 }
 
+// The CLI as the gateway's editor: it shows notices (so acphub's voice never arrives as an
+// agent message) and renders everything else as run events; workflow gates go to the approver.
 export function cliEditor(
-  render: (event: RunEvent) => void,
+  render: (event: CliEvent) => void,
   approver?: Approver,
 ): EditorPort {
   return {
@@ -56,12 +64,15 @@ export function cliEditor(
         _meta?: Record<string, unknown>;
       };
       if (method === "session/update" && p.update) {
-        render({
-          type: "session_update",
-          sessionId: p.sessionId,
-          update: p.update,
-          ...(p._meta ? { meta: p._meta } : {}),
-        });
+        const notice = noticeFrom(p.sessionId, p.update);
+        if (notice) render(notice);
+        else
+          render({
+            type: "session_update",
+            sessionId: p.sessionId,
+            update: p.update,
+            ...(p._meta ? { meta: p._meta } : {}),
+          });
       }
       return Promise.resolve();
     },
@@ -102,7 +113,12 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const agentName = o.agent ?? record?.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = resolveAgent(agentName, config);
+    launch = await sandboxedLaunch(
+      resolveAgent(agentName, config),
+      config,
+      paths,
+      o.cwd ?? process.cwd(),
+    );
   } catch (error) {
     ledger.close();
     throw error;
@@ -110,6 +126,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const host = buildHost({
     config,
     stateDir: paths.stateDir,
+    configFile: paths.configFile,
     mode: o.mode,
     approver: o.approver,
     logger,
@@ -123,14 +140,23 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     cwd: record?.cwd ?? o.cwd,
     prespawned: o.prespawned,
     ...(o.workflows ? { commands: workflowCommands(o.ctx, ledger) } : {}),
+    signal: o.signal,
   });
   const close = async () => {
     await gateway.close();
     host.close();
   };
   gateway.attachEditor(cliEditor(o.render, o.approver));
+  // Giving up on starting closes everything started so far, which fails what is pending.
+  const onAbort = () => void close();
+  o.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    if (o.signal?.aborted) throw new HubError("CLOSED", "starting was aborted");
+    // The CLI shows notices: acphub's messages about the session come as `notice` updates.
+    await gateway.initialize({
+      protocolVersion: 1,
+      clientCapabilities: { session: { notices: {} } },
+    });
     let sessionId: string;
     if (record) {
       sessionId = record.id;
@@ -146,9 +172,12 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
       !o.agent &&
       !record &&
       !config.defaultAgent;
-    return { gateway, agentName, sessionId, mockByDefault, close };
+    const notices = host.sandboxWarning ? [host.sandboxWarning] : [];
+    return { gateway, agentName, sessionId, mockByDefault, notices, close };
   } catch (error) {
     await close();
     throw error;
+  } finally {
+    o.signal?.removeEventListener("abort", onAbort);
   }
 }

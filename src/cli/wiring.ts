@@ -30,10 +30,13 @@ import { DecisionMemory } from "../host/decision-memory.js";
 import { PermissionEngine, type Approver } from "../host/permission-engine.js";
 import type { Logger } from "../shared/logger.js";
 import { SecretMasker } from "../shared/secrets.js";
+import { sandboxSettings } from "./sandbox-wiring.js";
 
 export interface HostWiring {
   config: Config;
   stateDir: string;
+  /** The config file (nothing sandboxed may read it). */
+  configFile: string;
   mode: PermissionMode;
   approver?: Approver;
   logger: Logger;
@@ -67,6 +70,7 @@ export function buildHost(w: HostWiring): HostServices {
     logger: w.logger,
     masker,
     editor: w.editor,
+    sandbox: sandboxSettings(config, w),
   });
 }
 
@@ -103,6 +107,8 @@ export interface GatewayWiring {
   prespawned?: AgentProcess;
   /** Commands acphub runs itself in sessions (workflows). */
   commands?: HubCommandsPort;
+  /** Aborts connecting (spawn and initialize). */
+  signal?: AbortSignal;
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -135,6 +141,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
           logger,
           host: w.host,
           stateDir: paths.stateDir,
+          signal: w.signal,
           ...connectionLimits(config),
         }),
         agentServers(config, w.agentName),
