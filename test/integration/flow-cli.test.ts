@@ -212,6 +212,25 @@ steps:
     expect(shown.stdout).not.toContain("sekret-value-123");
   });
 
+  it("a step past its deadline stops the run: WORKFLOW_TIMEOUT, exit 3", async () => {
+    const p = project({
+      late: `name: late\nsteps:\n  - { id: nap, run: "sleep 30", timeoutMs: 300 }\n  - { id: after, run: "echo after" }\n`,
+    });
+    const r = await runCli(["flow", "run", "late", "--json", "-C", p.cwd], {
+      home: p.home,
+    });
+    expect(r.code).toBe(3);
+    const events = jsonLines(r.stdout);
+    expect(events.find((e) => e["type"] === "error")).toMatchObject({
+      code: "WORKFLOW_TIMEOUT",
+    });
+    expect(events.find((e) => e["type"] === "result")).toMatchObject({
+      status: "timeout",
+      step: "nap",
+    });
+    expect(stepEnds(events, "after")).toHaveLength(0);
+  });
+
   it("an unknown workflow is WORKFLOW_NOT_FOUND, exit 2", async () => {
     const p = project({});
     const r = await runCli(["flow", "run", "nope", "-C", p.cwd], {
