@@ -87,20 +87,19 @@ export function acphubArgv(...args: string[]): string[] {
   return [CLI, ...args];
 }
 
-/** Session updates the agent wrote (read from the recording), in order. */
-export function recordedUpdates(lab: Lab): Record<string, unknown>[] {
-  let text = "";
-  try {
-    text = readFileSync(lab.record, "utf8");
-  } catch {
-    return [];
-  }
-  return text
+/** Every frame the agent wrote (read from the recording), in order. */
+export function recordedFrames(lab: Lab): Record<string, unknown>[] {
+  return readFileOr(lab.record)
     .split("\n")
     .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> })
-    .filter((m) => m.method === "session/update")
-    .map((m) => m.params ?? {});
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Session updates the agent wrote, in order. */
+export function recordedUpdates(lab: Lab): Record<string, unknown>[] {
+  return recordedFrames(lab)
+    .filter((m) => m["method"] === "session/update")
+    .map((m) => (m["params"] ?? {}) as Record<string, unknown>);
 }
 
 /** A file's text, or "" when it does not exist. */
