@@ -125,7 +125,7 @@ export class AgentConnection extends ConnectionCore {
     params: SessionParams,
   ): AgentSession {
     const session = new AgentSession(this, id, state);
-    this.sessions.set(id, session);
+    this.router.adopt(session);
     const { cwd, additionalDirectories } = params;
     this.host?.onSessionStart?.(id, { cwd, additionalDirectories });
     return session;

@@ -18,8 +18,12 @@ import type {
 } from "../gateway/client-host.js";
 import type { AgentSession } from "./session.js";
 
+/** Updates kept for sessions not yet known (sent with or just before the session/new answer). */
+const MAX_EARLY_UPDATES = 256;
+
 export class SessionRouter implements ClientRouter {
   readonly sessions = new Map<string, AgentSession>();
+  private early: SessionNotification[] = [];
 
   constructor(
     private readonly host: ClientHost | undefined,
@@ -44,12 +48,27 @@ export class SessionRouter implements ClientRouter {
         "malformed session/update from agent; dropped",
       );
     } else if (session) session.receiveUpdate(params as SessionNotification);
-    else
-      this.logger.debug(
-        { sessionId: params.sessionId },
-        "update for unknown session",
-      );
+    else this.keepEarly(params as SessionNotification);
     return true;
+  }
+
+  // An agent may send updates in the same write as its session/new or session/load answer,
+  // before the session is registered here: keep them (bounded) for adopt().
+  private keepEarly(notification: SessionNotification): void {
+    this.logger.debug(
+      { sessionId: notification.sessionId },
+      "update for a session not yet known; kept",
+    );
+    this.early.push(notification);
+    if (this.early.length > MAX_EARLY_UPDATES) this.early.shift();
+  }
+
+  // Registers a session and hands it the updates that arrived for it before it was known.
+  adopt(session: AgentSession): void {
+    this.sessions.set(session.id, session);
+    const mine = this.early.filter((n) => n.sessionId === session.id);
+    this.early = this.early.filter((n) => n.sessionId !== session.id);
+    for (const notification of mine) session.receiveUpdate(notification);
   }
 
   onPermission(

@@ -42,12 +42,17 @@ export type SessionState = Record<string, unknown> & {
   configOptions?: { id: string }[] | null;
 };
 
+/** Events kept for the first listener of a session nobody listens to yet. */
+const MAX_UNHEARD_EVENTS = 256;
+
 export class AgentSession {
   private activeRun: PromptRun | undefined;
   /** Runs started or queued and not yet settled. */
   private pendingRuns = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<(event: RunEvent) => void>();
+  /** Events that came while nobody listened (between session/new and the gateway attaching). */
+  private unheard: RunEvent[] = [];
   private readonly permissionAborts = new Set<AbortController>();
 
   constructor(
@@ -63,12 +68,17 @@ export class AgentSession {
   /** Receives events that arrive outside a turn (load replay, late command lists). */
   onEvent(listener: (event: RunEvent) => void): () => void {
     this.listeners.add(listener);
+    const unheard = this.unheard.splice(0);
+    for (const event of unheard) listener(event);
     return () => this.listeners.delete(listener);
   }
 
   emit(event: RunEvent): void {
     if (this.activeRun) this.activeRun.push(event);
-    else for (const listener of this.listeners) listener(event);
+    else if (this.listeners.size > 0)
+      for (const listener of this.listeners) listener(event);
+    else if (this.unheard.push(event) > MAX_UNHEARD_EVENTS)
+      this.unheard.shift();
   }
 
   receiveUpdate(notification: SessionNotification): void {

@@ -4,8 +4,24 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it, onTestFailed } from "vitest";
 import { startEditorOn } from "./lab/editor-client.mjs";
-import { acphubArgv, dumpOnFailure, openLab, readFileOr, recordedUpdates, type Lab } from "./lab/lab.js";
-import { FILE_CONTENT, FILES, SHELL_TOKEN, TOKENS, turnAfterRestart, turnSlow, turnText, turnTools } from "./lab/scenario.js";
+import {
+  acphubArgv,
+  dumpOnFailure,
+  openLab,
+  readFileOr,
+  recordedUpdates,
+  type Lab,
+} from "./lab/lab.js";
+import {
+  FILE_CONTENT,
+  FILES,
+  SHELL_TOKEN,
+  TOKENS,
+  turnAfterRestart,
+  turnSlow,
+  turnText,
+  turnTools,
+} from "./lab/scenario.js";
 import {
   cancelledTurn,
   messageChunks,
@@ -30,7 +46,12 @@ afterEach(async () => {
 // Starts `acphub acp` for the lab's agent with an SDK editor on its stdio.
 function acphubEditor(l: Lab, caps: boolean): LabEditor {
   const e = startEditorOn(
-    { command: process.execPath, args: acphubArgv("acp"), env: l.acphubEnv, cwd: l.work },
+    {
+      command: process.execPath,
+      args: acphubArgv("acp"),
+      env: l.acphubEnv,
+      cwd: l.work,
+    },
     { fs: caps, terminal: caps },
   );
   editors.push(e);
@@ -38,8 +59,14 @@ function acphubEditor(l: Lab, caps: boolean): LabEditor {
 }
 
 async function open(e: LabEditor, cwd: string): Promise<string> {
-  await e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: e.clientCapabilities });
-  const { sessionId } = await e.agent.request<{ sessionId: string }>("session/new", { cwd, mcpServers: [] });
+  await e.agent.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: e.clientCapabilities,
+  });
+  const { sessionId } = await e.agent.request<{ sessionId: string }>(
+    "session/new",
+    { cwd, mcpServers: [] },
+  );
   return sessionId;
 }
 
@@ -47,58 +74,83 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
   it.each([
     ["with fs and terminal", true],
     ["with neither fs nor terminal", false],
-  ])("editor %s: stream, tools, cancel, kill -9, load", async (_label, caps) => {
-    editors.length = 0;
-    const l = (lab = await openLab(agent, { tee: true }));
-    const mine = editors;
-    onTestFailed(() => dumpOnFailure(l, mine));
-    const ed = acphubEditor(l, caps);
-    const sessionId = await open(ed, l.work);
+  ])(
+    "editor %s: stream, tools, cancel, kill -9, load",
+    async (_label, caps) => {
+      editors.length = 0;
+      const l = (lab = await openLab(agent, { tee: true }));
+      const mine = editors;
+      onTestFailed(() => dumpOnFailure(l, mine));
+      const ed = acphubEditor(l, caps);
+      const sessionId = await open(ed, l.work);
 
-    const t1 = await promptTurn(ed, sessionId, turnText());
-    expect(t1.response.stopReason).toBe("end_turn");
-    expect(messageText(t1.updates)).toContain(TOKENS.one);
-    expect(messageChunks(t1.updates).filter((c) => c !== "").length).toBeGreaterThan(1);
+      const t1 = await promptTurn(ed, sessionId, turnText());
+      expect(t1.response.stopReason).toBe("end_turn");
+      expect(messageText(t1.updates)).toContain(TOKENS.one);
+      expect(
+        messageChunks(t1.updates).filter((c) => c !== "").length,
+      ).toBeGreaterThan(1);
 
-    const t2 = await promptTurn(ed, sessionId, turnTools(l.work));
-    expect(t2.response.stopReason).toBe("end_turn");
-    for (const file of FILES(l.work)) expect.soft(existsSync(file), file).toBe(true);
-    expect.soft(readFileOr(FILES(l.work)[0])).toContain(FILE_CONTENT);
-    const reply = messageText(t2.updates);
-    expect.soft(reply).toContain(TOKENS.two);
-    expect.soft(reply).toContain(FILE_CONTENT);
-    expect.soft(reply).toContain(SHELL_TOKEN);
-    for (const [id, n] of questionsPerToolCall(ed.permissions)) expect.soft(n, `questions for ${id}`).toBe(1);
+      const t2 = await promptTurn(ed, sessionId, turnTools(l.work));
+      expect(t2.response.stopReason).toBe("end_turn");
+      for (const file of FILES(l.work))
+        expect.soft(existsSync(file), file).toBe(true);
+      expect.soft(readFileOr(FILES(l.work)[0])).toContain(FILE_CONTENT);
+      const reply = messageText(t2.updates);
+      expect.soft(reply).toContain(TOKENS.two);
+      expect.soft(reply).toContain(FILE_CONTENT);
+      expect.soft(reply).toContain(SHELL_TOKEN);
+      for (const [id, n] of questionsPerToolCall(ed.permissions))
+        expect.soft(n, `questions for ${id}`).toBe(1);
 
-    const t3 = await cancelledTurn(ed, sessionId, turnSlow());
-    expect(t3.streaming).toBe(true);
-    expect(t3.response.stopReason).toBe("cancelled");
-    expect(await until(() => l.model.log.some((line) => line.aborted === true), 15_000)).toBe(true);
+      const t3 = await cancelledTurn(ed, sessionId, turnSlow());
+      expect(t3.streaming).toBe(true);
+      expect(t3.response.stopReason).toBe("cancelled");
+      expect(
+        await until(
+          () => l.model.log.some((line) => line.aborted === true),
+          15_000,
+        ),
+      ).toBe(true);
 
-    // What the editor got is what the agent sent, but for session ids.
-    const sent = () => recordedUpdates(l).map(withoutSessionId);
-    await until(() => sent().length === ed.updates().length, 3000);
-    expect(ed.updates().map(withoutSessionId)).toEqual(sent());
+      // What the editor got is what the agent sent, but for session ids.
+      const sent = () => recordedUpdates(l).map(withoutSessionId);
+      await until(() => sent().length === ed.updates().length, 3000);
+      expect(ed.updates().map(withoutSessionId)).toEqual(sent());
 
-    // kill -9: agents that outlive their stdin (claude, codex) are reaped by the next acphub.
-    const before = l.leftovers();
-    ed.child.kill("SIGKILL");
-    await ed.exited;
-    const ed2 = acphubEditor(l, caps);
-    await ed2.agent.request("initialize", { protocolVersion: 1, clientCapabilities: ed2.clientCapabilities });
-    const orphaned = () => l.leftovers().filter((p) => before.includes(p));
-    expect(await until(() => orphaned().length === 0, 15_000), `left: ${orphaned().join("; ")}`).toBe(true);
-    await ed2.agent.request("session/load", { sessionId, cwd: l.work, mcpServers: [] });
-    const replayed = messageText(ed2.updates());
-    expect(replayed).toContain(TOKENS.one);
-    expect(replayed).toContain(TOKENS.two);
-    const t4 = await promptTurn(ed2, sessionId, turnAfterRestart());
-    expect(t4.response.stopReason).toBe("end_turn");
-    expect(messageText(t4.updates)).toContain(TOKENS.four);
-    expect(l.model.unknown()).toEqual([]);
+      // kill -9: agents that outlive their stdin (claude, codex) are reaped by the next acphub.
+      const before = l.leftovers();
+      ed.child.kill("SIGKILL");
+      await ed.exited;
+      const ed2 = acphubEditor(l, caps);
+      await ed2.agent.request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities: ed2.clientCapabilities,
+      });
+      const orphaned = () => l.leftovers().filter((p) => before.includes(p));
+      expect(
+        await until(() => orphaned().length === 0, 15_000),
+        `left: ${orphaned().join("; ")}`,
+      ).toBe(true);
+      await ed2.agent.request("session/load", {
+        sessionId,
+        cwd: l.work,
+        mcpServers: [],
+      });
+      const replayed = messageText(ed2.updates());
+      expect(replayed).toContain(TOKENS.one);
+      expect(replayed).toContain(TOKENS.two);
+      const t4 = await promptTurn(ed2, sessionId, turnAfterRestart());
+      expect(t4.response.stopReason).toBe("end_turn");
+      expect(messageText(t4.updates)).toContain(TOKENS.four);
+      expect(l.model.unknown()).toEqual([]);
 
-    ed2.child.stdin.end();
-    await ed2.exited;
-    expect(await until(() => l.leftovers().length === 0, 15_000), `left: ${l.leftovers().join("; ")}`).toBe(true);
-  });
+      ed2.child.stdin.end();
+      await ed2.exited;
+      expect(
+        await until(() => l.leftovers().length === 0, 15_000),
+        `left: ${l.leftovers().join("; ")}`,
+      ).toBe(true);
+    },
+  );
 });

@@ -5,7 +5,16 @@ import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it, onTestFailed } from "vitest";
 import { ptyCli, type PtySession } from "../helpers/pty.js";
 import { openLab, readFileOr, recordedFrames, type Lab } from "./lab/lab.js";
-import { FILE_CONTENT, FILES, SHELL_TOKEN, TOKENS, turnAfterRestart, turnSlow, turnText, turnTools } from "./lab/scenario.js";
+import {
+  FILE_CONTENT,
+  FILES,
+  SHELL_TOKEN,
+  TOKENS,
+  turnAfterRestart,
+  turnSlow,
+  turnText,
+  turnTools,
+} from "./lab/scenario.js";
 import { TRAITS } from "./lab/traits.js";
 import { until } from "./lab/turns.js";
 import { AGENT_NAMES } from "./lab/versions.mjs";
@@ -22,7 +31,11 @@ const END = /— (end_turn|cancelled|refusal|max_tokens)/;
 
 // Plays one turn at the terminal, answering each question with the allow-once key (Esc when
 // the agent offers none); the number of questions shown.
-async function playTurn(s: PtySession, text: string, allow: string | undefined): Promise<number> {
+async function playTurn(
+  s: PtySession,
+  text: string,
+  allow: string | undefined,
+): Promise<number> {
   let pos = s.screen().length;
   s.type(`${text}\r`);
   let questions = 0;
@@ -30,10 +43,13 @@ async function playTurn(s: PtySession, text: string, allow: string | undefined):
     await s.waitFor(new RegExp(`${END.source}|press 1-\\d`), pos, 120_000);
     const seen = s.screen().slice(pos);
     const press = /press 1-\d/.exec(seen);
-    if (!press || (END.exec(seen)?.index ?? Infinity) < press.index) return questions;
+    if (!press || (END.exec(seen)?.index ?? Infinity) < press.index)
+      return questions;
     questions++;
     const question = seen.slice(0, press.index);
-    const key = new RegExp(`(\\d)\\) ${allow ?? "Allow"}(\\s|$)`, "m").exec(question.slice(question.lastIndexOf("? ")));
+    const key = new RegExp(`(\\d)\\) ${allow ?? "Allow"}(\\s|$)`, "m").exec(
+      question.slice(question.lastIndexOf("? ")),
+    );
     pos += press.index + press[0].length;
     s.type(key?.[1] ?? "\u001b");
   }
@@ -44,7 +60,12 @@ describe.each(AGENT_NAMES)("%s behind acphub chat", (agent) => {
     const l = (lab = await openLab(agent, { tee: true }));
     const s = ptyCli(["chat", "--cwd", l.work], l.acphubEnv);
     sessions.push(s);
-    onTestFailed(() => process.stderr.write(`interop chat ${agent} screen:\n${s.screen().slice(-6000)}\n`));
+    onTestFailed(
+      () =>
+        void process.stderr.write(
+          `interop chat ${agent} screen:\n${s.screen().slice(-6000)}\n`,
+        ),
+    );
     await s.waitFor("/help for commands", 0, 60_000);
     const sessionId = /session (hub-[0-9a-f-]+)/.exec(s.screen())?.[1] ?? "";
     expect(sessionId).not.toBe("");
@@ -55,11 +76,21 @@ describe.each(AGENT_NAMES)("%s behind acphub chat", (agent) => {
     expect(s.screen().slice(mark)).toContain(TOKENS.one);
 
     mark = s.screen().length;
-    const asked = recordedFrames(l).filter((f) => f["method"] === "session/request_permission").length;
-    const questions = await playTurn(s, turnTools(l.work), TRAITS[agent].allowOnceName);
-    const agentAsked = recordedFrames(l).filter((f) => f["method"] === "session/request_permission").length - asked;
+    const asked = recordedFrames(l).filter(
+      (f) => f["method"] === "session/request_permission",
+    ).length;
+    const questions = await playTurn(
+      s,
+      turnTools(l.work),
+      TRAITS[agent].allowOnceName,
+    );
+    const agentAsked =
+      recordedFrames(l).filter(
+        (f) => f["method"] === "session/request_permission",
+      ).length - asked;
     const screen = s.screen().slice(mark);
-    for (const file of FILES(l.work)) expect.soft(existsSync(file), file).toBe(true);
+    for (const file of FILES(l.work))
+      expect.soft(existsSync(file), file).toBe(true);
     expect.soft(readFileOr(FILES(l.work)[0])).toContain(FILE_CONTENT);
     expect.soft(screen).toContain(TOKENS.two);
     expect.soft(screen).toContain(SHELL_TOKEN);
@@ -79,20 +110,34 @@ describe.each(AGENT_NAMES)("%s behind acphub chat", (agent) => {
     process.kill(Number(hub?.split(" ")[0]), "SIGKILL");
     await s.exited;
 
-    const s2 = ptyCli(["chat", "--cwd", l.work, "--session", sessionId], l.acphubEnv);
+    const s2 = ptyCli(
+      ["chat", "--cwd", l.work, "--session", sessionId],
+      l.acphubEnv,
+    );
     sessions.push(s2);
-    onTestFailed(() => process.stderr.write(`interop chat ${agent} after restart:\n${s2.screen().slice(-4000)}\n`));
+    onTestFailed(
+      () =>
+        void process.stderr.write(
+          `interop chat ${agent} after restart:\n${s2.screen().slice(-4000)}\n`,
+        ),
+    );
     await s2.waitFor("›", 0, 60_000);
     expect(s2.screen()).toContain(TOKENS.one);
     const orphaned = () => l.leftovers().filter((p) => before.includes(p));
-    expect(await until(() => orphaned().length === 0, 15_000), `left: ${orphaned().join("; ")}`).toBe(true);
+    expect(
+      await until(() => orphaned().length === 0, 15_000),
+      `left: ${orphaned().join("; ")}`,
+    ).toBe(true);
     mark = s2.screen().length;
     await playTurn(s2, turnAfterRestart(), undefined);
     expect(s2.screen().slice(mark)).toContain(TOKENS.four);
     expect(s2.screen().slice(mark)).toMatch(/— end_turn/);
     s2.type("/exit\r");
     expect(await s2.exited).toBe(0);
-    expect(await until(() => l.leftovers().length === 0, 15_000), `left: ${l.leftovers().join("; ")}`).toBe(true);
+    expect(
+      await until(() => l.leftovers().length === 0, 15_000),
+      `left: ${l.leftovers().join("; ")}`,
+    ).toBe(true);
     expect(l.model.unknown()).toEqual([]);
   });
 });

@@ -4,5 +4,7 @@ import { installAll } from "./lab/install.mjs";
 
 export default function setup(): void {
   for (const r of installAll())
-    process.stderr.write(`interop: ${r.name} ${r.cached ? "cached" : "installed"} in ${r.dir}\n`);
+    process.stderr.write(
+      `interop: ${r.name} ${r.cached ? "cached" : "installed"} in ${r.dir}\n`,
+    );
 }

@@ -6,7 +6,16 @@ import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it, onTestFailed } from "vitest";
 import { runQuestions, runResult, runTurn, runUpdates } from "./lab/cli-run.js";
 import { acphubArgv, openLab, readFileOr, type Lab } from "./lab/lab.js";
-import { FILE_CONTENT, FILES, SHELL_TOKEN, TOKENS, turnAfterRestart, turnSlow, turnText, turnTools } from "./lab/scenario.js";
+import {
+  FILE_CONTENT,
+  FILES,
+  SHELL_TOKEN,
+  TOKENS,
+  turnAfterRestart,
+  turnSlow,
+  turnText,
+  turnTools,
+} from "./lab/scenario.js";
 import { TRAITS } from "./lab/traits.js";
 import { messageText, until } from "./lab/turns.js";
 import { AGENT_NAMES } from "./lab/versions.mjs";
@@ -18,16 +27,24 @@ afterEach(async () => {
 });
 
 // The agent's reply text in run's NDJSON.
-const replyOf = (t: Parameters<typeof runUpdates>[0]) => messageText(runUpdates(t));
+const replyOf = (t: Parameters<typeof runUpdates>[0]) =>
+  messageText(runUpdates(t));
 
 describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
   it("approve-all: stream, tools, Ctrl-C, kill -9, a fourth turn", async () => {
     const l = (lab = await openLab(agent));
     const notes: string[] = [];
-    onTestFailed(() => process.stderr.write(`interop run ${agent}:\n${notes.join("\n")}\n`));
+    onTestFailed(
+      () =>
+        void process.stderr.write(
+          `interop run ${agent}:\n${notes.join("\n")}\n`,
+        ),
+    );
     const run = async (args: string[], i?: Parameters<typeof runTurn>[2]) => {
       const t = await runTurn(l, ["--permissions", "approve-all", ...args], i);
-      notes.push(`${args.join(" ").slice(0, 80)} → ${t.code ?? t.signal}\n${t.stderr.slice(-1500)}`);
+      notes.push(
+        `${args.join(" ").slice(0, 80)} → ${t.code ?? t.signal}\n${t.stderr.slice(-1500)}`,
+      );
       return t;
     };
 
@@ -39,25 +56,40 @@ describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
 
     const t2 = await run(["--session", sessionId, turnTools(l.work)]);
     expect.soft(t2.code).toBe(0);
-    for (const file of FILES(l.work)) expect.soft(existsSync(file), file).toBe(true);
+    for (const file of FILES(l.work))
+      expect.soft(existsSync(file), file).toBe(true);
     expect.soft(readFileOr(FILES(l.work)[0])).toContain(FILE_CONTENT);
     expect.soft(replyOf(t2)).toContain(FILE_CONTENT);
     expect.soft(replyOf(t2)).toContain(SHELL_TOKEN);
-    for (const [id, n] of runQuestions(t2)) expect.soft(n, `questions for ${id}`).toBe(1);
+    for (const [id, n] of runQuestions(t2))
+      expect.soft(n, `questions for ${id}`).toBe(1);
 
-    const t3 = await run(["--session", sessionId, turnSlow()], { when: "tick", signal: "SIGINT" });
+    const t3 = await run(["--session", sessionId, turnSlow()], {
+      when: "tick",
+      signal: "SIGINT",
+    });
     expect(t3.code).toBe(130);
     expect(runResult(t3)?.["stopReason"]).toBe("cancelled");
 
-    const killed = await run(["--session", sessionId, turnSlow()], { when: "tick", signal: "SIGKILL" });
+    const killed = await run(["--session", sessionId, turnSlow()], {
+      when: "tick",
+      signal: "SIGKILL",
+    });
     expect(killed.signal).toBe("SIGKILL");
     const t4 = await run(["--session", sessionId, turnAfterRestart()]);
     expect(t4.code).toBe(0);
     expect(replyOf(t4)).toContain(TOKENS.four);
-    const shown = spawnSync(process.execPath, acphubArgv("sessions", "show", sessionId, "--json"), { env: l.acphubEnv, encoding: "utf8" });
+    const shown = spawnSync(
+      process.execPath,
+      acphubArgv("sessions", "show", sessionId, "--json"),
+      { env: l.acphubEnv, encoding: "utf8" },
+    );
     expect(shown.stdout).toContain(TOKENS.one);
     expect(shown.stdout).toContain(TOKENS.two);
-    expect(await until(() => l.leftovers().length === 0, 15_000), `left: ${l.leftovers().join("; ")}`).toBe(true);
+    expect(
+      await until(() => l.leftovers().length === 0, 15_000),
+      `left: ${l.leftovers().join("; ")}`,
+    ).toBe(true);
     expect(l.model.unknown()).toEqual([]);
   });
 
@@ -65,12 +97,14 @@ describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
     const l = (lab = await openLab(agent));
     const t = await runTurn(l, ["--permissions", "ask", turnTools(l.work)]);
     const permissions = t.lines.filter((x) => x["type"] === "permission");
-    for (const [id, n] of runQuestions(t)) expect.soft(n, `questions for ${id}`).toBe(1);
+    for (const [id, n] of runQuestions(t))
+      expect.soft(n, `questions for ${id}`).toBe(1);
     if (!TRAITS[agent].asks) {
       // pi asks nothing and does its own file and shell work: ask has nothing to refuse.
       expect(permissions).toEqual([]);
       expect(t.code).toBe(0);
-      for (const file of FILES(l.work)) expect(existsSync(file), file).toBe(true);
+      for (const file of FILES(l.work))
+        expect(existsSync(file), file).toBe(true);
     } else {
       expect(t.code).toBe(5);
       expect(permissions.length).toBeGreaterThan(0);

@@ -55,11 +55,17 @@ export function plan(conversation, toolsOffered) {
       break;
     }
   }
-  if (start < 0) return { kind: "text", text: "OK from the fake model.", slow: false };
-  const { actions, replies, slow } = parseMarkers(conversation[start]?.text ?? "");
-  const results = conversation.slice(start + 1).filter((e) => e.role === "tool");
+  if (start < 0)
+    return { kind: "text", text: "OK from the fake model.", slow: false };
+  const { actions, replies, slow } = parseMarkers(
+    conversation[start]?.text ?? "",
+  );
+  const results = conversation
+    .slice(start + 1)
+    .filter((e) => e.role === "tool");
   const next = actions[results.length];
-  if (toolsOffered && next) return { kind: "tool", action: next, index: results.length };
+  if (toolsOffered && next)
+    return { kind: "tool", action: next, index: results.length };
   const quoted = results.map((r, i) => `[${i + 1}] ${brief(r.text)}`);
   const text = [
     replies.length ? `Reply: ${replies.join(" ")}.` : "Done.",

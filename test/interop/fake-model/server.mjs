@@ -2,7 +2,11 @@
 // Completions on 127.0.0.1, scripted by markers in the prompt (see script.mjs). Node only.
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { anthropicRequest, anthropicRespond, countTokens } from "./anthropic.mjs";
+import {
+  anthropicRequest,
+  anthropicRespond,
+  countTokens,
+} from "./anthropic.mjs";
 import { chatRequest, chatRespond } from "./chat.mjs";
 import { responsesRequest, responsesRespond } from "./responses.mjs";
 import { plan } from "./script.mjs";
@@ -15,9 +19,21 @@ import { toolCallFor } from "./tools.mjs";
  */
 
 const APIS = {
-  "/v1/messages": { name: "anthropic", parse: anthropicRequest, respond: anthropicRespond },
-  "/v1/responses": { name: "responses", parse: responsesRequest, respond: responsesRespond },
-  "/v1/chat/completions": { name: "chat", parse: chatRequest, respond: chatRespond },
+  "/v1/messages": {
+    name: "anthropic",
+    parse: anthropicRequest,
+    respond: anthropicRespond,
+  },
+  "/v1/responses": {
+    name: "responses",
+    parse: responsesRequest,
+    respond: responsesRespond,
+  },
+  "/v1/chat/completions": {
+    name: "chat",
+    parse: chatRequest,
+    respond: chatRespond,
+  },
 };
 
 // Reads a request body as JSON (an empty body is {}).
@@ -32,7 +48,8 @@ async function readJson(req) {
 function routeOf(path) {
   const clean = path.split("?")[0] ?? "";
   if (clean.endsWith("/v1/messages/count_tokens")) return "count_tokens";
-  if (clean.endsWith("/v1/models") || clean.endsWith("/models")) return "models";
+  if (clean.endsWith("/v1/models") || clean.endsWith("/models"))
+    return "models";
   return Object.keys(APIS).find((k) => clean.endsWith(k));
 }
 
@@ -43,13 +60,29 @@ async function answer(req, res, route, line, dump) {
   if (route === "count_tokens") return countTokens(res, body);
   if (route === "models") {
     res.writeHead(200, { "content-type": "application/json" });
-    return res.end(JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "acphub" }] }));
+    return res.end(
+      JSON.stringify({
+        object: "list",
+        data: [
+          { id: "fake-model", object: "model", created: 0, owned_by: "acphub" },
+        ],
+      }),
+    );
   }
   const api = APIS[route];
   const { entries, tools } = api.parse(body);
   const next = plan(entries, tools.length > 0);
-  const call = next.kind === "tool" ? toolCallFor(next.action, tools) : undefined;
-  Object.assign(line, { api: api.name, tools: tools.map((t) => t.name), action: call ? `${call.name} ${JSON.stringify(call.args)}` : next.slow ? "slow text" : "text" });
+  const call =
+    next.kind === "tool" ? toolCallFor(next.action, tools) : undefined;
+  Object.assign(line, {
+    api: api.name,
+    tools: tools.map((t) => t.name),
+    action: call
+      ? `${call.name} ${JSON.stringify(call.args)}`
+      : next.slow
+        ? "slow text"
+        : "text",
+  });
   await api.respond(res, body, next, call);
 }
 
@@ -61,7 +94,9 @@ async function answer(req, res, route, line, dump) {
  */
 export async function startFakeModel(opts = {}) {
   const dumpFile = opts.dumpFile ?? process.env.FAKE_MODEL_DUMP;
-  const dump = dumpFile ? (obj) => appendFileSync(dumpFile, JSON.stringify(obj) + "\n") : undefined;
+  const dump = dumpFile
+    ? (obj) => appendFileSync(dumpFile, JSON.stringify(obj) + "\n")
+    : undefined;
   /** @type {LogLine[]} */
   const log = [];
   const server = createServer((req, res) => {
@@ -75,21 +110,37 @@ export async function startFakeModel(opts = {}) {
     const done = () => opts.onLog?.(line);
     if (!route || (route !== "models" && req.method !== "POST")) {
       line.status = 404;
-      process.stderr.write(`fake-model: 404 for ${line.method} ${line.path} (an agent called a route the lab does not know)\n`);
+      process.stderr.write(
+        `fake-model: 404 for ${line.method} ${line.path} (an agent called a route the lab does not know)\n`,
+      );
       res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { type: "not_found", message: `fake model: no route ${line.method} ${line.path}` } }));
+      res.end(
+        JSON.stringify({
+          error: {
+            type: "not_found",
+            message: `fake model: no route ${line.method} ${line.path}`,
+          },
+        }),
+      );
       return done();
     }
     answer(req, res, route, line, dump).then(done, (error) => {
       line.status = 500;
       line.error = String(error?.message ?? error);
-      process.stderr.write(`fake-model: ${line.method} ${line.path} failed: ${line.error}\n`);
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { type: "api_error", message: line.error } }));
+      process.stderr.write(
+        `fake-model: ${line.method} ${line.path} failed: ${line.error}\n`,
+      );
+      if (!res.headersSent)
+        res.writeHead(500, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({ error: { type: "api_error", message: line.error } }),
+      );
       done();
     });
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
+  await new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(undefined)),
+  );
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   return {

@@ -59,7 +59,8 @@ function sq(text) {
 function filler(name, schema) {
   if (schema && "default" in schema) return schema.default;
   const type = Array.isArray(schema?.type) ? schema.type[0] : schema?.type;
-  if (type === "number" || type === "integer") return /timeout/i.test(name) ? 60000 : 1;
+  if (type === "number" || type === "integer")
+    return /timeout/i.test(name) ? 60000 : 1;
   if (type === "boolean") return false;
   if (type === "array") return [];
   return "";
@@ -68,9 +69,12 @@ function filler(name, schema) {
 // Completes a call with the tool's required arguments the action did not name.
 function withRequired(call, tools) {
   const tool = tools.find((t) => t.name === call.name);
-  const required = Array.isArray(tool?.schema?.required) ? tool.schema.required : [];
+  const required = Array.isArray(tool?.schema?.required)
+    ? tool.schema.required
+    : [];
   const args = /** @type {Record<string, unknown>} */ (call.args);
-  for (const key of required) if (!(key in args)) args[key] = filler(key, props(tool)[key]);
+  for (const key of required)
+    if (!(key in args)) args[key] = filler(key, props(tool)[key]);
   return call;
 }
 
@@ -85,12 +89,24 @@ function baseCall(action, tools) {
     const call = shellCall(tools, action.command);
     if (call) return call;
   } else if (action.type === "read") {
-    const tool = pick(tools, [/^read$/i, /^read_?file$/i, /read/i], [PATH_KEYS]);
-    if (tool) return { name: tool.name, args: { [keyOf(tool, PATH_KEYS) ?? "path"]: action.path } };
+    const tool = pick(
+      tools,
+      [/^read$/i, /^read_?file$/i, /read/i],
+      [PATH_KEYS],
+    );
+    if (tool)
+      return {
+        name: tool.name,
+        args: { [keyOf(tool, PATH_KEYS) ?? "path"]: action.path },
+      };
     const call = shellCall(tools, `cat ${sq(action.path)}`);
     if (call) return call;
   } else {
-    const tool = pick(tools, [/^write$/i, /^write_?file$/i, /write|create/i], [PATH_KEYS, CONTENT_KEYS]);
+    const tool = pick(
+      tools,
+      [/^write$/i, /^write_?file$/i, /write|create/i],
+      [PATH_KEYS, CONTENT_KEYS],
+    );
     if (tool)
       return {
         name: tool.name,
@@ -99,7 +115,10 @@ function baseCall(action, tools) {
           [keyOf(tool, CONTENT_KEYS) ?? "content"]: action.content,
         },
       };
-    const call = shellCall(tools, `printf '%s\\n' ${sq(action.content)} > ${sq(action.path)}`);
+    const call = shellCall(
+      tools,
+      `printf '%s\\n' ${sq(action.content)} > ${sq(action.path)}`,
+    );
     if (call) return call;
   }
   const names = tools.map((t) => t.name).join(", ");

@@ -70,14 +70,43 @@ function pi(root, modelUrl) {
         baseUrl: `${modelUrl}/v1`,
         api: "openai-completions",
         apiKey: FAKE_KEY,
-        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-        models: [{ id: "fake-model", name: "Fake model", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096 }],
+        compat: {
+          supportsDeveloperRole: false,
+          supportsReasoningEffort: false,
+        },
+        models: [
+          {
+            id: "fake-model",
+            name: "Fake model",
+            reasoning: false,
+            input: ["text"],
+            contextWindow: 128000,
+            maxTokens: 4096,
+          },
+        ],
       },
     },
   };
-  writeFileSync(join(agentHome, "models.json"), JSON.stringify(models, null, 2));
-  writeFileSync(join(agentHome, "settings.json"), JSON.stringify({ defaultProvider: "fake", defaultModel: "fake-model", quietStartup: true }, null, 2));
-  return { ...env, PI_ACP_PI_COMMAND: join(agentDir("pi"), "node_modules", ".bin", "pi") };
+  writeFileSync(
+    join(agentHome, "models.json"),
+    JSON.stringify(models, null, 2),
+  );
+  writeFileSync(
+    join(agentHome, "settings.json"),
+    JSON.stringify(
+      {
+        defaultProvider: "fake",
+        defaultModel: "fake-model",
+        quietStartup: true,
+      },
+      null,
+      2,
+    ),
+  );
+  return {
+    ...env,
+    PI_ACP_PI_COMMAND: join(agentDir("pi"), "node_modules", ".bin", "pi"),
+  };
 }
 
 const ENVS = { claude, codex, pi };

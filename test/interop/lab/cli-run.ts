@@ -16,11 +16,15 @@ export function runTurn(
   args: string[],
   interrupt?: { when: string; signal: NodeJS.Signals },
 ): Promise<RunTurn> {
-  const child = spawn(process.execPath, acphubArgv("run", "--json", "--cwd", lab.work, ...args), {
-    env: lab.acphubEnv,
-    cwd: lab.work,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    acphubArgv("run", "--json", "--cwd", lab.work, ...args),
+    {
+      env: lab.acphubEnv,
+      cwd: lab.work,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   let sent = false;
@@ -59,7 +63,8 @@ export function runResult(t: RunTurn): Record<string, unknown> | undefined {
 export function runQuestions(t: RunTurn): Map<string, number> {
   const counts = new Map<string, number>();
   for (const l of t.lines.filter((x) => x["type"] === "permission")) {
-    const req = l["request"] as { toolCall?: { toolCallId?: string } } | undefined;
+    const req = l["request"] as
+      { toolCall?: { toolCallId?: string } } | undefined;
     const id = String(req?.toolCall?.toolCallId);
     counts.set(id, (counts.get(id) ?? 0) + 1);
   }

@@ -15,7 +15,10 @@ import { editorHost } from "./editor-host.mjs";
 
 // The option to pick for a permission question: the agent's own id for "allow once" (or reject).
 export function chooseOption(options, answer = "allow") {
-  const order = answer === "allow" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
+  const order =
+    answer === "allow"
+      ? ["allow_once", "allow_always"]
+      : ["reject_once", "reject_always"];
   for (const kind of order) {
     const o = options.find((x) => x.kind === kind);
     if (o) return { outcome: "selected", optionId: o.optionId };
@@ -25,22 +28,48 @@ export function chooseOption(options, answer = "allow") {
 
 // Copies a web stream of messages, noting each one in `frames` as it passes.
 function tap(readable, frames, dir) {
-  return readable.pipeThrough(new TransformStream({ transform(msg, c) { frames.push({ at: Date.now(), dir, msg }); c.enqueue(msg); } }));
+  return readable.pipeThrough(
+    new TransformStream({
+      transform(msg, c) {
+        frames.push({ at: Date.now(), dir, msg });
+        c.enqueue(msg);
+      },
+    }),
+  );
 }
 
 /** Spawns the process and connects the editor to it. @param {Launch} launch @param {EditorOptions} opts */
 export function startEditorOn(launch, opts) {
-  const child = spawn(launch.command, launch.args, { env: launch.env, cwd: launch.cwd, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const child = spawn(launch.command, launch.args, {
+    env: launch.env,
+    cwd: launch.cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
   child.stdin.on("error", () => undefined);
   let stderr = "";
   child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-20000)));
-  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   /** @type {Frame[]} */
   const frames = [];
-  const raw = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout), { maxMessageBytes: 64 * 1024 * 1024 });
-  const outgoing = new TransformStream({ transform(msg, c) { frames.push({ at: Date.now(), dir: "out", msg }); c.enqueue(msg); } });
+  const raw = ndJsonStream(
+    Writable.toWeb(child.stdin),
+    Readable.toWeb(child.stdout),
+    { maxMessageBytes: 64 * 1024 * 1024 },
+  );
+  const outgoing = new TransformStream({
+    transform(msg, c) {
+      frames.push({ at: Date.now(), dir: "out", msg });
+      c.enqueue(msg);
+    },
+  });
   void outgoing.readable.pipeTo(raw.writable).catch(() => undefined);
-  const stream = { readable: tap(raw.readable, frames, "in"), writable: outgoing.writable };
+  const stream = {
+    readable: tap(raw.readable, frames, "in"),
+    writable: outgoing.writable,
+  };
   /** permission questions, each with its toolCallId */
   const permissions = [];
   const host = opts.fs || opts.terminal ? editorHost() : {};
@@ -56,7 +85,8 @@ export function startEditorOn(launch, opts) {
       try {
         return await handler(params);
       } catch (error) {
-        if (error?.code === -32002) throw RequestError.resourceNotFound(params.path);
+        if (error?.code === -32002)
+          throw RequestError.resourceNotFound(params.path);
         throw error;
       }
     });
@@ -74,9 +104,15 @@ export function startEditorOn(launch, opts) {
     stderr: () => stderr,
     exited,
     /** session/update params received, in order */
-    updates: () => frames.filter((f) => f.dir === "in" && f.msg.method === "session/update").map((f) => f.msg.params),
+    updates: () =>
+      frames
+        .filter((f) => f.dir === "in" && f.msg.method === "session/update")
+        .map((f) => f.msg.params),
     /** requests the agent sent to the editor */
-    requests: () => frames.filter((f) => f.dir === "in" && f.msg.method && f.msg.id !== undefined).map((f) => f.msg),
+    requests: () =>
+      frames
+        .filter((f) => f.dir === "in" && f.msg.method && f.msg.id !== undefined)
+        .map((f) => f.msg),
     kill: () => {
       try {
         process.kill(-child.pid, "SIGKILL");

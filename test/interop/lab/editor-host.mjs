@@ -11,13 +11,20 @@ async function readText(params) {
   try {
     text = await readFile(params.path, "utf8");
   } catch (error) {
-    if (error?.code === "ENOENT") throw Object.assign(new Error(`no such file ${params.path}`), { code: -32002 });
+    if (error?.code === "ENOENT")
+      throw Object.assign(new Error(`no such file ${params.path}`), {
+        code: -32002,
+      });
     throw error;
   }
   if (params.line == null && params.limit == null) return { content: text };
   const lines = text.split("\n");
   const start = Math.max(0, (params.line ?? 1) - 1);
-  return { content: lines.slice(start, params.limit ? start + params.limit : undefined).join("\n") };
+  return {
+    content: lines
+      .slice(start, params.limit ? start + params.limit : undefined)
+      .join("\n"),
+  };
 }
 
 /** A terminal table: create runs a shell line (no args) or argv; output is kept whole. */
@@ -27,20 +34,44 @@ function terminals() {
   return {
     create(params) {
       const id = `ed-term-${++seq}`;
-      const argv = params.args?.length ? [params.command, params.args] : ["sh", ["-c", params.command]];
-      const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
-      const child = spawn(argv[0], argv[1], { cwd: params.cwd ?? process.cwd(), env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      const argv = params.args?.length
+        ? [params.command, params.args]
+        : ["sh", ["-c", params.command]];
+      const env = {
+        ...process.env,
+        ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])),
+      };
+      const child = spawn(argv[0], argv[1], {
+        cwd: params.cwd ?? process.cwd(),
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      });
       const t = { child, output: "", exit: undefined };
       child.stdout.on("data", (d) => (t.output += d));
       child.stderr.on("data", (d) => (t.output += d));
-      t.done = new Promise((resolve) => child.on("close", (exitCode, signal) => resolve((t.exit = { exitCode, signal }))));
-      child.on("error", (e) => ((t.output += String(e)), (t.exit = { exitCode: 127, signal: null })));
+      t.done = new Promise((resolve) =>
+        child.on("close", (exitCode, signal) =>
+          resolve((t.exit = { exitCode, signal })),
+        ),
+      );
+      child.on(
+        "error",
+        (e) => (
+          (t.output += String(e)),
+          (t.exit = { exitCode: 127, signal: null })
+        ),
+      );
       table.set(id, t);
       return { terminalId: id };
     },
     output: ({ terminalId }) => {
       const t = table.get(terminalId);
-      return { output: t.output, truncated: false, ...(t.exit ? { exitStatus: t.exit } : {}) };
+      return {
+        output: t.output,
+        truncated: false,
+        ...(t.exit ? { exitStatus: t.exit } : {}),
+      };
     },
     waitForExit: async ({ terminalId }) => table.get(terminalId).done,
     kill: ({ terminalId }) => {

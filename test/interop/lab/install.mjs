@@ -2,14 +2,23 @@
 // (ACPHUB_INTEROP_CACHE, default ~/.cache/acphub-interop), once per version set. An agent that
 // cannot be installed is an error that names it: the stage fails, it never skips.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { AGENTS, AGENT_NAMES } from "./versions.mjs";
 
 // The cache folder shared by every run on this machine.
 export function cacheRoot() {
-  return process.env.ACPHUB_INTEROP_CACHE ?? join(homedir(), ".cache", "acphub-interop");
+  return (
+    process.env.ACPHUB_INTEROP_CACHE ??
+    join(homedir(), ".cache", "acphub-interop")
+  );
 }
 
 // The folder of one agent at its pinned versions (a new version gets a new folder).
@@ -28,15 +37,33 @@ export function installAgent(name) {
   const dir = agentDir(name);
   const stamp = join(dir, ".installed");
   const want = JSON.stringify(AGENTS[name].packages);
-  if (existsSync(stamp) && readFileSync(stamp, "utf8") === want && existsSync(agentBin(name)))
+  if (
+    existsSync(stamp) &&
+    readFileSync(stamp, "utf8") === want &&
+    existsSync(agentBin(name))
+  )
     return { name, dir, cached: true };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true, name: `acphub-interop-${name}` }));
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ private: true, name: `acphub-interop-${name}` }),
+  );
   const r = spawnSync(
     "npm",
-    ["install", "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", ...AGENTS[name].packages],
-    { cwd: dir, encoding: "utf8", env: { ...process.env, npm_config_yes: "true" } },
+    [
+      "install",
+      "--save-exact",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      ...AGENTS[name].packages,
+    ],
+    {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, npm_config_yes: "true" },
+    },
   );
   if (r.status !== 0 || !existsSync(agentBin(name)))
     throw new Error(
@@ -56,9 +83,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const names = process.argv.slice(2);
   try {
     for (const r of installAll(names.length ? names : AGENT_NAMES))
-      process.stderr.write(`interop: ${r.name} ${r.cached ? "already installed" : "installed"} in ${r.dir}\n`);
+      process.stderr.write(
+        `interop: ${r.name} ${r.cached ? "already installed" : "installed"} in ${r.dir}\n`,
+      );
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   }
 }

@@ -1,12 +1,19 @@
 // One lab run for one real agent: the fake model, a workspace, an ACPHUB_HOME whose config
 // launches the installed agent (optionally through the recording wrapper), and a marker in the
 // agent's environment that finds every process it left behind.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLI } from "../../helpers/mock.js";
 import { startFakeModel, type FakeModel } from "../fake-model/server.mjs";
+import { writeAcphubHome } from "./acphub-home.mjs";
 import { agentLaunch } from "./agent-env.mjs";
 import type { AgentName } from "./versions.mjs";
 
@@ -25,7 +32,12 @@ export interface Lab {
   /** The environment for spawning acphub. */
   acphubEnv: Record<string, string>;
   /** The agent launched directly (no acphub), for the SDK editor. */
-  direct: { command: string; args: string[]; env: Record<string, string>; cwd: string };
+  direct: {
+    command: string;
+    args: string[];
+    env: Record<string, string>;
+    cwd: string;
+  };
   /** Live processes whose environment carries this run's marker ("pid command line"). */
   leftovers(): string[];
   close(): Promise<void>;
@@ -41,7 +53,9 @@ function processesWith(marker: string): string[] {
       if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
       if (Number(entry) === process.pid) continue;
       if (readFileSync(`/proc/${entry}/environ`, "utf8").includes(marker))
-        pids.push(`${entry} ${readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").slice(0, 120)}`);
+        pids.push(
+          `${entry} ${readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").slice(0, 120)}`,
+        );
     } catch {
       /* gone or not ours to read */
     }
@@ -50,7 +64,10 @@ function processesWith(marker: string): string[] {
 }
 
 /** Sets up a lab run; `tee` records the agent's frames (for the relay comparison). */
-export async function openLab(agent: AgentName, opts: { tee?: boolean } = {}): Promise<Lab> {
+export async function openLab(
+  agent: AgentName,
+  opts: { tee?: boolean } = {},
+): Promise<Lab> {
   const root = mkdtempSync(join(tmpdir(), `acphub-interop-${agent}-`));
   const work = join(root, "work");
   const home = join(root, "acphub-home");
@@ -62,12 +79,13 @@ export async function openLab(agent: AgentName, opts: { tee?: boolean } = {}): P
   const env = { ...launch.env, ACPHUB_INTEROP_RUN: root };
   const record = join(root, "agent-frames.jsonl");
   const entry = opts.tee
-    ? { command: process.execPath, args: [TEE, record, launch.command, ...launch.args], env }
+    ? {
+        command: process.execPath,
+        args: [TEE, record, launch.command, ...launch.args],
+        env,
+      }
     : { command: launch.command, args: launch.args, env };
-  writeFileSync(
-    join(home, "config.json"),
-    JSON.stringify({ defaultAgent: agent, agents: { [agent]: entry }, timeouts: { initializeMs: 60_000 } }, null, 2),
-  );
+  writeAcphubHome(home, agent, entry);
   return {
     agent,
     model,
@@ -75,9 +93,15 @@ export async function openLab(agent: AgentName, opts: { tee?: boolean } = {}): P
     work,
     home,
     record,
-    acphubEnv: { PATH: process.env["PATH"] ?? "", HOME: home, ACPHUB_HOME: home, ACPHUB_INTEROP_RUN: `${root}-hub` },
+    acphubEnv: {
+      PATH: process.env["PATH"] ?? "",
+      HOME: home,
+      ACPHUB_HOME: home,
+      ACPHUB_INTEROP_RUN: `${root}-hub`,
+    },
     direct: { command: launch.command, args: launch.args, env, cwd: work },
-    leftovers: () => processesWith(marker + "\0").concat(processesWith(marker + "-hub\0")),
+    leftovers: () =>
+      processesWith(marker + "\0").concat(processesWith(marker + "-hub\0")),
     close: () => model.close(),
   };
 }
@@ -117,9 +141,17 @@ export function dumpOnFailure(
   editors: { frames: unknown[]; stderr: () => string }[],
 ): void {
   editors.forEach((e, i) => {
-    writeFileSync(join(lab.root, `editor-${i}-frames.jsonl`), e.frames.map((f) => JSON.stringify(f)).join("\n"));
+    writeFileSync(
+      join(lab.root, `editor-${i}-frames.jsonl`),
+      e.frames.map((f) => JSON.stringify(f)).join("\n"),
+    );
     writeFileSync(join(lab.root, `editor-${i}-stderr.txt`), e.stderr());
   });
-  writeFileSync(join(lab.root, "model-log.json"), JSON.stringify(lab.model.log, null, 1));
-  process.stderr.write(`interop: ${lab.agent} failed; frames, stderr and the model's log are in ${lab.root}\n`);
+  writeFileSync(
+    join(lab.root, "model-log.json"),
+    JSON.stringify(lab.model.log, null, 1),
+  );
+  process.stderr.write(
+    `interop: ${lab.agent} failed; frames, stderr and the model's log are in ${lab.root}\n`,
+  );
 }

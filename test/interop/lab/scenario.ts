@@ -3,7 +3,11 @@
 // the path's test.
 import { join } from "node:path";
 
-export const TOKENS = { one: "TOKEN-ONE", two: "TOKEN-TWO", four: "TOKEN-FOUR" };
+export const TOKENS = {
+  one: "TOKEN-ONE",
+  two: "TOKEN-TWO",
+  four: "TOKEN-FOUR",
+};
 export const FILE_CONTENT = "HELLO-FROM-THE-LAB";
 export const SHELL_TOKEN = "SHELL-OK";
 
@@ -28,4 +32,7 @@ export const turnSlow = () => `Take your time. [[slow]]`;
 /** Turn 4, after acphub was killed and the session loaded again. */
 export const turnAfterRestart = () => `Still there? [[reply ${TOKENS.four}]]`;
 
-export const FILES = (work: string) => [join(work, "hello.txt"), join(work, "made-by-shell")];
+export const FILES = (work: string) => [
+  join(work, "hello.txt"),
+  join(work, "made-by-shell"),
+];

@@ -13,10 +13,12 @@ child.stdout.on("data", (chunk) => {
   pending += chunk.toString("utf8");
   const lines = pending.split("\n");
   pending = lines.pop() ?? "";
-  for (const line of lines) if (line.trim()) appendFileSync(record, line + "\n");
+  for (const line of lines)
+    if (line.trim()) appendFileSync(record, line + "\n");
 });
 process.stdin.pipe(child.stdin);
 child.stdin.on("error", () => undefined);
 process.stdout.on("error", () => undefined);
-for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(sig, () => child.kill(sig));
+for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"])
+  process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -14,6 +14,10 @@ export interface Traits {
 export const TRAITS: Record<AgentName, Traits> = {
   claude: { asks: true, refusalStop: "end_turn", allowOnceName: "Allow" },
   // codex's only refusal is "abort", which ends the whole turn.
-  codex: { asks: true, refusalStop: "cancelled", allowOnceName: "Yes, proceed" },
+  codex: {
+    asks: true,
+    refusalStop: "cancelled",
+    allowOnceName: "Yes, proceed",
+  },
   pi: { asks: false, refusalStop: "end_turn" },
 };

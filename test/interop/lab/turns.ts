@@ -12,13 +12,20 @@ export function messageText(updates: Update[]): string {
 /** The agent_message_chunk texts among `updates`, one per chunk. */
 export function messageChunks(updates: Update[]): string[] {
   return updates
-    .map((u) => u["update"] as { sessionUpdate?: string; content?: { text?: string } } | undefined)
+    .map(
+      (u) =>
+        u["update"] as
+          { sessionUpdate?: string; content?: { text?: string } } | undefined,
+    )
     .filter((u) => u?.sessionUpdate === "agent_message_chunk")
     .map((u) => u?.content?.text ?? "");
 }
 
 /** Waits until `check` holds, polling; false when it never did within `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
+export async function until(
+  check: () => boolean,
+  timeoutMs = 10_000,
+): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) return false;
@@ -28,33 +35,51 @@ export async function until(check: () => boolean, timeoutMs = 10_000): Promise<b
 }
 
 /** One prompt; the response and the updates that arrived while it ran. */
-export async function promptTurn(ed: LabEditor, sessionId: string, text: string) {
+export async function promptTurn(
+  ed: LabEditor,
+  sessionId: string,
+  text: string,
+) {
   const before = ed.updates().length;
-  const response = await ed.agent.request<{ stopReason: string }>("session/prompt", {
-    sessionId,
-    prompt: [{ type: "text", text }],
-  });
+  const response = await ed.agent.request<{ stopReason: string }>(
+    "session/prompt",
+    {
+      sessionId,
+      prompt: [{ type: "text", text }],
+    },
+  );
   return { response, updates: ed.updates().slice(before) };
 }
 
 /** Starts a slow turn, cancels it once text streams, and returns the prompt's response. */
-export async function cancelledTurn(ed: LabEditor, sessionId: string, text: string) {
+export async function cancelledTurn(
+  ed: LabEditor,
+  sessionId: string,
+  text: string,
+) {
   const before = ed.updates().length;
   const pending = ed.agent.request<{ stopReason: string }>("session/prompt", {
     sessionId,
     prompt: [{ type: "text", text }],
   });
-  const streaming = await until(() => messageText(ed.updates().slice(before)).includes("tick"), 30_000);
+  const streaming = await until(
+    () => messageText(ed.updates().slice(before)).includes("tick"),
+    30_000,
+  );
   await ed.agent.notify("session/cancel", { sessionId });
   const response = await pending;
   return { response, streaming };
 }
 
 /** Permission questions per tool call id. */
-export function questionsPerToolCall(permissions: Update[]): Map<string, number> {
+export function questionsPerToolCall(
+  permissions: Update[],
+): Map<string, number> {
   const counts = new Map<string, number>();
   for (const p of permissions) {
-    const id = String((p["toolCall"] as { toolCallId?: string } | undefined)?.toolCallId);
+    const id = String(
+      (p["toolCall"] as { toolCallId?: string } | undefined)?.toolCallId,
+    );
     counts.set(id, (counts.get(id) ?? 0) + 1);
   }
   return counts;
