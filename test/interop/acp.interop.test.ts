@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, onTestFailed } from "vitest";
 import { startEditorOn } from "./lab/editor-client.mjs";
 import {
   acphubArgv,
+  recordedFrames,
   dumpOnFailure,
   openLab,
   readFileOr,
@@ -102,6 +103,11 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
       expect.soft(reply).toContain(SHELL_TOKEN);
       for (const [id, n] of questionsPerToolCall(ed.permissions))
         expect.soft(n, `questions for ${id}`).toBe(1);
+      // One question per action: the editor is asked exactly what the agent asked, nothing more.
+      const agentAsked = recordedFrames(l).filter(
+        (f) => f["method"] === "session/request_permission",
+      );
+      expect.soft(ed.permissions.length).toBe(agentAsked.length);
 
       const t3 = await cancelledTurn(ed, sessionId, turnSlow());
       expect(t3.streaming).toBe(true);

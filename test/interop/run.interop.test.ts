@@ -5,7 +5,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it, onTestFailed } from "vitest";
 import { runQuestions, runResult, runTurn, runUpdates } from "./lab/cli-run.js";
-import { acphubArgv, openLab, readFileOr, type Lab } from "./lab/lab.js";
+import {
+  acphubArgv,
+  openLab,
+  readFileOr,
+  recordedFrames,
+  type Lab,
+} from "./lab/lab.js";
 import {
   FILE_CONTENT,
   FILES,
@@ -32,7 +38,7 @@ const replyOf = (t: Parameters<typeof runUpdates>[0]) =>
 
 describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
   it("approve-all: stream, tools, Ctrl-C, kill -9, a fourth turn", async () => {
-    const l = (lab = await openLab(agent));
+    const l = (lab = await openLab(agent, { tee: true }));
     const notes: string[] = [];
     onTestFailed(
       () =>
@@ -63,6 +69,13 @@ describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
     expect.soft(replyOf(t2)).toContain(SHELL_TOKEN);
     for (const [id, n] of runQuestions(t2))
       expect.soft(n, `questions for ${id}`).toBe(1);
+    // Every permission the agent asked is one decision event, and no more.
+    const asked = recordedFrames(l).filter(
+      (f) => f["method"] === "session/request_permission",
+    );
+    expect
+      .soft(t2.lines.filter((x) => x["type"] === "permission").length)
+      .toBe(asked.length);
 
     const t3 = await run(["--session", sessionId, turnSlow()], {
       when: "tick",
