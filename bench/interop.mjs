@@ -39,11 +39,16 @@ async function once(launch, cwd) {
     while (e.updates().length === seen)
       await new Promise((r) => setTimeout(r, 2));
     const first = performance.now() - t1;
+    const isText = (u) =>
+      u.update?.sessionUpdate === "agent_message_chunk" &&
+      u.update.content?.text;
+    while (!e.updates().slice(seen).some(isText))
+      await new Promise((r) => setTimeout(r, 2));
+    const text = performance.now() - t1;
     await done;
-    return { init, created, first };
+    return { init, created, first, text };
   } finally {
-    e.kill();
-    await e.exited;
+    await e.close();
   }
 }
 
@@ -52,7 +57,12 @@ async function measure(makeLaunch, cwd) {
   const runs = [];
   for (let i = 0; i < rounds; i++) runs.push(await once(makeLaunch(i), cwd));
   const pick = (k) => median(runs.map((r) => r[k]));
-  return { init: pick("init"), created: pick("created"), first: pick("first") };
+  return {
+    init: pick("init"),
+    created: pick("created"),
+    first: pick("first"),
+    text: pick("text"),
+  };
 }
 
 installAll(agents);
@@ -75,21 +85,29 @@ for (const agent of agents) {
     };
   }, cwd);
   rows.push({ agent, direct, viaHub });
-  rmSync(root, { recursive: true, force: true });
+  rmSync(root, {
+    recursive: true,
+    force: true,
+    maxRetries: 5,
+    retryDelay: 200,
+  });
 }
 await model.close();
 
 const ms = (v) => `${Math.round(v)} ms`;
 console.log(
-  `interop start-up, median of ${rounds} cold starts (initialize and session/new from spawn; first update from the prompt)`,
+  `interop start-up, median of ${rounds} cold starts (initialize and session/new from spawn; ` +
+    `first update and first text from sending the prompt)`,
 );
-console.log("| agent | path | initialize | session/new | first update |");
-console.log("|---|---|---|---|---|");
-for (const { agent, direct, viaHub } of rows) {
-  console.log(
-    `| ${agent} | direct | ${ms(direct.init)} | ${ms(direct.created)} | ${ms(direct.first)} |`,
-  );
-  console.log(
-    `| ${agent} | acphub acp | ${ms(viaHub.init)} | ${ms(viaHub.created)} | ${ms(viaHub.first)} |`,
-  );
-}
+console.log(
+  "| agent | path | initialize | session/new | first update | first text |",
+);
+console.log("|---|---|---|---|---|---|");
+for (const { agent, direct, viaHub } of rows)
+  for (const [path, r] of [
+    ["direct", direct],
+    ["acphub acp", viaHub],
+  ])
+    console.log(
+      `| ${agent} | ${path} | ${ms(r.init)} | ${ms(r.created)} | ${ms(r.first)} | ${ms(r.text)} |`,
+    );

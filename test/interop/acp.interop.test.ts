@@ -13,16 +13,7 @@ import {
   recordedUpdates,
   type Lab,
 } from "./lab/lab.js";
-import {
-  FILE_CONTENT,
-  FILES,
-  SHELL_TOKEN,
-  TOKENS,
-  turnAfterRestart,
-  turnSlow,
-  turnText,
-  turnTools,
-} from "./lab/scenario.js";
+import * as scenario from "./lab/scenario.js";
 import {
   cancelledTurn,
   messageChunks,
@@ -39,7 +30,7 @@ let lab: Lab | undefined;
 const editors: LabEditor[] = [];
 
 afterEach(async () => {
-  for (const e of editors) e.kill();
+  await Promise.all(editors.map((e) => e.close()));
   await lab?.close();
   lab = undefined;
 });
@@ -85,22 +76,24 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
       const ed = acphubEditor(l, caps);
       const sessionId = await open(ed, l.work);
 
-      const t1 = await promptTurn(ed, sessionId, turnText());
+      const t1 = await promptTurn(ed, sessionId, scenario.turnText());
       expect(t1.response.stopReason).toBe("end_turn");
-      expect(messageText(t1.updates)).toContain(TOKENS.one);
+      expect(messageText(t1.updates)).toContain(scenario.TOKENS.one);
       expect(
         messageChunks(t1.updates).filter((c) => c !== "").length,
       ).toBeGreaterThan(1);
 
-      const t2 = await promptTurn(ed, sessionId, turnTools(l.work));
+      const t2 = await promptTurn(ed, sessionId, scenario.turnTools(l.work));
       expect(t2.response.stopReason).toBe("end_turn");
-      for (const file of FILES(l.work))
+      for (const file of scenario.FILES(l.work))
         expect.soft(existsSync(file), file).toBe(true);
-      expect.soft(readFileOr(FILES(l.work)[0])).toContain(FILE_CONTENT);
+      expect
+        .soft(readFileOr(scenario.FILES(l.work)[0]))
+        .toContain(scenario.FILE_CONTENT);
       const reply = messageText(t2.updates);
-      expect.soft(reply).toContain(TOKENS.two);
-      expect.soft(reply).toContain(FILE_CONTENT);
-      expect.soft(reply).toContain(SHELL_TOKEN);
+      expect.soft(reply).toContain(scenario.TOKENS.two);
+      expect.soft(reply).toContain(scenario.FILE_CONTENT);
+      expect.soft(reply).toContain(scenario.SHELL_TOKEN);
       for (const [id, n] of questionsPerToolCall(ed.permissions))
         expect.soft(n, `questions for ${id}`).toBe(1);
       // One question per action: the editor is asked exactly what the agent asked, nothing more.
@@ -109,7 +102,7 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
       );
       expect.soft(ed.permissions.length).toBe(agentAsked.length);
 
-      const t3 = await cancelledTurn(ed, sessionId, turnSlow());
+      const t3 = await cancelledTurn(ed, sessionId, scenario.turnSlow());
       expect(t3.streaming).toBe(true);
       expect(t3.response.stopReason).toBe("cancelled");
       expect(
@@ -144,11 +137,11 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
         mcpServers: [],
       });
       const replayed = messageText(ed2.updates());
-      expect(replayed).toContain(TOKENS.one);
-      expect(replayed).toContain(TOKENS.two);
-      const t4 = await promptTurn(ed2, sessionId, turnAfterRestart());
+      expect(replayed).toContain(scenario.TOKENS.one);
+      expect(replayed).toContain(scenario.TOKENS.two);
+      const t4 = await promptTurn(ed2, sessionId, scenario.turnAfterRestart());
       expect(t4.response.stopReason).toBe("end_turn");
-      expect(messageText(t4.updates)).toContain(TOKENS.four);
+      expect(messageText(t4.updates)).toContain(scenario.TOKENS.four);
       expect(l.model.unknown()).toEqual([]);
 
       ed2.child.stdin.end();

@@ -5,16 +5,7 @@ import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it, onTestFailed } from "vitest";
 import { ptyCli, type PtySession } from "../helpers/pty.js";
 import { openLab, readFileOr, recordedFrames, type Lab } from "./lab/lab.js";
-import {
-  FILE_CONTENT,
-  FILES,
-  SHELL_TOKEN,
-  TOKENS,
-  turnAfterRestart,
-  turnSlow,
-  turnText,
-  turnTools,
-} from "./lab/scenario.js";
+import * as scenario from "./lab/scenario.js";
 import { TRAITS } from "./lab/traits.js";
 import { until } from "./lab/turns.js";
 import { AGENT_NAMES } from "./lab/versions.mjs";
@@ -72,8 +63,8 @@ describe.each(AGENT_NAMES)("%s behind acphub chat", (agent) => {
     await s.waitFor("›", 0, 60_000);
 
     let mark = s.screen().length;
-    await playTurn(s, turnText(), undefined);
-    expect(s.screen().slice(mark)).toContain(TOKENS.one);
+    await playTurn(s, scenario.turnText(), undefined);
+    expect(s.screen().slice(mark)).toContain(scenario.TOKENS.one);
 
     mark = s.screen().length;
     const asked = recordedFrames(l).filter(
@@ -81,7 +72,7 @@ describe.each(AGENT_NAMES)("%s behind acphub chat", (agent) => {
     ).length;
     const questions = await playTurn(
       s,
-      turnTools(l.work),
+      scenario.turnTools(l.work),
       TRAITS[agent].allowOnceName,
     );
     const agentAsked =
@@ -89,17 +80,19 @@ describe.each(AGENT_NAMES)("%s behind acphub chat", (agent) => {
         (f) => f["method"] === "session/request_permission",
       ).length - asked;
     const screen = s.screen().slice(mark);
-    for (const file of FILES(l.work))
+    for (const file of scenario.FILES(l.work))
       expect.soft(existsSync(file), file).toBe(true);
-    expect.soft(readFileOr(FILES(l.work)[0])).toContain(FILE_CONTENT);
-    expect.soft(screen).toContain(TOKENS.two);
-    expect.soft(screen).toContain(SHELL_TOKEN);
+    expect
+      .soft(readFileOr(scenario.FILES(l.work)[0]))
+      .toContain(scenario.FILE_CONTENT);
+    expect.soft(screen).toContain(scenario.TOKENS.two);
+    expect.soft(screen).toContain(scenario.SHELL_TOKEN);
     // One question per action: as many as the agent asked, none added by acphub.
     expect.soft(questions).toBe(agentAsked);
     expect.soft(screen).not.toContain("(other)");
 
     mark = s.screen().length;
-    s.type(`${turnSlow()}\r`);
+    s.type(`${scenario.turnSlow()}\r`);
     await s.waitFor("tick", mark, 60_000);
     s.type("\u0003");
     await s.waitFor(/— cancelled/, mark, 30_000);
@@ -122,15 +115,15 @@ describe.each(AGENT_NAMES)("%s behind acphub chat", (agent) => {
         ),
     );
     await s2.waitFor("›", 0, 60_000);
-    expect(s2.screen()).toContain(TOKENS.one);
+    expect(s2.screen()).toContain(scenario.TOKENS.one);
     const orphaned = () => l.leftovers().filter((p) => before.includes(p));
     expect(
       await until(() => orphaned().length === 0, 15_000),
       `left: ${orphaned().join("; ")}`,
     ).toBe(true);
     mark = s2.screen().length;
-    await playTurn(s2, turnAfterRestart(), undefined);
-    expect(s2.screen().slice(mark)).toContain(TOKENS.four);
+    await playTurn(s2, scenario.turnAfterRestart(), undefined);
+    expect(s2.screen().slice(mark)).toContain(scenario.TOKENS.four);
     expect(s2.screen().slice(mark)).toMatch(/— end_turn/);
     s2.type("/exit\r");
     expect(await s2.exited).toBe(0);

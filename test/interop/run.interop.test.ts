@@ -12,16 +12,7 @@ import {
   recordedFrames,
   type Lab,
 } from "./lab/lab.js";
-import {
-  FILE_CONTENT,
-  FILES,
-  SHELL_TOKEN,
-  TOKENS,
-  turnAfterRestart,
-  turnSlow,
-  turnText,
-  turnTools,
-} from "./lab/scenario.js";
+import * as scenario from "./lab/scenario.js";
 import { TRAITS } from "./lab/traits.js";
 import { messageText, until } from "./lab/turns.js";
 import { AGENT_NAMES } from "./lab/versions.mjs";
@@ -54,19 +45,21 @@ describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
       return t;
     };
 
-    const t1 = await run([turnText()]);
+    const t1 = await run([scenario.turnText()]);
     expect(t1.code).toBe(0);
-    expect(replyOf(t1)).toContain(TOKENS.one);
+    expect(replyOf(t1)).toContain(scenario.TOKENS.one);
     const sessionId = String(runResult(t1)?.["sessionId"]);
     expect(runResult(t1)?.["stopReason"]).toBe("end_turn");
 
-    const t2 = await run(["--session", sessionId, turnTools(l.work)]);
+    const t2 = await run(["--session", sessionId, scenario.turnTools(l.work)]);
     expect.soft(t2.code).toBe(0);
-    for (const file of FILES(l.work))
+    for (const file of scenario.FILES(l.work))
       expect.soft(existsSync(file), file).toBe(true);
-    expect.soft(readFileOr(FILES(l.work)[0])).toContain(FILE_CONTENT);
-    expect.soft(replyOf(t2)).toContain(FILE_CONTENT);
-    expect.soft(replyOf(t2)).toContain(SHELL_TOKEN);
+    expect
+      .soft(readFileOr(scenario.FILES(l.work)[0]))
+      .toContain(scenario.FILE_CONTENT);
+    expect.soft(replyOf(t2)).toContain(scenario.FILE_CONTENT);
+    expect.soft(replyOf(t2)).toContain(scenario.SHELL_TOKEN);
     for (const [id, n] of runQuestions(t2))
       expect.soft(n, `questions for ${id}`).toBe(1);
     // Every permission the agent asked is one decision event, and no more.
@@ -77,28 +70,28 @@ describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
       .soft(t2.lines.filter((x) => x["type"] === "permission").length)
       .toBe(asked.length);
 
-    const t3 = await run(["--session", sessionId, turnSlow()], {
+    const t3 = await run(["--session", sessionId, scenario.turnSlow()], {
       when: "tick",
       signal: "SIGINT",
     });
     expect(t3.code).toBe(130);
     expect(runResult(t3)?.["stopReason"]).toBe("cancelled");
 
-    const killed = await run(["--session", sessionId, turnSlow()], {
+    const killed = await run(["--session", sessionId, scenario.turnSlow()], {
       when: "tick",
       signal: "SIGKILL",
     });
     expect(killed.signal).toBe("SIGKILL");
-    const t4 = await run(["--session", sessionId, turnAfterRestart()]);
+    const t4 = await run(["--session", sessionId, scenario.turnAfterRestart()]);
     expect(t4.code).toBe(0);
-    expect(replyOf(t4)).toContain(TOKENS.four);
+    expect(replyOf(t4)).toContain(scenario.TOKENS.four);
     const shown = spawnSync(
       process.execPath,
       acphubArgv("sessions", "show", sessionId, "--json"),
       { env: l.acphubEnv, encoding: "utf8" },
     );
-    expect(shown.stdout).toContain(TOKENS.one);
-    expect(shown.stdout).toContain(TOKENS.two);
+    expect(shown.stdout).toContain(scenario.TOKENS.one);
+    expect(shown.stdout).toContain(scenario.TOKENS.two);
     expect(
       await until(() => l.leftovers().length === 0, 15_000),
       `left: ${l.leftovers().join("; ")}`,
@@ -108,7 +101,11 @@ describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
 
   it("ask with nobody to ask: each action refused once, nothing written", async () => {
     const l = (lab = await openLab(agent));
-    const t = await runTurn(l, ["--permissions", "ask", turnTools(l.work)]);
+    const t = await runTurn(l, [
+      "--permissions",
+      "ask",
+      scenario.turnTools(l.work),
+    ]);
     const permissions = t.lines.filter((x) => x["type"] === "permission");
     for (const [id, n] of runQuestions(t))
       expect.soft(n, `questions for ${id}`).toBe(1);
@@ -116,13 +113,13 @@ describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
       // pi asks nothing and does its own file and shell work: ask has nothing to refuse.
       expect(permissions).toEqual([]);
       expect(t.code).toBe(0);
-      for (const file of FILES(l.work))
+      for (const file of scenario.FILES(l.work))
         expect(existsSync(file), file).toBe(true);
     } else {
       expect(t.code).toBe(5);
       expect(permissions.length).toBeGreaterThan(0);
       for (const p of permissions) expect(p["decidedBy"]).toBe("host");
-      expect(existsSync(FILES(l.work)[1] ?? "")).toBe(false);
+      expect(existsSync(scenario.FILES(l.work)[1] ?? "")).toBe(false);
     }
     expect(runResult(t)?.["stopReason"]).toBe(TRAITS[agent].refusalStop);
   });

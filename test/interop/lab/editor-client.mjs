@@ -120,5 +120,18 @@ export function startEditorOn(launch, opts) {
         /* gone */
       }
     },
+    /** Ends stdin (a polite peer shuts down and closes its agents), then kills after `graceMs`. */
+    close: async (graceMs = 5000) => {
+      child.stdin.end();
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
+      }, graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
   };
 }

@@ -102,7 +102,18 @@ export async function openLab(
     direct: { command: launch.command, args: launch.args, env, cwd: work },
     leftovers: () =>
       processesWith(marker + "\0").concat(processesWith(marker + "-hub\0")),
-    close: () => model.close(),
+    // Kills whatever a failed test left running, then stops the model.
+    close: async () => {
+      for (const p of processesWith(marker + "\0").concat(
+        processesWith(marker + "-hub\0"),
+      ))
+        try {
+          process.kill(Number(p.split(" ")[0]), "SIGKILL");
+        } catch {
+          /* gone */
+        }
+      await model.close();
+    },
   };
 }
 
