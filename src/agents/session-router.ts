@@ -15,7 +15,7 @@ import type {
   BridgeMethod,
   ClientHost,
   HostContext,
-} from "../gateway/client-host.js";
+} from "../contracts/client-host.js";
 import type { AgentSession } from "./session.js";
 
 /** Updates kept for sessions not yet known (sent with or just before the session/new answer). */
