@@ -47,9 +47,18 @@ export class SessionRouter implements ClientRouter {
         { params },
         "malformed session/update from agent; dropped",
       );
-    } else if (session) session.receiveUpdate(params as SessionNotification);
+    } else if (session) this.deliver(session, params as SessionNotification);
     else this.keepEarly(params as SessionNotification);
     return true;
+  }
+
+  // The host learns of the update first (a permission request may follow), then the session.
+  private deliver(
+    session: AgentSession,
+    notification: SessionNotification,
+  ): void {
+    this.tellHost(session.id, notification.update);
+    session.receiveUpdate(notification);
   }
 
   // An agent may send updates in the same write as its session/new or session/load answer,
@@ -68,7 +77,16 @@ export class SessionRouter implements ClientRouter {
     this.sessions.set(session.id, session);
     const mine = this.early.filter((n) => n.sessionId === session.id);
     this.early = this.early.filter((n) => n.sessionId !== session.id);
-    for (const notification of mine) session.receiveUpdate(notification);
+    for (const notification of mine) this.deliver(session, notification);
+  }
+
+  // The host's bug is logged, never a failure of the agent's stream.
+  private tellHost(sessionId: string, update: SessionNotification["update"]) {
+    try {
+      this.host?.onSessionUpdate?.(sessionId, update);
+    } catch (error) {
+      this.logger.warn({ err: error }, "host failed to see a session/update");
+    }
   }
 
   onPermission(
