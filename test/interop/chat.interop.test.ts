@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it, onTestFailed } from "vitest";
 import { ptyCli, type PtySession } from "../helpers/pty.js";
+import { renderScreen } from "../helpers/vt-screen.js";
 import { openLab, readFileOr, recordedFrames, type Lab } from "./lab/lab.js";
 import * as scenario from "./lab/scenario.js";
 import { TRAITS } from "./lab/traits.js";
@@ -18,6 +19,8 @@ afterEach(async () => {
   lab = undefined;
 });
 
+/** The terminal of issue 8's report: 110 columns, so long lines wrap. */
+const SIZE = { columns: 110, rows: 40 };
 const END = /— (end_turn|cancelled|refusal|max_tokens)/;
 
 // Plays one turn at the terminal, answering each question with the allow-once key (Esc when
@@ -49,7 +52,7 @@ async function playTurn(
 describe.each(AGENT_NAMES)("%s behind acphub chat", (agent) => {
   it("at a terminal: stream, approve, Ctrl-C, kill -9, --session", async () => {
     const l = (lab = await openLab(agent, { tee: true }));
-    const s = ptyCli(["chat", "--cwd", l.work], l.acphubEnv);
+    const s = ptyCli(["chat", "--cwd", l.work], l.acphubEnv, SIZE);
     sessions.push(s);
     onTestFailed(
       () =>
@@ -90,6 +93,16 @@ describe.each(AGENT_NAMES)("%s behind acphub chat", (agent) => {
     // One question per action: as many as the agent asked, none added by acphub.
     expect.soft(questions).toBe(agentAsked);
     expect.soft(screen).not.toContain("(other)");
+    // What a person sees at 110 columns shows each tool call and the reply once.
+    const seen = renderScreen(s.raw(), SIZE.columns, SIZE.rows).map((r) =>
+      r.trim(),
+    );
+    const toolLines = seen.filter((r) => /^[✓✗◐○] /.test(r));
+    expect.soft(toolLines.length).toBeGreaterThan(0);
+    expect.soft(toolLines).toEqual([...new Set(toolLines)]);
+    expect
+      .soft(seen.filter((r) => r.startsWith(`Reply: ${scenario.TOKENS.two}`)))
+      .toHaveLength(1);
 
     mark = s.screen().length;
     s.type(`${scenario.turnSlow()}\r`);
