@@ -50,16 +50,17 @@ function acphubEditor(l: Lab, caps: boolean): LabEditor {
   return e;
 }
 
-async function open(e: LabEditor, cwd: string): Promise<string> {
+interface Created {
+  sessionId: string;
+  modes?: { currentModeId: string; availableModes: { id: string }[] };
+}
+
+async function open(e: LabEditor, cwd: string): Promise<Created> {
   await e.agent.request("initialize", {
     protocolVersion: 1,
     clientCapabilities: e.clientCapabilities,
   });
-  const { sessionId } = await e.agent.request<{ sessionId: string }>(
-    "session/new",
-    { cwd, mcpServers: [] },
-  );
-  return sessionId;
+  return e.agent.request<Created>("session/new", { cwd, mcpServers: [] });
 }
 
 describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
@@ -74,7 +75,8 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
       const mine = editors;
       onTestFailed(() => dumpOnFailure(l, mine));
       const ed = acphubEditor(l, caps);
-      const sessionId = await open(ed, l.work);
+      const created = await open(ed, l.work);
+      const { sessionId } = created;
 
       const t1 = await promptTurn(ed, sessionId, scenario.turnText());
       expect(t1.response.stopReason).toBe("end_turn");
@@ -143,6 +145,19 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
       expect(t4.response.stopReason).toBe("end_turn");
       expect(messageText(t4.updates)).toContain(scenario.TOKENS.four);
       expect(l.model.unknown()).toEqual([]);
+
+      // The agent's own modes pass through acphub (issue 14 adds set_model and fork here).
+      const modes = created.modes;
+      const other = modes?.availableModes.find(
+        (m) => m.id !== modes.currentModeId,
+      );
+      if (other)
+        await expect(
+          ed2.agent.request("session/set_mode", {
+            sessionId,
+            modeId: other.id,
+          }),
+        ).resolves.toBeDefined();
 
       ed2.child.stdin.end();
       await ed2.exited;
