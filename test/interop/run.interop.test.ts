@@ -116,7 +116,9 @@ describe.each(AGENT_NAMES)("%s behind acphub run --json", (agent) => {
       for (const file of scenario.FILES(l.work))
         expect(existsSync(file), file).toBe(true);
     } else {
-      expect(t.code).toBe(5);
+      // A refused permission is exit 5; a turn the agent cancels on its own (codex's "abort")
+      // is exit 130, as docs/cli.md says.
+      expect(t.code).toBe(TRAITS[agent].refusalStop === "cancelled" ? 130 : 5);
       expect(permissions.length).toBeGreaterThan(0);
       for (const p of permissions) expect(p["decidedBy"]).toBe("host");
       expect(existsSync(scenario.FILES(l.work)[1] ?? "")).toBe(false);
