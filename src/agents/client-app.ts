@@ -9,6 +9,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
 } from "@agentclientprotocol/sdk";
+import { isRelayedFromAgent } from "../protocol/method-table.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { BRIDGE_METHODS, type BridgeMethod } from "../gateway/client-host.js";
 
@@ -51,7 +52,8 @@ export function buildClientApp(router: ClientRouter, name: string): ClientApp {
     );
   }
   app.onRequest("*", ({ method, params, signal }) => {
-    if (!isExtensionMethod(method)) throw RequestError.methodNotFound(method);
+    if (!isExtensionMethod(method) && !isRelayedFromAgent(method))
+      throw RequestError.methodNotFound(method);
     return router.onExtRequest(method, params, signal);
   });
   return app;

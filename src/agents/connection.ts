@@ -13,6 +13,7 @@ import { ACPHUB_VERSION } from "../shared/version.js";
 import { hostCapabilities } from "../gateway/client-host.js";
 import { ConnectionCore, type ConnectOptions } from "./connection-core.js";
 import type { RunEvent } from "../gateway/events.js";
+import type { AgentCapability } from "../gateway/ports.js";
 import { unsupported } from "./agent-errors.js";
 import { AgentSession, type SessionState } from "./session.js";
 
@@ -31,7 +32,7 @@ export interface LoadedSession {
   replay: RunEvent[];
 }
 
-type Capability = "loadSession" | "list" | "resume" | "close" | "delete";
+type Capability = AgentCapability;
 
 export class AgentConnection extends ConnectionCore {
   // Sends `initialize` with a timeout and checks the protocol version.
@@ -52,7 +53,10 @@ export class AgentConnection extends ConnectionCore {
         methods.agent.initialize,
         {
           protocolVersion: PROTOCOL_VERSION,
-          clientCapabilities: hostCapabilities(this.host),
+          clientCapabilities: {
+            ...hostCapabilities(this.host),
+            ...this.host?.relayedCapabilities?.(),
+          },
           clientInfo: {
             name: "acphub",
             title: "acphub",
@@ -85,7 +89,10 @@ export class AgentConnection extends ConnectionCore {
   supports(capability: Capability): boolean {
     const caps = this.capabilities;
     if (capability === "loadSession") return caps.loadSession === true;
-    const value = caps.sessionCapabilities?.[capability];
+    // The stable types do not name the unstable capabilities (fork, title): read them raw.
+    const session = caps.sessionCapabilities as
+      Record<string, unknown> | undefined;
+    const value = session?.[capability];
     return value !== undefined && value !== null;
   }
 
@@ -172,6 +179,18 @@ export class AgentConnection extends ConnectionCore {
       request,
     );
     return this.open(sessionId, state, params);
+  }
+
+  async forkSession(
+    sessionId: string,
+    params: SessionParams,
+  ): Promise<AgentSession> {
+    this.require("fork", "session/fork");
+    const request = { sessionId, ...this.sessionRequest(params) };
+    const response = await this.sessionCall<
+      SessionState & { sessionId: string }
+    >("session/fork", request);
+    return this.open(response.sessionId, response, params);
   }
 
   async listSessions(

@@ -5,6 +5,7 @@ import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { serveStdio } from "../editors/stdio-server.js";
 import { Gateway } from "../gateway/gateway.js";
+import { relayedClientCapabilities } from "../protocol/capabilities.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { cliContext, type GlobalOptions } from "./context.js";
 import { fail } from "./guard.js";
@@ -69,6 +70,8 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
     gateway.toEditor(method, params as never, hostCtx.signal);
   host.onExtNotification = (method, params) =>
     gateway.notifyEditor(method, params as never);
+  host.relayedCapabilities = () =>
+    relayedClientCapabilities(gateway.editorCapabilities);
   const gateway: Gateway = buildGateway({
     ctx,
     agentName: name,

@@ -1,31 +1,13 @@
-// `acphub acp`: acphub as an ACP agent on stdin/stdout. Every handler takes params as sent
-// (pass-through parsers), hands them to the gateway, and converts errors at this edge.
+// `acphub acp`: acphub as an ACP agent on stdin/stdout. The handlers (dispatch.ts) take params
+// as sent (pass-through parsers), hand them to the gateway, and convert errors at this edge.
 import { Readable } from "node:stream";
-import { agent, RequestError } from "@agentclientprotocol/sdk";
+import { agent } from "@agentclientprotocol/sdk";
 import type { Gateway } from "../gateway/gateway.js";
-import { isExtensionMethod, methods } from "../protocol/methods.js";
 import type { Logger } from "../shared/logger.js";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { frameLogger, loggedStream } from "../protocol/frame-log.js";
 import { guardStdout } from "./stdout-guard.js";
-import { toRequestError } from "./to-request-error.js";
-
-type Params = Record<string, unknown>;
-
-function raw(params: unknown): Params {
-  if (params === null || typeof params !== "object" || Array.isArray(params)) {
-    throw RequestError.invalidParams(undefined, "params must be an object");
-  }
-  return params as Params;
-}
-
-async function edge<T>(run: () => Promise<T> | T): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw toRequestError(error);
-  }
-}
+import { registerEditorMethods } from "./dispatch.js";
 
 export interface StdioServerOptions {
   gateway: Gateway;
@@ -45,57 +27,7 @@ export async function serveStdio({
   });
   const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
   const app = agent({ name: "acphub" });
-  const m = methods.agent;
-  const forward =
-    (method: string) => (ctx: { params: Params; signal: AbortSignal }) =>
-      edge(() => gateway.forwardSessionRequest(method, ctx.params, ctx.signal));
-  app
-    .onRequest(m.initialize, raw, ({ params }) =>
-      edge(() => gateway.initialize(params)),
-    )
-    .onRequest(m.authenticate, raw, ({ params }) =>
-      edge(() => gateway.authenticate(params)),
-    )
-    .onRequest(m.session.new, raw, ({ params }) =>
-      edge(() => gateway.newSession(params)),
-    )
-    .onRequest(m.session.load, raw, ({ params }) =>
-      edge(() => gateway.loadSession(params)),
-    )
-    .onRequest(m.session.list, raw, ({ params }) =>
-      edge(() => gateway.listSessions(params)),
-    )
-    .onRequest(m.session.resume, raw, ({ params }) =>
-      edge(() => gateway.resumeSession(params)),
-    )
-    .onRequest(m.session.close, raw, ({ params }) =>
-      edge(() => gateway.closeSession(params)),
-    )
-    .onRequest(m.session.delete, raw, ({ params }) =>
-      edge(() => gateway.deleteSession(params)),
-    )
-    .onRequest(m.session.setMode, raw, forward(m.session.setMode))
-    .onRequest(
-      m.session.setConfigOption,
-      raw,
-      forward(m.session.setConfigOption),
-    )
-    .onRequest(m.session.prompt, raw, ({ params, signal }) =>
-      edge(() => gateway.prompt(params, signal)),
-    )
-    .onNotification(m.session.cancel, raw, ({ params }) =>
-      gateway.cancel(params),
-    )
-    .onRequest("*", ({ method, params, signal }) => {
-      if (!isExtensionMethod(method)) throw RequestError.methodNotFound(method);
-      return edge(() => gateway.forwardExtension(method, params, signal));
-    })
-    .onNotification("*", ({ method, params }) => {
-      if (isExtensionMethod(method))
-        void gateway
-          .forwardExtensionNotification(method, params)
-          .catch(() => undefined);
-    });
+  registerEditorMethods(app, gateway);
   const wire = ndJsonStream(output, input, { maxMessageBytes });
   const connection = app.connect(
     loggedStream(wire, frameLogger(logger, "editor")),

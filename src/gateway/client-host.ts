@@ -63,6 +63,9 @@ export interface ClientHost {
   ) => Promise<unknown>;
   /** Receives `_`-prefixed notifications that name no open session. */
   onExtNotification?: (method: string, params: unknown) => void;
+  /** Client capabilities for what is relayed to the editor (elicitation), added to
+   *  `initialize` toward the agent. */
+  relayedCapabilities?: () => Record<string, unknown>;
   /** Called when a session opens (new, load, resume), with its working folders. */
   onSessionStart?: (sessionId: string, folders: SessionFolders) => void;
   /** Called when a turn ends either way. */

@@ -17,8 +17,12 @@ import type {
   SessionRecord,
   TurnPort,
 } from "./ports.js";
+import { checkRelayToEditor } from "./forward.js";
 import { relayEvent, tellEditor, type RelayContext } from "./relay.js";
 import { restoreNotice, restoreSession } from "./restore.js";
+import { reapplySettings } from "./reapply-settings.js";
+import type { SessionAccess } from "./session-access.js";
+import { SettingsStore } from "./session-settings.js";
 
 export interface GatewayOptions {
   agentName: string;
@@ -45,6 +49,7 @@ export class GatewayCore {
   protected readonly logger: Logger;
   protected readonly ledger: LedgerPort;
   protected readonly limiter: FixedWindowLimiter;
+  readonly settings: SettingsStore;
   protected readonly runtimes = new Map<string, Runtime>();
   protected agentPromise: Promise<AgentPort> | undefined;
   protected editor: EditorPort | undefined;
@@ -53,6 +58,7 @@ export class GatewayCore {
 
   constructor(protected readonly options: GatewayOptions) {
     this.ledger = options.ledger;
+    this.settings = new SettingsStore(options.ledger);
     this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
     this.logger = options.logger ?? silentLogger();
     this.limiter = new FixedWindowLimiter(
@@ -67,8 +73,31 @@ export class GatewayCore {
   protected get relay(): RelayContext {
     return {
       ledger: this.ledger,
+      settings: this.settings,
       editor: () => this.editor,
       logger: this.logger,
+    };
+  }
+
+  /** The gateway as the methods beyond the core see it (fork, status, set_*, forwarding). */
+  get access(): SessionAccess {
+    return {
+      agentName: this.options.agentName,
+      ledger: this.ledger,
+      settings: this.settings,
+      logger: this.logger,
+      editor: () => this.editor,
+      editorCapabilities: () => this.clientCapabilities,
+      agent: () => this.agent(),
+      record: (id) => this.record(id),
+      live: async (record) => (await this.live(record)).runtime,
+      current: (hubId) => {
+        const runtime = this.runtimes.get(hubId);
+        return runtime?.agent.alive ? runtime : undefined;
+      },
+      attach: (hubId, agent, session) => {
+        this.attach(hubId, agent, session, false);
+      },
     };
   }
 
@@ -139,6 +168,15 @@ export class GatewayCore {
       mode,
       agentSessionId: session.id,
     });
+    const fresh = mode === "primed" || mode === "new";
+    await reapplySettings(
+      this.settings,
+      record.id,
+      agent,
+      session,
+      fresh,
+      this.logger,
+    );
     const runtime = this.attach(record.id, agent, session, mode === "primed");
     const notice = restoreNotice(mode, this.options.agentName);
     if (notice) await tellEditor(this.editor, record.id, notice, this.notices);
@@ -168,10 +206,20 @@ export class GatewayCore {
     signal?: AbortSignal,
   ): Promise<T> {
     if (!this.editor) throw new HubError("CLOSED", "no editor is connected");
+    checkRelayToEditor(this.access, method);
     return this.editor.request<T>(method, this.toHubIds(params), signal);
   }
 
   notifyEditor(method: string, params: Params): void {
+    try {
+      checkRelayToEditor(this.access, method);
+    } catch {
+      this.logger.debug(
+        { method },
+        "not relayed: the editor did not ask for it",
+      );
+      return;
+    }
     void this.editor
       ?.notify(method, this.toHubIds(params))
       .catch(() => undefined);

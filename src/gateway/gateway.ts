@@ -3,14 +3,20 @@
 // deleted from the ledger whatever the agent supports.
 import { randomUUID } from "node:crypto";
 import type { McpServer } from "@agentclientprotocol/sdk";
+import { editorFacingCapabilities } from "../protocol/capabilities.js";
 import { normalizeProtocolVersion } from "../protocol/version.js";
 import { HubError } from "../shared/errors.js";
 import { ACPHUB_VERSION } from "../shared/version.js";
 import { GatewayCore, type Params, type Runtime } from "./gateway-core.js";
 import { primingBlock, replayItems, titleFromPrompt } from "./history.js";
 import { checkPromptSize } from "./limits.js";
-import type { AgentSessionPort, TurnPort } from "./ports.js";
+import type { TurnPort } from "./ports.js";
 import { relayEvent, tellEditor } from "./relay.js";
+import {
+  setSessionConfigOption,
+  setSessionMode,
+  setSessionModel,
+} from "./session-controls.js";
 
 export type { GatewayOptions } from "./gateway-core.js";
 
@@ -27,21 +33,10 @@ export class Gateway extends GatewayCore {
     const agent = await this.agent();
     this.initialized = true;
     const init = agent.initializeResponse;
-    const caps = init?.agentCapabilities ?? {};
     const info = init?.agentInfo;
     return {
       protocolVersion: 1,
-      agentCapabilities: {
-        ...caps,
-        loadSession: true,
-        sessionCapabilities: {
-          ...(caps["sessionCapabilities"] as Params),
-          list: {},
-          resume: {},
-          close: {},
-          delete: {},
-        },
-      },
+      agentCapabilities: editorFacingCapabilities(init?.agentCapabilities),
       authMethods: init?.authMethods ?? [],
       agentInfo: {
         name: "acphub",
@@ -50,10 +45,6 @@ export class Gateway extends GatewayCore {
       },
       ...(init?._meta ? { _meta: init._meta } : {}),
     };
-  }
-
-  async authenticate(params: Params): Promise<Params> {
-    return (await this.agent()).request("authenticate", params);
   }
 
   async newSession(params: Params): Promise<Params> {
@@ -96,6 +87,7 @@ export class Gateway extends GatewayCore {
       agentSessionId: session.id,
       request,
     });
+    this.settings.merge(id, session.state);
     this.attach(id, agent, session, false);
     return { ...session.state, sessionId: id };
   }
@@ -168,13 +160,11 @@ export class Gateway extends GatewayCore {
 
   /** The session's modes and config options as the agent last described them. */
   sessionState(sessionId: string): Params {
-    const runtime = this.runtimes.get(sessionId);
-    return runtime ? stateOf(runtime.session) : {};
+    return { ...this.settings.get(sessionId) };
   }
 
   async setMode(sessionId: string, modeId: string): Promise<void> {
-    const { runtime } = await this.live(this.record(sessionId));
-    await runtime.session.setMode(modeId);
+    await setSessionMode(this.access, { sessionId, modeId });
   }
 
   async setConfigOption(
@@ -182,8 +172,11 @@ export class Gateway extends GatewayCore {
     configId: string,
     value: string,
   ): Promise<void> {
-    const { runtime } = await this.live(this.record(sessionId));
-    await runtime.session.setConfigOption(configId, value);
+    await setSessionConfigOption(this.access, { sessionId, configId, value });
+  }
+
+  async setModel(sessionId: string, modelId: string): Promise<void> {
+    await setSessionModel(this.access, { sessionId, modelId });
   }
 
   cancel(params: Params): void {
@@ -230,17 +223,17 @@ export class Gateway extends GatewayCore {
         ...(item.meta ? { _meta: item.meta } : {}),
       });
     }
-    const { runtime } = await this.live(record);
+    await this.live(record);
     this.ledger.updateSession(record.id, { state: "active" });
-    return { ...stateOf(runtime.session) };
+    return this.sessionState(record.id);
   }
 
   async resumeSession(params: Params): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
-    const { runtime } = await this.live(record);
+    await this.live(record);
     this.ledger.updateSession(record.id, { state: "active" });
-    return { ...stateOf(runtime.session) };
+    return this.sessionState(record.id);
   }
 
   async closeSession(params: Params): Promise<Params> {
@@ -275,22 +268,8 @@ export class Gateway extends GatewayCore {
         );
     }
     this.ledger.deleteSession(record.id);
+    this.settings.forget(record.id);
     return {};
-  }
-
-  // Session-scoped requests relayed to the agent with its own session id (set_mode, …).
-  async forwardSessionRequest(
-    method: string,
-    params: Params,
-    signal: AbortSignal,
-  ): Promise<unknown> {
-    const record = this.record(params["sessionId"]);
-    const { runtime } = await this.live(record);
-    return runtime.agent.request(
-      method,
-      { ...params, sessionId: runtime.session.id },
-      signal,
-    );
   }
 
   /** An editor's `_`-prefixed request or notification, relayed with the session id mapped. */
@@ -319,13 +298,4 @@ export class Gateway extends GatewayCore {
     await agent?.close();
     this.ledger.close();
   }
-}
-
-function stateOf(session: AgentSessionPort): Params {
-  const { modes, configOptions, models } = session.state as Params;
-  return {
-    ...(modes ? { modes } : {}),
-    ...(configOptions ? { configOptions } : {}),
-    ...(models ? { models } : {}),
-  };
 }

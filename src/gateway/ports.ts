@@ -27,6 +27,10 @@ export interface SessionRecord {
   incomplete: boolean;
   eventCount: number;
   bytes: number;
+  /** The modes, models and config options the agent last reported (see session-settings). */
+  settings: Record<string, unknown> | null;
+  /** The session this one was forked from, if any. */
+  forkedFrom: string | null;
 }
 
 export type LedgerEventKind =
@@ -44,10 +48,15 @@ export interface ListPage {
   nextCursor: string | null;
 }
 
+/** What a new session starts with; the ledger fills in the counters. */
+export type NewSessionRecord = Omit<
+  SessionRecord,
+  "incomplete" | "eventCount" | "bytes" | "settings" | "forkedFrom"
+> &
+  Partial<Pick<SessionRecord, "settings" | "forkedFrom">>;
+
 export interface LedgerPort {
-  createSession(
-    record: Omit<SessionRecord, "incomplete" | "eventCount" | "bytes">,
-  ): void;
+  createSession(record: NewSessionRecord): void;
   getSession(id: string): SessionRecord | undefined;
   updateSession(
     id: string,
@@ -68,6 +77,11 @@ export interface LedgerPort {
     payload: Record<string, unknown>,
   ): number;
   events(sessionId: string): LedgerEvent[];
+  /** Stores the session's modes, models and config options (replacing what was there). */
+  saveSettings(sessionId: string, settings: Record<string, unknown>): void;
+  /** Copies `from`'s events up to `uptoSeq` into the empty session `to` (a fork); returns
+   *  how many were copied. */
+  copyEvents(from: string, to: string, uptoSeq: number): number;
   close(): void;
 }
 
@@ -91,12 +105,13 @@ export interface AgentSessionPort {
   setConfigOption(configId: string, value: string): Promise<void>;
 }
 
+export type AgentCapability =
+  "loadSession" | "list" | "resume" | "close" | "delete" | "fork" | "title";
+
 export interface AgentPort {
   readonly alive: boolean;
   readonly initializeResponse: InitializeResponse | undefined;
-  supports(
-    capability: "loadSession" | "list" | "resume" | "close" | "delete",
-  ): boolean;
+  supports(capability: AgentCapability): boolean;
   newSession(params: SessionOpenParams): Promise<AgentSessionPort>;
   loadSession(
     id: string,
@@ -106,6 +121,8 @@ export interface AgentPort {
     id: string,
     params: SessionOpenParams,
   ): Promise<AgentSessionPort>;
+  /** Forks the agent's session `id` (session/fork); needs the `fork` capability. */
+  forkSession(id: string, params: SessionOpenParams): Promise<AgentSessionPort>;
   closeSession(id: string): Promise<void>;
   deleteSession(id: string): Promise<void>;
   authenticate(methodId: string): Promise<void>;

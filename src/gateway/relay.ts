@@ -3,9 +3,12 @@
 import type { Logger } from "../shared/logger.js";
 import type { RunEvent } from "./events.js";
 import type { EditorPort, LedgerPort } from "./ports.js";
+import type { SettingsStore } from "./session-settings.js";
 
 export interface RelayContext {
   ledger: LedgerPort;
+  /** Keeps modes and config options true as updates report them. */
+  settings?: SettingsStore;
   editor: () => EditorPort | undefined;
   logger: Logger;
 }
@@ -29,6 +32,7 @@ export async function relayEvent(
     case "session_update": {
       const { update, meta } = event;
       ctx.ledger.append(hubId, "update", meta ? { update, meta } : { update });
+      ctx.settings?.apply(hubId, update);
       if (
         update.sessionUpdate === "session_info_update" &&
         typeof update["title"] === "string"

@@ -3,7 +3,7 @@ import { RequestError, type PromptResponse } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
 import { sleep } from "../shared/abort.js";
 import type { Scenario, Step } from "./scenario.js";
-import { callClient, permission, terminal } from "./client-steps.js";
+import { callClient, elicit, permission, terminal } from "./client-steps.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
 
 export type { TurnContext };
@@ -100,6 +100,12 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     }
     case "extNotification":
       return ctx.client.notify(String(spec["method"]), spec["params"] ?? {});
+    case "elicit":
+      return elicit(ctx, spec);
+    case "state":
+      return say(ctx, `state: ${JSON.stringify(ctx.report?.() ?? null)}\n`);
+    case "history":
+      return say(ctx, `history: ${historyText(ctx)}\n`);
     case "sleep":
       try {
         await sleep(Number(value), ctx.signal);
@@ -131,6 +137,14 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     case "stop":
       throw new EndTurn(value as PromptResponse["stopReason"]);
   }
+}
+
+// The user text of the session so far, joined, for the `history` step.
+function historyText(ctx: TurnContext): string {
+  return (ctx.history?.() ?? [])
+    .filter((u) => u["sessionUpdate"] === "user_message_chunk")
+    .map((u) => (u["content"] as { text?: string } | undefined)?.text ?? "")
+    .join(" | ");
 }
 
 export async function runTurn(

@@ -1,5 +1,6 @@
-// The SDK's method table, the protocol versions acphub speaks, and what an extension method is.
-import { methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+// The SDK's method names, the protocol versions acphub speaks, and what an extension method is.
+// Names come from the unstable entry point: it names the unstable methods too (fork, status…).
+import { methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk/unstable";
 
 export { methods, PROTOCOL_VERSION };
 

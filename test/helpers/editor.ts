@@ -15,7 +15,11 @@ export interface Notification {
 
 export interface EditorOptions {
   /** Handles requests from acphub (permission, fs, terminal, `_` methods). */
-  onRequest?: (method: string, params: Record<string, unknown>) => unknown;
+  onRequest?: (
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ) => unknown;
   args?: string[];
   env?: Record<string, string>;
 }
@@ -81,9 +85,13 @@ export function startEditor(
   });
   const app = client({ name: "test-editor" }).onRequest(
     "*",
-    ({ method, params }) => {
+    ({ method, params, signal }) => {
       if (!options.onRequest) throw new Error(`unexpected request ${method}`);
-      return options.onRequest(method, params as Record<string, unknown>);
+      return options.onRequest(
+        method,
+        params as Record<string, unknown>,
+        signal,
+      );
     },
   );
   const connection = app.connect(stream);

@@ -1,0 +1,112 @@
+// Registers a handler for every method an editor may send, from the method table: served ones
+// go to the gateway, forwarded ones to the agent when it advertises them, refused ones get a
+// clear error. Anything else: `_` extensions are relayed, a session-scoped method of a newer
+// protocol is forwarded with its session id mapped, the rest is "method not found".
+import { RequestError, type AgentApp } from "@agentclientprotocol/sdk";
+import { forkSession } from "../gateway/fork.js";
+import {
+  forwardToAgent,
+  forwardUnknown,
+  forwardUnknownNotification,
+} from "../gateway/forward.js";
+import type { Gateway } from "../gateway/gateway.js";
+import {
+  sessionStatus,
+  setSessionConfigOption,
+  setSessionMode,
+  setSessionModel,
+  setSessionTitle,
+} from "../gateway/session-controls.js";
+import { editorMethods, type MethodEntry } from "../protocol/method-table.js";
+import { isExtensionMethod, methods } from "../protocol/methods.js";
+import { notServed } from "../protocol/wire-errors.js";
+import { toRequestError } from "./to-request-error.js";
+
+type Params = Record<string, unknown>;
+type Served = (
+  gateway: Gateway,
+  params: Params,
+  signal: AbortSignal,
+) => Promise<unknown> | unknown;
+
+const m = methods.agent;
+
+/** What serves each request the table marks `served` (session/cancel is a notification). */
+export const SERVED: Record<string, Served> = {
+  [m.initialize]: (g, p) => g.initialize(p),
+  [m.session.new]: (g, p) => g.newSession(p),
+  [m.session.load]: (g, p) => g.loadSession(p),
+  [m.session.list]: (g, p) => g.listSessions(p),
+  [m.session.resume]: (g, p) => g.resumeSession(p),
+  [m.session.close]: (g, p) => g.closeSession(p),
+  [m.session.delete]: (g, p) => g.deleteSession(p),
+  [m.session.prompt]: (g, p, s) => g.prompt(p, s),
+  [m.session.fork]: (g, p) => forkSession(g.access, p),
+  [m.session.status]: (g, p) => sessionStatus(g.access, p),
+  [m.session.setTitle]: (g, p, s) => setSessionTitle(g.access, p, s),
+  [m.session.setMode]: (g, p, s) => setSessionMode(g.access, p, s),
+  [m.session.setConfigOption]: (g, p, s) =>
+    setSessionConfigOption(g.access, p, s),
+  "session/set_model": (g, p, s) => setSessionModel(g.access, p, s),
+};
+
+function raw(params: unknown): Params {
+  if (params === null || typeof params !== "object" || Array.isArray(params)) {
+    throw RequestError.invalidParams(undefined, "params must be an object");
+  }
+  return params as Params;
+}
+
+// Runs a handler and converts acphub's errors to wire errors at this edge.
+async function edge<T>(run: () => Promise<T> | T): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toRequestError(error);
+  }
+}
+
+// The handler for one request entry of the table.
+function requestHandler(entry: MethodEntry): Served {
+  switch (entry.handling) {
+    case "served": {
+      const served = SERVED[entry.method];
+      if (!served) throw new Error(`no handler for served ${entry.method}`);
+      return served;
+    }
+    case "forwarded":
+      return (g, p, s) => forwardToAgent(g.access, entry.method, p, s);
+    default:
+      return () => {
+        throw notServed(entry.method, entry.note);
+      };
+  }
+}
+
+/** Registers every editor → acphub method on the app. */
+export function registerEditorMethods(app: AgentApp, gateway: Gateway): void {
+  for (const entry of editorMethods()) {
+    if (entry.kind !== "request") continue;
+    const handle = requestHandler(entry);
+    app.onRequest(entry.method, raw, ({ params, signal }) =>
+      edge(() => handle(gateway, params, signal)),
+    );
+  }
+  app.onNotification(m.session.cancel, raw, ({ params }) =>
+    gateway.cancel(params),
+  );
+  app.onRequest("*", ({ method, params, signal }) =>
+    edge(() =>
+      isExtensionMethod(method)
+        ? gateway.forwardExtension(method, params, signal)
+        : forwardUnknown(gateway.access, method, params, signal),
+    ),
+  );
+  app.onNotification("*", ({ method, params }) => {
+    if (isExtensionMethod(method))
+      void gateway
+        .forwardExtensionNotification(method, params)
+        .catch(() => undefined);
+    else forwardUnknownNotification(gateway.access, method, params);
+  });
+}

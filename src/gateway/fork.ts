@@ -1,0 +1,98 @@
+// session/fork for any agent: a new acphub session whose ledger starts with a copy of the
+// parent's history up to the fork point. When the agent can fork, the agent's session is
+// forked too; otherwise the fork is restored like any other session on first use (resume,
+// load, or the transcript primed into the first prompt).
+import { randomUUID } from "node:crypto";
+import type { McpServer } from "@agentclientprotocol/sdk";
+import { errorMessage } from "../shared/errors.js";
+import type { SessionRecord } from "./ports.js";
+import type { SessionAccess } from "./session-access.js";
+
+type Params = Record<string, unknown>;
+
+// What the fork is opened with: the editor's fields, else the parent's.
+function forkRequest(parent: SessionRecord, params: Params) {
+  const r = parent.request as {
+    mcpServers?: McpServer[];
+    additionalDirectories?: string[];
+  };
+  const mcpServers =
+    (params["mcpServers"] as McpServer[] | undefined) ?? r.mcpServers ?? [];
+  const additionalDirectories =
+    (params["additionalDirectories"] as string[] | undefined) ??
+    r.additionalDirectories;
+  const meta = params["_meta"] as Params | undefined;
+  return {
+    mcpServers,
+    ...(additionalDirectories ? { additionalDirectories } : {}),
+    ...(meta ? { _meta: meta } : {}),
+  };
+}
+
+// Forks on the agent when it can; returns the agent's session id, or null to restore later.
+async function forkOnAgent(
+  access: SessionAccess,
+  parent: SessionRecord,
+  child: SessionRecord,
+): Promise<string | null> {
+  const agent = await access.agent();
+  if (!agent.supports("fork")) return null;
+  try {
+    const live = await access.live(parent);
+    // An agent session that has not had the transcript yet has nothing worth forking.
+    if (live.needsPriming) return null;
+    const request = child.request as { mcpServers?: McpServer[] } & Params;
+    const session = await live.agent.forkSession(live.session.id, {
+      cwd: child.cwd,
+      mcpServers: request.mcpServers ?? [],
+      additionalDirectories: request["additionalDirectories"] as
+        string[] | undefined,
+      meta: request["_meta"] as Params | undefined,
+    });
+    access.attach(child.id, live.agent, session);
+    access.settings.merge(child.id, session.state);
+    return session.id;
+  } catch (error) {
+    access.logger.warn(
+      { sessionId: parent.id, err: errorMessage(error) },
+      "agent could not fork the session; the fork is restored from the ledger",
+    );
+    return null;
+  }
+}
+
+/** Serves session/fork; answers like session/new (the new id, modes, models, options). */
+export async function forkSession(
+  access: SessionAccess,
+  params: Params,
+): Promise<Params> {
+  const parent = access.record(params["sessionId"]);
+  const uptoSeq = access.ledger.events(parent.id).at(-1)?.seq ?? 0;
+  const now = Date.now();
+  const cwd = typeof params["cwd"] === "string" ? params["cwd"] : parent.cwd;
+  const child = {
+    id: `hub-${randomUUID()}`,
+    agent: access.agentName,
+    cwd,
+    title: parent.title === null ? null : `${parent.title} (fork)`,
+    createdAt: now,
+    updatedAt: now,
+    state: "active" as const,
+    agentSessionId: null,
+    request: forkRequest(parent, params),
+    settings: access.settings.get(parent.id) as Params,
+    forkedFrom: parent.id,
+  };
+  access.ledger.createSession(child);
+  access.ledger.copyEvents(parent.id, child.id, uptoSeq);
+  const record = access.record(child.id);
+  const agentSessionId = await forkOnAgent(access, parent, record);
+  if (agentSessionId) {
+    access.ledger.updateSession(child.id, { agentSessionId });
+    access.ledger.append(child.id, "restore", {
+      mode: "forked",
+      agentSessionId,
+    });
+  }
+  return { sessionId: child.id, ...access.settings.get(child.id) };
+}

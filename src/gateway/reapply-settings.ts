@@ -1,0 +1,63 @@
+// After a restoration, the settings acphub keeps and the agent's session agree again: an
+// agent that resumed or loaded the session is believed; a fresh agent session (primed) is
+// switched back to the mode, model and config values the session had.
+import { errorMessage } from "../shared/errors.js";
+import type { Logger } from "../shared/logger.js";
+import type { AgentPort, AgentSessionPort } from "./ports.js";
+import { SET_MODEL } from "./session-controls.js";
+import {
+  settingsIn,
+  type SessionSettings,
+  type SettingsStore,
+} from "./session-settings.js";
+
+type Params = Record<string, unknown>;
+
+// The set_* requests that bring a fresh agent session to the kept settings.
+function requestsFor(kept: SessionSettings, fresh: SessionSettings) {
+  const out: [string, Params][] = [];
+  const mode = kept.modes?.currentModeId;
+  if (fresh.modes && mode && mode !== fresh.modes.currentModeId)
+    out.push(["session/set_mode", { modeId: mode }]);
+  const model = kept.models?.currentModelId;
+  if (fresh.models && model && model !== fresh.models.currentModelId)
+    out.push([SET_MODEL, { modelId: model }]);
+  for (const option of kept.configOptions ?? []) {
+    const now = fresh.configOptions?.find((o) => o.id === option.id);
+    if (
+      now &&
+      option.currentValue !== undefined &&
+      option.currentValue !== now.currentValue
+    )
+      out.push([
+        "session/set_config_option",
+        { configId: option.id, value: option.currentValue },
+      ]);
+  }
+  return out;
+}
+
+/** Brings settings and the restored agent session together (see the file comment). */
+export async function reapplySettings(
+  store: SettingsStore,
+  hubId: string,
+  agent: AgentPort,
+  session: AgentSessionPort,
+  fresh: boolean,
+  logger: Logger,
+): Promise<void> {
+  const reported = settingsIn(session.state) ?? {};
+  const kept = store.get(hubId);
+  if (!fresh || !settingsIn(kept)) return store.merge(hubId, session.state);
+  for (const [method, params] of requestsFor(kept, reported)) {
+    try {
+      await agent.request(method, { ...params, sessionId: session.id });
+    } catch (error) {
+      logger.warn(
+        { sessionId: hubId, method, err: errorMessage(error) },
+        "could not restore a session setting",
+      );
+      return store.set(hubId, { ...kept, ...reported });
+    }
+  }
+}
