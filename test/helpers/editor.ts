@@ -76,6 +76,8 @@ export function startEditor(
     maxLineBytes: 64 * 1024 * 1024,
     intercept: (message) => {
       if (!("method" in message) || "id" in message) return false;
+      // $/cancel_request is the SDK's own business: it aborts the handler's signal.
+      if (message.method.startsWith("$/")) return false;
       notifications.push({
         method: message.method,
         params: message.params as Record<string, unknown>,
