@@ -36,7 +36,7 @@ const c = methods.client;
 export const METHOD_TABLE: readonly MethodEntry[] = [
   { method: a.initialize, from: "editor", kind: "request", stability: "stable", handling: "served", note: "capabilities derived from this table" },
   { method: a.authenticate, from: "editor", kind: "request", stability: "stable", handling: "forwarded", note: "the agent's auth methods are offered as they are" },
-  { method: a.logout, from: "editor", kind: "request", stability: "unstable", handling: "forwarded", capability: ["auth", "logout"], note: "when the agent advertises auth.logout" },
+  { method: a.logout, from: "editor", kind: "request", stability: "stable", handling: "forwarded", capability: ["auth", "logout"], note: "when the agent advertises auth.logout" },
   { method: a.auth.status, from: "editor", kind: "request", stability: "unstable", handling: "forwarded", capability: ["auth", "status"], note: "when the agent advertises auth.status" },
   { method: a.providers.list, from: "editor", kind: "request", stability: "unstable", handling: "forwarded", capability: ["providers"], note: "when the agent advertises providers" },
   { method: a.providers.set, from: "editor", kind: "request", stability: "unstable", handling: "forwarded", capability: ["providers"], note: "when the agent advertises providers" },
@@ -46,7 +46,7 @@ export const METHOD_TABLE: readonly MethodEntry[] = [
   { method: a.session.list, from: "editor", kind: "request", stability: "stable", handling: "served", capability: ["sessionCapabilities", "list"], note: "from the ledger" },
   { method: a.session.resume, from: "editor", kind: "request", stability: "stable", handling: "served", capability: ["sessionCapabilities", "resume"], note: "restored onto the agent: resume, load or transcript priming" },
   { method: a.session.close, from: "editor", kind: "request", stability: "stable", handling: "served", capability: ["sessionCapabilities", "close"], note: "closed on the agent when it can; kept in the ledger" },
-  { method: a.session.delete, from: "editor", kind: "request", stability: "unstable", handling: "served", capability: ["sessionCapabilities", "delete"], note: "deleted from the ledger, and on the agent when it can" },
+  { method: a.session.delete, from: "editor", kind: "request", stability: "stable", handling: "served", capability: ["sessionCapabilities", "delete"], note: "deleted from the ledger, and on the agent when it can" },
   { method: a.session.fork, from: "editor", kind: "request", stability: "unstable", handling: "served", capability: ["sessionCapabilities", "fork"], note: "a new session with a copy of the history; forked on the agent when it can" },
   { method: a.session.status, from: "editor", kind: "request", stability: "unstable", handling: "served", capability: ["sessionCapabilities", "status"], note: "open when live in acphub, saved when only in the ledger" },
   { method: a.session.setTitle, from: "editor", kind: "request", stability: "unstable", handling: "served", capability: ["sessionCapabilities", "title"], note: "stored in the ledger; passed to the agent when it advertises title" },
