@@ -4,7 +4,11 @@
 import { methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { LiveSession, SessionAccess } from "./session-access.js";
-import { withMode, withModel } from "./session-settings.js";
+import {
+  withMode,
+  withModel,
+  type SessionSettings,
+} from "./session-settings.js";
 
 type Params = Record<string, unknown>;
 
@@ -39,61 +43,73 @@ async function toAgent(
   return answer ?? {};
 }
 
-/** session/set_mode: the agent switches; acphub's settings follow. */
-export async function setSessionMode(
+interface SetterSpec {
+  method: string;
+  /** The setting the session must have reported. */
+  needs: "modes" | "models" | "configOptions";
+  /** The string parameter naming the new value, and how the settings take it. */
+  value?: {
+    param: string;
+    apply: (s: SessionSettings, v: string) => SessionSettings;
+  };
+}
+
+// One set_* call: refused without the setting, else sent to the agent; the settings follow
+// the value sent and then whatever the agent answered.
+async function setSetting(
   access: SessionAccess,
+  spec: SetterSpec,
   params: Params,
   signal?: AbortSignal,
 ): Promise<Params> {
   const record = access.record(params["sessionId"]);
-  const modeId = params["modeId"];
-  if (typeof modeId !== "string")
-    throw new HubError("USAGE", "session/set_mode needs a string modeId");
-  requireSetting(access, record.id, "modes", methods.agent.session.setMode);
+  const value = spec.value && params[spec.value.param];
+  if (spec.value && typeof value !== "string")
+    throw new HubError(
+      "USAGE",
+      `${spec.method} needs a string ${spec.value.param}`,
+    );
+  requireSetting(access, record.id, spec.needs, spec.method);
   const live = await access.live(record);
-  const method = methods.agent.session.setMode;
-  const answer = await toAgent(live, method, params, signal);
-  const settings = withMode(access.settings.get(record.id), modeId);
-  access.settings.set(record.id, settings);
+  const answer = await toAgent(live, spec.method, params, signal);
+  if (spec.value)
+    access.settings.set(
+      record.id,
+      spec.value.apply(access.settings.get(record.id), value as string),
+    );
   access.settings.merge(record.id, answer);
   return answer;
 }
+
+const SET_MODE: SetterSpec = {
+  method: methods.agent.session.setMode,
+  needs: "modes",
+  value: { param: "modeId", apply: withMode },
+};
+const SET_CONFIG_OPTION: SetterSpec = {
+  method: methods.agent.session.setConfigOption,
+  needs: "configOptions",
+};
+const SET_MODEL_SPEC: SetterSpec = {
+  method: SET_MODEL,
+  needs: "models",
+  value: { param: "modelId", apply: withModel },
+};
+
+/** session/set_mode: the agent switches; acphub's settings follow. */
+export const setSessionMode = (a: SessionAccess, p: Params, s?: AbortSignal) =>
+  setSetting(a, SET_MODE, p, s);
 
 /** session/set_config_option: the agent answers the new options; acphub keeps them. */
-export async function setSessionConfigOption(
-  access: SessionAccess,
-  params: Params,
-  signal?: AbortSignal,
-): Promise<Params> {
-  const record = access.record(params["sessionId"]);
-  const method = methods.agent.session.setConfigOption;
-  requireSetting(access, record.id, "configOptions", method);
-  const live = await access.live(record);
-  const answer = await toAgent(live, method, params, signal);
-  access.settings.merge(record.id, answer);
-  return answer;
-}
+export const setSessionConfigOption = (
+  a: SessionAccess,
+  p: Params,
+  s?: AbortSignal,
+) => setSetting(a, SET_CONFIG_OPTION, p, s);
 
 /** session/set_model (legacy unstable): only for sessions that reported models. */
-export async function setSessionModel(
-  access: SessionAccess,
-  params: Params,
-  signal?: AbortSignal,
-): Promise<Params> {
-  const record = access.record(params["sessionId"]);
-  const modelId = params["modelId"];
-  if (typeof modelId !== "string")
-    throw new HubError("USAGE", "session/set_model needs a string modelId");
-  requireSetting(access, record.id, "models", SET_MODEL);
-  const live = await access.live(record);
-  const answer = await toAgent(live, SET_MODEL, params, signal);
-  access.settings.set(
-    record.id,
-    withModel(access.settings.get(record.id), modelId),
-  );
-  access.settings.merge(record.id, answer);
-  return answer;
-}
+export const setSessionModel = (a: SessionAccess, p: Params, s?: AbortSignal) =>
+  setSetting(a, SET_MODEL_SPEC, p, s);
 
 /** session/status: open while acphub holds the session live, saved when only in the ledger. */
 export function sessionStatus(access: SessionAccess, params: Params): Params {

@@ -1,38 +1,17 @@
 // session/fork through `acphub acp` for any agent: with the agent's own fork, and from the
 // ledger when the agent has none. The fork is listed, loadable, carries the parent's context
 // into its first prompt, and is independent of the parent afterwards.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  editorTracker,
-  mockConfig,
-  onlyProtocolOnStdout,
-  openSession,
-  startEditor,
-  type TestEditor,
-} from "../helpers/editor.js";
+  chunkText,
+  restart,
+  turn,
+  useEditors,
+} from "../helpers/acp-session.js";
+import { mockConfig, openSession, type TestEditor } from "../helpers/editor.js";
 import { steps, tempDir } from "../helpers/mock.js";
 
-const editors = editorTracker();
-afterEach(() =>
-  editors.cleanup((e) => expect(onlyProtocolOnStdout(e.stdout())).toBe(true)),
-);
-
-const text = (t: string) => [{ type: "text", text: t }];
-
-// The agent text of the updates sent for a session since `from`.
-function agentText(e: TestEditor, sessionId: string, from = 0): string {
-  return e
-    .updates()
-    .slice(from)
-    .filter((u) => u["sessionId"] === sessionId)
-    .map(
-      (u) =>
-        u["update"] as { sessionUpdate: string; content?: { text?: string } },
-    )
-    .filter((u) => u.sessionUpdate === "agent_message_chunk")
-    .map((u) => u.content?.text ?? "")
-    .join("");
-}
+const startEditor = useEditors();
 
 // The user text replayed by session/load for a session.
 async function replayedUserText(e: TestEditor, sessionId: string, cwd: string) {
@@ -49,10 +28,6 @@ async function replayedUserText(e: TestEditor, sessionId: string, cwd: string) {
     .map((u) => u.content?.text ?? "");
 }
 
-async function prompt(e: TestEditor, sessionId: string, t: string) {
-  return e.agent.request("session/prompt", { sessionId, prompt: text(t) });
-}
-
 describe.each([
   ["the agent forks too", ["--session-capabilities", "fork"]],
   ["the agent cannot fork: restored from the ledger", []],
@@ -62,9 +37,9 @@ describe.each([
   it("the fork is listed, replays the parent's history, carries its context, and is independent", async () => {
     const home = tempDir();
     mockConfig(home, flags);
-    const e = editors.track(startEditor(home));
+    const e = startEditor(home);
     const parent = await openSession(e, home);
-    await prompt(e, parent, "remember the word zebra");
+    await turn(e, parent, "remember the word zebra");
     const fork = await e.agent.request<{ sessionId: string }>("session/fork", {
       sessionId: parent,
       cwd: home,
@@ -82,16 +57,14 @@ describe.each([
     );
 
     // The fork's first prompt: the agent sees the parent's conversation.
-    const from = e.updates().length;
-    await prompt(e, fork.sessionId, steps({ history: true }));
-    const reply = agentText(e, fork.sessionId, from);
+    const reply = await turn(e, fork.sessionId, steps({ history: true }));
     expect(reply).toContain("remember the word zebra");
     const primed = reply.includes("[acphub] This session was restored");
     expect({ name, primed }).toEqual({ name, primed: !agentForks });
 
     // Independent: what happens in the fork is not in the parent, and the other way round.
-    await prompt(e, fork.sessionId, "only in the fork");
-    await prompt(e, parent, "only in the parent");
+    await turn(e, fork.sessionId, "only in the fork");
+    await turn(e, parent, "only in the parent");
     const forkReplay = await replayedUserText(e, fork.sessionId, home);
     expect(forkReplay[0]).toBe("remember the word zebra");
     expect(forkReplay.join("\n")).toContain("only in the fork");
@@ -103,26 +76,21 @@ describe.each([
   it("a fork survives a restart of acphub and loads from the ledger", async () => {
     const home = tempDir();
     mockConfig(home, flags);
-    const first = editors.track(startEditor(home));
+    const first = startEditor(home);
     const parent = await openSession(first, home);
-    await prompt(first, parent, "the parent's only message");
+    await turn(first, parent, "the parent's only message");
     const { sessionId } = await first.agent.request<{ sessionId: string }>(
       "session/fork",
       { sessionId: parent, cwd: home, mcpServers: [] },
     );
-    first.child.kill("SIGKILL");
-    await first.exited;
-
-    const second = editors.track(startEditor(home));
-    await second.agent.request("initialize", {
-      protocolVersion: 1,
-      clientCapabilities: {},
-    });
+    const second = await restart(first, home, startEditor);
     expect(await replayedUserText(second, sessionId, home)).toEqual([
       "the parent's only message",
     ]);
-    await prompt(second, sessionId, "what did I say?");
-    expect(agentText(second, sessionId)).toContain("the parent's only message");
+    await turn(second, sessionId, "what did I say?");
+    expect(chunkText(second, 0, sessionId)).toContain(
+      "the parent's only message",
+    );
   });
 });
 
@@ -130,7 +98,7 @@ describe("session/fork errors", () => {
   it("forking an unknown session is resource-not-found, and nothing is created", async () => {
     const home = tempDir();
     mockConfig(home);
-    const e = editors.track(startEditor(home));
+    const e = startEditor(home);
     await openSession(e, home);
     await expect(
       e.agent.request("session/fork", { sessionId: "hub-nope", cwd: home }),

@@ -2,44 +2,18 @@
 // the session id mapped), elicitation from the agent to an editor that asked for it, and
 // $/cancel_request in both directions.
 import { RequestError } from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  editorTracker,
-  mockConfig,
-  onlyProtocolOnStdout,
-  openSession,
-  startEditor,
-  type TestEditor,
-} from "../helpers/editor.js";
+import { describe, expect, it } from "vitest";
+import { turn, useEditors } from "../helpers/acp-session.js";
+import { mockConfig, openSession } from "../helpers/editor.js";
 import { steps, tempDir, waitFor } from "../helpers/mock.js";
 
-const editors = editorTracker();
-afterEach(() =>
-  editors.cleanup((e) => expect(onlyProtocolOnStdout(e.stdout())).toBe(true)),
-);
-
-const text = (t: string) => [{ type: "text", text: t }];
-
-// The agent's text in the updates since `from`.
-function said(e: TestEditor, from: number): string {
-  return e
-    .updates()
-    .slice(from)
-    .map((u) => (u["update"] as { content?: { text?: string } }).content?.text)
-    .join("");
-}
-
-async function turn(e: TestEditor, sessionId: string, prompt: string) {
-  const from = e.updates().length;
-  await e.agent.request("session/prompt", { sessionId, prompt: text(prompt) });
-  return said(e, from);
-}
+const startEditor = useEditors();
 
 describe("a method acphub does not know", () => {
   it("is forwarded with the agent's session id when it names a known session; else method not found", async () => {
     const home = tempDir();
     mockConfig(home);
-    const e = editors.track(startEditor(home));
+    const e = startEditor(home);
     const sessionId = await openSession(e, home);
     const answer = await e.agent.request<Record<string, unknown>>(
       "session/future_method",
@@ -63,14 +37,12 @@ describe("elicitation/create from the agent", () => {
     const home = tempDir();
     mockConfig(home);
     const asked: Record<string, unknown>[] = [];
-    const e = editors.track(
-      startEditor(home, {
-        onRequest: (method, params) => {
-          asked.push({ method, ...params });
-          return { action: "accept", content: { name: "Ada" } };
-        },
-      }),
-    );
+    const e = startEditor(home, {
+      onRequest: (method, params) => {
+        asked.push({ method, ...params });
+        return { action: "accept", content: { name: "Ada" } };
+      },
+    });
     const sessionId = await openSession(e, home, { elicitation: { form: {} } });
     const caps = await turn(e, sessionId, steps({ state: true }));
     expect(caps).toContain('"elicitation":{"form":{}}');
@@ -89,7 +61,7 @@ describe("elicitation/create from the agent", () => {
   it("is refused, saying why, when the editor did not advertise it (and not advertised to the agent)", async () => {
     const home = tempDir();
     mockConfig(home);
-    const e = editors.track(startEditor(home));
+    const e = startEditor(home);
     const sessionId = await openSession(e, home);
     expect(await turn(e, sessionId, steps({ state: true }))).not.toContain(
       "elicitation",
@@ -105,17 +77,15 @@ describe("$/cancel_request", () => {
     const home = tempDir();
     mockConfig(home);
     let cancelled = false;
-    const e = editors.track(
-      startEditor(home, {
-        onRequest: (_method, _params, signal) =>
-          new Promise((_resolve, reject) =>
-            signal.addEventListener("abort", () => {
-              cancelled = true;
-              reject(RequestError.requestCancelled());
-            }),
-          ),
-      }),
-    );
+    const e = startEditor(home, {
+      onRequest: (_method, _params, signal) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => {
+            cancelled = true;
+            reject(RequestError.requestCancelled());
+          }),
+        ),
+    });
     const sessionId = await openSession(e, home, { elicitation: { form: {} } });
     const reply = await turn(
       e,
@@ -129,7 +99,7 @@ describe("$/cancel_request", () => {
   it("from the editor: the request acphub made to the agent is cancelled", async () => {
     const home = tempDir();
     mockConfig(home);
-    const e = editors.track(startEditor(home));
+    const e = startEditor(home);
     await openSession(e, home);
     const controller = new AbortController();
     const pending = e.agent.request(

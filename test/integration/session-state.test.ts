@@ -1,21 +1,12 @@
 // Modes, models and config options kept true through `acphub acp`: what the editor set and
 // what the agent reported is what session/load and session/resume answer, also from a new
 // acphub process, and a fresh agent session is switched back to it.
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  editorTracker,
-  mockConfig,
-  onlyProtocolOnStdout,
-  openSession,
-  startEditor,
-  type TestEditor,
-} from "../helpers/editor.js";
+import { describe, expect, it } from "vitest";
+import { restart, text, turn, useEditors } from "../helpers/acp-session.js";
+import { mockConfig, openSession, type TestEditor } from "../helpers/editor.js";
 import { steps, tempDir } from "../helpers/mock.js";
 
-const editors = editorTracker();
-afterEach(() =>
-  editors.cleanup((e) => expect(onlyProtocolOnStdout(e.stdout())).toBe(true)),
-);
+const startEditor = useEditors();
 
 interface State {
   modes?: { currentModeId: string };
@@ -23,32 +14,9 @@ interface State {
   configOptions?: { id: string; currentValue: string }[];
 }
 
-const text = (t: string) => [{ type: "text", text: t }];
-
-// A second acphub process on the same ledger, initialized.
-async function restart(first: TestEditor, home: string): Promise<TestEditor> {
-  first.child.kill("SIGKILL");
-  await first.exited;
-  const second = editors.track(startEditor(home));
-  await second.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {},
-  });
-  return second;
-}
-
 // What the mock agent itself reports about the session (its `state` step).
 async function agentState(e: TestEditor, sessionId: string): Promise<State> {
-  const from = e.updates().length;
-  await e.agent.request("session/prompt", {
-    sessionId,
-    prompt: text(steps({ state: true })),
-  });
-  const said = e
-    .updates()
-    .slice(from)
-    .map((u) => (u["update"] as { content?: { text?: string } }).content?.text)
-    .join("");
+  const said = await turn(e, sessionId, steps({ state: true }));
   return JSON.parse(said.replace(/^state: /, "")) as State;
 }
 
@@ -59,7 +27,7 @@ describe("session state kept true", () => {
   it("session/set_mode and set_config_option from the editor: load answers them after a restart, and the new agent session is switched back", async () => {
     const home = tempDir();
     mockConfig(home, ["--modes", "--config-options"]);
-    const first = editors.track(startEditor(home));
+    const first = startEditor(home);
     const sessionId = await openSession(first, home);
     await first.agent.request("session/set_mode", {
       sessionId,
@@ -77,7 +45,7 @@ describe("session state kept true", () => {
     });
     expect(resumed.modes?.currentModeId).toBe("code");
 
-    const second = await restart(first, home);
+    const second = await restart(first, home, startEditor);
     const loaded = await load(second, sessionId, home);
     expect(loaded.modes?.currentModeId).toBe("code");
     expect(loaded.configOptions?.[0]?.currentValue).toBe("mock-large");
@@ -89,7 +57,7 @@ describe("session state kept true", () => {
   it("current_mode_update and config_option_update from the agent are kept", async () => {
     const home = tempDir();
     mockConfig(home, ["--modes", "--config-options"]);
-    const first = editors.track(startEditor(home));
+    const first = startEditor(home);
     const sessionId = await openSession(first, home);
     const options = [{ id: "model", currentValue: "mock-large" }];
     await first.agent.request("session/prompt", {
@@ -111,7 +79,7 @@ describe("session state kept true", () => {
         ),
       ),
     });
-    const second = await restart(first, home);
+    const second = await restart(first, home, startEditor);
     const loaded = await load(second, sessionId, home);
     expect(loaded.modes?.currentModeId).toBe("code");
     expect(loaded.configOptions).toEqual(options);
@@ -120,7 +88,7 @@ describe("session state kept true", () => {
   it("session/set_model switches the model (the agent's next turn reports it) and load answers it", async () => {
     const home = tempDir();
     mockConfig(home, ["--models", "--session-capabilities", "resume"]);
-    const first = editors.track(startEditor(home));
+    const first = startEditor(home);
     await first.agent.request("initialize", {
       protocolVersion: 1,
       clientCapabilities: {},
@@ -138,7 +106,7 @@ describe("session state kept true", () => {
     expect((await agentState(first, sessionId)).models?.currentModelId).toBe(
       "mock-opus",
     );
-    const second = await restart(first, home);
+    const second = await restart(first, home, startEditor);
     expect((await load(second, sessionId, home)).models?.currentModelId).toBe(
       "mock-opus",
     );
@@ -147,7 +115,7 @@ describe("session state kept true", () => {
   it("set_* on a session whose agent reported no such setting is refused, saying why", async () => {
     const home = tempDir();
     mockConfig(home);
-    const e = editors.track(startEditor(home));
+    const e = startEditor(home);
     const sessionId = await openSession(e, home);
     await expect(
       e.agent.request("session/set_model", { sessionId, modelId: "x" }),
