@@ -62,7 +62,7 @@ async function models(
     say(`  ${"model".padEnd(14)} ${ids.join(" ")}`);
     return undefined;
   }
-  await ctx.gateway.setModel(ctx.sessionId, value);
+  await ctx.gateway.setModel({ sessionId: ctx.sessionId, modelId: value });
   say(`model: ${value}`);
   return undefined;
 }
@@ -121,7 +121,7 @@ export async function runSlash(
           );
         return undefined;
       }
-      await gateway.setMode(sessionId, args[0]);
+      await gateway.setMode({ sessionId, modeId: args[0] });
       say(`mode: ${args[0]}`);
       return undefined;
     }
@@ -147,7 +147,11 @@ export async function runSlash(
       }
       if (!target)
         return (say(style.red(`no config option ${args[0] ?? ""}`)), undefined);
-      await gateway.setConfigOption(sessionId, target.id, value);
+      await gateway.setConfigOption({
+        sessionId,
+        configId: target.id,
+        value,
+      });
       say(`${target.id}: ${value}`);
       return undefined;
     }

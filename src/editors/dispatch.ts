@@ -2,27 +2,14 @@
 // go to the gateway, forwarded ones to the agent when it advertises them, refused ones get a
 // clear error. Anything else: `_` extensions are relayed, a session-scoped method of a newer
 // protocol is forwarded with its session id mapped, the rest is "method not found".
-import { RequestError, type AgentApp } from "@agentclientprotocol/sdk";
-import { forkSession } from "../gateway/fork.js";
-import {
-  forwardToAgent,
-  forwardUnknown,
-  forwardUnknownNotification,
-} from "../gateway/forward.js";
+import type { AgentApp } from "@agentclientprotocol/sdk";
 import type { Gateway } from "../gateway/gateway.js";
-import {
-  sessionStatus,
-  setSessionConfigOption,
-  setSessionMode,
-  setSessionModel,
-  setSessionTitle,
-} from "../gateway/session-controls.js";
 import { editorMethods, type MethodEntry } from "../protocol/method-table.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
+import { raw, type Params } from "../protocol/raw.js";
 import { notServed } from "../protocol/wire-errors.js";
 import { toRequestError } from "./to-request-error.js";
 
-type Params = Record<string, unknown>;
 type Served = (
   gateway: Gateway,
   params: Params,
@@ -41,21 +28,13 @@ export const SERVED: Record<string, Served> = {
   [m.session.close]: (g, p) => g.closeSession(p),
   [m.session.delete]: (g, p) => g.deleteSession(p),
   [m.session.prompt]: (g, p, s) => g.prompt(p, s),
-  [m.session.fork]: (g, p) => forkSession(g.access, p),
-  [m.session.status]: (g, p) => sessionStatus(g.access, p),
-  [m.session.setTitle]: (g, p, s) => setSessionTitle(g.access, p, s),
-  [m.session.setMode]: (g, p, s) => setSessionMode(g.access, p, s),
-  [m.session.setConfigOption]: (g, p, s) =>
-    setSessionConfigOption(g.access, p, s),
-  "session/set_model": (g, p, s) => setSessionModel(g.access, p, s),
+  [m.session.fork]: (g, p) => g.fork(p),
+  [m.session.status]: (g, p) => g.status(p),
+  [m.session.setTitle]: (g, p, s) => g.setTitle(p, s),
+  [m.session.setMode]: (g, p, s) => g.setMode(p, s),
+  [m.session.setConfigOption]: (g, p, s) => g.setConfigOption(p, s),
+  "session/set_model": (g, p, s) => g.setModel(p, s),
 };
-
-function raw(params: unknown): Params {
-  if (params === null || typeof params !== "object" || Array.isArray(params)) {
-    throw RequestError.invalidParams(undefined, "params must be an object");
-  }
-  return params as Params;
-}
 
 // Runs a handler and converts acphub's errors to wire errors at this edge.
 async function edge<T>(run: () => Promise<T> | T): Promise<T> {
@@ -75,7 +54,7 @@ function requestHandler(entry: MethodEntry): Served {
       return served;
     }
     case "forwarded":
-      return (g, p, s) => forwardToAgent(g.access, entry.method, p, s);
+      return (g, p, s) => g.forward(entry.method, p, s);
     default:
       return () => {
         throw notServed(entry.method, entry.note);
@@ -88,18 +67,18 @@ export function registerEditorMethods(app: AgentApp, gateway: Gateway): void {
   for (const entry of editorMethods()) {
     if (entry.kind !== "request") continue;
     const handle = requestHandler(entry);
-    app.onRequest(entry.method, raw, ({ params, signal }) =>
+    app.onRequest(entry.method, raw<Params>, ({ params, signal }) =>
       edge(() => handle(gateway, params, signal)),
     );
   }
-  app.onNotification(m.session.cancel, raw, ({ params }) =>
+  app.onNotification(m.session.cancel, raw<Params>, ({ params }) =>
     gateway.cancel(params),
   );
   app.onRequest("*", ({ method, params, signal }) =>
     edge(() =>
       isExtensionMethod(method)
         ? gateway.forwardExtension(method, params, signal)
-        : forwardUnknown(gateway.access, method, params, signal),
+        : gateway.forwardUnknown(method, params, signal),
     ),
   );
   app.onNotification("*", ({ method, params }) => {
@@ -107,6 +86,6 @@ export function registerEditorMethods(app: AgentApp, gateway: Gateway): void {
       void gateway
         .forwardExtensionNotification(method, params)
         .catch(() => undefined);
-    else forwardUnknownNotification(gateway.access, method, params);
+    else gateway.forwardUnknownNotification(method, params);
   });
 }

@@ -2,13 +2,14 @@
 // parent's history up to the fork point. When the agent can fork, the agent's session is
 // forked too; otherwise the fork is restored like any other session on first use (resume,
 // load, or the transcript primed into the first prompt).
+import type { Params } from "../protocol/raw.js";
 import { randomUUID } from "node:crypto";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import { errorMessage } from "../shared/errors.js";
 import type { SessionRecord } from "./ports.js";
-import type { SessionAccess } from "./session-access.js";
-
-type Params = Record<string, unknown>;
+import { attachSession, liveSession } from "./live.js";
+import type { GatewayParts } from "./parts.js";
+import { requireRecord } from "./session-ops.js";
 
 // What the fork is opened with: the editor's fields, else the parent's.
 function forkRequest(parent: SessionRecord, params: Params) {
@@ -31,14 +32,14 @@ function forkRequest(parent: SessionRecord, params: Params) {
 
 // Forks on the agent when it can; returns the agent's session id, or null to restore later.
 async function forkOnAgent(
-  access: SessionAccess,
+  parts: GatewayParts,
   parent: SessionRecord,
   child: SessionRecord,
 ): Promise<string | null> {
-  const agent = await access.agent();
+  const agent = await parts.agents.get();
   if (!agent.supports("fork")) return null;
   try {
-    const live = await access.live(parent);
+    const live = await liveSession(parts, parent);
     // An agent session that has not had the transcript yet has nothing worth forking.
     if (live.needsPriming) return null;
     const request = child.request as { mcpServers?: McpServer[] } & Params;
@@ -49,11 +50,11 @@ async function forkOnAgent(
         string[] | undefined,
       meta: request["_meta"] as Params | undefined,
     });
-    access.attach(child.id, live.agent, session);
-    access.settings.merge(child.id, session.state);
+    attachSession(parts, child.id, live.agent, session, false);
+    parts.settings.merge(child.id, session.state);
     return session.id;
   } catch (error) {
-    access.logger.warn(
+    parts.logger.warn(
       { sessionId: parent.id, err: errorMessage(error) },
       "agent could not fork the session; the fork is restored from the ledger",
     );
@@ -63,16 +64,16 @@ async function forkOnAgent(
 
 /** Serves session/fork; answers like session/new (the new id, modes, models, options). */
 export async function forkSession(
-  access: SessionAccess,
+  parts: GatewayParts,
   params: Params,
 ): Promise<Params> {
-  const parent = access.record(params["sessionId"]);
-  const uptoSeq = access.ledger.events(parent.id).at(-1)?.seq ?? 0;
+  const parent = requireRecord(parts, params["sessionId"]);
+  const uptoSeq = parts.ledger.events(parent.id).at(-1)?.seq ?? 0;
   const now = Date.now();
   const cwd = typeof params["cwd"] === "string" ? params["cwd"] : parent.cwd;
   const child = {
     id: `hub-${randomUUID()}`,
-    agent: access.agentName,
+    agent: parts.agentName,
     cwd,
     title: parent.title === null ? null : `${parent.title} (fork)`,
     createdAt: now,
@@ -80,19 +81,19 @@ export async function forkSession(
     state: "active" as const,
     agentSessionId: null,
     request: forkRequest(parent, params),
-    settings: access.settings.get(parent.id) as Params,
+    settings: parts.settings.get(parent.id) as Params,
     forkedFrom: parent.id,
   };
-  access.ledger.createSession(child);
-  access.ledger.copyEvents(parent.id, child.id, uptoSeq);
-  const record = access.record(child.id);
-  const agentSessionId = await forkOnAgent(access, parent, record);
+  parts.ledger.createSession(child);
+  parts.ledger.copyEvents(parent.id, child.id, uptoSeq);
+  const record = requireRecord(parts, child.id);
+  const agentSessionId = await forkOnAgent(parts, parent, record);
   if (agentSessionId) {
-    access.ledger.updateSession(child.id, { agentSessionId });
-    access.ledger.append(child.id, "restore", {
+    parts.ledger.updateSession(child.id, { agentSessionId });
+    parts.ledger.append(child.id, "restore", {
       mode: "forked",
       agentSessionId,
     });
   }
-  return { sessionId: child.id, ...access.settings.get(child.id) };
+  return { sessionId: child.id, ...parts.settings.get(child.id) };
 }

@@ -1,17 +1,12 @@
 // After a restoration, the settings acphub keeps and the agent's session agree again: an
 // agent that resumed or loaded the session is believed; a fresh agent session (primed) is
 // switched back to the mode, model and config values the session had.
+import type { Params } from "../protocol/raw.js";
 import { errorMessage } from "../shared/errors.js";
-import type { Logger } from "../shared/logger.js";
+import type { GatewayParts } from "./parts.js";
 import type { AgentPort, AgentSessionPort } from "./ports.js";
 import { SET_MODEL } from "./session-controls.js";
-import {
-  settingsIn,
-  type SessionSettings,
-  type SettingsStore,
-} from "./session-settings.js";
-
-type Params = Record<string, unknown>;
+import { settingsIn, type SessionSettings } from "./session-settings.js";
 
 // The set_* requests that bring a fresh agent session to the kept settings.
 function requestsFor(kept: SessionSettings, fresh: SessionSettings) {
@@ -39,13 +34,13 @@ function requestsFor(kept: SessionSettings, fresh: SessionSettings) {
 
 /** Brings settings and the restored agent session together (see the file comment). */
 export async function reapplySettings(
-  store: SettingsStore,
+  parts: Pick<GatewayParts, "settings" | "logger">,
   hubId: string,
   agent: AgentPort,
   session: AgentSessionPort,
   fresh: boolean,
-  logger: Logger,
 ): Promise<void> {
+  const { settings: store, logger } = parts;
   const reported = settingsIn(session.state) ?? {};
   const kept = store.get(hubId);
   if (!fresh || !settingsIn(kept)) return store.merge(hubId, session.state);

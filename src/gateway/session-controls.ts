@@ -1,30 +1,32 @@
 // The session methods acphub serves around the agent's own: set_mode, set_config_option and
 // set_model (passed to the agent, the answer kept in the session's settings), status (from
 // acphub's own view) and set_title (stored in the ledger, passed on when the agent can).
+import type { Params } from "../protocol/raw.js";
 import { methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
-import type { LiveSession, SessionAccess } from "./session-access.js";
+import { liveSession } from "./live.js";
+import type { GatewayParts } from "./parts.js";
+import { requireRecord } from "./session-ops.js";
+import type { LiveSession } from "./session-table.js";
 import {
   withMode,
   withModel,
   type SessionSettings,
 } from "./session-settings.js";
 
-type Params = Record<string, unknown>;
-
 export const SET_MODEL = "session/set_model";
 
 // Refuses a set_* call on a session whose agent reported no such setting.
 function requireSetting(
-  access: SessionAccess,
+  parts: GatewayParts,
   hubId: string,
   key: "modes" | "models" | "configOptions",
   method: string,
 ): void {
-  if (access.settings.get(hubId)[key]) return;
+  if (parts.settings.get(hubId)[key]) return;
   throw new HubError(
     "UNSUPPORTED",
-    `${access.agentName} reported no ${key} for session ${hubId}; ${method} needs them`,
+    `${parts.agentName} reported no ${key} for session ${hubId}; ${method} needs them`,
   );
 }
 
@@ -57,27 +59,27 @@ interface SetterSpec {
 // One set_* call: refused without the setting, else sent to the agent; the settings follow
 // the value sent and then whatever the agent answered.
 async function setSetting(
-  access: SessionAccess,
+  parts: GatewayParts,
   spec: SetterSpec,
   params: Params,
   signal?: AbortSignal,
 ): Promise<Params> {
-  const record = access.record(params["sessionId"]);
+  const record = requireRecord(parts, params["sessionId"]);
   const value = spec.value && params[spec.value.param];
   if (spec.value && typeof value !== "string")
     throw new HubError(
       "USAGE",
       `${spec.method} needs a string ${spec.value.param}`,
     );
-  requireSetting(access, record.id, spec.needs, spec.method);
-  const live = await access.live(record);
+  requireSetting(parts, record.id, spec.needs, spec.method);
+  const live = await liveSession(parts, record);
   const answer = await toAgent(live, spec.method, params, signal);
   if (spec.value)
-    access.settings.set(
+    parts.settings.set(
       record.id,
-      spec.value.apply(access.settings.get(record.id), value as string),
+      spec.value.apply(parts.settings.get(record.id), value as string),
     );
-  access.settings.merge(record.id, answer);
+  parts.settings.merge(record.id, answer);
   return answer;
 }
 
@@ -97,45 +99,45 @@ const SET_MODEL_SPEC: SetterSpec = {
 };
 
 /** session/set_mode: the agent switches; acphub's settings follow. */
-export const setSessionMode = (a: SessionAccess, p: Params, s?: AbortSignal) =>
+export const setSessionMode = (a: GatewayParts, p: Params, s?: AbortSignal) =>
   setSetting(a, SET_MODE, p, s);
 
 /** session/set_config_option: the agent answers the new options; acphub keeps them. */
 export const setSessionConfigOption = (
-  a: SessionAccess,
+  a: GatewayParts,
   p: Params,
   s?: AbortSignal,
 ) => setSetting(a, SET_CONFIG_OPTION, p, s);
 
 /** session/set_model (legacy unstable): only for sessions that reported models. */
-export const setSessionModel = (a: SessionAccess, p: Params, s?: AbortSignal) =>
+export const setSessionModel = (a: GatewayParts, p: Params, s?: AbortSignal) =>
   setSetting(a, SET_MODEL_SPEC, p, s);
 
 /** session/status: open while acphub holds the session live, saved when only in the ledger. */
-export function sessionStatus(access: SessionAccess, params: Params): Params {
+export function sessionStatus(parts: GatewayParts, params: Params): Params {
   const id = params["sessionId"];
-  const record = access.record(id);
-  return { status: access.current(record.id) ? "open" : "saved" };
+  const record = requireRecord(parts, id);
+  return { status: parts.sessions.alive(record.id) ? "open" : "saved" };
 }
 
 /** session/set_title: stored in the ledger; the agent is told when it advertises titles. */
 export async function setSessionTitle(
-  access: SessionAccess,
+  parts: GatewayParts,
   params: Params,
   signal?: AbortSignal,
 ): Promise<Params> {
-  const record = access.record(params["sessionId"]);
+  const record = requireRecord(parts, params["sessionId"]);
   const title =
     typeof params["title"] === "string" ? params["title"].trim() : "";
   if (!title)
     throw new HubError("USAGE", "session/set_title needs a non-empty title");
-  access.ledger.updateSession(record.id, { title });
-  const agent = await access.agent();
+  parts.ledger.updateSession(record.id, { title });
+  const agent = await parts.agents.get();
   if (agent.supports("title") && record.agentSessionId) {
-    const live = await access.live(record);
+    const live = await liveSession(parts, record);
     await toAgent(live, methods.agent.session.setTitle, params, signal).catch(
       (error: unknown) =>
-        access.logger.warn({ err: error }, "agent could not set the title"),
+        parts.logger.warn({ err: error }, "agent could not set the title"),
     );
   }
   return { title };

@@ -2,9 +2,8 @@
 // session/new, load, resume and fork answers, current_mode_update and config_option_update,
 // and the answers to set_* calls), cached per session and persisted in the ledger so that
 // `chat`, `session/load` and every other client show the truth.
+import type { Params } from "../protocol/raw.js";
 import type { LedgerPort } from "./ports.js";
-
-type Params = Record<string, unknown>;
 
 export interface SessionSettings {
   modes?: { currentModeId: string; availableModes: unknown[] } & Params;

@@ -3,7 +3,7 @@
 // mcp/message and a future session method. Each is advertised only when its flag says so,
 // and every answer says it came from the mock, so tests can tell it from acphub's own.
 import { RequestError, type AgentApp } from "@agentclientprotocol/sdk";
-import { sleep } from "../shared/abort.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { sessionStateOf, type MockSession } from "./session-state.js";
 
 export interface MockMethodOptions {
@@ -129,7 +129,7 @@ function addGlobalMethods(app: AgentApp): void {
     .onRequest("mcp/message", raw, () => FROM_MOCK)
     .onRequest("_mock/wait", raw, async ({ signal, client }) => {
       try {
-        await sleep(30_000, signal);
+        await sleep(30_000, undefined, { signal });
       } catch {
         await client.notify("_mock/cancelled", {});
         throw RequestError.requestCancelled();
