@@ -5,7 +5,11 @@
 import type { AgentApp } from "@agentclientprotocol/sdk";
 import type { Gateway } from "../gateway/gateway.js";
 import { editorMethods, type MethodEntry } from "../protocol/method-table.js";
-import { isExtensionMethod, methods } from "../protocol/methods.js";
+import {
+  isExtensionMethod,
+  LEGACY_METHODS,
+  methods,
+} from "../protocol/methods.js";
 import { raw, type Params } from "../protocol/raw.js";
 import { notServed } from "../protocol/wire-errors.js";
 import { toRequestError } from "./to-request-error.js";
@@ -33,7 +37,7 @@ export const SERVED: Record<string, Served> = {
   [m.session.setTitle]: (g, p, s) => g.setTitle(p, s),
   [m.session.setMode]: (g, p, s) => g.setMode(p, s),
   [m.session.setConfigOption]: (g, p, s) => g.setConfigOption(p, s),
-  "session/set_model": (g, p, s) => g.setModel(p, s),
+  [LEGACY_METHODS.setModel]: (g, p, s) => g.setModel(p, s),
 };
 
 // Runs a handler and converts acphub's errors to wire errors at this edge.

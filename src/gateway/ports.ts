@@ -102,8 +102,6 @@ export interface AgentSessionPort {
   cancel(): void;
   /** Events outside a turn (command lists after session/new, mode changes). */
   onEvent(listener: (event: RunEvent) => void): () => void;
-  setMode(modeId: string): Promise<void>;
-  setConfigOption(configId: string, value: string): Promise<void>;
 }
 
 export type AgentCapability =

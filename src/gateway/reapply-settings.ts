@@ -2,10 +2,10 @@
 // agent that resumed or loaded the session is believed; a fresh agent session (primed) is
 // switched back to the mode, model and config values the session had.
 import type { Params } from "../protocol/raw.js";
+import { LEGACY_METHODS, methods } from "../protocol/methods.js";
 import { errorMessage } from "../shared/errors.js";
 import type { GatewayParts } from "./parts.js";
 import type { AgentPort, AgentSessionPort } from "./ports.js";
-import { SET_MODEL } from "./session-controls.js";
 import { settingsIn, type SessionSettings } from "./session-settings.js";
 
 // The set_* requests that bring a fresh agent session to the kept settings.
@@ -13,10 +13,10 @@ function requestsFor(kept: SessionSettings, fresh: SessionSettings) {
   const out: [string, Params][] = [];
   const mode = kept.modes?.currentModeId;
   if (fresh.modes && mode && mode !== fresh.modes.currentModeId)
-    out.push(["session/set_mode", { modeId: mode }]);
+    out.push([methods.agent.session.setMode, { modeId: mode }]);
   const model = kept.models?.currentModelId;
   if (fresh.models && model && model !== fresh.models.currentModelId)
-    out.push([SET_MODEL, { modelId: model }]);
+    out.push([LEGACY_METHODS.setModel, { modelId: model }]);
   for (const option of kept.configOptions ?? []) {
     const now = fresh.configOptions?.find((o) => o.id === option.id);
     if (
@@ -25,7 +25,7 @@ function requestsFor(kept: SessionSettings, fresh: SessionSettings) {
       option.currentValue !== now.currentValue
     )
       out.push([
-        "session/set_config_option",
+        methods.agent.session.setConfigOption,
         { configId: option.id, value: option.currentValue },
       ]);
   }

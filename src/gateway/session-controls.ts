@@ -2,7 +2,7 @@
 // set_model (passed to the agent, the answer kept in the session's settings), status (from
 // acphub's own view) and set_title (stored in the ledger, passed on when the agent can).
 import type { Params } from "../protocol/raw.js";
-import { methods } from "../protocol/methods.js";
+import { LEGACY_METHODS, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import { liveSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
@@ -13,8 +13,6 @@ import {
   withModel,
   type SessionSettings,
 } from "./session-settings.js";
-
-export const SET_MODEL = "session/set_model";
 
 // Refuses a set_* call on a session whose agent reported no such setting.
 function requireSetting(
@@ -93,7 +91,7 @@ const SET_CONFIG_OPTION: SetterSpec = {
   needs: "configOptions",
 };
 const SET_MODEL_SPEC: SetterSpec = {
-  method: SET_MODEL,
+  method: LEGACY_METHODS.setModel,
   needs: "models",
   value: { param: "modelId", apply: withModel },
 };

@@ -4,6 +4,8 @@
 // and every answer says it came from the mock, so tests can tell it from acphub's own.
 import { RequestError, type AgentApp } from "@agentclientprotocol/sdk";
 import { setTimeout as sleep } from "node:timers/promises";
+import { LEGACY_METHODS } from "../protocol/methods.js";
+import { raw, type Params } from "../protocol/raw.js";
 import { sessionStateOf, type MockSession } from "./session-state.js";
 
 export interface MockMethodOptions {
@@ -27,15 +29,6 @@ export interface MockMethodContext {
 
 /** Marks an answer as the mock's own. */
 export const FROM_MOCK = { _meta: { answeredBy: "acphub-mock-agent" } };
-
-type Params = Record<string, unknown>;
-
-// Accepts any params object as sent.
-function raw(params: unknown): Params {
-  if (params === null || typeof params !== "object" || Array.isArray(params))
-    throw RequestError.invalidParams(undefined, "params must be an object");
-  return params as Params;
-}
 
 // The initialize answer: capabilities as the flags ask.
 export function initializeAnswer(options: MockMethodOptions) {
@@ -74,7 +67,7 @@ function addSessionMethods(app: AgentApp, ctx: MockMethodContext): void {
   const { find, save, options } = ctx;
   const id = (p: Params) => String(p["sessionId"]);
   app
-    .onRequest("session/fork", raw, ({ params }) => {
+    .onRequest("session/fork", raw<Params>, ({ params }) => {
       const parent = find(id(params));
       const sessionId = ctx.newId();
       const { turn: _turn, ...copy } = parent;
@@ -83,26 +76,26 @@ function addSessionMethods(app: AgentApp, ctx: MockMethodContext): void {
       save();
       return { sessionId, ...sessionStateOf(child, options), ...FROM_MOCK };
     })
-    .onRequest("session/status", raw, ({ params }) => {
+    .onRequest("session/status", raw<Params>, ({ params }) => {
       find(id(params));
       return { status: "open", ...FROM_MOCK };
     })
-    .onRequest("session/set_title", raw, ({ params }) => {
+    .onRequest("session/set_title", raw<Params>, ({ params }) => {
       const session = find(id(params));
       session.title = String(params["title"]).trim();
       save();
       return { title: session.title, ...FROM_MOCK };
     })
-    .onRequest("session/archive", raw, () => FROM_MOCK)
-    .onRequest("session/unarchive", raw, () => FROM_MOCK)
-    .onRequest("session/set_model", raw, ({ params }) => {
+    .onRequest("session/archive", raw<Params>, () => FROM_MOCK)
+    .onRequest("session/unarchive", raw<Params>, () => FROM_MOCK)
+    .onRequest(LEGACY_METHODS.setModel, raw<Params>, ({ params }) => {
       if (!options.models)
-        throw RequestError.methodNotFound("session/set_model");
+        throw RequestError.methodNotFound(LEGACY_METHODS.setModel);
       find(id(params)).modelId = String(params["modelId"]);
       save();
       return FROM_MOCK;
     })
-    .onRequest("session/future_method", raw, ({ params }) => ({
+    .onRequest("session/future_method", raw<Params>, ({ params }) => ({
       receivedSessionId: id(params),
       known: ctx.sessions.has(id(params)),
       ...FROM_MOCK,
@@ -121,13 +114,19 @@ function addGlobalMethods(app: AgentApp): void {
     },
   ];
   app
-    .onRequest("logout", raw, () => FROM_MOCK)
-    .onRequest("auth/status", raw, () => ({ state: "ok", ...FROM_MOCK }))
-    .onRequest("providers/list", raw, () => ({ providers, ...FROM_MOCK }))
-    .onRequest("providers/set", raw, () => FROM_MOCK)
-    .onRequest("providers/disable", raw, () => FROM_MOCK)
-    .onRequest("mcp/message", raw, () => FROM_MOCK)
-    .onRequest("_mock/wait", raw, async ({ signal, client }) => {
+    .onRequest("logout", raw<Params>, () => FROM_MOCK)
+    .onRequest("auth/status", raw<Params>, () => ({
+      state: "ok",
+      ...FROM_MOCK,
+    }))
+    .onRequest("providers/list", raw<Params>, () => ({
+      providers,
+      ...FROM_MOCK,
+    }))
+    .onRequest("providers/set", raw<Params>, () => FROM_MOCK)
+    .onRequest("providers/disable", raw<Params>, () => FROM_MOCK)
+    .onRequest("mcp/message", raw<Params>, () => FROM_MOCK)
+    .onRequest("_mock/wait", raw<Params>, async ({ signal, client }) => {
       try {
         await sleep(30_000, undefined, { signal });
       } catch {

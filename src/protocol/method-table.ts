@@ -2,7 +2,7 @@
 // itself, forwards it to the agent when the agent advertises it, relays it to the editor when
 // the editor advertises it, or refuses it. The answer to `initialize` is derived from this
 // table (see capabilities.ts), so nothing is advertised that is not served.
-import { methods } from "./methods.js";
+import { LEGACY_METHODS, methods } from "./methods.js";
 
 /** Who handles a method arriving at acphub. */
 export type Handling =
@@ -54,7 +54,7 @@ export const METHOD_TABLE: readonly MethodEntry[] = [
   { method: a.session.unarchive, from: "editor", kind: "request", stability: "unstable", handling: "refused", capability: ["sessionCapabilities", "archive"], note: "the ledger has no archive" },
   { method: a.session.setMode, from: "editor", kind: "request", stability: "stable", handling: "served", note: "passed to the agent; the current mode is kept in the ledger" },
   { method: a.session.setConfigOption, from: "editor", kind: "request", stability: "stable", handling: "served", note: "passed to the agent; the options it answers are kept in the ledger" },
-  { method: "session/set_model", from: "editor", kind: "request", stability: "legacy", handling: "served", note: "passed to the agent when the session reported models; the current model is kept" },
+  { method: LEGACY_METHODS.setModel, from: "editor", kind: "request", stability: "legacy", handling: "served", note: "passed to the agent when the session reported models; the current model is kept" },
   { method: a.session.prompt, from: "editor", kind: "request", stability: "stable", handling: "served", note: "recorded in the ledger before and while it runs" },
   { method: a.session.cancel, from: "editor", kind: "notification", stability: "stable", handling: "served", note: "cancels the running turn" },
   { method: a.mcp.message, from: "either", kind: "request", stability: "unstable", handling: "refused", capability: ["mcpCapabilities", "acp"], note: "MCP over ACP is not relayed; give the agent stdio or http MCP servers" },

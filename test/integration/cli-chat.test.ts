@@ -74,6 +74,7 @@ describe("acphub chat in a terminal", () => {
     mark = session.screen().length;
     session.type(`${steps({ state: true })}\r`);
     await session.waitFor('"currentModelId":"mock-opus"', mark);
+    await session.waitFor(/— end_turn/, mark);
     session.type("/exit\r");
     expect(await session.exited).toBe(0);
 
@@ -93,6 +94,7 @@ describe("acphub chat in a terminal", () => {
     await session.waitFor(/model +mock-default \*mock-opus/, mark);
     session.type(`${steps({ state: true })}\r`);
     await session.waitFor('"currentModelId":"mock-opus"', mark);
+    await session.waitFor(/— end_turn/, mark);
     session.type("/exit\r");
     expect(await session.exited).toBe(0);
   });
