@@ -9,7 +9,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
 } from "@agentclientprotocol/sdk";
-import { isRelayedFromAgent } from "../protocol/method-table.js";
+import { isRelayedFromAgent, refusalOf } from "../protocol/method-table.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { raw } from "../protocol/raw.js";
 import { BRIDGE_METHODS, type BridgeMethod } from "../contracts/client-host.js";
@@ -45,6 +45,8 @@ export function buildClientApp(router: ClientRouter, name: string): ClientApp {
     );
   }
   app.onRequest("*", ({ method, params, signal }) => {
+    const refused = refusalOf(method);
+    if (refused) throw refused;
     if (!isExtensionMethod(method) && !isRelayedFromAgent(method))
       throw RequestError.methodNotFound(method);
     return router.onExtRequest(method, params, signal);

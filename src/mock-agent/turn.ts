@@ -3,7 +3,13 @@ import { RequestError, type PromptResponse } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Scenario, Step } from "./scenario.js";
-import { callClient, elicit, permission, terminal } from "./client-steps.js";
+import {
+  callClient,
+  elicit,
+  extRequest,
+  permission,
+  terminal,
+} from "./client-steps.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
 
 export type { TurnContext };
@@ -91,13 +97,8 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     }
     case "terminal":
       return terminal(ctx, spec);
-    case "extRequest": {
-      const result = await ctx.client.request<unknown>(
-        String(spec["method"]),
-        spec["params"] ?? {},
-      );
-      return say(ctx, `ext result: ${JSON.stringify(result)}\n`);
-    }
+    case "extRequest":
+      return extRequest(ctx, spec);
     case "extNotification":
       return ctx.client.notify(String(spec["method"]), spec["params"] ?? {});
     case "elicit":

@@ -2,7 +2,9 @@
 // itself, forwards it to the agent when the agent advertises it, relays it to the editor when
 // the editor advertises it, or refuses it. The answer to `initialize` is derived from this
 // table (see capabilities.ts), so nothing is advertised that is not served.
+import type { RequestError } from "@agentclientprotocol/sdk";
 import { LEGACY_METHODS, methods } from "./methods.js";
+import { notServed } from "./wire-errors.js";
 
 /** Who handles a method arriving at acphub. */
 export type Handling =
@@ -88,6 +90,14 @@ export function editorMethods(): MethodEntry[] {
 /** The entries for methods an agent sends to acphub. */
 export function agentMethods(): MethodEntry[] {
   return METHOD_TABLE.filter((e) => e.from !== "editor");
+}
+
+/** The error for a method the table refuses, or undefined when it does not refuse it. */
+export function refusalOf(method: string): RequestError | undefined {
+  const entry = BY_METHOD.get(method);
+  return entry?.handling === "refused"
+    ? notServed(method, entry.note)
+    : undefined;
 }
 
 /** Whether acphub passes this agent → editor method on (relayed, or not known to acphub: a

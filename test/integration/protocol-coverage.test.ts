@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { hasCapability, isAvailable } from "../../src/protocol/capabilities.js";
 import {
+  agentMethods,
   editorMethods,
   METHOD_TABLE,
   type MethodEntry,
@@ -20,7 +21,9 @@ import {
   startEditor,
   type TestEditor,
 } from "../helpers/editor.js";
-import { tempDir } from "../helpers/mock.js";
+import { turn } from "../helpers/acp-session.js";
+import { openSession } from "../helpers/editor.js";
+import { steps, tempDir, waitFor } from "../helpers/mock.js";
 
 type Params = Record<string, unknown>;
 type Setting = "modes" | "models" | "configOptions";
@@ -218,3 +221,65 @@ describe.each([
     expect(seen.length).toBeGreaterThan(20);
   });
 });
+
+// The agent → editor methods acphub does not serve itself (served ones have their own tests).
+const passedOn = () => agentMethods().filter((e) => e.handling !== "served");
+
+describe.each([
+  ["advertises", { elicitation: { form: {}, url: {} } }],
+  ["does not advertise", {}],
+])(
+  "the method table, agent → editor, when the editor %s elicitation",
+  (_name, caps) => {
+    it("each relayed method reaches the editor or is refused, and refused ones never do", async () => {
+      const home = tempDir();
+      mockConfig(home);
+      const received: string[] = [];
+      const e = editors.track(
+        startEditor(home, {
+          onRequest: (method) => (received.push(method), { answered: true }),
+        }),
+      );
+      const sessionId = await openSession(e, home, caps);
+      for (const entry of passedOn()) {
+        const relayed =
+          isAvailable(entry, caps) && entry.handling === "relayed";
+        if (entry.kind === "request") {
+          const said = await turn(
+            e,
+            sessionId,
+            steps({ extRequest: { method: entry.method, params: {} } }),
+          );
+          expect({ method: entry.method, said }).toEqual({
+            method: entry.method,
+            said: relayed
+              ? 'ext result: {"answered":true}\n'
+              : expect.stringContaining(
+                  `ext failed: -32601 acphub does not serve ${entry.method}`,
+                ),
+          });
+          expect(received.includes(entry.method)).toBe(relayed);
+        } else {
+          const marker = `_mock/after/${entry.method}`;
+          await turn(
+            e,
+            sessionId,
+            steps(
+              { extNotification: { method: entry.method, params: {} } },
+              { extNotification: { method: marker, params: {} } },
+            ),
+          );
+          const seen = () => e.notifications.map((n) => n.method);
+          expect(await waitFor(() => seen().includes(marker))).toBe(true);
+          expect({
+            method: entry.method,
+            seen: seen().includes(entry.method),
+          }).toEqual({
+            method: entry.method,
+            seen: relayed,
+          });
+        }
+      }
+    });
+  },
+);
