@@ -84,8 +84,7 @@ export async function forkSession(
     settings: parts.settings.get(parent.id) as Params,
     forkedFrom: parent.id,
   };
-  parts.ledger.createSession(child);
-  parts.ledger.copyEvents(parent.id, child.id, uptoSeq);
+  parts.ledger.copySession(parent.id, child, uptoSeq);
   const record = requireRecord(parts, child.id);
   const agentSessionId = await forkOnAgent(parts, parent, record);
   if (agentSessionId) {

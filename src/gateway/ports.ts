@@ -80,9 +80,9 @@ export interface LedgerPort {
   events(sessionId: string): LedgerEvent[];
   /** Stores the session's modes, models and config options (replacing what was there). */
   saveSettings(sessionId: string, settings: Record<string, unknown>): void;
-  /** Copies `from`'s events up to `uptoSeq` into the empty session `to` (a fork); returns
-   *  how many were copied. */
-  copyEvents(from: string, to: string, uptoSeq: number): number;
+  /** A new session holding copies of another's events up to `uptoSeq` (all when absent): a
+   *  fork. The same name and shape as the asynchronous port's (issue 9). */
+  copySession(fromId: string, record: NewSessionRecord, uptoSeq?: number): void;
   close(): void;
 }
 

@@ -96,15 +96,20 @@ export class SqliteLedger implements LedgerPort {
 
   createSession(record: NewSessionRecord): void {
     this.db.transaction(() => {
-      this.stmt.insertSession.run({
-        ...record,
-        title: record.title === null ? null : this.mask(record.title),
-        request: JSON.stringify(this.mask(record.request)),
-        settings: record.settings ? JSON.stringify(record.settings) : null,
-        forkedFrom: record.forkedFrom ?? null,
-      });
+      this.insertSession(record);
       this.evictSessions(record.id);
     })();
+  }
+
+  // Inserts the session row, masked; no eviction (the caller decides when).
+  private insertSession(record: NewSessionRecord): void {
+    this.stmt.insertSession.run({
+      ...record,
+      title: record.title === null ? null : this.mask(record.title),
+      request: JSON.stringify(this.mask(record.request)),
+      settings: record.settings ? JSON.stringify(record.settings) : null,
+      forkedFrom: record.forkedFrom ?? null,
+    });
   }
 
   // Past maxSessions, the least recently updated sessions go (never the one just created).
@@ -251,11 +256,17 @@ export class SqliteLedger implements LedgerPort {
     this.stmt.saveSettings.run(JSON.stringify(settings), sessionId);
   }
 
-  copyEvents(from: string, to: string, uptoSeq: number): number {
-    return this.db.transaction(() => {
-      const { changes } = this.stmt.copyEvents.run({ from, to, upto: uptoSeq });
-      this.stmt.recount.run({ from, to });
-      return changes;
+  copySession(
+    fromId: string,
+    record: NewSessionRecord,
+    uptoSeq = Number.MAX_SAFE_INTEGER,
+  ): void {
+    this.db.transaction(() => {
+      this.insertSession(record);
+      const ids = { from: fromId, to: record.id };
+      this.stmt.copyEvents.run({ ...ids, upto: uptoSeq });
+      this.stmt.recount.run(ids);
+      this.evictSessions(record.id);
     })();
   }
 

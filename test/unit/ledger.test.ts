@@ -132,8 +132,7 @@ describe("SqliteLedger", () => {
     const ledger = new SqliteLedger(":memory:", caps);
     ledger.createSession(session("p", 1));
     for (const n of [1, 2, 3]) ledger.append("p", "update", { n });
-    ledger.createSession({ ...session("f", 2), forkedFrom: "p" });
-    expect(ledger.copyEvents("p", "f", 2)).toBe(2);
+    ledger.copySession("p", { ...session("f", 2), forkedFrom: "p" }, 2);
     expect(ledger.events("f").map((e) => e.payload["n"])).toEqual([1, 2]);
     expect(ledger.getSession("f")).toMatchObject({
       eventCount: 2,
@@ -142,6 +141,17 @@ describe("SqliteLedger", () => {
     });
     expect(ledger.append("f", "update", { n: 9 })).toBe(3);
     expect(ledger.events("p")).toHaveLength(3);
+  });
+
+  it("a fork of the oldest session at maxSessions keeps the copied events when the parent is evicted", () => {
+    const ledger = new SqliteLedger(":memory:", caps);
+    ledger.createSession(session("p", 1));
+    ledger.append("p", "update", { n: 1 });
+    ledger.createSession(session("a", Date.now() + 10));
+    ledger.createSession(session("b", Date.now() + 20));
+    ledger.copySession("p", session("f", Date.now() + 30));
+    expect(ledger.getSession("p")).toBeUndefined();
+    expect(ledger.events("f").map((e) => e.payload["n"])).toEqual([1]);
   });
 
   it("stores a session's settings, and a session without any has null", () => {
