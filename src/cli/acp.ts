@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { serveStdio } from "../editors/stdio-server.js";
 import { relayedClientCapabilities } from "../protocol/capabilities.js";
 import { EditorChannel } from "../gateway/editor-channel.js";
@@ -33,7 +34,12 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   const name = options.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = resolveAgent(name, config);
+    launch = await sandboxedLaunch(
+      resolveAgent(name, config),
+      config,
+      paths,
+      options.cwd ? resolve(options.cwd) : process.cwd(),
+    );
   } catch (error) {
     return fail(error);
   }
@@ -75,6 +81,7 @@ function editorHost(ctx: CliContext, editor: EditorChannel): HostServices {
   const host = buildHost({
     config,
     stateDir: paths.stateDir,
+    configFile: paths.configFile,
     mode: config.permissions?.mode ?? "ask",
     logger,
     approver: async (request, signal) =>
@@ -87,6 +94,7 @@ function editorHost(ctx: CliContext, editor: EditorChannel): HostServices {
       ).outcome,
     editor,
   });
+  if (host.sandboxWarning) logger.warn(host.sandboxWarning);
   return {
     ...host,
     extensionFallback: (method, params, hostCtx) =>

@@ -10,6 +10,7 @@ import {
   permission,
   terminal,
 } from "./client-steps.js";
+import { ownShell } from "./own-shell.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
 
 export type { TurnContext };
@@ -121,6 +122,8 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     // falls through (never reached)
     case "env":
       return say(ctx, `env: ${Object.keys(process.env).sort().join(",")}\n`);
+    case "shell":
+      return ownShell(ctx, String(value));
     case "stderr":
       process.stderr.write(String(value) + "\n");
       return;
