@@ -4,7 +4,7 @@ import type { Logger } from "../shared/logger.js";
 import type { AgentSlot } from "./agent-slot.js";
 import type { EditorChannel } from "./editor-channel.js";
 import type { GatewayLimits } from "./limits.js";
-import type { LedgerPort } from "./ports.js";
+import type { HubCommandsPort, LedgerPort } from "./ports.js";
 import type { SessionTable } from "./session-table.js";
 import type { SettingsStore } from "./session-settings.js";
 
@@ -19,4 +19,6 @@ export interface GatewayParts {
   editor: EditorChannel;
   /** Each session's modes, models and config options, kept in the ledger. */
   settings: SettingsStore;
+  /** Commands acphub runs itself in sessions (workflows), when wired. */
+  commands?: HubCommandsPort;
 }

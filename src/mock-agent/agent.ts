@@ -115,6 +115,7 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
         title: null,
         updatedAt: new Date().toISOString(),
         turns: 0,
+        mcpServers: params.mcpServers,
       };
       sessions.set(sessionId, session);
       save();

@@ -13,6 +13,8 @@ export interface MockSession {
   modelId?: string;
   /** Config option values by option id. */
   config?: Record<string, string>;
+  /** The MCP servers the client gave with session/new, load or resume (for tests to read). */
+  mcpServers?: unknown[];
 }
 
 export const MODES = {
