@@ -52,7 +52,10 @@ export function initializeAnswer(options: MockMethodOptions) {
     agentCapabilities: {
       loadSession: options.loadSession === true,
       promptCapabilities: { embeddedContext: true },
-      mcpCapabilities: { http: true, acp: advertised.has("mcp-acp") },
+      // `acp` is unstable: the stable type does not name it.
+      ...(advertised.has("mcp-acp")
+        ? { mcpCapabilities: { acp: true } as Record<string, boolean> }
+        : {}),
       sessionCapabilities: Object.fromEntries(
         (options.sessionCapabilities ?? []).map((c) => [c, {}]),
       ),
