@@ -5,6 +5,7 @@ import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { serveStdio } from "../editors/stdio-server.js";
+import { relayedClientCapabilities } from "../protocol/capabilities.js";
 import { EditorChannel } from "../gateway/editor-channel.js";
 import { SessionTable } from "../gateway/session-table.js";
 import type { HostServices } from "../host/create-host.js";
@@ -106,5 +107,7 @@ function editorHost(ctx: CliContext, editor: EditorChannel): HostServices {
     extensionFallback: (method, params, hostCtx) =>
       editor.request(method, params, hostCtx.signal),
     onExtNotification: (method, params) => editor.notify(method, params),
+    relayedCapabilities: () =>
+      relayedClientCapabilities(editor.editorCapabilities),
   };
 }

@@ -164,12 +164,18 @@ program
   .option("--load-session", "advertise loadSession")
   .option(
     "--session-capabilities <list>",
-    "advertise list,resume,close,delete",
+    "advertise list,resume,close,delete,fork,status,title,archive",
     (v) => v.split(","),
   )
   .option("--auth-required", "session/new fails with -32000 until authenticate")
   .option("--modes", "offer session modes (ask, code)")
   .option("--config-options", "offer a model config option")
+  .option("--models", "offer models and session/set_model (legacy unstable)")
+  .option(
+    "--advertise <list>",
+    "advertise logout,auth-status,providers,mcp-acp",
+    (v) => v.split(","),
+  )
   .option(
     "--ignore-eof",
     "keep running after stdin closes (like a leaky agent)",

@@ -14,6 +14,10 @@ export interface SlashContext {
 }
 
 type Mode = { id: string; name?: string };
+type Models = {
+  currentModelId: string;
+  availableModels: { modelId: string; name?: string }[];
+};
 type ConfigOption = {
   id: string;
   name?: string;
@@ -42,6 +46,27 @@ function describeOption(o: ConfigOption, style: Style): string {
   return `  ${o.id.padEnd(14)} ${choices}`;
 }
 
+// `/model` for agents that report models (session/set_model) rather than a config option.
+async function models(
+  ctx: SlashContext,
+  state: Models,
+  value: string | undefined,
+): Promise<undefined> {
+  const { style, say } = ctx;
+  if (!value) {
+    const ids = state.availableModels.map((m) =>
+      m.modelId === state.currentModelId
+        ? style.bold(`*${m.modelId}`)
+        : m.modelId,
+    );
+    say(`  ${"model".padEnd(14)} ${ids.join(" ")}`);
+    return undefined;
+  }
+  await ctx.gateway.setModel({ sessionId: ctx.sessionId, modelId: value });
+  say(`model: ${value}`);
+  return undefined;
+}
+
 // Runs a slash command; returns the prompt text to send when it is the agent's own command.
 export async function runSlash(
   line: string,
@@ -52,6 +77,7 @@ export async function runSlash(
   const state = () =>
     gateway.sessionState(sessionId) as {
       modes?: { currentModeId: string; availableModes: Mode[] };
+      models?: Models;
       configOptions?: ConfigOption[];
     };
   switch (command) {
@@ -95,11 +121,13 @@ export async function runSlash(
           );
         return undefined;
       }
-      await gateway.setMode(sessionId, args[0]);
+      await gateway.setMode({ sessionId, modeId: args[0] });
       say(`mode: ${args[0]}`);
       return undefined;
     }
     case "/model":
+      if (state().models) return models(ctx, state().models!, args[0]);
+    // falls through: the agent describes its model as a config option
     case "/config": {
       const options = state().configOptions ?? [];
       const model = options.find(
@@ -119,7 +147,11 @@ export async function runSlash(
       }
       if (!target)
         return (say(style.red(`no config option ${args[0] ?? ""}`)), undefined);
-      await gateway.setConfigOption(sessionId, target.id, value);
+      await gateway.setConfigOption({
+        sessionId,
+        configId: target.id,
+        value,
+      });
       say(`${target.id}: ${value}`);
       return undefined;
     }

@@ -2,6 +2,9 @@
 // and every message acphub sends it, with the agent's session ids replaced by acphub's.
 import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
+import { isAvailable } from "../protocol/capabilities.js";
+import { methodEntry } from "../protocol/method-table.js";
+import { notServed } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
 import type { EditorPort } from "./ports.js";
 import type { SessionTable } from "./session-table.js";
@@ -46,6 +49,7 @@ export class EditorChannel {
     signal?: AbortSignal,
   ): Promise<T> {
     if (!this.editor) throw new HubError("CLOSED", "no editor is connected");
+    this.checkRelay(method);
     return this.editor.request<T>(
       method,
       this.sessions.toHubIds(params),
@@ -55,6 +59,7 @@ export class EditorChannel {
 
   /** A notification from the agent to the editor; one the editor cannot take is dropped. */
   notify(method: string, params: unknown): void {
+    if (!this.mayRelay(method)) return;
     void this.editor
       ?.notify(method, this.sessions.toHubIds(params))
       .catch(() => undefined);
@@ -79,6 +84,27 @@ export class EditorChannel {
           content: { type: "text", text: `[acphub] ${text}\n` },
         };
     await this.send("session/update", { sessionId: hubId, update });
+  }
+
+  // Throws unless the editor may receive `method` from the agent: a relayed method needs the
+  // capability the editor advertised; a refused one never goes; unknown ones do.
+  private checkRelay(method: string): void {
+    const entry = methodEntry(method);
+    if (!entry || entry.from === "editor") return;
+    if (entry.handling === "refused") throw notServed(method, entry.note);
+    if (entry.handling !== "relayed" || isAvailable(entry, this.capabilities))
+      return;
+    const what = entry.capability?.join(".") ?? method;
+    throw notServed(method, `the editor did not advertise ${what}`);
+  }
+
+  private mayRelay(method: string): boolean {
+    try {
+      this.checkRelay(method);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private get noticesShown(): boolean {

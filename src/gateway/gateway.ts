@@ -24,13 +24,27 @@ import type {
   LedgerPort,
   SessionRecord,
 } from "./ports.js";
+import { forkSession } from "./fork.js";
+import {
+  forwardToAgent,
+  forwardUnknown,
+  forwardUnknownNotification,
+} from "./forward.js";
+import {
+  sessionStatus,
+  setSessionConfigOption,
+  setSessionMode,
+  setSessionModel,
+  setSessionTitle,
+} from "./session-controls.js";
 import {
   endSession,
   listPage,
   openSession,
   replayHistory,
-  stateOf,
+  requireRecord,
 } from "./session-ops.js";
+import { SettingsStore } from "./session-settings.js";
 import { SessionTable } from "./session-table.js";
 import { promptLive, promptOf } from "./turns.js";
 import { commandOf, runHubCommand, withHubCommands } from "./hub-commands.js";
@@ -69,6 +83,7 @@ export class Gateway {
       agents: new AgentSlot(options.connect),
       sessions: this.editor.sessions,
       editor: this.editor,
+      settings: new SettingsStore(options.ledger),
       ...(options.commands ? { commands: options.commands } : {}),
     };
     this.limiter = new FixedWindowLimiter(
@@ -97,10 +112,6 @@ export class Gateway {
     const agent = await this.agent();
     this.initialized = true;
     return initializeAnswer(agent.initializeResponse, this.parts.agentName);
-  }
-
-  async authenticate(params: Params, signal?: AbortSignal): Promise<Params> {
-    return (await this.agent()).request("authenticate", params, signal);
   }
 
   async newSession(params: Params, signal?: AbortSignal): Promise<Params> {
@@ -166,29 +177,36 @@ export class Gateway {
     }
   }
 
-  /** The session's modes and config options as the agent last described them. */
+  /** The session's modes, models and config options, as kept (session-settings.ts). */
   sessionState(sessionId: string): Params {
-    const live = this.parts.sessions.get(sessionId);
-    return live ? stateOf(live.session) : {};
+    return { ...this.parts.settings.get(sessionId) };
   }
 
-  async setMode(
-    sessionId: string,
-    modeId: string,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const live = await liveSession(this.parts, this.record(sessionId), signal);
-    await live.session.setMode(modeId, signal);
+  /** session/set_mode, set_config_option, set_model: the agent switches, the state follows. */
+  setMode(params: Params, signal?: AbortSignal): Promise<Params> {
+    return setSessionMode(this.parts, params, signal);
   }
 
-  async setConfigOption(
-    sessionId: string,
-    configId: string,
-    value: string,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const live = await liveSession(this.parts, this.record(sessionId), signal);
-    await live.session.setConfigOption(configId, value, signal);
+  setConfigOption(params: Params, signal?: AbortSignal): Promise<Params> {
+    return setSessionConfigOption(this.parts, params, signal);
+  }
+
+  setModel(params: Params, signal?: AbortSignal): Promise<Params> {
+    return setSessionModel(this.parts, params, signal);
+  }
+
+  /** session/fork for any agent (fork.ts). */
+  fork(params: Params): Promise<Params> {
+    return forkSession(this.parts, params);
+  }
+
+  /** session/status and session/set_title, from acphub's own view (session-controls.ts). */
+  status(params: Params): Params {
+    return sessionStatus(this.parts, params);
+  }
+
+  setTitle(params: Params, signal?: AbortSignal): Promise<Params> {
+    return setSessionTitle(this.parts, params, signal);
   }
 
   cancel(params: Params): void {
@@ -205,17 +223,17 @@ export class Gateway {
     this.requireInit();
     const record = this.record(params["sessionId"]);
     await replayHistory(this.parts, record);
-    const live = await liveSession(this.parts, record, signal);
+    await liveSession(this.parts, record, signal);
     this.parts.ledger.updateSession(record.id, { state: "active" });
-    return { ...stateOf(live.session) };
+    return this.sessionState(record.id);
   }
 
   async resumeSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
-    const live = await liveSession(this.parts, record, signal);
+    await liveSession(this.parts, record, signal);
     this.parts.ledger.updateSession(record.id, { state: "active" });
-    return { ...stateOf(live.session) };
+    return this.sessionState(record.id);
   }
 
   async closeSession(params: Params, signal?: AbortSignal): Promise<Params> {
@@ -230,22 +248,18 @@ export class Gateway {
     return {};
   }
 
-  // Session-scoped requests relayed to the agent with its own session id (set_mode, …).
-  async forwardSessionRequest(
-    method: string,
-    params: Params,
-    signal: AbortSignal,
-  ): Promise<unknown> {
-    const live = await liveSession(
-      this.parts,
-      this.record(params["sessionId"]),
-      signal,
-    );
-    return live.agent.request(
-      method,
-      { ...params, sessionId: live.session.id },
-      signal,
-    );
+  /** A method the table marks forwarded (logout, providers/*): to the agent if it offers it. */
+  forward(method: string, params: Params, signal?: AbortSignal) {
+    return forwardToAgent(this.parts, method, params, signal);
+  }
+
+  /** A method acphub does not know: to the agent when it names a known session. */
+  forwardUnknown(method: string, params: unknown, signal?: AbortSignal) {
+    return forwardUnknown(this.parts, method, params, signal);
+  }
+
+  forwardUnknownNotification(method: string, params: unknown): void {
+    forwardUnknownNotification(this.parts, method, params);
   }
 
   /** An editor's `_`-prefixed request or notification, relayed with the session id mapped. */
@@ -282,13 +296,6 @@ export class Gateway {
   }
 
   private record(id: unknown): SessionRecord {
-    const record =
-      typeof id === "string" ? this.parts.ledger.getSession(id) : undefined;
-    if (!record)
-      throw new HubError(
-        "SESSION_NOT_FOUND",
-        `no session ${JSON.stringify(id)}`,
-      );
-    return record;
+    return requireRecord(this.parts, id);
   }
 }

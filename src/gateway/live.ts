@@ -3,13 +3,14 @@
 // told how.
 import type { GatewayParts } from "./parts.js";
 import type { AgentPort, AgentSessionPort, SessionRecord } from "./ports.js";
+import { reapplySettings } from "./reapply-settings.js";
 import { relayEvent } from "./relay.js";
 import { restoreNotice, restoreSession } from "./restore.js";
 import type { LiveSession } from "./session-table.js";
 
 type AttachParts = Pick<
   GatewayParts,
-  "ledger" | "editor" | "logger" | "sessions"
+  "ledger" | "editor" | "logger" | "sessions" | "settings"
 >;
 
 // Attaches an agent session to a hub session; its out-of-turn events are relayed from now on.
@@ -48,6 +49,8 @@ export async function liveSession(
     mode,
     agentSessionId: session.id,
   });
+  const fresh = mode === "primed" || mode === "new";
+  await reapplySettings(parts, record.id, agent, session, fresh);
   const entry = attachSession(
     parts,
     record.id,

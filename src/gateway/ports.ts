@@ -28,6 +28,10 @@ export interface SessionRecord {
   incomplete: boolean;
   eventCount: number;
   bytes: number;
+  /** The modes, models and config options the agent last reported (see session-settings). */
+  settings: Record<string, unknown> | null;
+  /** The session this one was forked from, if any. */
+  forkedFrom: string | null;
 }
 
 export type LedgerEventKind =
@@ -51,10 +55,15 @@ export interface ListPage {
   nextCursor: string | null;
 }
 
+/** What a new session starts with; the ledger fills in the counters. */
+export type NewSessionRecord = Omit<
+  SessionRecord,
+  "incomplete" | "eventCount" | "bytes" | "settings" | "forkedFrom"
+> &
+  Partial<Pick<SessionRecord, "settings" | "forkedFrom">>;
+
 export interface LedgerPort {
-  createSession(
-    record: Omit<SessionRecord, "incomplete" | "eventCount" | "bytes">,
-  ): void;
+  createSession(record: NewSessionRecord): void;
   getSession(id: string): SessionRecord | undefined;
   updateSession(
     id: string,
@@ -75,6 +84,11 @@ export interface LedgerPort {
     payload: Record<string, unknown>,
   ): number;
   events(sessionId: string): LedgerEvent[];
+  /** Stores the session's modes, models and config options (replacing what was there). */
+  saveSettings(sessionId: string, settings: Record<string, unknown>): void;
+  /** A new session holding copies of another's events up to `uptoSeq` (all when absent): a
+   *  fork. The same name and shape as the asynchronous port's (issue 9). */
+  copySession(fromId: string, record: NewSessionRecord, uptoSeq?: number): void;
   close(): void;
 }
 
@@ -103,12 +117,13 @@ export interface AgentSessionPort {
   ): Promise<void>;
 }
 
+export type AgentCapability =
+  "loadSession" | "list" | "resume" | "close" | "delete" | "fork" | "title";
+
 export interface AgentPort {
   readonly alive: boolean;
   readonly initializeResponse: InitializeResponse | undefined;
-  supports(
-    capability: "loadSession" | "list" | "resume" | "close" | "delete",
-  ): boolean;
+  supports(capability: AgentCapability): boolean;
   // Every request but a turn is bounded: by the signal, and by the agent's request timeout.
   newSession(
     params: SessionOpenParams,
@@ -120,6 +135,12 @@ export interface AgentPort {
     signal?: AbortSignal,
   ): Promise<{ session: AgentSessionPort }>;
   resumeSession(
+    id: string,
+    params: SessionOpenParams,
+    signal?: AbortSignal,
+  ): Promise<AgentSessionPort>;
+  /** Forks the agent's session `id` (session/fork); needs the `fork` capability. */
+  forkSession(
     id: string,
     params: SessionOpenParams,
     signal?: AbortSignal,

@@ -4,7 +4,10 @@ import type { RunEvent } from "../contracts/events.js";
 import { withHubCommands } from "./hub-commands.js";
 import type { GatewayParts } from "./parts.js";
 
-export type RelayContext = Pick<GatewayParts, "ledger" | "editor" | "logger"> &
+export type RelayContext = Pick<
+  GatewayParts,
+  "ledger" | "editor" | "logger" | "settings"
+> &
   Partial<Pick<GatewayParts, "commands">>;
 
 export async function relayEvent(
@@ -34,6 +37,7 @@ export async function relayEvent(
             ) as typeof event.update)
           : event.update;
       ctx.ledger.append(hubId, "update", meta ? { update, meta } : { update });
+      ctx.settings.apply(hubId, update);
       if (
         update.sessionUpdate === "session_info_update" &&
         typeof update["title"] === "string"

@@ -10,7 +10,10 @@ import type { SessionRecord, TurnPort } from "./ports.js";
 import { relayEvent } from "./relay.js";
 import type { LiveSession } from "./session-table.js";
 
-type TurnParts = Pick<GatewayParts, "ledger" | "editor" | "logger" | "limits">;
+type TurnParts = Pick<
+  GatewayParts,
+  "ledger" | "editor" | "logger" | "limits" | "settings"
+>;
 
 // Runs a prompt on a live session whose prompt blocks are already checked.
 export async function promptLive(

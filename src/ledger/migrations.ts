@@ -28,6 +28,10 @@ const MIGRATIONS: string[] = [
      at INTEGER NOT NULL,
      PRIMARY KEY (session_id, seq)
    ) WITHOUT ROWID;`,
+  // The session's modes, models and config options as last reported (JSON), and the session
+  // it was forked from.
+  `ALTER TABLE sessions ADD COLUMN settings TEXT;
+   ALTER TABLE sessions ADD COLUMN forked_from TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -27,6 +27,8 @@ const sessionRow = z.object({
   incomplete: z.number(),
   event_count: z.number(),
   bytes: z.number(),
+  settings: jsonObject.nullable().optional(),
+  forked_from: z.string().nullable().optional(),
 });
 
 const eventRow = z.object({
@@ -60,6 +62,8 @@ export function toSession(row: unknown): SessionRecord | undefined {
     incomplete: r.incomplete !== 0,
     eventCount: r.event_count,
     bytes: r.bytes,
+    settings: r.settings ?? null,
+    forkedFrom: r.forked_from ?? null,
   };
 }
 

@@ -9,6 +9,7 @@ import type {
   LedgerEventKind,
   LedgerPort,
   ListPage,
+  NewSessionRecord,
   SessionRecord,
 } from "../gateway/ports.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
@@ -47,8 +48,8 @@ export class SqliteLedger implements LedgerPort {
     migrate(this.db);
     this.stmt = {
       insertSession: this.db.prepare(
-        `INSERT INTO sessions (id, agent, cwd, title, created_at, updated_at, state, agent_session_id, request)
-         VALUES (@id, @agent, @cwd, @title, @createdAt, @updatedAt, @state, @agentSessionId, @request)`,
+        `INSERT INTO sessions (id, agent, cwd, title, created_at, updated_at, state, agent_session_id, request, settings, forked_from)
+         VALUES (@id, @agent, @cwd, @title, @createdAt, @updatedAt, @state, @agentSessionId, @request, @settings, @forkedFrom)`,
       ),
       getSession: this.db.prepare("SELECT * FROM sessions WHERE id = ?"),
       deleteSession: this.db.prepare("DELETE FROM sessions WHERE id = ?"),
@@ -72,23 +73,43 @@ export class SqliteLedger implements LedgerPort {
       deleteEventsUpTo: this.db.prepare(
         "DELETE FROM events WHERE session_id = ? AND seq <= ?",
       ),
+      saveSettings: this.db.prepare(
+        "UPDATE sessions SET settings = ? WHERE id = ?",
+      ),
+      copyEvents: this.db.prepare(
+        `INSERT INTO events (session_id, seq, kind, payload, bytes, at)
+         SELECT @to, seq, kind, payload, bytes, at FROM events WHERE session_id = @from AND seq <= @upto`,
+      ),
+      recount: this.db.prepare(
+        `UPDATE sessions SET
+           event_count = (SELECT COUNT(*) FROM events WHERE session_id = @to),
+           bytes = (SELECT COALESCE(SUM(bytes), 0) FROM events WHERE session_id = @to),
+           next_seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = @to),
+           incomplete = (SELECT incomplete FROM sessions WHERE id = @from)
+         WHERE id = @to`,
+      ),
       shrink: this.db.prepare(
         "UPDATE sessions SET event_count = event_count - ?, bytes = bytes - ?, incomplete = 1 WHERE id = ?",
       ),
     };
   }
 
-  createSession(
-    record: Omit<SessionRecord, "incomplete" | "eventCount" | "bytes">,
-  ): void {
+  createSession(record: NewSessionRecord): void {
     this.db.transaction(() => {
-      this.stmt.insertSession.run({
-        ...record,
-        title: record.title === null ? null : this.mask(record.title),
-        request: JSON.stringify(this.mask(record.request)),
-      });
+      this.insertSession(record);
       this.evictSessions(record.id);
     })();
+  }
+
+  // Inserts the session row, masked; no eviction (the caller decides when).
+  private insertSession(record: NewSessionRecord): void {
+    this.stmt.insertSession.run({
+      ...record,
+      title: record.title === null ? null : this.mask(record.title),
+      request: JSON.stringify(this.mask(record.request)),
+      settings: record.settings ? JSON.stringify(record.settings) : null,
+      forkedFrom: record.forkedFrom ?? null,
+    });
   }
 
   // Past maxSessions, the least recently updated sessions go (never the one just created).
@@ -229,6 +250,24 @@ export class SqliteLedger implements LedgerPort {
       else this.logger.warn({ sessionId }, "ledger: damaged event row skipped");
     }
     return out;
+  }
+
+  saveSettings(sessionId: string, settings: Record<string, unknown>): void {
+    this.stmt.saveSettings.run(JSON.stringify(settings), sessionId);
+  }
+
+  copySession(
+    fromId: string,
+    record: NewSessionRecord,
+    uptoSeq = Number.MAX_SAFE_INTEGER,
+  ): void {
+    this.db.transaction(() => {
+      this.insertSession(record);
+      const ids = { from: fromId, to: record.id };
+      this.stmt.copyEvents.run({ ...ids, upto: uptoSeq });
+      this.stmt.recount.run(ids);
+      this.evictSessions(record.id);
+    })();
   }
 
   close(): void {

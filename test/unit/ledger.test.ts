@@ -127,4 +127,62 @@ describe("SqliteLedger", () => {
       /newer than this acphub understands/,
     );
   });
+
+  it("copies a session's events up to a seq into a fork, with counts, next seq and trimming state", () => {
+    const ledger = new SqliteLedger(":memory:", caps);
+    ledger.createSession(session("p", 1));
+    for (const n of [1, 2, 3]) ledger.append("p", "update", { n });
+    ledger.copySession("p", { ...session("f", 2), forkedFrom: "p" }, 2);
+    expect(ledger.events("f").map((e) => e.payload["n"])).toEqual([1, 2]);
+    expect(ledger.getSession("f")).toMatchObject({
+      eventCount: 2,
+      forkedFrom: "p",
+      incomplete: false,
+    });
+    expect(ledger.append("f", "update", { n: 9 })).toBe(3);
+    expect(ledger.events("p")).toHaveLength(3);
+  });
+
+  it("a fork of the oldest session at maxSessions keeps the copied events when the parent is evicted", () => {
+    const ledger = new SqliteLedger(":memory:", caps);
+    ledger.createSession(session("p", 1));
+    ledger.append("p", "update", { n: 1 });
+    ledger.createSession(session("a", Date.now() + 10));
+    ledger.createSession(session("b", Date.now() + 20));
+    ledger.copySession("p", session("f", Date.now() + 30));
+    expect(ledger.getSession("p")).toBeUndefined();
+    expect(ledger.events("f").map((e) => e.payload["n"])).toEqual([1]);
+  });
+
+  it("stores a session's settings, and a session without any has null", () => {
+    const ledger = new SqliteLedger(":memory:", caps);
+    ledger.createSession(session("s", 1));
+    expect(ledger.getSession("s")?.settings).toBeNull();
+    const settings = { modes: { currentModeId: "code", availableModes: [] } };
+    ledger.saveSettings("s", settings);
+    expect(ledger.getSession("s")?.settings).toEqual(settings);
+  });
+
+  it("opens a ledger written by the first schema and adds the new columns", () => {
+    const file = join(tempDir(), "old.db");
+    const old = new Database(file);
+    old.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, cwd TEXT NOT NULL,
+      title TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, state TEXT NOT NULL,
+      agent_session_id TEXT, request TEXT NOT NULL, incomplete INTEGER NOT NULL DEFAULT 0,
+      event_count INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0,
+      next_seq INTEGER NOT NULL DEFAULT 1);
+      CREATE TABLE events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
+      payload TEXT NOT NULL, bytes INTEGER NOT NULL, at INTEGER NOT NULL,
+      PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+      INSERT INTO sessions (id, agent, cwd, created_at, updated_at, state, request)
+      VALUES ('old', 'a', '/w', 1, 1, 'active', '{}');`);
+    old.pragma("user_version = 1");
+    old.close();
+    const ledger = new SqliteLedger(file, caps);
+    expect(ledger.getSession("old")).toMatchObject({
+      settings: null,
+      forkedFrom: null,
+    });
+    ledger.close();
+  });
 });
