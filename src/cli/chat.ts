@@ -20,6 +20,7 @@ import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyApprover } from "./tty/approver.js";
 import { KeyReader } from "./tty/keys.js";
 import { ttyRenderer, type TurnRenderer } from "./tty/renderer.js";
+import { safeDeep, safeText } from "./tty/safe-text.js";
 
 export interface ChatOptions extends GlobalOptions {
   agent?: string;
@@ -67,7 +68,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     turnAbort?.abort();
   });
   let commands: { name: string; description?: string }[] = [];
-  const onEvent = (event: CliEvent) => {
+  const onEvent = (raw: CliEvent) => {
+    const event = safeDeep(raw); // agent text reaches the terminal harmless
     if (event.type === "notice") {
       if (renderer.notice) renderer.notice(event);
       else renderer.say(style.dim(noticeLine(event)));
@@ -146,7 +148,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       );
       renderer.endTurn({ stopReason: String(response["stopReason"]) });
     } catch (error) {
-      renderer.endTurn({ error: errorMessage(error) });
+      renderer.endTurn({ error: safeText(errorMessage(error)) });
     } finally {
       turnAbort = undefined;
       typedAhead = keys.stop();
@@ -168,7 +170,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     };
     const text = line.startsWith("/")
       ? await runSlash(line, slash).catch(
-          (error: unknown) => void say(style.red(errorMessage(error))),
+          (error: unknown) =>
+            void say(style.red(safeText(errorMessage(error)))),
         )
       : line;
     if (text && !done) await turn(text);

@@ -11,8 +11,18 @@ export interface Sink {
 
 export type Renderer = (event: CliEvent) => void;
 
+// JSON escapes C0 controls but not DEL and C1 (U+009B is a CSI to some terminals): those are
+// written as \u escapes too, the same JSON value, so NDJSON on a terminal stays inert.
+const RAW_CONTROLS = /[\u007f-\u009f]/g;
+
 export function jsonRenderer(sink: Sink): Renderer {
-  return (event) => sink.out(JSON.stringify(event) + "\n");
+  return (event) =>
+    sink.out(
+      JSON.stringify(event).replace(
+        RAW_CONTROLS,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      ) + "\n",
+    );
 }
 
 // Tool lines: one when a tool call is announced, one more when it reaches its final status.

@@ -8,6 +8,7 @@ import type { Approver } from "../../host/permission-engine.js";
 import type { Style } from "./ansi.js";
 import { renderDiff } from "./diff.js";
 import type { KeyReader } from "./keys.js";
+import { safeDeep } from "./safe-text.js";
 import type { TurnRenderer } from "./renderer.js";
 
 function details(request: RequestPermissionRequest, style: Style): string[] {
@@ -42,13 +43,15 @@ export function ttyApprover(
 ): Approver {
   return async (request, signal): Promise<RequestPermissionOutcome> => {
     renderer.hold();
-    const { toolCall, options } = request;
+    // Shown made terminal-safe; the answer carries the agent's own optionId.
+    const shown = safeDeep(request);
+    const { toolCall, options } = shown;
     renderer.say(
       style.bold(
         style.magenta(`? ${toolCall.title ?? "The agent asks for permission"}`),
       ) + style.dim(` (${toolCall.kind ?? "other"})`),
     );
-    for (const line of details(request, style)) renderer.say(line);
+    for (const line of details(shown, style)) renderer.say(line);
     renderer.say(
       options
         .map((o, i) => `  ${style.bold(String(i + 1))}) ${o.name}`)
@@ -59,14 +62,16 @@ export function ttyApprover(
       const key = await keys.next(signal);
       if (key === "\u001b") {
         const reject = options.find((o) => o.kind === "reject_once");
+        const index = reject ? options.indexOf(reject) : -1;
         return reject
-          ? { outcome: "selected", optionId: reject.optionId }
+          ? { outcome: "selected", optionId: request.options[index]!.optionId }
           : { outcome: "cancelled" };
       }
       const chosen = options[Number(key) - 1];
       if (chosen) {
         renderer.say(style.dim(`  → ${chosen.name}`));
-        return { outcome: "selected", optionId: chosen.optionId };
+        const { optionId } = request.options[Number(key) - 1]!;
+        return { outcome: "selected", optionId };
       }
     }
   };
