@@ -10,6 +10,7 @@ import { SecretMasker } from "../shared/secrets.js";
 import { cliContext, type GlobalOptions } from "./context.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
+import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalHub, type LocalHub } from "./local-hub.js";
 import { noticeLine, type CliEvent, type NoticeEvent } from "./cli-events.js";
@@ -85,6 +86,15 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     }
     renderer.event(event);
   };
+  let done = false;
+  let closeInput: (() => void) | undefined;
+  // The reader went away (`acphub chat < script | head -1`): cancel the turn, stop reading
+  // input and shut the agent down, then exit 141 — as `run` does.
+  const undoPipe = whenOutputCloses(() => {
+    done = true;
+    turnAbort?.abort();
+    closeInput?.();
+  });
   let hub: LocalHub;
   let historyFile: string;
   try {
@@ -113,6 +123,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
         title,
       });
   } catch (error) {
+    undoPipe();
     return fail(error);
   }
   renderer.say(
@@ -154,7 +165,6 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       typedAhead = keys.stop();
     }
   };
-  let done = false;
   const handle = async (raw: string) => {
     const line = raw.trim();
     if (!line) return;
@@ -184,6 +194,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
         saveHistory,
         style.bold("› "),
         typedAhead,
+        (close) => (closeInput = close),
       );
       typedAhead = "";
       if (line === undefined) break;
@@ -191,6 +202,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     }
   } else {
     const rl = createInterface({ input: process.stdin, terminal: false });
+    closeInput = () => rl.close();
     for await (const line of rl) {
       await handle(line);
       if (done) break;
@@ -198,7 +210,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     rl.close();
   }
   await hub.close();
-  return EXIT_CODES.ok;
+  undoPipe();
+  return outputClosed() ? EXIT_CODES.brokenPipe : EXIT_CODES.ok;
 }
 
 // Reads one line at the terminal; undefined on Ctrl-D, or Ctrl-C twice within two seconds.
@@ -207,6 +220,7 @@ function readLine(
   save: (h: string[]) => void,
   promptText: string,
   typedAhead: string,
+  onOpen: (close: () => void) => void,
 ): Promise<string | undefined> {
   return new Promise((resolve) => {
     const rl = createInterface({
@@ -217,6 +231,7 @@ function readLine(
       historySize: HISTORY_SIZE,
       prompt: promptText,
     });
+    onOpen(() => rl.close());
     let answered = false;
     let lastInterrupt = 0;
     rl.on("history", save);
