@@ -3,6 +3,7 @@
 import type { RunEvent } from "../contracts/events.js";
 import { textDelta } from "../agents/prompt-content.js";
 import { noticeLine, type CliEvent } from "./cli-events.js";
+import { safeDeep } from "./tty/safe-text.js";
 
 export interface Sink {
   out: (text: string) => void;
@@ -91,7 +92,8 @@ function describe(
 export function plainRenderer(sink: Sink): Renderer {
   let midLine = false;
   const tool = toolLines();
-  return (event) => {
+  return (raw) => {
+    const event = safeDeep(raw); // agent text, shown inert (run, chat, flow run)
     const text = event.type === "notice" ? "" : textDelta(event);
     if (text) {
       sink.out(text);
