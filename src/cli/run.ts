@@ -24,6 +24,7 @@ import { noticeLine, type CliEvent } from "./cli-events.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyRenderer } from "./tty/renderer.js";
+import { safeText, safeDeep } from "./tty/safe-text.js";
 
 export interface RunOptions extends GlobalOptions {
   agent?: string;
@@ -76,7 +77,7 @@ export function reportError(
     );
   else
     stdio.err(
-      `acphub: ${errorMessage(error)}\n${verbose && error instanceof Error && error.stack ? `${error.stack}\n` : ""}`,
+      `acphub: ${safeText(errorMessage(error))}\n${verbose && error instanceof Error && error.stack ? `${error.stack}\n` : ""}`,
     );
 }
 
@@ -99,7 +100,9 @@ export async function runCommand(
       ? ttyRenderer(process.stdout, makeStyle(true))
       : undefined;
   const render = json ? jsonRenderer(stdio) : plainRenderer(stdio);
-  const show = (event: CliEvent) => {
+  const show = (raw: CliEvent) => {
+    // --json relays what the agent sent; anything shown to people is made terminal-safe.
+    const event = json ? raw : safeDeep(raw);
     if (event.type === "notice") {
       // acphub's voice: on stderr (plain), its own event type (--json), never the agent's.
       if (tty) tty.say(noticeLine(event));

@@ -2,6 +2,7 @@
 // available_commands_update), which are sent to the agent as a prompt.
 import type { Gateway } from "../gateway/gateway.js";
 import type { Style } from "./tty/ansi.js";
+import { safeDeep } from "./tty/safe-text.js";
 
 export interface SlashContext {
   gateway: Gateway;
@@ -75,7 +76,8 @@ export async function runSlash(
   const [command = "", ...args] = line.trim().split(/\s+/);
   const { gateway, sessionId, style, say } = ctx;
   const state = () =>
-    gateway.sessionState(sessionId) as {
+    // The agent's mode and option names are shown: made terminal-safe.
+    safeDeep(gateway.sessionState(sessionId)) as {
       modes?: { currentModeId: string; availableModes: Mode[] };
       models?: Models;
       configOptions?: ConfigOption[];
@@ -97,7 +99,7 @@ export async function runSlash(
       say(style.dim("no turn is running"));
       return undefined;
     case "/sessions": {
-      const list = gateway.listSessions({}) as {
+      const list = safeDeep(gateway.listSessions({})) as {
         sessions: {
           sessionId: string;
           title: string | null;
