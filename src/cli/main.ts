@@ -127,6 +127,38 @@ An editor launches this command as if it were the agent. Example (Zed settings.j
     process.exitCode = await acpCommand({ ...program.opts(), ...options });
   });
 
+program
+  .command("serve")
+  .description(
+    "run the hub as a network service: ACP over WebSocket and Streamable HTTP on /acp",
+  )
+  .option("--host <addr>", "address to listen on", "127.0.0.1")
+  .option("--port <n>", "port (0 picks a free one)", "8787")
+  .option("-a, --agent <name>", "agent for sessions that name none")
+  .option("--token-file <file>", "read the bearer token from FILE")
+  .option(
+    "--allow-origin <origin>",
+    "also accept requests from this browser origin (repeatable)",
+    (value: string, all: string[] = []) => [...all, value],
+  )
+  .option("--tls-cert <file>", "serve HTTPS/WSS with this certificate")
+  .option("--tls-key <file>", "and this private key")
+  .option(
+    "--allow-plain-http",
+    "allow plain HTTP on a non-loopback address (exposes the token)",
+  )
+  .option("--json", 'print {"event":"listening","url":…} on stdout')
+  .addHelpText(
+    "after",
+    `
+The token: --token-file, else ACPHUB_TOKEN, else generated into the state folder (serve-token).
+Editors connect through the stdio shim: acphub acp --hub ws://127.0.0.1:8787/acp`,
+  )
+  .action(async (options: Record<string, unknown>) => {
+    const { serveCommand } = await import("./serve.js");
+    process.exitCode = await serveCommand({ ...program.opts(), ...options });
+  });
+
 const sessions = program
   .command("sessions")
   .description("sessions recorded by acphub acp (the ledger)");

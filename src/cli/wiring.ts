@@ -6,6 +6,7 @@ import { connectAgent } from "../agents/connection.js";
 import type { AgentLaunch } from "../agents/registry.js";
 import type { Config, PermissionMode } from "../config/schema.js";
 import { Gateway } from "../gateway/gateway.js";
+import type { GatewayLimits } from "../gateway/limits.js";
 import type { AgentPort, LedgerPort } from "../gateway/ports.js";
 import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
 import { withDefaults } from "../shared/defaults.js";
@@ -89,6 +90,10 @@ export interface GatewayWiring {
   cwd?: string;
   /** An agent spawned early, used for the first connection. */
   prespawned?: AgentProcess;
+  /** Overrides of the config's gateway limits. */
+  limits?: Partial<GatewayLimits>;
+  /** Called with each agent process the gateway starts (metrics). */
+  onAgent?: (agent: { closed: Promise<void> }) => void;
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -109,9 +114,10 @@ export function buildGateway(w: GatewayWiring): Gateway {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,
       busyPrompt: limits.busyPrompt,
+      ...w.limits,
     },
-    connect: async (): Promise<AgentPort> =>
-      connectAgent({
+    connect: async (): Promise<AgentPort> => {
+      const agent = await connectAgent({
         process: takeEarly(),
         launch: w.launch,
         cwd: w.cwd,
@@ -119,6 +125,9 @@ export function buildGateway(w: GatewayWiring): Gateway {
         host: w.host,
         stateDir: paths.stateDir,
         ...connectionLimits(config),
-      }),
+      });
+      w.onAgent?.(agent);
+      return agent;
+    },
   });
 }

@@ -8,24 +8,7 @@ import type { Logger } from "../shared/logger.js";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { frameLogger, loggedStream } from "../protocol/frame-log.js";
 import { guardStdout } from "./stdout-guard.js";
-import { toRequestError } from "./to-request-error.js";
-
-type Params = Record<string, unknown>;
-
-function raw(params: unknown): Params {
-  if (params === null || typeof params !== "object" || Array.isArray(params)) {
-    throw RequestError.invalidParams(undefined, "params must be an object");
-  }
-  return params as Params;
-}
-
-async function edge<T>(run: () => Promise<T> | T): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw toRequestError(error);
-  }
-}
+import { edge, raw, type Params } from "./edge.js";
 
 export interface StdioServerOptions {
   gateway: Gateway;

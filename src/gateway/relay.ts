@@ -28,18 +28,22 @@ export async function relayEvent(
   switch (event.type) {
     case "session_update": {
       const { update, meta } = event;
-      ctx.ledger.append(hubId, "update", meta ? { update, meta } : { update });
+      const seq = ctx.ledger.append(
+        hubId,
+        "update",
+        meta ? { update, meta } : { update },
+      );
       if (
         update.sessionUpdate === "session_info_update" &&
         typeof update["title"] === "string"
       ) {
         ctx.ledger.updateSession(hubId, { title: update["title"] });
       }
-      await editor?.notify("session/update", {
-        sessionId: hubId,
-        update,
-        ...(meta ? { _meta: meta } : {}),
-      });
+      await editor?.notify(
+        "session/update",
+        { sessionId: hubId, update, ...(meta ? { _meta: meta } : {}) },
+        { seq },
+      );
       return;
     }
     case "permission": {

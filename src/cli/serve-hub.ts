@@ -1,0 +1,105 @@
+// Wires the session hub `acphub serve` runs: one gateway (and host services) per agent, all
+// over one ledger; permission questions go to the hub's attached editors.
+import { reapOrphans } from "../agents/orphans.js";
+import {
+  defaultAgentName,
+  knownAgentNames,
+  resolveAgent,
+} from "../agents/registry.js";
+import type { Gateway } from "../gateway/gateway.js";
+import type { LedgerPort } from "../gateway/ports.js";
+import { SessionHub } from "../gateway/session-hub.js";
+import type { HostServices } from "../host/create-host.js";
+import type { HubMetrics } from "../server/metrics.js";
+import { installed } from "./agents-cmd.js";
+import type { CliContext } from "./context.js";
+import { buildGateway, buildHost, openLedger } from "./wiring.js";
+
+export interface ServeHub {
+  hub: SessionHub;
+  listAgents(): unknown[];
+  /** Cancels turns, closes agents and host services, flushes the ledger. */
+  close(): Promise<void>;
+}
+
+export function openServeHub(
+  ctx: CliContext,
+  agent: string | undefined,
+  metrics: HubMetrics,
+  cancelOnDisconnect: boolean,
+): ServeHub {
+  const { config, paths, logger } = ctx;
+  reapOrphans(paths.stateDir, logger);
+  const defaultAgent = agent ?? defaultAgentName(config);
+  resolveAgent(defaultAgent, config); // fails early on an unknown name
+  const hosts: HostServices[] = [];
+  let closing = false;
+  const createGateway = (name: string, ledger: LedgerPort): Gateway => {
+    const launch = resolveAgent(name, config);
+    const host = buildHost({
+      config,
+      stateDir: paths.stateDir,
+      mode: config.permissions?.mode ?? "ask",
+      logger,
+      approver: async (request, signal) =>
+        (
+          await gateway.toEditor<{ outcome: never }>(
+            "session/request_permission",
+            request as never,
+            signal,
+          )
+        ).outcome,
+      editor: { handles: () => false, request: () => Promise.reject() },
+    });
+    host.extensionFallback = (method, params, hostCtx) =>
+      gateway.toEditor(method, params as never, hostCtx.signal);
+    host.onExtNotification = (method, params) =>
+      gateway.notifyEditor(method, params as never);
+    hosts.push(host);
+    const gateway: Gateway = buildGateway({
+      ctx,
+      agentName: name,
+      launch,
+      ledger,
+      host,
+      limits: {
+        sessionsPerMinute: Number.MAX_SAFE_INTEGER,
+        busyPrompt: "reject",
+      },
+      onAgent: (a) => {
+        metrics.agentSpawned();
+        void a.closed.then(() => {
+          if (!closing) metrics.agentCrashed();
+        });
+      },
+    });
+    return gateway;
+  };
+  const hub = new SessionHub({
+    ledger: metrics.timeLedger(openLedger(ctx)),
+    defaultAgent,
+    createGateway,
+    cancelOnDisconnect,
+    observer: metrics.observer,
+    logger,
+  });
+  const listAgents = () =>
+    knownAgentNames(config).map((name) => {
+      const launch = resolveAgent(name, config);
+      return {
+        name,
+        title: launch.description ?? name,
+        installed: installed(launch),
+        default: name === defaultAgent,
+      };
+    });
+  return {
+    hub,
+    listAgents,
+    close: async () => {
+      closing = true;
+      await hub.close();
+      for (const host of hosts) host.close();
+    },
+  };
+}
