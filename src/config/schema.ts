@@ -116,6 +116,7 @@ export const configSchema = z.strictObject({
       maxBodyBytes: z.number().int().positive().optional(),
       maxFrameBytes: z.number().int().positive().optional(),
       maxQueuedMessages: z.number().int().positive().optional(),
+      maxBufferedBytes: z.number().int().positive().optional(),
       sessionsPerMinute: z.number().int().positive().optional(),
       headersTimeoutMs: positiveMs.optional(),
       idleTimeoutMs: positiveMs.optional(),

@@ -70,9 +70,13 @@ function newConn(o: HubConnectionOptions): Conn {
       get closed() {
         return conn.connection?.signal.aborted ?? false;
       },
-      notify(method, params) {
+      notify(method, params, catchUp) {
         const c = conn.connection;
         if (!c || c.signal.aborted) return;
+        if (catchUp) {
+          void c.client.notify(method, params).catch(() => undefined);
+          return;
+        }
         if (queued >= o.maxQueuedMessages) {
           o.logger.warn({ queued }, "client too slow; disconnecting");
           c.close(

@@ -14,8 +14,9 @@ export interface HubClient {
   readonly id: string;
   /** True once the connection has gone. */
   readonly closed: boolean;
-  /** Queues a notification; never blocks the relay (a slow client is disconnected). */
-  notify(method: string, params: Params): void;
+  /** Queues a notification; never blocks the relay (a slow client is disconnected).
+   *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. */
+  notify(method: string, params: Params, catchUp?: boolean): void;
   request<T = unknown>(
     method: string,
     params: Params,

@@ -119,7 +119,7 @@ export class SessionHub {
   catchUp(client: HubClient, sessionId: string, afterSeq: number): void {
     const events = this.shared.events(sessionId);
     for (const item of updatesAfter(sessionId, events, afterSeq))
-      client.notify("session/update", item.params);
+      client.notify("session/update", item.params, true);
     this.attachments.attach(sessionId, client, lastSeq(events));
   }
 

@@ -138,9 +138,13 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       });
     onUpgrade(req, socket, head);
   });
-  server.on("clientError", (_error, socket: Socket) => {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    const status =
+      error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? "408 Request Timeout"
+        : "400 Bad Request";
     if (socket.writable)
-      socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
     else socket.destroy();
   });
 
