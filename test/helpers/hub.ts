@@ -13,7 +13,8 @@ import {
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import WebSocket from "ws";
-import { CLI } from "./mock.js";
+import { mockConfig } from "./editor.js";
+import { CLI, tempDir } from "./mock.js";
 
 export interface RunningHub {
   url: string;
@@ -118,7 +119,11 @@ function tap(stream: Stream, into: Raw[]): Stream {
 export function connectClient(
   hub: { acpUrl: string; token: string },
   transport: Transport,
-  onRequest?: (method: string, params: Record<string, unknown>) => unknown,
+  onRequest?: (
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ) => unknown,
 ): HubTestClient {
   const headers = { Authorization: `Bearer ${hub.token}` };
   const stream =
@@ -136,9 +141,9 @@ export function connectClient(
       () => undefined,
     )
     .onNotification("*", () => undefined)
-    .onRequest("*", ({ method, params }) => {
+    .onRequest("*", ({ method, params, signal }) => {
       if (!onRequest) throw new Error(`unexpected request ${method}`);
-      return onRequest(method, params as Record<string, unknown>);
+      return onRequest(method, params as Record<string, unknown>, signal);
     });
   const connection = app.connect(tap(stream, notifications));
   return {
@@ -179,3 +184,68 @@ export function processesWith(marker: string): number[] {
   }
   return pids;
 }
+
+/** Hubs and clients started in a test, and stopped after it. */
+export function hubFixture() {
+  const hubs: RunningHub[] = [];
+  const clients: HubTestClient[] = [];
+  return {
+    // A hub over the mock agent; `marker` is in every agent's command line.
+    async start(serve: Record<string, unknown> = {}, flags: string[] = []) {
+      const home = tempDir();
+      const marker = join(home, "agent-marker.json");
+      mockConfig(home, ["--sessions-file", marker, ...flags], { serve });
+      const h = await startHub(home);
+      hubs.push(h);
+      return { h, home, marker };
+    },
+    connect(
+      h: { acpUrl: string; token: string },
+      transport: Transport,
+      onRequest?: Parameters<typeof connectClient>[2],
+    ): HubTestClient {
+      const c = connectClient(h, transport, onRequest);
+      clients.push(c);
+      return c;
+    },
+    async cleanup() {
+      for (const c of clients.splice(0)) c.close();
+      for (const h of hubs.splice(0)) {
+        h.child.kill("SIGKILL");
+        await h.exited;
+      }
+    },
+  };
+}
+
+export const INIT = { protocolVersion: 1, clientCapabilities: {} };
+
+/** initialize, then session/new in `cwd`; the hub's session id. */
+export async function openSession(
+  c: HubTestClient,
+  cwd: string,
+  meta?: unknown,
+): Promise<string> {
+  await c.agent.request("initialize", INIT);
+  const { sessionId } = await c.agent.request<{ sessionId: string }>(
+    "session/new",
+    { cwd, mcpServers: [], ...(meta ? { _meta: meta } : {}) },
+  );
+  return sessionId;
+}
+
+/** Answers a permission request with its allow_once option. */
+export function allowOnce(_method: string, params: Record<string, unknown>) {
+  const options = params["options"] as { optionId: string; kind: string }[];
+  const allow = options.find((o) => o.kind === "allow_once")!;
+  return { outcome: { outcome: "selected", optionId: allow.optionId } };
+}
+
+// Waits for a condition, polling on a short interval; bounded by the test's timeout.
+export async function until(
+  check: () => boolean | Promise<boolean>,
+): Promise<void> {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 20));
+}
+
+export const text = (t: string) => [{ type: "text", text: t }];

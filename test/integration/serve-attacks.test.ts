@@ -7,25 +7,13 @@ import { writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { mockConfig } from "../helpers/editor.js";
 import {
-  connectClient,
+  hubFixture,
   processesWith,
-  startHub,
-  type HubTestClient,
+  until,
   type RunningHub,
 } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
-
-const hubs: RunningHub[] = [];
-const clients: HubTestClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const h of hubs.splice(0)) {
-    h.child.kill("SIGKILL");
-    await h.exited;
-  }
-});
 
 const INIT = {
   jsonrpc: "2.0",
@@ -33,15 +21,9 @@ const INIT = {
   method: "initialize",
   params: { protocolVersion: 1, clientCapabilities: {} },
 };
-
-async function hub(serve: Record<string, unknown> = {}, flags: string[] = []) {
-  const home = tempDir();
-  const marker = join(home, "agent-marker.json");
-  mockConfig(home, ["--sessions-file", marker, ...flags], { serve });
-  const h = await startHub(home);
-  hubs.push(h);
-  return { h, home, marker };
-}
+const fx = hubFixture();
+afterEach(() => fx.cleanup());
+const hub = fx.start;
 
 interface Answer {
   status: number;
@@ -172,9 +154,8 @@ describe("acphub serve refuses what it must", () => {
       }),
     );
     expect(forged.status).toBe(404);
-    const owner = connectClient(h, "ws");
-    const other = connectClient(h, "ws");
-    clients.push(owner, other);
+    const owner = fx.connect(h, "ws");
+    const other = fx.connect(h, "ws");
     await owner.agent.request("initialize", {
       protocolVersion: 1,
       clientCapabilities: {},
@@ -282,8 +263,7 @@ describe("acphub serve refuses what it must", () => {
     await until(async () => (await gauge(h, "acphub_connections")) === 0);
     socket.resume();
     expect(await closed).toBeGreaterThan(1000);
-    const watcher = connectClient(h, "ws");
-    clients.push(watcher);
+    const watcher = fx.connect(h, "ws");
     await watcher.agent.request("initialize", INIT.params);
     await watcher.agent.request("session/load", {
       sessionId,
@@ -321,10 +301,6 @@ describe("acphub serve refuses what it must", () => {
     expect(result.stdout).toBe("");
   });
 });
-
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((r) => setTimeout(r, 20));
-}
 
 // One metric's value from /metrics.
 async function gauge(h: RunningHub, name: string): Promise<number> {

@@ -2,66 +2,24 @@
 // drive full turns through it against the mock agent.
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { mockConfig } from "../helpers/editor.js";
 import {
-  connectClient,
+  allowOnce,
+  hubFixture,
+  INIT,
+  openSession,
   processesWith,
   seqOf,
-  startHub,
-  type HubTestClient,
-  type RunningHub,
+  text,
+  until,
 } from "../helpers/hub.js";
-import { steps, tempDir } from "../helpers/mock.js";
+import { steps } from "../helpers/mock.js";
 
-const hubs: RunningHub[] = [];
-const clients: HubTestClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const h of hubs.splice(0)) {
-    h.child.kill("SIGKILL");
-    await h.exited;
-  }
-});
-
-async function hub(flags: string[] = [], args: string[] = []) {
-  const home = tempDir();
-  mockConfig(home, [
-    "--sessions-file",
-    join(home, "agent-marker.json"),
-    ...flags,
-  ]);
-  const h = await startHub(home, args);
-  hubs.push(h);
-  return { h, home };
-}
-
-function connect(
-  h: RunningHub,
-  transport: "ws" | "http",
-  onRequest?: (method: string, params: Record<string, unknown>) => unknown,
-) {
-  const c = connectClient(h, transport, onRequest);
-  clients.push(c);
-  return c;
-}
-
-const text = (t: string) => [{ type: "text", text: t }];
-const INIT = { protocolVersion: 1, clientCapabilities: {} };
-
-async function open(c: HubTestClient, cwd: string, meta?: unknown) {
-  await c.agent.request("initialize", INIT);
-  const { sessionId } = await c.agent.request<{ sessionId: string }>(
-    "session/new",
-    { cwd, mcpServers: [], ...(meta ? { _meta: meta } : {}) },
-  );
-  return sessionId;
-}
-
-const allowFirst = (_m: string, params: Record<string, unknown>) => {
-  const options = params["options"] as { optionId: string; kind: string }[];
-  const allow = options.find((o) => o.kind === "allow_once")!;
-  return { outcome: { outcome: "selected", optionId: allow.optionId } };
-};
+const fx = hubFixture();
+afterEach(() => fx.cleanup());
+const hub = (flags: string[] = []) => fx.start({}, flags);
+const connect = fx.connect;
+const open = openSession;
+const allowFirst = allowOnce;
 
 describe.each(["ws", "http"] as const)("acphub serve over %s", (transport) => {
   it("runs a full turn: unknown variants and _meta intact, a permission answered, seq on every update", async () => {
@@ -242,8 +200,3 @@ describe("acphub serve: endpoints and shutdown", () => {
     await until(() => processesWith(marker).length === 0);
   });
 });
-
-// Waits for a condition, polling on a short interval; bounded by the test's timeout.
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 20));
-}
