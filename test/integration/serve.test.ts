@@ -135,7 +135,10 @@ describe("acphub serve: one hub, many clients", () => {
         .filter((u) => u.sessionUpdate === "agent_message_chunk")
         .map((u) => u.content?.text);
     const expected = Array.from({ length: 40 }, (_, i) => `u${i} `);
-    expect(said(observer.updates(sessionId))).toEqual(expected);
+    expect(
+      said(observer.updates(sessionId)),
+      JSON.stringify(observer.updates(sessionId).map(seqOf)),
+    ).toEqual(expected);
     expect(said(driver.updates(sessionId))).toEqual(expected);
     const seqs = observer.updates(sessionId).map(seqOf);
     expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
