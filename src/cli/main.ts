@@ -116,6 +116,11 @@ program
   )
   .option("-a, --agent <name>", "agent name from the registry or config")
   .option("-C, --cwd <dir>", "working directory of the agent process")
+  .option(
+    "--hub <url>",
+    "relay to a running `acphub serve` (reconnects if it restarts)",
+  )
+  .option("--token-file <file>", "the hub's bearer token (with --hub)")
   .addHelpText(
     "after",
     `
@@ -123,6 +128,15 @@ An editor launches this command as if it were the agent. Example (Zed settings.j
   "agent_servers": { "acphub": { "command": "acphub", "args": ["acp", "--agent", "claude"] } }`,
   )
   .action(async (options: Record<string, unknown>) => {
+    if (typeof options["hub"] === "string") {
+      const { acpHubCommand } = await import("./acp-hub.js");
+      process.exitCode = await acpHubCommand({
+        ...program.opts(),
+        ...options,
+        hub: options["hub"],
+      });
+      return;
+    }
     const { acpCommand } = await import("./acp.js");
     process.exitCode = await acpCommand({ ...program.opts(), ...options });
   });

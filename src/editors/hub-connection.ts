@@ -31,6 +31,8 @@ export interface HubConnectionOptions {
 /** The per-connection state behind the handlers. */
 interface Conn {
   client: HubClient;
+  /** Notifications handed to the SDK and not yet written. */
+  sending: Set<Promise<void>>;
   limiter: FixedWindowLimiter;
   connection?: AgentConnection;
 }
@@ -64,6 +66,7 @@ export function hubConnector(o: HubConnectionOptions) {
 function newConn(o: HubConnectionOptions): Conn {
   let queued = 0;
   const conn: Conn = {
+    sending: new Set(),
     limiter: new FixedWindowLimiter(o.sessionsPerMinute, 60_000),
     client: {
       id: randomUUID(),
@@ -73,10 +76,7 @@ function newConn(o: HubConnectionOptions): Conn {
       notify(method, params, catchUp) {
         const c = conn.connection;
         if (!c || c.signal.aborted) return;
-        if (catchUp) {
-          void c.client.notify(method, params).catch(() => undefined);
-          return;
-        }
+        if (catchUp) return track(conn, c.client.notify(method, params));
         if (queued >= o.maxQueuedMessages) {
           o.logger.warn({ queued }, "client too slow; disconnecting");
           c.close(
@@ -88,10 +88,10 @@ function newConn(o: HubConnectionOptions): Conn {
           return;
         }
         queued += 1;
-        void c.client
-          .notify(method, params)
-          .catch(() => undefined)
-          .finally(() => (queued -= 1));
+        track(
+          conn,
+          c.client.notify(method, params).finally(() => (queued -= 1)),
+        );
       },
       request: (method, params, signal) => {
         const c = conn.connection;
@@ -101,6 +101,21 @@ function newConn(o: HubConnectionOptions): Conn {
     },
   };
   return conn;
+}
+
+// Keeps a notification's write until it is done, so a response can wait for it.
+function track(conn: Conn, sent: Promise<void>): void {
+  const p = sent.catch(() => undefined);
+  conn.sending.add(p);
+  void p.then(() => conn.sending.delete(p));
+}
+
+// Runs a handler, then waits until every notification it caused is written: a reply never
+// overtakes the updates before it (a load's replay, a turn's last chunks).
+async function inOrder<T>(conn: Conn, run: () => Promise<T>): Promise<T> {
+  const result = await run();
+  await Promise.all([...conn.sending]);
+  return result;
 }
 
 // A signal for the turn that follows the client's own cancel, but not its disconnection.
@@ -150,17 +165,17 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
             `too many new sessions on this connection: the limit is ${o.sessionsPerMinute} per minute`,
             { retryable: true },
           );
-        return hub.newSession(client, params);
+        return inOrder(conn, () => hub.newSession(client, params));
       }),
     )
     .onRequest(m.session.load, raw, ({ params }) =>
-      edge(() => hub.loadSession(client, params)),
+      edge(() => inOrder(conn, () => hub.loadSession(client, params))),
     )
     .onRequest(m.session.list, raw, ({ params }) =>
       edge(() => hub.listSessions(params)),
     )
     .onRequest(m.session.resume, raw, ({ params }) =>
-      edge(() => hub.resumeSession(client, params)),
+      edge(() => inOrder(conn, () => hub.resumeSession(client, params))),
     )
     .onRequest(m.session.close, raw, ({ params }) =>
       edge(() => hub.closeSession(client, params)),
@@ -175,7 +190,11 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       forward(m.session.setConfigOption),
     )
     .onRequest(m.session.prompt, raw, ({ params, signal }) =>
-      edge(() => hub.prompt(client, params, explicitCancel(signal, conn))),
+      edge(() =>
+        inOrder(conn, () =>
+          hub.prompt(client, params, explicitCancel(signal, conn)),
+        ),
+      ),
     )
     .onNotification(m.session.cancel, raw, ({ params }) => {
       if (hub.attachments.isAttached(String(params["sessionId"]), client))

@@ -152,11 +152,14 @@ export class SessionHub {
   async resumeSession(client: HubClient, params: Params): Promise<Params> {
     const record = this.record(params["sessionId"]);
     const gateway = await this.gatewayFor(record.agent);
-    this.attachments.attach(
-      record.id,
-      client,
-      lastSeq(this.shared.events(record.id)),
-    );
+    const after = afterSeqOf(params["_meta"]);
+    if (after !== undefined) this.catchUp(client, record.id, after);
+    else
+      this.attachments.attach(
+        record.id,
+        client,
+        lastSeq(this.shared.events(record.id)),
+      );
     return gateway.resumeSession({ sessionId: record.id });
   }
 
@@ -215,10 +218,31 @@ export class SessionHub {
         "AGENT_ERROR",
         `the recorded turn failed: ${turn.error}`,
       );
+    const interrupted = turn.stopReason === undefined;
+    if (interrupted) this.endInterrupted(sessionId);
     return {
       stopReason: turn.stopReason ?? "cancelled",
-      _meta: { acphub: { replayed: true, promptSeq: turn.promptSeq } },
+      _meta: {
+        acphub: { replayed: true, promptSeq: turn.promptSeq, interrupted },
+      },
     };
+  }
+
+  // A turn the hub's restart killed: tell the session why, and record its end as cancelled.
+  private endInterrupted(sessionId: string): void {
+    const update = {
+      sessionUpdate: "agent_message_chunk",
+      content: {
+        type: "text",
+        text: "[acphub] the hub stopped while this turn ran; it ended as cancelled\n",
+      },
+    };
+    const seq = this.shared.append(sessionId, "update", { update });
+    void this.editor.notify("session/update", { sessionId, update }, { seq });
+    this.shared.append(sessionId, "turn_end", {
+      stopReason: "cancelled",
+      interrupted: true,
+    });
   }
 
   async cancel(params: Params): Promise<void> {
@@ -273,6 +297,13 @@ export class SessionHub {
     this.options.ledger.close();
     this.logger.info("session hub closed");
   }
+}
+
+// `_meta.acphub.afterSeq` on session/resume: send what came after it first (a reconnect).
+function afterSeqOf(meta: unknown): number | undefined {
+  const after = (meta as { acphub?: { afterSeq?: unknown } } | undefined)
+    ?.acphub?.afterSeq;
+  return typeof after === "number" && after >= 0 ? after : undefined;
 }
 
 function agentOf(meta: unknown): string | undefined {
