@@ -6,7 +6,10 @@ import {
   knownAgentNames,
   resolveAgent,
 } from "../agents/registry.js";
+import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
+import { EditorChannel } from "../gateway/editor-channel.js";
 import type { Gateway } from "../gateway/gateway.js";
+import { SessionTable } from "../gateway/session-table.js";
 import type { LedgerPort } from "../gateway/ports.js";
 import { SessionHub } from "../gateway/session-hub.js";
 import type { HostServices } from "../host/create-host.js";
@@ -35,33 +38,16 @@ export function openServeHub(
   const hosts: HostServices[] = [];
   let closing = false;
   const createGateway = (name: string, ledger: LedgerPort): Gateway => {
-    const launch = resolveAgent(name, config);
-    const host = buildHost({
-      config,
-      stateDir: paths.stateDir,
-      mode: config.permissions?.mode ?? "ask",
-      logger,
-      approver: async (request, signal) =>
-        (
-          await gateway.toEditor<{ outcome: never }>(
-            "session/request_permission",
-            request as never,
-            signal,
-          )
-        ).outcome,
-      editor: { handles: () => false, request: () => Promise.reject() },
-    });
-    host.extensionFallback = (method, params, hostCtx) =>
-      gateway.toEditor(method, params as never, hostCtx.signal);
-    host.onExtNotification = (method, params) =>
-      gateway.notifyEditor(method, params as never);
+    const editor = new EditorChannel(new SessionTable());
+    const host = hubHost(ctx, editor);
     hosts.push(host);
-    const gateway: Gateway = buildGateway({
+    return buildGateway({
       ctx,
       agentName: name,
-      launch,
+      launch: resolveAgent(name, config),
       ledger,
       host,
+      editor,
       limits: {
         sessionsPerMinute: Number.MAX_SAFE_INTEGER,
         busyPrompt: "reject",
@@ -73,7 +59,6 @@ export function openServeHub(
         });
       },
     });
-    return gateway;
   };
   const hub = new SessionHub({
     ledger: metrics.timeLedger(openLedger(ctx)),
@@ -101,5 +86,31 @@ export function openServeHub(
       await hub.close();
       for (const host of hosts) host.close();
     },
+  };
+}
+
+// The host services of one agent's gateway: files and terminals served here (the hub's
+// machine), permissions asked of the hub's attached editors, `_` traffic relayed to them.
+function hubHost(ctx: CliContext, editor: EditorChannel): HostServices {
+  const { config, paths, logger } = ctx;
+  const host = buildHost({
+    config,
+    stateDir: paths.stateDir,
+    mode: config.permissions?.mode ?? "ask",
+    logger,
+    approver: async (request, signal) =>
+      (
+        await editor.request<{ outcome: RequestPermissionOutcome }>(
+          "session/request_permission",
+          request,
+          signal,
+        )
+      ).outcome,
+  });
+  return {
+    ...host,
+    extensionFallback: (method, params, hostCtx) =>
+      editor.request(method, params, hostCtx.signal),
+    onExtNotification: (method, params) => editor.notify(method, params),
   };
 }

@@ -14,7 +14,8 @@ import type { SessionHub } from "../gateway/session-hub.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
-import { edge, raw, type Params } from "./edge.js";
+import { raw, type Params } from "../protocol/raw.js";
+import { edge } from "./edge.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
@@ -144,7 +145,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
         ).forwardSessionRequest(method, ctx.params, ctx.signal),
       );
   return agent({ name: "acphub" })
-    .onRequest(m.initialize, raw, ({ params }) =>
+    .onRequest(m.initialize, raw<Params>, ({ params }) =>
       edge(async () =>
         (await hub.gatewayFor(hub.defaultAgent)).initialize({
           protocolVersion: params["protocolVersion"],
@@ -152,12 +153,12 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
         }),
       ),
     )
-    .onRequest(m.authenticate, raw, ({ params }) =>
+    .onRequest(m.authenticate, raw<Params>, ({ params }) =>
       edge(async () =>
         (await hub.gatewayFor(hub.defaultAgent)).authenticate(params),
       ),
     )
-    .onRequest(m.session.new, raw, ({ params }) =>
+    .onRequest(m.session.new, raw<Params>, ({ params }) =>
       edge(() => {
         if (!conn.limiter.take())
           throw new HubError(
@@ -168,35 +169,35 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
         return inOrder(conn, () => hub.newSession(client, params));
       }),
     )
-    .onRequest(m.session.load, raw, ({ params }) =>
+    .onRequest(m.session.load, raw<Params>, ({ params }) =>
       edge(() => inOrder(conn, () => hub.loadSession(client, params))),
     )
-    .onRequest(m.session.list, raw, ({ params }) =>
+    .onRequest(m.session.list, raw<Params>, ({ params }) =>
       edge(() => hub.listSessions(params)),
     )
-    .onRequest(m.session.resume, raw, ({ params }) =>
+    .onRequest(m.session.resume, raw<Params>, ({ params }) =>
       edge(() => inOrder(conn, () => hub.resumeSession(client, params))),
     )
-    .onRequest(m.session.close, raw, ({ params }) =>
+    .onRequest(m.session.close, raw<Params>, ({ params }) =>
       edge(() => hub.closeSession(client, params)),
     )
-    .onRequest(m.session.delete, raw, ({ params }) =>
+    .onRequest(m.session.delete, raw<Params>, ({ params }) =>
       edge(() => hub.deleteSession(params)),
     )
-    .onRequest(m.session.setMode, raw, forward(m.session.setMode))
+    .onRequest(m.session.setMode, raw<Params>, forward(m.session.setMode))
     .onRequest(
       m.session.setConfigOption,
-      raw,
+      raw<Params>,
       forward(m.session.setConfigOption),
     )
-    .onRequest(m.session.prompt, raw, ({ params, signal }) =>
+    .onRequest(m.session.prompt, raw<Params>, ({ params, signal }) =>
       edge(() =>
         inOrder(conn, () =>
           hub.prompt(client, params, explicitCancel(signal, conn)),
         ),
       ),
     )
-    .onNotification(m.session.cancel, raw, ({ params }) => {
+    .onNotification(m.session.cancel, raw<Params>, ({ params }) => {
       if (hub.attachments.isAttached(String(params["sessionId"]), client))
         void hub.cancel(params).catch(() => undefined);
     })

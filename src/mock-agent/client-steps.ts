@@ -2,7 +2,7 @@
 // reporting its outcome as text so tests can read what happened.
 import type { RequestError } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
-import { sleep } from "../shared/abort.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Step } from "./scenario.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
 
@@ -39,10 +39,13 @@ export async function permission(
   step: Step,
 ) {
   const toolCallId = (spec["toolCallId"] as string) ?? `perm-${Date.now()}`;
+  // `null` leaves the field out, as some real agents do.
+  const field = (key: string, fallback: string) =>
+    spec[key] === null ? {} : { [key]: spec[key] ?? fallback };
   const toolCall = {
     toolCallId,
-    title: spec["title"] ?? "Mock action",
-    kind: spec["kind"] ?? "edit",
+    ...field("title", "Mock action"),
+    ...field("kind", "edit"),
     ...(spec["toolCall"] as object),
   };
   const options = (spec["options"] as unknown[]) ?? DEFAULT_OPTIONS;

@@ -1,11 +1,12 @@
-// What the client core asks of whoever answers an agent's requests (later: src/host/). Each
+// What the client core (agents/) asks of whoever answers an agent's requests (host/). Each
 // handler present is advertised to the agent as a capability; absent ones are refused.
 import type {
   RequestPermissionOutcome,
   RequestPermissionRequest,
 } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
-import type { RunEvent } from "./events.js";
+import type { Params } from "../protocol/raw.js";
+import type { RawSessionUpdate, RunEvent } from "./events.js";
 
 export interface HostContext {
   sessionId: string;
@@ -37,10 +38,11 @@ export const BRIDGE_METHODS = [
 
 export type BridgeMethod = (typeof BRIDGE_METHODS)[number];
 
-export type BridgeHandler = (
-  params: never,
-  ctx: HostContext,
-) => Promise<unknown>;
+/** Serves one fs/terminal method; params are as the agent sent them (an object, unchecked).
+ *  Declared as a method so a handler may name the request type it expects for its method. */
+export type BridgeHandler = {
+  serve(params: Params, ctx: HostContext): Promise<unknown>;
+}["serve"];
 
 export interface ClientHost {
   /** Decides `session/request_permission`; without it every request is refused. */
@@ -65,6 +67,8 @@ export interface ClientHost {
   onExtNotification?: (method: string, params: unknown) => void;
   /** Called when a session opens (new, load, resume), with its working folders. */
   onSessionStart?: (sessionId: string, folders: SessionFolders) => void;
+  /** Sees each session/update before it is relayed (to learn the tool calls a session announced). */
+  onSessionUpdate?: (sessionId: string, update: RawSessionUpdate) => void;
   /** Called when a turn ends either way. */
   onTurnEnd?: (sessionId: string) => void;
   /** Called when the session ends or its agent dies, so the host can release what it holds. */
