@@ -11,6 +11,7 @@ import {
   type FanOutObserver,
   type HubClient,
 } from "./hub-clients.js";
+import { afterSeqOf, agentOf, unclosable } from "./hub-meta.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "./ports.js";
 import {
   idempotencyKeyOf,
@@ -297,30 +298,4 @@ export class SessionHub {
     this.options.ledger.close();
     this.logger.info("session hub closed");
   }
-}
-
-// `_meta.acphub.afterSeq` on session/resume: send what came after it first (a reconnect).
-function afterSeqOf(meta: unknown): number | undefined {
-  const after = (meta as { acphub?: { afterSeq?: unknown } } | undefined)
-    ?.acphub?.afterSeq;
-  return typeof after === "number" && after >= 0 ? after : undefined;
-}
-
-function agentOf(meta: unknown): string | undefined {
-  const name = (meta as { acphub?: { agent?: unknown } } | undefined)?.acphub
-    ?.agent;
-  return typeof name === "string" && name !== "" ? name : undefined;
-}
-
-// The ledger as each gateway sees it: the hub closes it once, after every gateway.
-function unclosable(ledger: LedgerPort): LedgerPort {
-  return new Proxy(ledger, {
-    get(target, key, receiver) {
-      if (key === "close") return () => undefined;
-      const value = Reflect.get(target, key, receiver) as unknown;
-      return typeof value === "function"
-        ? (value as (...a: unknown[]) => unknown).bind(target)
-        : value;
-    },
-  });
 }
