@@ -8,8 +8,10 @@ import {
   startEditor,
   type TestEditor,
 } from "../helpers/editor.js";
+// The built library: its shim launch points at dist/cli/main.js.
+import { connectHub } from "../../dist/index.js";
 import { startHub, until, type RunningHub } from "../helpers/hub.js";
-import { steps, tempDir } from "../helpers/mock.js";
+import { collect, steps, tempDir } from "../helpers/mock.js";
 
 const hubs: RunningHub[] = [];
 const editors: TestEditor[] = [];
@@ -128,5 +130,27 @@ describe("acphub acp --hub", () => {
     expect(String(reply)).toMatch(/refused the connection \(401\)/);
     expect(await editor.exited).not.toBe(0);
     expect(editor.stderr()).toMatch(/check the token/);
+  });
+
+  it("connectHub gives the library's session and prompt API over a running hub", async () => {
+    const home = tempDir();
+    mockConfig(home);
+    const h = await hubOn(home);
+    const hub = await connectHub(h.url, { token: h.token });
+    try {
+      expect(hub.initializeResponse?.agentInfo?.name).toBe("acphub");
+      const session = await hub.newSession({ cwd: home });
+      expect(session.id).toMatch(/^hub-/);
+      const run = session.prompt(steps({ text: "over the hub", chunks: 3 }));
+      const events = await collect(run);
+      const text = events
+        .filter((e) => e.type === "session_update")
+        .map((e) => (e.update as { content?: { text?: string } }).content?.text)
+        .join("");
+      expect(text).toBe("over the hub");
+      expect((await run.result).stopReason).toBe("end_turn");
+    } finally {
+      await hub.close();
+    }
   });
 });
