@@ -1,6 +1,8 @@
 // `acphub acp --hub URL`: the stdio shim an editor launches to reach a running `acphub serve`.
 import { existsSync } from "node:fs";
+import { hubLaunch } from "../agents/hub-client.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
+import type { AgentLaunch } from "../agents/registry.js";
 import { runHubShim } from "../editors/hub-shim.js";
 import { defaultTokenFile, loadToken } from "../server/token.js";
 import { HubError } from "../shared/errors.js";
@@ -61,4 +63,13 @@ export async function acpHubCommand(o: AcpHubOptions): Promise<ExitCode> {
   } catch (error) {
     return fail(error);
   }
+}
+
+/** `--hub URL [--token-file F]` of run and chat: the shim to that hub, as the agent to launch. */
+export function hubAgentLaunch(
+  stateDir: string,
+  url: string,
+  tokenFile?: string,
+): AgentLaunch {
+  return hubLaunch(hubAcpUrl(url), hubToken(stateDir, tokenFile));
 }

@@ -1,6 +1,7 @@
 // The CLI as an in-process editor of the gateway: `run` and `chat` get the same ledger,
 // restoration and policy as `acphub acp`, so their sessions can be listed, shown and resumed.
 import type { AgentProcess } from "../agents/agent-process.js";
+import type { AgentLaunch } from "../agents/registry.js";
 import { reapOrphans } from "../agents/orphans.js";
 import {
   defaultAgentName,
@@ -28,6 +29,8 @@ export interface LocalHubOptions {
   approver?: Approver;
   /** Everything the turn produces, as run events. */
   render: (event: RunEvent) => void;
+  /** What to launch instead of a registry agent (the shim to a hub, for `--hub`). */
+  launch?: AgentLaunch;
   /** The agent, spawned early by the caller; used for the first connection. */
   prespawned?: AgentProcess;
 }
@@ -82,10 +85,11 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
       );
     }
   }
-  const agentName = o.agent ?? record?.agent ?? defaultAgentName(config);
+  const agentName =
+    o.launch?.name ?? o.agent ?? record?.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = resolveAgent(agentName, config);
+    launch = o.launch ?? resolveAgent(agentName, config);
   } catch (error) {
     ledger.close();
     throw error;

@@ -39,6 +39,8 @@ program
   .description("send one prompt to an agent and stream the turn")
   .argument("<prompt...>", "the prompt; - reads it from stdin")
   .option("-a, --agent <name>", "agent name from the registry or config")
+  .option("--hub <url>", "use a running `acphub serve` instead of spawning")
+  .option("--token-file <file>", "the hub's bearer token (with --hub)")
   .option("-C, --cwd <dir>", "working directory of the session")
   .option(
     "-s, --session <id>",
@@ -83,6 +85,8 @@ program
     "talk with an agent at the terminal: streamed turns, slash commands, approvals",
   )
   .option("-a, --agent <name>", "agent name from the registry or config")
+  .option("--hub <url>", "use a running `acphub serve` instead of spawning")
+  .option("--token-file <file>", "the hub's bearer token (with --hub)")
   .option("-C, --cwd <dir>", "working directory of the session")
   .option(
     "-s, --session <id>",

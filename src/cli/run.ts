@@ -23,6 +23,9 @@ export interface RunOptions extends GlobalOptions {
   json?: boolean;
   timeout?: number;
   permissions?: PermissionMode;
+  /** A running hub to use instead of spawning the agent here. */
+  hub?: string;
+  tokenFile?: string;
 }
 
 const stdio: Sink = {
@@ -96,12 +99,21 @@ export async function runCommand(
     const loaded = loadConfig({ configFile: options.config });
     const text = await promptText(words);
     const cwd = resolve(options.cwd ?? process.cwd());
+    const hubLaunch = options.hub
+      ? (await import("./acp-hub.js")).hubAgentLaunch(
+          loaded.paths.stateDir,
+          options.hub,
+          options.tokenFile,
+        )
+      : undefined;
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
-      const launch = resolveAgent(
-        options.agent ?? defaultAgentName(loaded.config),
-        loaded.config,
-      );
+      const launch =
+        hubLaunch ??
+        resolveAgent(
+          options.agent ?? defaultAgentName(loaded.config),
+          loaded.config,
+        );
       const stderrTailBytes =
         loaded.config.limits?.stderrTailBytes ?? DEFAULT_LIMITS.stderrTailBytes;
       prespawned = new AgentProcess(launch, { cwd, stderrTailBytes });
@@ -114,6 +126,7 @@ export async function runCommand(
     hub = await openLocalHub({
       ctx,
       prespawned,
+      launch: hubLaunch,
       agent: options.agent,
       sessionId: options.session,
       cwd,

@@ -10,6 +10,7 @@ import {
 } from "../helpers/editor.js";
 // The built library: its shim launch points at dist/cli/main.js.
 import { connectHub } from "../../dist/index.js";
+import { runCli } from "../helpers/cli.js";
 import { startHub, until, type RunningHub } from "../helpers/hub.js";
 import { collect, steps, tempDir } from "../helpers/mock.js";
 
@@ -152,5 +153,27 @@ describe("acphub acp --hub", () => {
     } finally {
       await hub.close();
     }
+  });
+
+  it("acphub run --hub uses the running hub: the turn is the hub's session", async () => {
+    const home = tempDir();
+    mockConfig(home);
+    const h = await hubOn(home);
+    const elsewhere = tempDir();
+    const result = await runCli(
+      ["run", "--hub", h.url, "--token-file", `${home}/serve-token`, "hi hub"],
+      { home: elsewhere },
+    );
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain("mock agent received: hi hub");
+    expect(result.code).toBe(0);
+    const listed = await runCli(["sessions", "list", "--json"], { home });
+    expect(listed.stdout).toContain("hi hub");
+    const chat = await runCli(
+      ["chat", "--hub", h.url, "--token-file", `${home}/serve-token`],
+      { home: elsewhere, input: "chat through the hub\n" },
+    );
+    expect(chat.stdout).toContain("mock agent received: chat through the hub");
+    expect(chat.code).toBe(0);
   });
 });
