@@ -6,7 +6,6 @@ import {
   knownAgentNames,
   resolveAgent,
 } from "../agents/registry.js";
-import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import { EditorChannel } from "../gateway/editor-channel.js";
 import type { Gateway } from "../gateway/gateway.js";
 import { SessionTable } from "../gateway/session-table.js";
@@ -16,7 +15,7 @@ import type { HostServices } from "../host/create-host.js";
 import type { HubMetrics } from "../server/metrics.js";
 import { installed } from "./agents-cmd.js";
 import type { CliContext } from "./context.js";
-import { buildGateway, buildHost, openLedger } from "./wiring.js";
+import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
 
 export interface ServeHub {
   hub: SessionHub;
@@ -39,7 +38,7 @@ export function openServeHub(
   let closing = false;
   const createGateway = (name: string, ledger: LedgerPort): Gateway => {
     const editor = new EditorChannel(new SessionTable());
-    const host = hubHost(ctx, editor);
+    const host = hostForEditor(ctx, editor, false);
     hosts.push(host);
     return buildGateway({
       ctx,
@@ -86,31 +85,5 @@ export function openServeHub(
       await hub.close();
       for (const host of hosts) host.close();
     },
-  };
-}
-
-// The host services of one agent's gateway: files and terminals served here (the hub's
-// machine), permissions asked of the hub's attached editors, `_` traffic relayed to them.
-function hubHost(ctx: CliContext, editor: EditorChannel): HostServices {
-  const { config, paths, logger } = ctx;
-  const host = buildHost({
-    config,
-    stateDir: paths.stateDir,
-    mode: config.permissions?.mode ?? "ask",
-    logger,
-    approver: async (request, signal) =>
-      (
-        await editor.request<{ outcome: RequestPermissionOutcome }>(
-          "session/request_permission",
-          request,
-          signal,
-        )
-      ).outcome,
-  });
-  return {
-    ...host,
-    extensionFallback: (method, params, hostCtx) =>
-      editor.request(method, params, hostCtx.signal),
-    onExtNotification: (method, params) => editor.notify(method, params),
   };
 }

@@ -1,5 +1,6 @@
 // Wires the concrete parts a CLI command needs: the host services (files, terminals,
 // permissions), the ledger, and the gateway over an agent.
+import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import type { AgentProcess } from "../agents/agent-process.js";
 import { connectAgent } from "../agents/connection.js";
@@ -134,4 +135,36 @@ export function buildGateway(w: GatewayWiring): Gateway {
       return agent;
     },
   });
+}
+
+// The host services over an editor channel: permissions asked of the editor(s), the agent's
+// other `_` requests and notifications relayed to them, and — when `forwardFs` — fs/terminal
+// forwarded to an editor that advertised them (a network hub serves them itself).
+export function hostForEditor(
+  ctx: CliContext,
+  editor: EditorChannel,
+  forwardFs: boolean,
+): HostServices {
+  const { config, paths, logger } = ctx;
+  const host = buildHost({
+    config,
+    stateDir: paths.stateDir,
+    mode: config.permissions?.mode ?? "ask",
+    logger,
+    approver: async (request, signal) =>
+      (
+        await editor.request<{ outcome: RequestPermissionOutcome }>(
+          "session/request_permission",
+          request,
+          signal,
+        )
+      ).outcome,
+    ...(forwardFs ? { editor } : {}),
+  });
+  return {
+    ...host,
+    extensionFallback: (method, params, hostCtx) =>
+      editor.request(method, params, hostCtx.signal),
+    onExtNotification: (method, params) => editor.notify(method, params),
+  };
 }

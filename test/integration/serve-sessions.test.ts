@@ -198,20 +198,26 @@ describe("acphub serve: sessions shared by connections", () => {
     expect(prompts).toHaveLength(1);
   });
 
-  it("a client that disconnects mid-turn does not cancel it (serve.cancelOnDisconnect false)", async () => {
-    const { h, home } = await fx.start();
+  // A client starts a turn (begun, a pause, finished), then disconnects once it has begun.
+  async function leaveMidTurn(serve: Record<string, unknown>, pauseMs: number) {
+    const { h, home } = await fx.start(serve);
     const c = fx.connect(h, "ws");
     const sessionId = await openSession(c, home);
+    const scenario = steps(
+      { text: "begun" },
+      { sleep: pauseMs },
+      { text: "finished" },
+    );
     void c.agent
-      .request("session/prompt", {
-        sessionId,
-        prompt: text(
-          steps({ text: "begun" }, { sleep: 600 }, { text: "finished" }),
-        ),
-      })
+      .request("session/prompt", { sessionId, prompt: text(scenario) })
       .catch(() => undefined);
     await until(() => c.updates(sessionId).length > 0);
     c.close();
+    return { h, home, sessionId };
+  }
+
+  it("a client that disconnects mid-turn does not cancel it (serve.cancelOnDisconnect false)", async () => {
+    const { h, home, sessionId } = await leaveMidTurn({}, 600);
     expect(await turnEnd(home, sessionId)).toEqual({ stopReason: "end_turn" });
     const later = fx.connect(h, "ws");
     await load(later, sessionId, home);
@@ -219,19 +225,10 @@ describe("acphub serve: sessions shared by connections", () => {
   });
 
   it("with serve.cancelOnDisconnect the turn is cancelled when its client goes", async () => {
-    const { h, home } = await fx.start({ cancelOnDisconnect: true });
-    const c = fx.connect(h, "ws");
-    const sessionId = await openSession(c, home);
-    void c.agent
-      .request("session/prompt", {
-        sessionId,
-        prompt: text(
-          steps({ text: "begun" }, { sleep: 20_000 }, { text: "finished" }),
-        ),
-      })
-      .catch(() => undefined);
-    await until(() => c.updates(sessionId).length > 0);
-    c.close();
+    const { home, sessionId } = await leaveMidTurn(
+      { cancelOnDisconnect: true },
+      20_000,
+    );
     expect(await turnEnd(home, sessionId)).toEqual({ stopReason: "cancelled" });
   });
 });
