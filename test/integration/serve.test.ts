@@ -110,7 +110,7 @@ describe("acphub serve: one hub, many clients", () => {
       },
     );
     await until(() => driver.updates(sessionId).length >= 10);
-    const observer = connect(h, "http");
+    const observer = connect(h, "ws");
     await observer.agent.request("initialize", INIT);
     await observer.agent.request("session/load", {
       sessionId,
@@ -142,6 +142,37 @@ describe("acphub serve: one hub, many clients", () => {
     expect(said(driver.updates(sessionId))).toEqual(expected);
     const seqs = observer.updates(sessionId).map(seqOf);
     expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+  });
+
+  it("a Streamable HTTP client loads a session another connection drove: the whole history, in order", async () => {
+    const { h, home } = await hub();
+    const driver = connect(h, "ws");
+    const sessionId = await open(driver, home);
+    await driver.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(
+        steps({ text: "one " }, { text: "two " }, { text: "three" }),
+      ),
+    });
+    const reader = connect(h, "http");
+    await reader.agent.request("initialize", INIT);
+    await reader.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    await until(() =>
+      JSON.stringify(reader.updates(sessionId)).includes("three"),
+    );
+    const seqs = reader.updates(sessionId).map(seqOf);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    const chunks = reader
+      .updates(sessionId)
+      .map(
+        (u) => (u["update"] as { content?: { text?: string } }).content?.text,
+      )
+      .filter((t) => t !== undefined);
+    expect(chunks.join("")).toContain("one two three");
   });
 
   it("lists agents with _acphub/agents and picks the agent from session/new _meta", async () => {
