@@ -13,6 +13,13 @@ const NEEDS = [
     pkg: "python3",
     why: "pseudo-terminal tests of acphub chat",
   },
+  {
+    program: "bwrap",
+    pkg: "bubblewrap",
+    why: "the OS sandbox for terminals and agents",
+  },
+  { program: "socat", pkg: "socat", why: "the OS sandbox's network bridge" },
+  { program: "rg", pkg: "ripgrep", why: "the OS sandbox's read-deny globs" },
 ];
 
 // True when `program` is an executable on PATH (or an absolute path that exists).

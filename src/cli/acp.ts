@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { serveStdio } from "../editors/stdio-server.js";
 import { EditorChannel } from "../gateway/editor-channel.js";
 import { SessionTable } from "../gateway/session-table.js";
@@ -30,7 +31,12 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   const name = options.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = resolveAgent(name, config);
+    launch = await sandboxedLaunch(
+      resolveAgent(name, config),
+      config,
+      paths,
+      options.cwd ? resolve(options.cwd) : process.cwd(),
+    );
   } catch (error) {
     return fail(error);
   }

@@ -15,6 +15,7 @@ import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
 import { type CliContext } from "./context.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
 export interface LocalHubOptions {
@@ -41,6 +42,8 @@ export interface LocalHub {
   sessionId: string;
   /** True when the bundled mock agent was picked because nothing was configured. */
   mockByDefault: boolean;
+  /** One-line warnings for the user (the sandbox is missing). */
+  notices: string[];
   close(): Promise<void>;
 }
 
@@ -89,7 +92,14 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     o.launch?.name ?? o.agent ?? record?.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = o.launch ?? resolveAgent(agentName, config);
+    launch =
+      o.launch ??
+      (await sandboxedLaunch(
+        resolveAgent(agentName, config),
+        config,
+        paths,
+        o.cwd ?? process.cwd(),
+      ));
   } catch (error) {
     ledger.close();
     throw error;
@@ -97,6 +107,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const host = buildHost({
     config,
     stateDir: paths.stateDir,
+    configFile: paths.configFile,
     mode: o.mode,
     approver: o.approver,
     logger,
@@ -132,7 +143,8 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
       !o.agent &&
       !record &&
       !config.defaultAgent;
-    return { gateway, agentName, sessionId, mockByDefault, close };
+    const notices = host.sandboxWarning ? [host.sandboxWarning] : [];
+    return { gateway, agentName, sessionId, mockByDefault, notices, close };
   } catch (error) {
     await close();
     throw error;

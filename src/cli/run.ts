@@ -108,12 +108,18 @@ export async function runCommand(
       : undefined;
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
+      const { sandboxedLaunch } = await import("./sandbox-wiring.js");
       const launch =
         hubLaunch ??
-        resolveAgent(
-          options.agent ?? defaultAgentName(loaded.config),
+        (await sandboxedLaunch(
+          resolveAgent(
+            options.agent ?? defaultAgentName(loaded.config),
+            loaded.config,
+          ),
           loaded.config,
-        );
+          loaded.paths,
+          cwd,
+        ));
       const stderrTailBytes =
         loaded.config.limits?.stderrTailBytes ?? DEFAULT_LIMITS.stderrTailBytes;
       prespawned = new AgentProcess(launch, { cwd, stderrTailBytes });
@@ -139,6 +145,7 @@ export async function runCommand(
     });
     if (hub.mockByDefault && !json)
       stdio.err(MOCK_NOTICE(ctx.paths.configFile));
+    for (const notice of hub.notices) stdio.err(`acphub: ${notice}\n`);
     return await turn(hub, text, {
       json,
       timeoutSec: options.timeout,

@@ -15,6 +15,7 @@ import type { HostServices } from "../host/create-host.js";
 import type { HubMetrics } from "../server/metrics.js";
 import { installed } from "./agents-cmd.js";
 import type { CliContext } from "./context.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
 
 export interface ServeHub {
@@ -36,14 +37,22 @@ export function openServeHub(
   resolveAgent(defaultAgent, config); // fails early on an unknown name
   const hosts: HostServices[] = [];
   let closing = false;
-  const createGateway = (name: string, ledger: LedgerPort): Gateway => {
+  const createGateway = async (
+    name: string,
+    ledger: LedgerPort,
+  ): Promise<Gateway> => {
     const editor = new EditorChannel(new SessionTable());
     const host = hostForEditor(ctx, editor, false);
     hosts.push(host);
     return buildGateway({
       ctx,
       agentName: name,
-      launch: resolveAgent(name, config),
+      launch: await sandboxedLaunch(
+        resolveAgent(name, config),
+        config,
+        paths,
+        process.cwd(),
+      ),
       ledger,
       host,
       editor,

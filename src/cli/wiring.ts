@@ -26,10 +26,13 @@ import { DecisionMemory } from "../host/decision-memory.js";
 import { PermissionEngine, type Approver } from "../host/permission-engine.js";
 import type { Logger } from "../shared/logger.js";
 import { SecretMasker } from "../shared/secrets.js";
+import { sandboxSettings } from "./sandbox-wiring.js";
 
 export interface HostWiring {
   config: Config;
   stateDir: string;
+  /** The config file (nothing sandboxed may read it). */
+  configFile: string;
   mode: PermissionMode;
   approver?: Approver;
   logger: Logger;
@@ -69,6 +72,7 @@ export function buildHost(w: HostWiring): HostServices {
     logger: w.logger,
     masker,
     editor: w.editor,
+    sandbox: sandboxSettings(config, w),
   });
 }
 
@@ -149,6 +153,7 @@ export function hostForEditor(
   const host = buildHost({
     config,
     stateDir: paths.stateDir,
+    configFile: paths.configFile,
     mode: config.permissions?.mode ?? "ask",
     logger,
     approver: async (request, signal) =>
@@ -161,6 +166,7 @@ export function hostForEditor(
       ).outcome,
     ...(forwardFs ? { editor } : {}),
   });
+  if (host.sandboxWarning) logger.warn(host.sandboxWarning);
   return {
     ...host,
     extensionFallback: (method, params, hostCtx) =>

@@ -30,7 +30,10 @@ export interface SessionHubOptions {
   ledger: LedgerPort;
   defaultAgent: string;
   /** A gateway over one agent; the hub initializes it and attaches its fan-out editor. */
-  createGateway: (agentName: string, ledger: LedgerPort) => Gateway;
+  createGateway: (
+    agentName: string,
+    ledger: LedgerPort,
+  ) => Gateway | Promise<Gateway>;
   /** Cancel a connection's running turns when it disconnects (default: let them finish). */
   cancelOnDisconnect?: boolean;
   observer?: SessionHubObserver;
@@ -67,15 +70,18 @@ export class SessionHub {
   gatewayFor(agentName: string): Promise<Gateway> {
     let gateway = this.gateways.get(agentName);
     if (!gateway) {
-      const created = this.options.createGateway(agentName, this.shared);
-      created.attachEditor(this.editor);
-      gateway = created
-        .initialize({ protocolVersion: 1, clientCapabilities: {} })
-        .then(() => created);
+      gateway = this.createGateway(agentName);
       this.gateways.set(agentName, gateway);
       gateway.catch(() => this.gateways.delete(agentName));
     }
     return gateway;
+  }
+
+  private async createGateway(agentName: string): Promise<Gateway> {
+    const created = await this.options.createGateway(agentName, this.shared);
+    created.attachEditor(this.editor);
+    await created.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    return created;
   }
 
   addClient(client: HubClient): void {
