@@ -1,6 +1,5 @@
 // `acphub acp`: serve the configured agent to an editor over stdio, with sessions recorded in
 // the ledger. Logs go to stderr; stdout carries only protocol frames.
-import { resolve } from "node:path";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { sandboxedLaunch } from "./sandbox-wiring.js";
@@ -10,6 +9,7 @@ import { SessionTable } from "../gateway/session-table.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { once } from "../shared/once.js";
 import { cliContext, type GlobalOptions } from "./context.js";
+import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
@@ -21,8 +21,10 @@ export interface AcpOptions extends GlobalOptions {
 
 export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   let ctx;
+  let cwd: string | undefined;
   try {
     ctx = cliContext(options);
+    if (options.cwd) cwd = workingDir(options.cwd);
   } catch (error) {
     return fail(error);
   }
@@ -35,7 +37,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
       resolveAgent(name, config),
       config,
       paths,
-      options.cwd ? resolve(options.cwd) : process.cwd(),
+      cwd ?? process.cwd(),
     );
   } catch (error) {
     return fail(error);
@@ -50,7 +52,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
     ledger: openLedger(ctx),
     host,
     editor,
-    cwd: options.cwd ? resolve(options.cwd) : undefined,
+    cwd,
   });
   const stop = once(async () => {
     await gateway

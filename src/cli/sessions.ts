@@ -1,5 +1,6 @@
-// `acphub sessions list|show ID|delete ID [--json]`: the ledger behind `acphub acp`.
+// `acphub sessions list|show|delete|export|import`: the ledger that run, chat and acp write.
 import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { replayItems } from "../gateway/history.js";
 import type { LedgerEvent, SessionRecord } from "../gateway/ports.js";
 import { SqliteLedger } from "../ledger/sqlite-ledger.js";
@@ -48,7 +49,8 @@ export function sessionsList(options: SessionsOptions): ExitCode {
     let cursor: string | null = null;
     do {
       const page = ledger.listSessions({
-        cwd: options.cwd,
+        // `.` and `dir/` name the same folder the ledger recorded as an absolute path.
+        cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
         cursor,
         limit: 500,
       });
@@ -128,7 +130,9 @@ export function sessionsDelete(id: string, options: SessionsOptions): ExitCode {
   return withLedger(options, (ledger) => {
     requireSession(ledger, id);
     ledger.deleteSession(id);
-    out(`deleted ${id}\n`);
+    out(
+      options.json ? JSON.stringify({ deleted: id }) + "\n" : `deleted ${id}\n`,
+    );
   });
 }
 
@@ -176,7 +180,11 @@ export async function sessionsImport(
     ledger.createSession(session);
     for (const event of events)
       ledger.append(session.id, event.kind, event.payload);
-    out(`imported ${session.id} (${events.length} events)\n`);
+    out(
+      options.json
+        ? JSON.stringify({ imported: session.id, events: events.length }) + "\n"
+        : `imported ${session.id} (${events.length} events)\n`,
+    );
   });
 }
 

@@ -102,6 +102,8 @@ export interface GatewayWiring {
   limits?: Partial<GatewayLimits>;
   /** Called with each agent process the gateway starts (metrics). */
   onAgent?: (agent: { closed: Promise<void> }) => void;
+  /** Aborts connecting (spawn and initialize). */
+  signal?: AbortSignal;
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -133,6 +135,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
         logger,
         host: w.host,
         stateDir: paths.stateDir,
+        signal: w.signal,
         ...connectionLimits(config),
       });
       w.onAgent?.(agent);

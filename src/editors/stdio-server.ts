@@ -8,6 +8,7 @@ import { raw, type Params } from "../protocol/raw.js";
 import type { Logger } from "../shared/logger.js";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { frameLogger, loggedStream } from "../protocol/frame-log.js";
+import { drainOnEof } from "./drain-on-eof.js";
 import { guardStdout } from "./stdout-guard.js";
 import { edge } from "./edge.js";
 
@@ -82,7 +83,16 @@ export async function serveStdio({
     });
   const wire = ndJsonStream(output, input, { maxMessageBytes });
   const connection = app.connect(
-    loggedStream(wire, frameLogger(logger, "editor")),
+    drainOnEof(loggedStream(wire, frameLogger(logger, "editor")), {
+      // Nobody is left to read a running turn: cancel it, so that it is answered `cancelled`.
+      onEof: (pending) => {
+        for (const request of pending) {
+          const r = request as { method?: string; params?: Params };
+          if (r.method === m.session.prompt && r.params)
+            gateway.cancel(r.params);
+        }
+      },
+    }),
   );
   gateway.attachEditor({
     notify: (method, params) => connection.client.notify(method, params),

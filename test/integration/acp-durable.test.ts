@@ -105,7 +105,7 @@ describe("after kill -9 of acphub acp", () => {
     expect(replay.slice(0, -1)).toEqual(expectedReplay(sessionId, seen));
     // The mock cannot load or resume: the editor is told, and the next prompt carries the transcript.
     expect(JSON.stringify(replay.at(-1))).toContain(
-      "will give it the conversation so far",
+      "gives it the conversation so far",
     );
     await second.agent.request("session/prompt", {
       sessionId,
@@ -200,7 +200,7 @@ describe("after the agent crashes mid-turn", () => {
       prompt: text("are you back?"),
     });
     const after = JSON.stringify(e.updates().slice(seen.length));
-    expect(after).toContain("will give it the conversation so far");
+    expect(after).toContain("gives it the conversation so far");
     expect(after).toContain("partial");
     expect(after).toContain("are you back?");
     const replayer = editor(home);
