@@ -12,11 +12,14 @@ import { cliContext, type GlobalOptions } from "./context.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { workflowCommands } from "./flow-commands.js";
 import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
 
 export interface AcpOptions extends GlobalOptions {
   agent?: string;
   cwd?: string;
+  /** Present this workflow as the agent. */
+  workflow?: string;
 }
 
 export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
@@ -45,13 +48,15 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   // Wired in one direction: the editor channel first, the host over it, the gateway over both.
   const editor = new EditorChannel(new SessionTable());
   const host = hostForEditor(ctx, editor, true);
+  const ledger = openLedger(ctx);
   const gateway = buildGateway({
     ctx,
     agentName: name,
     launch,
-    ledger: openLedger(ctx),
+    ledger,
     host,
     editor,
+    commands: workflowCommands(ctx, ledger, options.workflow),
     cwd,
   });
   const stop = once(async () => {

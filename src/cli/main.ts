@@ -2,6 +2,7 @@
 // The `acphub` command: commander wiring only; each command lives in its own module.
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ACPHUB_VERSION } from "../shared/version.js";
+import { registerFlow } from "./flow-cmd.js";
 import { addLedgerCommands } from "./commands-sessions.js";
 import { addSetupCommands } from "./commands-setup.js";
 
@@ -141,6 +142,10 @@ program
     "relay to a running `acphub serve` (reconnects if it restarts)",
   )
   .option("--token-file <file>", "the hub's bearer token (with --hub)")
+  .option(
+    "--workflow <name>",
+    "present this workflow as the agent: each prompt is one run",
+  )
   .addHelpText(
     "after",
     `
@@ -193,6 +198,7 @@ Editors connect through the stdio shim: acphub acp --hub ws://127.0.0.1:8787/acp
     process.exitCode = await serveCommand({ ...program.opts(), ...options });
   });
 
+registerFlow(program);
 addLedgerCommands(program);
 addSetupCommands(program);
 

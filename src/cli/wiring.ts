@@ -9,11 +9,17 @@ import type { Config, PermissionMode } from "../config/schema.js";
 import type { EditorChannel } from "../gateway/editor-channel.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { GatewayLimits } from "../gateway/limits.js";
-import type { AgentPort, LedgerPort } from "../gateway/ports.js";
+import type {
+  AgentPort,
+  HubCommandsPort,
+  LedgerPort,
+} from "../gateway/ports.js";
 import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
 import { withDefaults } from "../shared/defaults.js";
+import { agentServers, withAgentServers } from "./agent-mcp.js";
 import { connectionLimits, type CliContext } from "./context.js";
 import {
+  type CommandPolicy,
   DEFAULT_ALLOWED_COMMANDS,
   DEFAULT_DENY_RULES,
 } from "../host/command-policy.js";
@@ -62,18 +68,21 @@ export function buildHost(w: HostWiring): HostServices {
       timeoutMs: t.timeoutMs,
       maxPerSession: t.maxPerSession,
     },
-    commands: {
-      allow: [
-        ...(t.allow ?? DEFAULT_ALLOWED_COMMANDS),
-        ...(t.extraAllow ?? []),
-      ],
-      deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
-    },
+    commands: commandPolicyFrom(config),
     logger: w.logger,
     masker,
     editor: w.editor,
     sandbox: sandboxSettings(config, w),
   });
+}
+
+// The terminal command policy from config (agents' terminals and workflow shell steps).
+export function commandPolicyFrom(config: Config): CommandPolicy {
+  const t = config.terminals ?? {};
+  return {
+    allow: [...(t.allow ?? DEFAULT_ALLOWED_COMMANDS), ...(t.extraAllow ?? [])],
+    deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
+  };
 }
 
 /** The ledger in the state folder, with the caps from config. */
@@ -102,6 +111,8 @@ export interface GatewayWiring {
   limits?: Partial<GatewayLimits>;
   /** Called with each agent process the gateway starts (metrics). */
   onAgent?: (agent: { closed: Promise<void> }) => void;
+  /** Commands acphub runs itself in sessions (workflows). */
+  commands?: HubCommandsPort;
   /** Aborts connecting (spawn and initialize). */
   signal?: AbortSignal;
 }
@@ -121,6 +132,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
     ledger: w.ledger,
     logger,
     editor: w.editor,
+    ...(w.commands ? { commands: w.commands } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,
@@ -139,7 +151,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
         ...connectionLimits(config),
       });
       w.onAgent?.(agent);
-      return agent;
+      return withAgentServers(agent, agentServers(config, w.agentName), logger);
     },
   });
 }

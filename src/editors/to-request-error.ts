@@ -27,6 +27,11 @@ export const WIRE_CODE_OF: Record<HubErrorCode, number> = {
   TIMEOUT: -32603,
   CLOSED: -32603,
   INTERNAL: -32603,
+  WORKFLOW_INVALID: -32602,
+  WORKFLOW_NOT_FOUND: -32002,
+  WORKFLOW_STEP_FAILED: -32603,
+  WORKFLOW_GATE_REJECTED: -32001,
+  WORKFLOW_TIMEOUT: -32603,
 };
 
 export function toRequestError(error: unknown): RequestError {
@@ -47,7 +52,14 @@ export function toRequestError(error: unknown): RequestError {
     code: error.code,
     retryable: error.retryable,
   };
-  for (const key of ["authMethods", "stderrTail", "code", "signal"] as const) {
+  for (const key of [
+    "authMethods",
+    "stderrTail",
+    "code",
+    "signal",
+    "file",
+    "step",
+  ] as const) {
     if (error.details[key] !== undefined)
       data[key === "code" ? "exitCode" : key] = error.details[key];
   }

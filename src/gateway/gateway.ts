@@ -20,6 +20,7 @@ import type { GatewayParts } from "./parts.js";
 import type {
   AgentPort,
   EditorPort,
+  HubCommandsPort,
   LedgerPort,
   SessionRecord,
 } from "./ports.js";
@@ -32,6 +33,7 @@ import {
 } from "./session-ops.js";
 import { SessionTable } from "./session-table.js";
 import { promptLive, promptOf } from "./turns.js";
+import { commandOf, runHubCommand, withHubCommands } from "./hub-commands.js";
 
 export interface GatewayOptions {
   agentName: string;
@@ -42,6 +44,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** The editor side, when the caller builds it first (so the host can talk to the editor). */
   editor?: EditorChannel;
+  /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
+  commands?: HubCommandsPort;
 }
 
 export class Gateway {
@@ -51,6 +55,8 @@ export class Gateway {
   private readonly parts: GatewayParts;
   private readonly limiter: FixedWindowLimiter;
   private initialized = false;
+  /** Hub commands (workflow runs) in progress, by session, for session/cancel. */
+  private readonly commandRuns = new Map<string, AbortController>();
 
   constructor(options: GatewayOptions) {
     this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
@@ -63,6 +69,7 @@ export class Gateway {
       agents: new AgentSlot(options.connect),
       sessions: this.editor.sessions,
       editor: this.editor,
+      ...(options.commands ? { commands: options.commands } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,
@@ -105,13 +112,43 @@ export class Gateway {
         { retryable: true },
       );
     }
-    return openSession(this.parts, params);
+    const response = await openSession(this.parts, params);
+    this.advertiseCommands(String(response["sessionId"]));
+    return response;
+  }
+
+  // Tells the editor about acphub's own commands in a new session, after the response.
+  private advertiseCommands(hubId: string): void {
+    const cwd = this.parts.ledger.getSession(hubId)?.cwd;
+    if (!this.parts.commands || cwd === undefined) return;
+    if (!this.parts.commands.list(cwd).length) return;
+    const update = withHubCommands(this.parts.commands, cwd, {
+      sessionUpdate: "available_commands_update",
+      availableCommands: [],
+    });
+    setImmediate(() => {
+      this.parts.ledger.append(hubId, "update", { update });
+      this.editor
+        .send("session/update", { sessionId: hubId, update })
+        .catch(() => undefined);
+    });
   }
 
   async prompt(params: Params, signal: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
     const prompt = promptOf(params, this.limits.maxPromptBytes);
+    const command = commandOf(this.parts.commands, record.cwd, prompt);
+    if (command && this.parts.commands)
+      return runHubCommand(
+        this.parts,
+        this.parts.commands,
+        record,
+        prompt,
+        command,
+        signal,
+        this.commandRuns,
+      );
     const live = await liveSession(this.parts, record);
     const meta = params["_meta"] as Params | undefined;
     return promptLive(this.parts, record, live, prompt, meta, signal);
@@ -138,6 +175,7 @@ export class Gateway {
   }
 
   cancel(params: Params): void {
+    this.commandRuns.get(String(params["sessionId"]))?.abort();
     this.parts.sessions.get(String(params["sessionId"]))?.turn?.cancel();
   }
 

@@ -31,7 +31,13 @@ export interface SessionRecord {
 }
 
 export type LedgerEventKind =
-  "prompt" | "update" | "permission" | "turn_end" | "restore";
+  | "prompt"
+  | "update"
+  | "permission"
+  | "turn_end"
+  | "restore"
+  /** A workflow run's progress: run and step starts and ends (workflows/ports.ts). */
+  | "workflow";
 
 export interface LedgerEvent {
   seq: number;
@@ -141,4 +147,40 @@ export interface EditorPort {
     params: unknown,
     signal?: AbortSignal,
   ): Promise<T>;
+}
+
+/** A command acphub offers in a session next to the agent's own (a workflow, say). */
+export interface HubCommand {
+  name: string;
+  description: string;
+  input?: { hint: string };
+}
+
+/** What a hub command may do in the session it runs in. */
+export interface HubCommandContext {
+  sessionId: string;
+  cwd: string;
+  /** The text after `/name `. */
+  input: string;
+  /** The editor's own MCP servers of this session (from session/new). */
+  mcpServers: McpServer[];
+  /** Shows an update to the editor (recorded in the ledger first). */
+  send(update: Record<string, unknown>): Promise<void>;
+  /** Asks the editor (`session/request_permission`, say). */
+  request<T = unknown>(
+    method: string,
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<T>;
+  signal: AbortSignal;
+}
+
+/** The commands acphub itself runs in sessions (workflows); the gateway knows them by this port. */
+export interface HubCommandsPort {
+  /** Commands to advertise in a session in this folder. */
+  list(cwd: string): HubCommand[];
+  /** When set, every prompt runs this command (a workflow presented as the agent). */
+  exclusive?: string;
+  /** Runs one; resolves to the prompt's stop reason. */
+  run(name: string, ctx: HubCommandContext): Promise<{ stopReason: string }>;
 }

@@ -1,9 +1,11 @@
 // Relays what comes back from the agent to the editor: each update is appended to the ledger
 // first, then sent with acphub's session id, unchanged otherwise.
 import type { RunEvent } from "../contracts/events.js";
+import { withHubCommands } from "./hub-commands.js";
 import type { GatewayParts } from "./parts.js";
 
-export type RelayContext = Pick<GatewayParts, "ledger" | "editor" | "logger">;
+export type RelayContext = Pick<GatewayParts, "ledger" | "editor" | "logger"> &
+  Partial<Pick<GatewayParts, "commands">>;
 
 export async function relayEvent(
   ctx: RelayContext,
@@ -22,7 +24,15 @@ export async function relayEvent(
   }
   switch (event.type) {
     case "session_update": {
-      const { update, meta } = event;
+      const { meta } = event;
+      const update =
+        event.update.sessionUpdate === "available_commands_update"
+          ? (withHubCommands(
+              ctx.commands,
+              ctx.ledger.getSession(hubId)?.cwd,
+              event.update,
+            ) as typeof event.update)
+          : event.update;
       const seq = ctx.ledger.append(
         hubId,
         "update",

@@ -31,7 +31,14 @@ const sessionRow = z.object({
 
 const eventRow = z.object({
   seq: z.number(),
-  kind: z.enum(["prompt", "update", "permission", "turn_end", "restore"]),
+  kind: z.enum([
+    "prompt",
+    "update",
+    "permission",
+    "turn_end",
+    "restore",
+    "workflow",
+  ]),
   payload: jsonObject,
   at: z.number(),
 });

@@ -43,6 +43,8 @@ interface MockSession {
   updatedAt: string;
   turn?: AbortController;
   turns: number;
+  /** The MCP servers the client gave with session/new, load or resume (for tests to read). */
+  mcpServers?: unknown[];
 }
 
 function readSessions(file: string | undefined): Map<string, MockSession> {
@@ -155,6 +157,7 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
         title: null,
         updatedAt: new Date().toISOString(),
         turns: 0,
+        mcpServers: params.mcpServers,
       });
       save();
       return { sessionId, ...sessionState() };

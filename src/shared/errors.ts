@@ -22,6 +22,11 @@ export const HUB_ERROR_CODES = [
   "TIMEOUT",
   "CLOSED",
   "INTERNAL",
+  "WORKFLOW_INVALID",
+  "WORKFLOW_NOT_FOUND",
+  "WORKFLOW_STEP_FAILED",
+  "WORKFLOW_GATE_REJECTED",
+  "WORKFLOW_TIMEOUT",
 ] as const;
 
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];

@@ -27,6 +27,11 @@ const EXPECTED: Record<HubErrorCode, number> = {
   TIMEOUT: 3,
   CLOSED: 1,
   INTERNAL: 1,
+  WORKFLOW_INVALID: 2,
+  WORKFLOW_NOT_FOUND: 2,
+  WORKFLOW_STEP_FAILED: 1,
+  WORKFLOW_GATE_REJECTED: 5,
+  WORKFLOW_TIMEOUT: 3,
 };
 
 describe("toExitCode", () => {
