@@ -29,6 +29,9 @@ export interface ChatOptions extends GlobalOptions {
   session?: string;
   permissions?: PermissionMode;
   thoughts?: boolean;
+  /** A running hub to use instead of spawning the agent here. */
+  hub?: string;
+  tokenFile?: string;
 }
 
 const HISTORY_SIZE = 500;
@@ -102,6 +105,13 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     historyFile = join(ctx.paths.stateDir, "chat_history");
     hub = await openLocalHub({
       ctx,
+      launch: options.hub
+        ? (await import("./acp-hub.js")).hubAgentLaunch(
+            ctx.paths.stateDir,
+            options.hub,
+            options.tokenFile,
+          )
+        : undefined,
       agent: options.agent,
       sessionId: options.session,
       replay: true,

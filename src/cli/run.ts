@@ -33,6 +33,9 @@ export interface RunOptions extends GlobalOptions {
   json?: boolean;
   timeout?: number;
   permissions?: PermissionMode;
+  /** A running hub to use instead of spawning the agent here. */
+  hub?: string;
+  tokenFile?: string;
 }
 
 const stdio: Sink = {
@@ -124,18 +127,27 @@ export async function runCommand(
     loaded.config = withinDeadline(loaded.config, deadline);
     const text = await promptText(words);
     const cwd = workingDir(options.cwd);
+    const hubLaunch = options.hub
+      ? (await import("./acp-hub.js")).hubAgentLaunch(
+          loaded.paths.stateDir,
+          options.hub,
+          options.tokenFile,
+        )
+      : undefined;
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
       const { sandboxedLaunch } = await import("./sandbox-wiring.js");
-      const launch = await sandboxedLaunch(
-        resolveAgent(
-          options.agent ?? defaultAgentName(loaded.config),
+      const launch =
+        hubLaunch ??
+        (await sandboxedLaunch(
+          resolveAgent(
+            options.agent ?? defaultAgentName(loaded.config),
+            loaded.config,
+          ),
           loaded.config,
-        ),
-        loaded.config,
-        loaded.paths,
-        cwd,
-      );
+          loaded.paths,
+          cwd,
+        ));
       const stderrTailBytes =
         loaded.config.limits?.stderrTailBytes ?? DEFAULT_LIMITS.stderrTailBytes;
       prespawned = new AgentProcess(launch, { cwd, stderrTailBytes });
@@ -148,6 +160,7 @@ export async function runCommand(
     hub = await openLocalHub({
       ctx,
       prespawned,
+      launch: hubLaunch,
       agent: options.agent,
       sessionId: options.session,
       cwd,

@@ -12,7 +12,7 @@ import {
 } from "../protocol/methods.js";
 import { raw, type Params } from "../protocol/raw.js";
 import { notServed } from "../protocol/wire-errors.js";
-import { toRequestError } from "./to-request-error.js";
+import { edge } from "./edge.js";
 
 type Served = (
   gateway: Gateway,
@@ -39,15 +39,6 @@ export const SERVED: Record<string, Served> = {
   [m.session.setConfigOption]: (g, p, s) => g.setConfigOption(p, s),
   [LEGACY_METHODS.setModel]: (g, p, s) => g.setModel(p, s),
 };
-
-// Runs a handler and converts acphub's errors to wire errors at this edge.
-async function edge<T>(run: () => Promise<T> | T): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw toRequestError(error);
-  }
-}
 
 // The handler for one request entry of the table.
 function requestHandler(entry: MethodEntry): Served {

@@ -65,9 +65,13 @@ export class EditorChannel {
       .catch(() => undefined);
   }
 
-  // Sends a notification whose session id is already acphub's.
-  async send(method: string, params: Params): Promise<void> {
-    await this.editor?.notify(method, params);
+  // Sends a notification whose session id is already acphub's (with its ledger seq, if any).
+  async send(
+    method: string,
+    params: Params,
+    delivery?: { seq?: number },
+  ): Promise<void> {
+    await this.editor?.notify(method, params, delivery);
   }
 
   /** Shows an in-process editor (the CLI) an event that is not a session/update. */

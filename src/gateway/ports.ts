@@ -168,7 +168,12 @@ export interface SessionOpenParams {
 export interface EditorPort {
   /** In-process editors (the CLI) also see permission, audit and request events. */
   observe?(sessionId: string, event: RunEvent): void;
-  notify(method: string, params: unknown): Promise<void>;
+  /** `delivery.seq` is the ledger sequence number of a recorded session/update. */
+  notify(
+    method: string,
+    params: unknown,
+    delivery?: { seq?: number },
+  ): Promise<void>;
   request<T = unknown>(
     method: string,
     params: unknown,

@@ -36,7 +36,11 @@ export async function relayEvent(
               event.update,
             ) as typeof event.update)
           : event.update;
-      ctx.ledger.append(hubId, "update", meta ? { update, meta } : { update });
+      const seq = ctx.ledger.append(
+        hubId,
+        "update",
+        meta ? { update, meta } : { update },
+      );
       ctx.settings.apply(hubId, update);
       if (
         update.sessionUpdate === "session_info_update" &&
@@ -44,11 +48,11 @@ export async function relayEvent(
       ) {
         ctx.ledger.updateSession(hubId, { title: update["title"] });
       }
-      await editor.send("session/update", {
-        sessionId: hubId,
-        update,
-        ...(meta ? { _meta: meta } : {}),
-      });
+      await editor.send(
+        "session/update",
+        { sessionId: hubId, update, ...(meta ? { _meta: meta } : {}) },
+        { seq },
+      );
       return;
     }
     case "permission": {
