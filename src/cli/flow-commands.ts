@@ -20,7 +20,7 @@ import {
   workflowDirs,
 } from "./flow-setup.js";
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
-import { buildHost, commandPolicyFrom } from "./wiring.js";
+import { buildHost } from "./wiring.js";
 
 const GATE_OPTIONS = [
   { optionId: "approve", name: "Approve", kind: "allow_once" },
@@ -147,7 +147,7 @@ async function runInSession(
         editorServers: c.mcpServers,
         logger: ctx.logger,
       }),
-      shell: shellPort(host, commandPolicyFrom(ctx.config), runId),
+      shell: shellPort(host, runId),
       gate: editorGate(c),
       sink: {
         update: (u) => {

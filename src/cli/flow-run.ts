@@ -27,7 +27,7 @@ import {
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
 import { reportError } from "./run.js";
 import { jsonRenderer, plainRenderer, type Renderer } from "./render.js";
-import { buildHost, commandPolicyFrom, openLedger } from "./wiring.js";
+import { buildHost, openLedger } from "./wiring.js";
 
 export interface FlowRunOptions extends GlobalOptions {
   cwd?: string;
@@ -226,7 +226,7 @@ async function flowCommand(
           runId: p.runId,
           logger: ctx.logger,
         }),
-        shell: shellPort(host!, commandPolicyFrom(ctx.config), p.runId),
+        shell: shellPort(host!, p.runId),
         gate: gatePort(options, () => (unasked = true)),
         sink: {
           update: (update) =>
