@@ -12,6 +12,7 @@ import { listWorkflows, findWorkflow } from "../workflows/discover.js";
 import { loadWorkflowFile } from "../workflows/load.js";
 import type { GatePort } from "../workflows/ports.js";
 import { outcomeError, runWorkflow } from "../workflows/runner.js";
+import { clientPermissionRequest } from "../workflows/updates.js";
 import type { CliContext } from "./context.js";
 import {
   loadOptions,
@@ -114,7 +115,7 @@ async function runInSession(
       (
         await c.request<{ outcome: RequestPermissionOutcome }>(
           "session/request_permission",
-          { ...request, sessionId: c.sessionId },
+          { ...clientPermissionRequest(request), sessionId: c.sessionId },
           signal,
         )
       ).outcome,

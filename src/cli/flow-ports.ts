@@ -9,6 +9,7 @@ import type { AgentSessionPort, LedgerPort } from "../gateway/ports.js";
 import type { HostServices } from "../host/create-host.js";
 import type { Logger } from "../shared/logger.js";
 import { mergeServers, serversFor } from "../shared/mcp-servers.js";
+import { markStepRequest } from "../workflows/updates.js";
 import { agentServers } from "./agent-mcp.js";
 import type {
   RunJournal,
@@ -45,7 +46,7 @@ async function openStep(
     launch,
     cwd: o.cwd,
     logger: w.logger,
-    host: w.host,
+    host: stepHost(w.host, o.stepId),
     stateDir: paths.stateDir,
     signal: o.signal,
     ...connectionLimits(config),
@@ -91,6 +92,18 @@ async function openStep(
     await connection.close();
     throw error;
   }
+}
+
+// The host as one step's agent sees it: its permission requests marked with the step, so the
+// client is asked about the step's prefixed tool call id.
+function stepHost(host: HostServices, stepId: string): HostServices {
+  const ask = host.requestPermission;
+  if (!ask) return host;
+  return {
+    ...host,
+    requestPermission: (request, ctx) =>
+      ask(markStepRequest(stepId, request), ctx),
+  };
 }
 
 // The session, with each prompt kept in its ledger history first.
