@@ -21,6 +21,7 @@ import {
   workflowDirs,
 } from "./flow-setup.js";
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
+import { createRunSession } from "./flow-run.js";
 import { buildHost } from "./wiring.js";
 
 const GATE_OPTIONS = [
@@ -121,7 +122,8 @@ async function runInSession(
       ).outcome,
   });
   host.onSessionStart?.(runId, { cwd: c.cwd });
-  const journal = ledgerJournal(ledger, c.sessionId);
+  createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
+  const journal = ledgerJournal(ledger, runId);
   journal.record({
     type: "run_start",
     runId,
@@ -144,7 +146,7 @@ async function runInSession(
         ctx,
         host,
         ledger,
-        runId: c.sessionId,
+        runId,
         editorServers: c.mcpServers,
         logger: ctx.logger,
       }),

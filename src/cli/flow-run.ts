@@ -89,12 +89,15 @@ function flowRenderer(json: boolean): Renderer {
   };
 }
 
-function createRunSession(
+// The run's own ledger session, where its journal goes (`flow resume RUN_ID` reads it); a run
+// started inside another session (a slash command) names it as its parent.
+export function createRunSession(
   ledger: LedgerPort,
   runId: string,
   workflow: Workflow,
   cwd: string,
   input: string,
+  parentSession?: string,
 ): void {
   const now = Date.now();
   ledger.createSession({
@@ -107,7 +110,13 @@ function createRunSession(
     state: "active",
     agentSessionId: null,
     request: {
-      _meta: { acphub: { workflow: workflow.spec.name, file: workflow.file } },
+      _meta: {
+        acphub: {
+          workflow: workflow.spec.name,
+          file: workflow.file,
+          ...(parentSession ? { parentSession } : {}),
+        },
+      },
     },
   });
 }
