@@ -175,6 +175,11 @@ program
     "keep running after stdin closes (like a leaky agent)",
   )
   .option("--init-delay-ms <ms>", "wait before answering initialize", integer)
+  .option(
+    "--resume-delay-ms <ms>",
+    "wait before answering session/resume",
+    integer,
+  )
   .option("--no-init-answer", "never answer initialize")
   .option(
     "--exit-before-init <code>",

@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import type { AgentProcess } from "../agents/agent-process.js";
 import { connectAgent } from "../agents/connection.js";
+import { forgetAgent, recordAgent } from "../agents/orphans.js";
 import type { AgentLaunch } from "../agents/registry.js";
 import type { Config, PermissionMode } from "../config/schema.js";
 import type { EditorChannel } from "../gateway/editor-channel.js";
@@ -70,6 +71,10 @@ export function buildHost(w: HostWiring): HostServices {
     logger: w.logger,
     masker,
     editor: w.editor,
+    recorder: {
+      record: (pid, name) => recordAgent(w.stateDir, pid, name),
+      forget: (pid) => forgetAgent(w.stateDir, pid),
+    },
     sandbox: sandboxSettings(config, w),
   });
 }

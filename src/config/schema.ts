@@ -66,6 +66,7 @@ export const configSchema = z.strictObject({
   timeouts: z
     .strictObject({
       initializeMs: positiveMs.optional(),
+      requestMs: positiveMs.optional(),
       cancelGraceMs: positiveMs.optional(),
       shutdownMs: positiveMs.optional(),
     })

@@ -99,11 +99,11 @@ export class Gateway {
     return initializeAnswer(agent.initializeResponse, this.parts.agentName);
   }
 
-  async authenticate(params: Params): Promise<Params> {
-    return (await this.agent()).request("authenticate", params);
+  async authenticate(params: Params, signal?: AbortSignal): Promise<Params> {
+    return (await this.agent()).request("authenticate", params, signal);
   }
 
-  async newSession(params: Params): Promise<Params> {
+  async newSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     if (!this.limiter.take()) {
       throw new HubError(
@@ -112,7 +112,7 @@ export class Gateway {
         { retryable: true },
       );
     }
-    const response = await openSession(this.parts, params);
+    const response = await openSession(this.parts, params, signal);
     this.advertiseCommands(String(response["sessionId"]));
     return response;
   }
@@ -149,9 +149,21 @@ export class Gateway {
         signal,
         this.commandRuns,
       );
-    const live = await liveSession(this.parts, record);
     const meta = params["_meta"] as Params | undefined;
-    return promptLive(this.parts, record, live, prompt, meta, signal);
+    const scope = this.parts.sessions.cancelScope(record.id, signal);
+    try {
+      const live = await liveSession(this.parts, record);
+      return await promptLive(
+        this.parts,
+        record,
+        live,
+        prompt,
+        meta,
+        scope.signal,
+      );
+    } finally {
+      scope.release();
+    }
   }
 
   /** The session's modes and config options as the agent last described them. */
@@ -160,23 +172,28 @@ export class Gateway {
     return live ? stateOf(live.session) : {};
   }
 
-  async setMode(sessionId: string, modeId: string): Promise<void> {
-    const live = await liveSession(this.parts, this.record(sessionId));
-    await live.session.setMode(modeId);
+  async setMode(
+    sessionId: string,
+    modeId: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const live = await liveSession(this.parts, this.record(sessionId), signal);
+    await live.session.setMode(modeId, signal);
   }
 
   async setConfigOption(
     sessionId: string,
     configId: string,
     value: string,
+    signal?: AbortSignal,
   ): Promise<void> {
-    const live = await liveSession(this.parts, this.record(sessionId));
-    await live.session.setConfigOption(configId, value);
+    const live = await liveSession(this.parts, this.record(sessionId), signal);
+    await live.session.setConfigOption(configId, value, signal);
   }
 
   cancel(params: Params): void {
     this.commandRuns.get(String(params["sessionId"]))?.abort();
-    this.parts.sessions.get(String(params["sessionId"]))?.turn?.cancel();
+    this.parts.sessions.cancel(String(params["sessionId"]));
   }
 
   listSessions(params: Params): Params {
@@ -184,30 +201,32 @@ export class Gateway {
     return listPage(this.parts, params);
   }
 
-  async loadSession(params: Params): Promise<Params> {
+  async loadSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
     await replayHistory(this.parts, record);
-    const live = await liveSession(this.parts, record);
+    const live = await liveSession(this.parts, record, signal);
     this.parts.ledger.updateSession(record.id, { state: "active" });
     return { ...stateOf(live.session) };
   }
 
-  async resumeSession(params: Params): Promise<Params> {
+  async resumeSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
-    const live = await liveSession(this.parts, record);
+    const live = await liveSession(this.parts, record, signal);
     this.parts.ledger.updateSession(record.id, { state: "active" });
     return { ...stateOf(live.session) };
   }
 
-  async closeSession(params: Params): Promise<Params> {
-    await endSession(this.parts, this.record(params["sessionId"]), "close");
+  async closeSession(params: Params, signal?: AbortSignal): Promise<Params> {
+    const record = this.record(params["sessionId"]);
+    await endSession(this.parts, record, "close", signal);
     return {};
   }
 
-  async deleteSession(params: Params): Promise<Params> {
-    await endSession(this.parts, this.record(params["sessionId"]), "delete");
+  async deleteSession(params: Params, signal?: AbortSignal): Promise<Params> {
+    const record = this.record(params["sessionId"]);
+    await endSession(this.parts, record, "delete", signal);
     return {};
   }
 
@@ -220,6 +239,7 @@ export class Gateway {
     const live = await liveSession(
       this.parts,
       this.record(params["sessionId"]),
+      signal,
     );
     return live.agent.request(
       method,

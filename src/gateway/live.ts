@@ -30,15 +30,18 @@ export function attachSession(
   return entry;
 }
 
-// The live agent session behind a hub session, restoring it onto the agent when needed.
+// The live agent session behind a hub session, restoring it onto the agent when needed; the
+// signal stops a restore (a prompt passes none: its cancel waits for the restore, bounded).
 export async function liveSession(
   parts: GatewayParts,
   record: SessionRecord,
+  signal?: AbortSignal,
 ): Promise<LiveSession> {
   const existing = parts.sessions.get(record.id);
   if (existing?.agent.alive) return existing;
   const agent = await parts.agents.get();
-  const { session, mode } = await restoreSession(agent, record, parts.logger);
+  const { logger } = parts;
+  const { session, mode } = await restoreSession(agent, record, logger, signal);
   if (session.id !== record.agentSessionId)
     parts.ledger.updateSession(record.id, { agentSessionId: session.id });
   parts.ledger.append(record.id, "restore", {

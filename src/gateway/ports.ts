@@ -89,13 +89,18 @@ export interface AgentSessionPort {
   state: Record<string, unknown>;
   prompt(
     blocks: RawContentBlock[],
-    options: { meta?: Record<string, unknown> },
+    /** An aborted `signal` cancels the turn (at once when it is already aborted). */
+    options: { meta?: Record<string, unknown>; signal?: AbortSignal },
   ): TurnPort;
   cancel(): void;
   /** Events outside a turn (command lists after session/new, mode changes). */
   onEvent(listener: (event: RunEvent) => void): () => void;
-  setMode(modeId: string): Promise<void>;
-  setConfigOption(configId: string, value: string): Promise<void>;
+  setMode(modeId: string, signal?: AbortSignal): Promise<void>;
+  setConfigOption(
+    configId: string,
+    value: string,
+    signal?: AbortSignal,
+  ): Promise<void>;
 }
 
 export interface AgentPort {
@@ -104,18 +109,24 @@ export interface AgentPort {
   supports(
     capability: "loadSession" | "list" | "resume" | "close" | "delete",
   ): boolean;
-  newSession(params: SessionOpenParams): Promise<AgentSessionPort>;
+  // Every request but a turn is bounded: by the signal, and by the agent's request timeout.
+  newSession(
+    params: SessionOpenParams,
+    signal?: AbortSignal,
+  ): Promise<AgentSessionPort>;
   loadSession(
     id: string,
     params: SessionOpenParams,
+    signal?: AbortSignal,
   ): Promise<{ session: AgentSessionPort }>;
   resumeSession(
     id: string,
     params: SessionOpenParams,
+    signal?: AbortSignal,
   ): Promise<AgentSessionPort>;
-  closeSession(id: string): Promise<void>;
-  deleteSession(id: string): Promise<void>;
-  authenticate(methodId: string): Promise<void>;
+  closeSession(id: string, signal?: AbortSignal): Promise<void>;
+  deleteSession(id: string, signal?: AbortSignal): Promise<void>;
+  authenticate(methodId: string, signal?: AbortSignal): Promise<void>;
   request<T = unknown>(
     method: string,
     params: unknown,

@@ -15,8 +15,17 @@ export interface LiveSession {
   unsubscribe: () => void;
 }
 
+/** A prompt's cancellation, from its arrival until it answers. */
+export interface CancelScope {
+  /** Aborted by the prompt's own signal or by session/cancel for its session. */
+  signal: AbortSignal;
+  release(): void;
+}
+
 export class SessionTable {
   private readonly live = new Map<string, LiveSession>();
+  /** Prompts under way per hub session, attached or still being restored. */
+  private readonly prompts = new Map<string, Set<AbortController>>();
 
   get(hubId: string): LiveSession | undefined {
     return this.live.get(hubId);
@@ -35,6 +44,28 @@ export class SessionTable {
     entry?.unsubscribe();
     this.live.delete(hubId);
     return entry;
+  }
+
+  // Registers a prompt as soon as it arrives, so a cancel wins at every point of its life
+  // (before the agent session exists, while it is restored, during the turn).
+  cancelScope(hubId: string, signal: AbortSignal): CancelScope {
+    const controller = new AbortController();
+    const set = this.prompts.get(hubId) ?? new Set();
+    this.prompts.set(hubId, set.add(controller));
+    return {
+      signal: AbortSignal.any([signal, controller.signal]),
+      release: () => {
+        set.delete(controller);
+        if (set.size === 0 && this.prompts.get(hubId) === set)
+          this.prompts.delete(hubId);
+      },
+    };
+  }
+
+  // session/cancel: every prompt under way on the hub session ends cancelled.
+  cancel(hubId: string): void {
+    for (const controller of this.prompts.get(hubId) ?? []) controller.abort();
+    this.live.get(hubId)?.turn?.cancel();
   }
 
   values(): LiveSession[] {

@@ -28,6 +28,8 @@ export interface MockAgentOptions {
   configOptions?: boolean;
   ignoreEof?: boolean;
   initDelayMs?: number;
+  /** Wait this long before answering session/resume (a slow restore). */
+  resumeDelayMs?: number;
   noInitAnswer?: boolean;
   exitBeforeInit?: number;
   banner?: string;
@@ -166,10 +168,11 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
       await replay(client, params.sessionId);
       return sessionState();
     })
-    .onRequest(
-      methods.agent.session.resume,
-      ({ params }) => (find(params.sessionId), sessionState()),
-    )
+    .onRequest(methods.agent.session.resume, async ({ params }) => {
+      if (options.resumeDelayMs) await sleep(options.resumeDelayMs);
+      find(params.sessionId);
+      return sessionState();
+    })
     .onRequest(methods.agent.session.list, ({ params }) => ({
       sessions: [...sessions.entries()]
         .filter(([, s]) => !params.cwd || s.cwd === params.cwd)
