@@ -93,6 +93,43 @@ describe.each(["ws", "http"] as const)("acphub serve over %s", (transport) => {
   });
 });
 
+describe.each(["ws", "http"] as const)(
+  "acphub serve answers what it advertises, over %s",
+  (transport) => {
+    it("serves session/set_mode from the method table; fork is neither advertised nor served", async () => {
+      const { h, home } = await hub([
+        "--modes",
+        "--session-capabilities",
+        "fork,list,resume,close",
+      ]);
+      const c = connect(h, transport);
+      const init = await c.agent.request<Record<string, unknown>>(
+        "initialize",
+        INIT,
+      );
+      const caps = init["agentCapabilities"] as Record<string, unknown>;
+      expect(caps["sessionCapabilities"]).not.toHaveProperty("fork");
+      const { sessionId } = await c.agent.request<{ sessionId: string }>(
+        "session/new",
+        { cwd: home, mcpServers: [] },
+      );
+      await c.agent.request("session/set_mode", { sessionId, modeId: "code" });
+      const status = await c.agent.request<Record<string, unknown>>(
+        "session/status",
+        { sessionId },
+      );
+      expect(status["status"]).toBe("open");
+      await expect(
+        c.agent.request("session/fork", {
+          sessionId,
+          cwd: home,
+          mcpServers: [],
+        }),
+      ).rejects.toThrow(/does not fork/);
+    });
+  },
+);
+
 describe("acphub serve: one hub, many clients", () => {
   it("a second connection loads a session while its turn streams: every update once, in order", async () => {
     const { h, home } = await hub();
