@@ -8,11 +8,15 @@ import {
   startEditor,
   type TestEditor,
 } from "../helpers/editor.js";
-// The built library: its shim launch points at dist/cli/main.js.
-import { connectHub } from "../../dist/index.js";
 import { runCli } from "../helpers/cli.js";
 import { startHub, until, type RunningHub } from "../helpers/hub.js";
 import { collect, steps, tempDir } from "../helpers/mock.js";
+
+// The built library (its shim launch points at dist/cli/main.js), imported at run time so that
+// typechecking a fresh clone does not need dist/; its types come from the sources.
+const { connectHub } = (await import(
+  new URL("../../dist/index.js", import.meta.url).href
+)) as typeof import("../../src/index.js");
 
 const hubs: RunningHub[] = [];
 const editors: TestEditor[] = [];
