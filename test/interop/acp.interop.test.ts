@@ -146,7 +146,8 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
       expect(messageText(t4.updates)).toContain(scenario.TOKENS.four);
       expect(l.model.unknown()).toEqual([]);
 
-      // The agent's own modes pass through acphub (issue 14 adds set_model and fork here).
+      // The agent's own modes pass through acphub (models, modes and fork across a restart:
+      // session-methods.interop.test.ts).
       const modes = created.modes;
       const other = modes?.availableModes.find(
         (m) => m.id !== modes.currentModeId,

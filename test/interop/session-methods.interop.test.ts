@@ -1,0 +1,192 @@
+// Issue 14's "done when" against real agents, through `acphub acp`: switching the model
+// (session/set_model, or the model config option where that is what the agent offers) changes
+// the model the agent asks the model server for; session/set_mode is kept by acphub; both
+// survive a restart (session/load answers them and the agent uses them again); session/fork
+// gives a new session that keeps the parent's settings, whose first prompt has the parent's
+// context and whose session/load replays the parent's history.
+import { afterEach, describe, expect, it, onTestFailed } from "vitest";
+import { startEditorOn } from "./lab/editor-client.mjs";
+import { acphubArgv, dumpOnFailure, openLab, type Lab } from "./lab/lab.js";
+import * as scenario from "./lab/scenario.js";
+import { messageText, promptTurn, type LabEditor } from "./lab/turns.js";
+import { AGENT_NAMES } from "./lab/versions.mjs";
+
+let lab: Lab | undefined;
+const editors: LabEditor[] = [];
+
+afterEach(async () => {
+  await Promise.all(editors.map((e) => e.close()));
+  editors.length = 0;
+  await lab?.close();
+  lab = undefined;
+});
+
+interface Settings {
+  modes?: { currentModeId: string; availableModes: { id: string }[] };
+  models?: { currentModelId: string; availableModels: { modelId: string }[] };
+  configOptions?: {
+    id: string;
+    category?: string;
+    currentValue?: unknown;
+    options?: { value: string }[];
+  }[];
+}
+type Opened = Settings & { sessionId: string };
+
+/** How one agent switches its model, and where its answers show the current one. */
+interface ModelSwitch {
+  method: string;
+  params: Record<string, unknown>;
+  chosen: string;
+  current: (s: Settings) => unknown;
+}
+
+// Another value than the current one, from a list of ids.
+function other(current: unknown, ids: string[]): string | undefined {
+  return ids.find((id) => id !== current);
+}
+
+// The agent's way to switch models: set_model when it reported models, else its model option.
+function modelSwitchOf(s: Settings): ModelSwitch | undefined {
+  const ids = s.models?.availableModels.map((m) => m.modelId) ?? [];
+  const model = other(s.models?.currentModelId, ids);
+  if (model)
+    return {
+      method: "session/set_model",
+      params: { modelId: model },
+      chosen: model,
+      current: (x) => x.models?.currentModelId,
+    };
+  const option = s.configOptions?.find((o) => o.category === "model");
+  const values = option?.options?.map((o) => o.value) ?? [];
+  const value = other(option?.currentValue, values);
+  if (!option || !value) return undefined;
+  return {
+    method: "session/set_config_option",
+    params: { configId: option.id, value },
+    chosen: value,
+    current: (x) =>
+      x.configOptions?.find((o) => o.id === option.id)?.currentValue,
+  };
+}
+
+// Starts `acphub acp` for the lab's agent and initializes it.
+async function acphubEditor(l: Lab): Promise<LabEditor> {
+  const e = startEditorOn(
+    {
+      command: process.execPath,
+      args: acphubArgv("acp"),
+      env: l.acphubEnv,
+      cwd: l.work,
+    },
+    { fs: true, terminal: true },
+  );
+  editors.push(e);
+  await e.agent.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: e.clientCapabilities,
+  });
+  return e;
+}
+
+// The model requests (not count_tokens, not model lists) the agent made after log line `from`.
+function askedSince(l: Lab, from: number) {
+  return l.model.log.slice(from).filter((line) => line.api !== undefined);
+}
+
+// One prompt that must end well; the model it was answered by, and the context it was given.
+async function promptOk(l: Lab, e: LabEditor, id: string, text: string) {
+  const from = l.model.log.length;
+  const turn = await promptTurn(e, id, text);
+  expect(turn.response.stopReason).toBe("end_turn");
+  const last = askedSince(l, from).at(-1);
+  return {
+    text: messageText(turn.updates),
+    model: last?.model,
+    context: last?.context ?? [],
+  };
+}
+
+const load = (e: LabEditor, l: Lab, sessionId: string) =>
+  e.agent.request<Settings>("session/load", {
+    sessionId,
+    cwd: l.work,
+    mcpServers: [],
+  });
+
+describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
+  it("model and mode switched and kept across a restart; fork with the parent's context", async () => {
+    const l = (lab = await openLab(agent));
+    const mine = editors;
+    onTestFailed(() => dumpOnFailure(l, mine));
+    const ed = await acphubEditor(l);
+    const created = await ed.agent.request<Opened>("session/new", {
+      cwd: l.work,
+      mcpServers: [],
+    });
+    const { sessionId } = created;
+    const t1 = await promptOk(l, ed, sessionId, scenario.turnText());
+
+    // The model: the next prompt asks the model server for another model.
+    const sw = modelSwitchOf(created);
+    let switchedTo: string | undefined;
+    if (sw) {
+      await ed.agent.request(sw.method, { sessionId, ...sw.params });
+      const t2 = await promptOk(l, ed, sessionId, scenario.turnModel());
+      expect(t2.text).toContain(scenario.TOKENS.model);
+      expect(t2.model).toBeDefined();
+      expect(t2.model).not.toBe(t1.model);
+      switchedTo = t2.model;
+    }
+
+    // The mode: acphub's state follows (session/resume answers acphub's view).
+    const modes = created.modes;
+    const mode = other(
+      modes?.currentModeId,
+      modes?.availableModes.map((m) => m.id) ?? [],
+    );
+    if (mode) {
+      await ed.agent.request("session/set_mode", { sessionId, modeId: mode });
+      const now = await ed.agent.request<Settings>("session/resume", {
+        sessionId,
+        cwd: l.work,
+        mcpServers: [],
+      });
+      expect(now.modes?.currentModeId).toBe(mode);
+    }
+
+    // Fork (served for every agent): the parent's settings and context.
+    const fork = await ed.agent.request<Opened>("session/fork", {
+      sessionId,
+      cwd: l.work,
+      mcpServers: [],
+    });
+    expect(fork.sessionId).not.toBe(sessionId);
+    if (sw) expect(sw.current(fork)).toBe(sw.chosen);
+    if (mode) expect(fork.modes?.currentModeId).toBe(mode);
+    const t3 = await promptOk(l, ed, fork.sessionId, scenario.turnFork());
+    expect(t3.text).toContain(scenario.TOKENS.fork);
+    expect(t3.context).toContain(scenario.TOKENS.one);
+    if (switchedTo) expect(t3.model).toBe(switchedTo);
+
+    // A restart: load answers what was chosen, and the agent uses it again.
+    await ed.close();
+    const ed2 = await acphubEditor(l);
+    const loaded = await load(ed2, l, sessionId);
+    if (sw) expect(sw.current(loaded)).toBe(sw.chosen);
+    if (mode) expect(loaded.modes?.currentModeId).toBe(mode);
+    const t4 = await promptOk(l, ed2, sessionId, scenario.turnAfterRestart());
+    expect(t4.text).toContain(scenario.TOKENS.four);
+    if (switchedTo) expect(t4.model).toBe(switchedTo);
+    expect(t4.context).not.toContain(scenario.TOKENS.fork);
+
+    // The fork replays the parent's history, then its own.
+    const before = ed2.updates().length;
+    await load(ed2, l, fork.sessionId);
+    const replayed = messageText(ed2.updates().slice(before));
+    expect(replayed).toContain(scenario.TOKENS.one);
+    expect(replayed).toContain(scenario.TOKENS.fork);
+    expect(replayed).not.toContain(scenario.TOKENS.four);
+    expect(l.model.unknown()).toEqual([]);
+  });
+});
