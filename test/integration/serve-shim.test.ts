@@ -120,6 +120,36 @@ describe("acphub acp --hub", () => {
     expect(onlyProtocolOnStdout(editor.stdout())).toBe(true);
   });
 
+  it("a fork made through the shim is re-attached after the hub restarts, like a new session", async () => {
+    const home = tempDir();
+    mockConfig(home);
+    const first = await hubOn(home);
+    const editor = startEditor(home, { args: ["--hub", first.url] });
+    editors.push(editor);
+    await editor.agent.request("initialize", INIT);
+    const { sessionId: parent } = await editor.agent.request<{
+      sessionId: string;
+    }>("session/new", { cwd: home, mcpServers: [] });
+    await editor.agent.request("session/prompt", {
+      sessionId: parent,
+      prompt: text("the parent's word is zebra"),
+    });
+    const { sessionId } = await editor.agent.request<{ sessionId: string }>(
+      "session/fork",
+      { sessionId: parent, cwd: home, mcpServers: [] },
+    );
+    first.child.kill("SIGKILL");
+    await first.exited;
+    await hubOn(home, new URL(first.url).port);
+    // No session/load: the shim resumed the fork on the new hub by itself.
+    const after = await editor.agent.request<{ stopReason: string }>(
+      "session/prompt",
+      { sessionId, prompt: text(steps({ history: true })) },
+    );
+    expect(after.stopReason).toBe("end_turn");
+    expect(said(editor)).toContain("the parent's word is zebra");
+  });
+
   it("a wrong token is a clear error, not a hang", async () => {
     const home = tempDir();
     mockConfig(home);
