@@ -4,22 +4,18 @@
 // survive a restart (session/load answers them and the agent uses them again); session/fork
 // gives a new session that keeps the parent's settings, whose first prompt has the parent's
 // context and whose session/load replays the parent's history.
-import { afterEach, describe, expect, it, onTestFailed } from "vitest";
-import { startEditorOn } from "./lab/editor-client.mjs";
-import { acphubArgv, dumpOnFailure, openLab, type Lab } from "./lab/lab.js";
+import { describe, expect, it, onTestFailed } from "vitest";
+import { dumpOnFailure, type Lab } from "./lab/lab.js";
 import * as scenario from "./lab/scenario.js";
-import { messageText, promptTurn, type LabEditor } from "./lab/turns.js";
+import {
+  messageText,
+  labRuns,
+  promptTurn,
+  type LabEditor,
+} from "./lab/turns.js";
 import { AGENT_NAMES } from "./lab/versions.mjs";
 
-let lab: Lab | undefined;
-const editors: LabEditor[] = [];
-
-afterEach(async () => {
-  await Promise.all(editors.map((e) => e.close()));
-  editors.length = 0;
-  await lab?.close();
-  lab = undefined;
-});
+const runs = labRuns();
 
 interface Settings {
   modes?: { currentModeId: string; availableModes: { id: string }[] };
@@ -72,16 +68,7 @@ function modelSwitchOf(s: Settings): ModelSwitch | undefined {
 
 // Starts `acphub acp` for the lab's agent and initializes it.
 async function acphubEditor(l: Lab): Promise<LabEditor> {
-  const e = startEditorOn(
-    {
-      command: process.execPath,
-      args: acphubArgv("acp"),
-      env: l.acphubEnv,
-      cwd: l.work,
-    },
-    { fs: true, terminal: true },
-  );
-  editors.push(e);
+  const e = runs.acphub(l, true);
   await e.agent.request("initialize", {
     protocolVersion: 1,
     clientCapabilities: e.clientCapabilities,
@@ -116,9 +103,8 @@ const load = (e: LabEditor, l: Lab, sessionId: string) =>
 
 describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
   it("model and mode switched and kept across a restart; fork with the parent's context", async () => {
-    const l = (lab = await openLab(agent));
-    const mine = editors;
-    onTestFailed(() => dumpOnFailure(l, mine));
+    const l = await runs.open(agent);
+    onTestFailed(() => dumpOnFailure(l, runs.editors));
     const ed = await acphubEditor(l);
     const created = await ed.agent.request<Opened>("session/new", {
       cwd: l.work,
