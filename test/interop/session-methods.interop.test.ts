@@ -1,10 +1,12 @@
-// Issue 14's "done when" against real agents, through `acphub acp`: switching the model
+// Issue 14's "done when" against real agents, through `acphub acp` (and fork through
+// `acphub serve`, reached by `acphub acp --hub`): switching the model
 // (session/set_model, or the model config option where that is what the agent offers) changes
 // the model the agent asks the model server for; session/set_mode is kept by acphub; both
 // survive a restart (session/load answers them and the agent uses them again); session/fork
 // gives a new session that keeps the parent's settings, whose first prompt has the parent's
 // context and whose session/load replays the parent's history.
 import { describe, expect, it, onTestFailed } from "vitest";
+import { startHub } from "../helpers/hub.js";
 import { dumpOnFailure, type Lab } from "./lab/lab.js";
 import * as scenario from "./lab/scenario.js";
 import {
@@ -66,9 +68,9 @@ function modelSwitchOf(s: Settings): ModelSwitch | undefined {
   };
 }
 
-// Starts `acphub acp` for the lab's agent and initializes it.
-async function acphubEditor(l: Lab): Promise<LabEditor> {
-  const e = runs.acphub(l, true);
+// Starts `acphub acp` for the lab's agent (`args`: through a hub) and initializes it.
+async function acphubEditor(l: Lab, args: string[] = []): Promise<LabEditor> {
+  const e = runs.acphub(l, true, args);
   await e.agent.request("initialize", {
     protocolVersion: 1,
     clientCapabilities: e.clientCapabilities,
@@ -174,5 +176,45 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
     expect(replayed).toContain(scenario.TOKENS.fork);
     expect(replayed).not.toContain(scenario.TOKENS.four);
     expect(l.model.unknown()).toEqual([]);
+  });
+});
+
+describe.each(AGENT_NAMES)("%s behind acphub serve", (agent) => {
+  it("a fork made by one client is a hub session: its first prompt has the parent's context, another client loads it", async () => {
+    const l = await runs.open(agent);
+    onTestFailed(() => dumpOnFailure(l, runs.editors));
+    const hub = await startHub(l.home, [], l.acphubEnv);
+    try {
+      const hubArgs = ["--hub", hub.url];
+      const ed = await acphubEditor(l, hubArgs);
+      const created = await ed.agent.request<Opened>("session/new", {
+        cwd: l.work,
+        mcpServers: [],
+      });
+      const { sessionId } = created;
+      const t1 = await promptOk(l, ed, sessionId, scenario.turnText());
+      const sw = modelSwitchOf(created);
+      if (sw) await ed.agent.request(sw.method, { sessionId, ...sw.params });
+      const fork = await ed.agent.request<Opened>("session/fork", {
+        sessionId,
+        cwd: l.work,
+        mcpServers: [],
+      });
+      if (sw) expect(sw.current(fork)).toBe(sw.chosen);
+      const t2 = await promptOk(l, ed, fork.sessionId, scenario.turnFork());
+      expect(t2.text).toContain(scenario.TOKENS.fork);
+      expect(t2.context).toContain(scenario.TOKENS.one);
+      if (sw) expect(t2.model).not.toBe(t1.model);
+
+      const other = await acphubEditor(l, hubArgs);
+      await load(other, l, fork.sessionId);
+      const replayed = messageText(other.updates());
+      expect(replayed).toContain(scenario.TOKENS.one);
+      expect(replayed).toContain(scenario.TOKENS.fork);
+      expect(l.model.unknown()).toEqual([]);
+    } finally {
+      hub.child.kill("SIGTERM");
+      await hub.exited;
+    }
   });
 });

@@ -6,13 +6,13 @@ import type { AgentName } from "./versions.mjs";
 
 export type LabEditor = ReturnType<typeof startEditorOn>;
 
-/** Starts `acphub acp` for the lab's agent with an SDK editor on its stdio (offering fs and
- *  terminal when `caps`). */
-function startAcphubEditor(l: Lab, caps: boolean): LabEditor {
+/** Starts `acphub acp` (with `args`, e.g. `--hub URL`) for the lab's agent with an SDK editor
+ *  on its stdio (offering fs and terminal when `caps`). */
+function startAcphubEditor(l: Lab, caps: boolean, args: string[]): LabEditor {
   return startEditorOn(
     {
       command: process.execPath,
-      args: acphubArgv("acp"),
+      args: acphubArgv("acp", ...args),
       env: l.acphubEnv,
       cwd: l.work,
     },
@@ -41,8 +41,8 @@ export function labRuns() {
       return lab;
     },
     /** `acphub acp` on the lab, stopped after the test. */
-    acphub(l: Lab, caps: boolean): LabEditor {
-      const e = startAcphubEditor(l, caps);
+    acphub(l: Lab, caps: boolean, args: string[] = []): LabEditor {
+      const e = startAcphubEditor(l, caps, args);
       editors.push(e);
       return e;
     },
