@@ -5,9 +5,15 @@
 // survive a restart (session/load answers them and the agent uses them again); session/fork
 // gives a new session that keeps the parent's settings, whose first prompt has the parent's
 // context and whose session/load replays the parent's history.
+import { join } from "node:path";
 import { describe, expect, it, onTestFailed } from "vitest";
 import { startHub } from "../helpers/hub.js";
-import { dumpOnFailure, type Lab } from "./lab/lab.js";
+import {
+  dumpOnFailure,
+  readFileOr,
+  recordedFrames,
+  type Lab,
+} from "./lab/lab.js";
 import * as scenario from "./lab/scenario.js";
 import {
   messageText,
@@ -15,6 +21,7 @@ import {
   promptTurn,
   type LabEditor,
 } from "./lab/turns.js";
+import { TRAITS } from "./lab/traits.js";
 import { AGENT_NAMES } from "./lab/versions.mjs";
 
 const runs = labRuns();
@@ -105,7 +112,7 @@ const load = (e: LabEditor, l: Lab, sessionId: string) =>
 
 describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
   it("model and mode switched and kept across a restart; fork with the parent's context", async () => {
-    const l = await runs.open(agent);
+    const l = await runs.open(agent, { tee: true });
     onTestFailed(() => dumpOnFailure(l, runs.editors));
     const ed = await acphubEditor(l);
     const created = await ed.agent.request<Opened>("session/new", {
@@ -129,10 +136,10 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
 
     // The mode: acphub's state follows (session/resume answers acphub's view).
     const modes = created.modes;
-    const mode = other(
-      modes?.currentModeId,
-      modes?.availableModes.map((m) => m.id) ?? [],
-    );
+    const quiet = TRAITS[agent].quietEditsMode;
+    const mode =
+      quiet ??
+      other(modes?.currentModeId, modes?.availableModes.map((m) => m.id) ?? []);
     if (mode) {
       await ed.agent.request("session/set_mode", { sessionId, modeId: mode });
       const now = await ed.agent.request<Settings>("session/resume", {
@@ -163,10 +170,26 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
     const loaded = await load(ed2, l, sessionId);
     if (sw) expect(sw.current(loaded)).toBe(sw.chosen);
     if (mode) expect(loaded.modes?.currentModeId).toBe(mode);
-    const t4 = await promptOk(l, ed2, sessionId, scenario.turnAfterRestart());
+    // In a mode that edits without asking, the restored agent session writes without asking
+    // (acphub's own policy may still ask the editor: that is acphub's, not the agent's mode).
+    const agentAsked = () =>
+      recordedFrames(l).filter(
+        (f) => f["method"] === "session/request_permission",
+      ).length;
+    const askedBefore = agentAsked();
+    const t4 = await promptOk(
+      l,
+      ed2,
+      sessionId,
+      quiet ? scenario.turnQuietWrite(l.work) : scenario.turnAfterRestart(),
+    );
     expect(t4.text).toContain(scenario.TOKENS.four);
     if (switchedTo) expect(t4.model).toBe(switchedTo);
     expect(t4.context).not.toContain(scenario.TOKENS.fork);
+    if (quiet) {
+      expect(readFileOr(join(l.work, "quiet.txt"))).toBe(scenario.FILE_CONTENT);
+      expect(agentAsked()).toBe(askedBefore);
+    }
 
     // The fork replays the parent's history, then its own.
     const before = ed2.updates().length;

@@ -40,6 +40,10 @@ export const turnModel = () => `Which model? [[reply ${TOKENS.model}]]`;
 /** The first prompt of a fork (its context has the parent's turns). */
 export const turnFork = () => `Forked. [[reply ${TOKENS.fork}]]`;
 
+/** A write, in a mode that lets the agent edit without asking. */
+export const turnQuietWrite = (work: string) =>
+  `Write quietly. [[write ${join(work, "quiet.txt")}|${FILE_CONTENT}]] [[reply ${TOKENS.four}]]`;
+
 export const FILES = (work: string) => [
   join(work, "hello.txt"),
   join(work, "made-by-shell"),
