@@ -103,6 +103,14 @@ async function promptOk(l: Lab, e: LabEditor, id: string, text: string) {
   };
 }
 
+// session/new, or session/fork of `sessionId`, in the lab's workspace.
+const opened = (e: LabEditor, l: Lab, forkOf?: string) =>
+  e.agent.request<Opened>(forkOf ? "session/fork" : "session/new", {
+    ...(forkOf ? { sessionId: forkOf } : {}),
+    cwd: l.work,
+    mcpServers: [],
+  });
+
 const load = (e: LabEditor, l: Lab, sessionId: string) =>
   e.agent.request<Settings>("session/load", {
     sessionId,
@@ -115,10 +123,7 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
     const l = await runs.open(agent, { tee: true });
     onTestFailed(() => dumpOnFailure(l, runs.editors));
     const ed = await acphubEditor(l);
-    const created = await ed.agent.request<Opened>("session/new", {
-      cwd: l.work,
-      mcpServers: [],
-    });
+    const created = await opened(ed, l);
     const { sessionId } = created;
     const t1 = await promptOk(l, ed, sessionId, scenario.turnText());
 
@@ -151,11 +156,7 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
     }
 
     // Fork (served for every agent): the parent's settings and context.
-    const fork = await ed.agent.request<Opened>("session/fork", {
-      sessionId,
-      cwd: l.work,
-      mcpServers: [],
-    });
+    const fork = await opened(ed, l, sessionId);
     expect(fork.sessionId).not.toBe(sessionId);
     if (sw) expect(sw.current(fork)).toBe(sw.chosen);
     if (mode) expect(fork.modes?.currentModeId).toBe(mode);
@@ -210,19 +211,12 @@ describe.each(AGENT_NAMES)("%s behind acphub serve", (agent) => {
     try {
       const hubArgs = ["--hub", hub.url];
       const ed = await acphubEditor(l, hubArgs);
-      const created = await ed.agent.request<Opened>("session/new", {
-        cwd: l.work,
-        mcpServers: [],
-      });
+      const created = await opened(ed, l);
       const { sessionId } = created;
       const t1 = await promptOk(l, ed, sessionId, scenario.turnText());
       const sw = modelSwitchOf(created);
       if (sw) await ed.agent.request(sw.method, { sessionId, ...sw.params });
-      const fork = await ed.agent.request<Opened>("session/fork", {
-        sessionId,
-        cwd: l.work,
-        mcpServers: [],
-      });
+      const fork = await opened(ed, l, sessionId);
       if (sw) expect(sw.current(fork)).toBe(sw.chosen);
       const t2 = await promptOk(l, ed, fork.sessionId, scenario.turnFork());
       expect(t2.text).toContain(scenario.TOKENS.fork);
