@@ -41,16 +41,16 @@ async function homeWithSession(): Promise<{ home: string; sessionId: string }> {
   return { home, sessionId };
 }
 
-it("initialize + session/new + session/prompt in one write are all answered", async () => {
+// Runs the pipeline RUNS times, each in a fresh `acphub acp`; checks every set of answers.
+async function repeatPipeline(
+  second: (home: string, sessionId: string) => Record<string, unknown>,
+  secondAnswer: Record<string, unknown>,
+): Promise<void> {
   const { home, sessionId } = await homeWithSession();
-  const second = {
-    method: "session/new",
-    params: { cwd: home, mcpServers: [] },
-  };
   for (let run = 0; run < RUNS; run++) {
     const r = await runCli(["acp"], {
       home,
-      input: pipeline(sessionId, second),
+      input: pipeline(sessionId, second(home, sessionId)),
     });
     const byId = new Map(
       jsonLines(r.stdout)
@@ -59,31 +59,22 @@ it("initialize + session/new + session/prompt in one write are all answered", as
     );
     expect(r.code, r.stderr).toBe(0);
     expect(byId.get(1)).toMatchObject({ result: { protocolVersion: 1 } });
-    expect(byId.get(2)).toMatchObject({
-      result: { sessionId: expect.any(String) },
-    });
+    expect(byId.get(2)).toMatchObject({ result: secondAnswer });
     expect(byId.get(3)).toMatchObject({ result: { stopReason: "end_turn" } });
   }
-});
+}
 
-it("initialize + session/load + session/prompt of that session in one write", async () => {
-  const { home, sessionId } = await homeWithSession();
-  const second = {
-    method: "session/load",
-    params: { sessionId, cwd: home, mcpServers: [] },
-  };
-  for (let run = 0; run < RUNS; run++) {
-    const r = await runCli(["acp"], {
-      home,
-      input: pipeline(sessionId, second),
-    });
-    const byId = new Map(
-      jsonLines(r.stdout)
-        .filter((m) => "id" in m)
-        .map((m) => [m["id"], m]),
-    );
-    expect(r.code, r.stderr).toBe(0);
-    expect(byId.get(2)).toMatchObject({ result: {} });
-    expect(byId.get(3)).toMatchObject({ result: { stopReason: "end_turn" } });
-  }
-});
+it("initialize + session/new + session/prompt in one write are all answered", () =>
+  repeatPipeline(
+    (cwd) => ({ method: "session/new", params: { cwd, mcpServers: [] } }),
+    { sessionId: expect.any(String) },
+  ));
+
+it("initialize + session/load + session/prompt of that session in one write", () =>
+  repeatPipeline(
+    (cwd, sessionId) => ({
+      method: "session/load",
+      params: { sessionId, cwd, mcpServers: [] },
+    }),
+    {},
+  ));

@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { jsonLines, runCli } from "../helpers/cli.js";
+import { homeWithScriptAgent, jsonLines, runCli } from "../helpers/cli.js";
 import { mockConfig } from "../helpers/editor.js";
 import { CONTROLS, EVIL, INERT } from "../helpers/evil-text.js";
 import { tempDir } from "../helpers/mock.js";
@@ -29,15 +29,7 @@ rl.on("line", (line) => {
 
 describe("agent text from doctor and the ledger", () => {
   it("agents doctor prints what the agent said inert", async () => {
-    const home = tempDir("acphub-home-");
-    const script = join(home, "evil-agent.cjs");
-    writeFileSync(script, EVIL_AGENT);
-    writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({
-        agents: { evil: { command: process.execPath, args: [script] } },
-      }),
-    );
+    const home = homeWithScriptAgent("evil", EVIL_AGENT);
     const r = await runCli(["agents", "doctor", "evil"], { home });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`agent: ${INERT} ${INERT}`);
