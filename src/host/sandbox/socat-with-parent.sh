@@ -1,6 +1,9 @@
 #!/bin/sh
-# The socat of @anthropic-ai/sandbox-runtime's network bridges (os-sandbox.ts names it as the
-# runtime's socatPath where `setpriv --pdeathsig` works): each bridge dies with the process that
-# started it, so a kill -9 of acphub leaves no socat behind. The same script runs inside the
-# sandbox, where it ends the relays with the sandbox's shell.
-exec setpriv --pdeathsig KILL -- socat "$@"
+# The socat of @anthropic-ai/sandbox-runtime (os-sandbox.ts names it as the runtime's socatPath
+# where `setpriv --pdeathsig` works). The host-side bridges (UNIX-LISTEN, children of acphub)
+# die with acphub, so a kill -9 leaves no socat behind; the relays inside the sandbox end with
+# its PID namespace and start as plain socat.
+case "$1" in
+UNIX-LISTEN:*) exec setpriv --pdeathsig KILL -- socat "$@" ;;
+esac
+exec socat "$@"
