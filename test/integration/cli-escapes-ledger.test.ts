@@ -1,5 +1,5 @@
-// What an agent said reaches the terminal inert from `agents doctor` and from `sessions
-// list|show` too (read back from the ledger); their `--json` keeps it exactly.
+// What an agent said reaches the terminal inert from `agents doctor`, from `sessions list|show`
+// (read back from the ledger) and from `permissions list` too; their `--json` keeps it exactly.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { homeWithScriptAgent, jsonLines, runCli } from "../helpers/cli.js";
 import { mockConfig } from "../helpers/editor.js";
 import { CONTROLS, EVIL, INERT } from "../helpers/evil-text.js";
 import { tempDir } from "../helpers/mock.js";
+import { DecisionMemory } from "../../src/host/decision-memory.js";
 
 // An agent whose every word is EVIL: its name, version, capabilities, auth method, its stderr
 // and the error it answers session/new with.
@@ -75,5 +76,26 @@ describe("agent text from doctor and the ledger", () => {
     );
     for (const text of [`${EVIL}\n`, `tool ${EVIL}`, `title ${EVIL}`])
       expect(payloads).toContain(JSON.stringify(text).slice(1, -1));
+  });
+
+  it("permissions list shows a remembered command inert; --json keeps it exactly", async () => {
+    const home = tempDir();
+    DecisionMemory.inStateDir(home).remember({
+      workspace: home,
+      kind: "execute",
+      subject: `make ${EVIL}`,
+      decision: "allow",
+    });
+    const list = await runCli(["permissions", "list"], { home });
+    expect(list.code).toBe(0);
+    // Quoted as JSON (ESC as \u001b), the C1 CSI made U+FFFD.
+    expect(list.stdout).toContain("make \\u001b]0;pwned\\u0007");
+    expect(list.stdout).toContain("\ufffd2J");
+    expect(list.stdout).not.toMatch(CONTROLS);
+    const json = await runCli(["permissions", "list", "--json"], { home });
+    expect(json.stdout).not.toMatch(CONTROLS);
+    expect(JSON.parse(json.stdout)).toMatchObject([
+      { subject: `make ${EVIL}` },
+    ]);
   });
 });
