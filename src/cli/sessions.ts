@@ -146,9 +146,9 @@ export function sessionsExport(
 ): ExitCode {
   return withLedger(options, (ledger) => {
     const record = requireSession(ledger, id);
-    const lines = [JSON.stringify({ type: "session", session: record })];
+    const lines = [inertJson({ type: "session", session: record })];
     for (const event of ledger.events(id))
-      lines.push(JSON.stringify({ type: "event", ...event }));
+      lines.push(inertJson({ type: "event", ...event }));
     const text = lines.join("\n") + "\n";
     if (options.output) writeFileSync(options.output, text, { mode: 0o600 });
     else out(text);

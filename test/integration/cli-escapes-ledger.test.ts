@@ -40,7 +40,7 @@ describe("agent text from doctor and the ledger", () => {
     expect(r.stderr).not.toMatch(CONTROLS);
   });
 
-  it("sessions list and show print the history inert; --json keeps it exactly", async () => {
+  it("sessions list, show and export print the history inert; JSON keeps it exactly", async () => {
     const home = tempDir();
     const scenario = join(home, "scenario.json");
     const turn = [
@@ -76,6 +76,11 @@ describe("agent text from doctor and the ledger", () => {
     );
     for (const text of [`${EVIL}\n`, `tool ${EVIL}`, `title ${EVIL}`])
       expect(payloads).toContain(JSON.stringify(text).slice(1, -1));
+    const exported = await runCli(["sessions", "export", id], { home });
+    expect(exported.stdout).not.toMatch(CONTROLS);
+    expect(jsonLines(exported.stdout)[0]).toMatchObject({
+      session: { title: `title ${EVIL}` },
+    });
   });
 
   it("permissions list shows a remembered command inert; --json keeps it exactly", async () => {
