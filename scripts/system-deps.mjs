@@ -20,6 +20,11 @@ const NEEDS = [
   },
   { program: "socat", pkg: "socat", why: "the OS sandbox's network bridge" },
   { program: "rg", pkg: "ripgrep", why: "the OS sandbox's read-deny globs" },
+  {
+    program: "setpriv",
+    pkg: "util-linux",
+    why: "sandboxed processes die with acphub (no orphans after kill -9)",
+  },
 ];
 
 // True when `program` is an executable on PATH (or an absolute path that exists).
