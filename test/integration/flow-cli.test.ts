@@ -78,13 +78,20 @@ describe("acphub flow run", () => {
     expect(lastPlan.map((e) => [e["content"], e["status"]])).toEqual([
       ["look · mock", "completed"],
       ["confirm · approval", "completed"],
-      ["test · echo tested {{ steps.confirm.status }}", "completed"],
+      ["test · echo tested completed", "completed"],
       ["review · mock + mock", "completed"],
     ]);
     const calls = updates(events).filter(
       (u) => u["sessionUpdate"] === "tool_call" && stepOf(u),
     );
     expect(calls.map((c) => c["title"])).toContain("look · mock");
+    // A step's title is rendered when it starts; before, the plan shows it as written.
+    expect(calls.map((c) => c["title"])).toContain(
+      "test · echo tested completed",
+    );
+    expect((plans[0]!["entries"] as Ev[])[2]!["content"]).toBe(
+      "test · echo tested {{ steps.confirm.status }}",
+    );
     const look = updates(events).find(
       (u) =>
         u["sessionUpdate"] === "agent_message_chunk" && stepOf(u) === "look",
@@ -119,6 +126,19 @@ describe("acphub flow run", () => {
       `${runId} · review.1`,
       `${runId} · review.2`,
     ]);
+  });
+
+  it("shows a shell step's title rendered as it started, at the terminal too", async () => {
+    const p = project({ four: FOUR });
+    const r = await runCli(
+      ["flow", "run", "four", "the parser", "--approve", "-C", p.cwd],
+      { home: p.home },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      "[step] test · echo tested completed: completed",
+    );
+    expect(r.stderr).not.toContain("{{");
   });
 
   it("without a terminal or --approve a gate is refused: exit 5, later steps not run", async () => {
