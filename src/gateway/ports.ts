@@ -122,6 +122,8 @@ export type AgentCapability =
 
 export interface AgentPort {
   readonly alive: boolean;
+  /** True for an agent of acphub's own (a workflow served as the agent): no process to restore. */
+  readonly inProcess?: boolean;
   readonly initializeResponse: InitializeResponse | undefined;
   supports(capability: AgentCapability): boolean;
   // Every request but a turn is bounded: by the signal, and by the agent's request timeout.
