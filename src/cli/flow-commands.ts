@@ -9,7 +9,8 @@ import type {
   LedgerPort,
 } from "../gateway/ports.js";
 import { listWorkflows, findWorkflow } from "../workflows/discover.js";
-import { loadWorkflowFile } from "../workflows/load.js";
+import { resumePoint, type ResumePoint } from "../workflows/journal.js";
+import { loadWorkflowFile, type Workflow } from "../workflows/load.js";
 import type { GatePort } from "../workflows/ports.js";
 import { outcomeError, runWorkflow } from "../workflows/runner.js";
 import { clientPermissionRequest } from "../workflows/updates.js";
@@ -22,6 +23,7 @@ import {
 } from "./flow-setup.js";
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
 import { createRunSession } from "./flow-run.js";
+import { InterruptedRuns, type InterruptedRun } from "./flow-continue.js";
 import { buildHost } from "./wiring.js";
 
 const GATE_OPTIONS = [
@@ -86,26 +88,99 @@ export function workflowCommands(
   ledger: LedgerPort,
   exclusive?: string,
 ): HubCommandsPort {
+  const interrupted = new InterruptedRuns(ledger);
   return {
     list: (cwd) => (exclusive ? [] : commandsIn(ctx, cwd)),
     ...(exclusive ? { exclusive } : {}),
-    run: (name, c) => runInSession(ctx, ledger, name, c),
+    interrupted: (sessionId) =>
+      Promise.resolve(interrupted.find(sessionId)?.workflow),
+    run: async (name, c) =>
+      runInSession(
+        ctx,
+        ledger,
+        planInSession(ctx, ledger, interrupted, name, c),
+        c,
+      ),
   };
 }
 
-// One run inside an editor's session; its step agents ask the editor through this session.
-async function runInSession(
+interface SessionRun {
+  workflow: Workflow;
+  runId: string;
+  cwd: string;
+  input: string;
+  recorded: ResumePoint["recorded"];
+}
+
+// The run a prompt starts in an editor's session: the one a crash interrupted there,
+// continued from its journal, else a new run of the named workflow.
+function planInSession(
   ctx: CliContext,
   ledger: LedgerPort,
+  interrupted: InterruptedRuns,
   name: string,
   c: HubCommandContext,
-) {
+): SessionRun {
+  const pending = interrupted.take(c.sessionId);
+  if (pending) return continued(ctx, ledger, pending, c);
   const workflow = findWorkflow(
     name,
     workflowDirs(ctx.paths, c.cwd),
     loadOptions(ctx.config),
   );
   const runId = randomUUID();
+  createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
+  ledgerJournal(ledger, runId).record({
+    type: "run_start",
+    runId,
+    workflow: name,
+    file: workflow.file,
+    input: c.input,
+    cwd: c.cwd,
+  });
+  interrupted.mark(c.sessionId, runId, name);
+  return { workflow, runId, cwd: c.cwd, input: c.input, recorded: [] };
+}
+
+// An interrupted run taken up again at its first step that did not complete; one that can
+// no longer be (its file is gone or broken) is ended, so the session is not stuck on it.
+function continued(
+  ctx: CliContext,
+  ledger: LedgerPort,
+  run: InterruptedRun,
+  c: HubCommandContext,
+): SessionRun {
+  try {
+    const { start, recorded } = resumePoint(run.runId, run.entries);
+    const workflow = findWorkflow(
+      start.workflow,
+      workflowDirs(ctx.paths, start.cwd),
+      loadOptions(ctx.config),
+    );
+    void c
+      .tell(
+        `acphub continues workflow run ${run.runId} (${start.workflow}), interrupted before it ended, at its first step that did not complete; this prompt's own text is not used.`,
+      )
+      .catch(() => undefined);
+    const { input, cwd } = start;
+    return { workflow, runId: run.runId, cwd, input, recorded };
+  } catch (error) {
+    ledgerJournal(ledger, run.runId).record({
+      type: "run_end",
+      status: "failed",
+    });
+    throw error;
+  }
+}
+
+// One run inside an editor's session; its step agents ask the editor through this session.
+async function runInSession(
+  ctx: CliContext,
+  ledger: LedgerPort,
+  planned: SessionRun,
+  c: HubCommandContext,
+) {
+  const { workflow, runId } = planned;
   const host = buildHost({
     config: ctx.config,
     stateDir: ctx.paths.stateDir,
@@ -121,27 +196,19 @@ async function runInSession(
         )
       ).outcome,
   });
-  host.onSessionStart?.(runId, { cwd: c.cwd });
-  createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
+  host.onSessionStart?.(runId, { cwd: planned.cwd });
   const journal = ledgerJournal(ledger, runId);
-  journal.record({
-    type: "run_start",
-    runId,
-    workflow: name,
-    file: workflow.file,
-    input: c.input,
-    cwd: c.cwd,
-  });
   let shown = Promise.resolve();
   const masker = secretMasker();
   try {
     const outcome = await runWorkflow({
       runId,
       workflow,
-      input: c.input,
-      cwd: c.cwd,
+      input: planned.input,
+      cwd: planned.cwd,
       env: templateEnv(ctx.config),
       mask: (text) => masker.mask(text),
+      recorded: planned.recorded,
       agents: stepAgents({
         ctx,
         host,

@@ -12,6 +12,7 @@ import { mergeServers, serversFor } from "../shared/mcp-servers.js";
 import { markStepRequest } from "../workflows/updates.js";
 import { agentServers } from "./agent-mcp.js";
 import type {
+  JournalEntry,
   RunJournal,
   ShellPort,
   StepAgents,
@@ -179,4 +180,12 @@ export function ledgerJournal(ledger: LedgerPort, runId: string): RunJournal {
   return {
     record: (entry) => void ledger.append(runId, "workflow", { ...entry }),
   };
+}
+
+// What a run's journal kept, in order.
+export function readJournal(ledger: LedgerPort, runId: string): JournalEntry[] {
+  return ledger
+    .events(runId)
+    .filter((e) => e.kind === "workflow")
+    .map((e) => e.payload as unknown as JournalEntry);
 }

@@ -9,7 +9,7 @@ import { HubError } from "../shared/errors.js";
 import { findWorkflow } from "../workflows/discover.js";
 import { resumePoint, type ResumePoint } from "../workflows/journal.js";
 import type { Workflow } from "../workflows/load.js";
-import type { GatePort, JournalEntry } from "../workflows/ports.js";
+import type { GatePort } from "../workflows/ports.js";
 import {
   outcomeError,
   runWorkflow,
@@ -24,7 +24,12 @@ import {
   templateEnv,
   workflowDirs,
 } from "./flow-setup.js";
-import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
+import {
+  ledgerJournal,
+  readJournal,
+  shellPort,
+  stepAgents,
+} from "./flow-ports.js";
 import { reportError } from "./run.js";
 import { flowRenderer, stdio } from "./flow-render.js";
 import { buildHost, openLedger } from "./wiring.js";
@@ -116,11 +121,7 @@ export async function flowResume(
   options: FlowRunOptions,
 ): Promise<ExitCode> {
   return flowCommand(options, (ctx, ledger) => {
-    const entries = ledger
-      .events(runId)
-      .filter((e) => e.kind === "workflow")
-      .map((e) => e.payload as unknown as JournalEntry);
-    const point: ResumePoint = resumePoint(runId, entries);
+    const point: ResumePoint = resumePoint(runId, readJournal(ledger, runId));
     const { start } = point;
     const workflow = findWorkflow(
       start.workflow,
