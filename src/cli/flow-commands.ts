@@ -55,9 +55,14 @@ function commandsIn(ctx: CliContext, cwd: string): HubCommand[] {
 }
 
 // A gate is a permission question to the editor: approve or reject, the text as content.
-function editorGate(c: HubCommandContext): GatePort {
+function editorGate(
+  c: HubCommandContext,
+  shown: () => Promise<void>,
+): GatePort {
   return {
     ask: async (q, signal) => {
+      // Everything shown so far reaches the editor first (updates are stored, then sent).
+      await shown();
       const { outcome } = await c.request<{
         outcome: RequestPermissionOutcome;
       }>(
@@ -198,6 +203,14 @@ async function runInSession(
   });
   host.onSessionStart?.(runId, { cwd: planned.cwd });
   const journal = ledgerJournal(ledger, runId);
+  const agents = stepAgents({
+    ctx,
+    host,
+    ledger,
+    runId,
+    editorServers: c.mcpServers,
+    logger: ctx.logger,
+  });
   let shown = Promise.resolve();
   const masker = secretMasker();
   try {
@@ -209,16 +222,9 @@ async function runInSession(
       env: templateEnv(ctx.config),
       mask: (text) => masker.mask(text),
       recorded: planned.recorded,
-      agents: stepAgents({
-        ctx,
-        host,
-        ledger,
-        runId,
-        editorServers: c.mcpServers,
-        logger: ctx.logger,
-      }),
+      agents,
       shell: shellPort(host, runId),
-      gate: editorGate(c),
+      gate: editorGate(c, () => shown),
       sink: {
         update: (u) => {
           shown = shown
@@ -236,6 +242,7 @@ async function runInSession(
       stopReason: outcome.status === "cancelled" ? "cancelled" : "end_turn",
     };
   } finally {
+    await agents.close();
     host.close();
   }
 }

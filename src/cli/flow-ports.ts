@@ -1,15 +1,13 @@
 // The concrete parts a workflow run uses from the CLI: step agents (each step in its own
-// agent process and session, recorded in the ledger as a child of the run's session), shell
-// steps under the terminal policy, and the ledger as the run's journal.
+// session, in a process the run's steps of that agent share; each session recorded in the
+// ledger as a child of the run's session), shell steps under the terminal policy, and the ledger
+// as the run's journal.
 import { randomUUID } from "node:crypto";
-import { connectAgent } from "../agents/connection.js";
-import { resolveAgent } from "../agents/registry.js";
 import type { RunEvent } from "../contracts/events.js";
 import type { AgentSessionPort, LedgerPort } from "../gateway/ports.js";
 import type { HostServices } from "../host/create-host.js";
 import type { Logger } from "../shared/logger.js";
 import { mergeServers, serversFor } from "../shared/mcp-servers.js";
-import { markStepRequest } from "../workflows/updates.js";
 import { agentServers } from "./agent-mcp.js";
 import type {
   JournalEntry,
@@ -19,7 +17,8 @@ import type {
   StepSession,
   StepSessionOptions,
 } from "../workflows/ports.js";
-import { connectionLimits, type CliContext } from "./context.js";
+import type { CliContext } from "./context.js";
+import { stepPool, type StepPool } from "./flow-step-pool.js";
 
 export interface StepAgentWiring {
   ctx: CliContext;
@@ -31,27 +30,34 @@ export interface StepAgentWiring {
   logger: Logger;
 }
 
-// Opens each step's session in a fresh process of its agent.
-export function stepAgents(w: StepAgentWiring): StepAgents {
-  return { open: (agent, options) => openStep(w, agent, options) };
+/** A run's step agents: close them when the run ends. */
+export interface RunStepAgents extends StepAgents {
+  /** Agent processes started for the run so far. */
+  readonly spawned: number;
+  close(): Promise<void>;
+}
+
+// Opens each step's session in a process of its agent, shared by the run's steps of that agent.
+export function stepAgents(w: StepAgentWiring): RunStepAgents {
+  const pool = stepPool(w.ctx, w.host, w.logger);
+  return {
+    open: (agent, options) => openStep(w, pool, agent, options),
+    get spawned() {
+      return pool.spawned;
+    },
+    close: () => pool.close(),
+  };
 }
 
 async function openStep(
   w: StepAgentWiring,
+  pool: StepPool,
   agent: string,
   o: StepSessionOptions,
 ): Promise<StepSession> {
-  const { config, paths } = w.ctx;
-  const launch = resolveAgent(agent, config);
-  const connection = await connectAgent({
-    launch,
-    cwd: o.cwd,
-    logger: w.logger,
-    host: stepHost(w.host, o.stepId),
-    stateDir: paths.stateDir,
-    signal: o.signal,
-    ...connectionLimits(config),
-  });
+  const { config } = w.ctx;
+  const lease = await pool.acquire(agent, o.cwd, o.signal);
+  const { connection } = lease;
   try {
     const caps =
       connection.initializeResponse?.agentCapabilities?.mcpCapabilities;
@@ -67,6 +73,7 @@ async function openStep(
       cwd: o.cwd,
       mcpServers: servers,
     });
+    const unbind = pool.bind(session.id, o.stepId);
     const id = randomUUID();
     const now = Date.now();
     w.ledger.createSession({
@@ -87,24 +94,17 @@ async function openStep(
       id,
       session: recordedPrompts(session, w.ledger, id),
       record: (event) => recordEvent(w.ledger, id, event),
-      close: () => connection.close(),
+      close: async () => {
+        unbind();
+        if (connection.alive && connection.supports("close"))
+          await connection.closeSession(session.id).catch(() => undefined);
+        lease.release();
+      },
     };
   } catch (error) {
-    await connection.close();
+    lease.release();
     throw error;
   }
-}
-
-// The host as one step's agent sees it: its permission requests marked with the step, so the
-// client is asked about the step's prefixed tool call id.
-function stepHost(host: HostServices, stepId: string): HostServices {
-  const ask = host.requestPermission;
-  if (!ask) return host;
-  return {
-    ...host,
-    requestPermission: (request, ctx) =>
-      ask(markStepRequest(stepId, request), ctx),
-  };
 }
 
 // The session, with each prompt kept in its ledger history first.

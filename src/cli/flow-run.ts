@@ -29,6 +29,7 @@ import {
   readJournal,
   shellPort,
   stepAgents,
+  type RunStepAgents,
 } from "./flow-ports.js";
 import { reportError } from "./run.js";
 import { flowRenderer, stdio } from "./flow-render.js";
@@ -156,6 +157,7 @@ async function flowCommand(
   const json = options.json === true;
   let ledger: LedgerPort | undefined;
   let host: ReturnType<typeof buildHost> | undefined;
+  let agents: RunStepAgents | undefined;
   try {
     const ctx = cliContext(options);
     ledger = openLedger(ctx);
@@ -201,13 +203,13 @@ async function flowCommand(
         env: templateEnv(ctx.config),
         mask: (text) => masker.mask(text),
         recorded: p.recorded,
-        agents: stepAgents({
+        agents: (agents = stepAgents({
           ctx,
           host: host!,
           ledger: ledger!,
           runId: p.runId,
           logger: ctx.logger,
-        }),
+        })),
         shell: shellPort(host!, p.runId),
         gate: gatePort(options, ask, () => (unasked = true)),
         sink: {
@@ -227,6 +229,7 @@ async function flowCommand(
     reportError(error, json, options.verbose);
     return toExitCode(error);
   } finally {
+    await agents?.close();
     host?.close();
     ledger?.close();
   }

@@ -141,6 +141,48 @@ describe("acphub flow run", () => {
     expect(r.stderr).not.toContain("{{");
   });
 
+  it("steps of the same agent share one process: one spawn for two steps and two parallel branches", async () => {
+    const p = project({
+      pooled: `name: pooled
+steps:
+  - { id: a, agent: counted, prompt: "one" }
+  - { id: b, agent: counted, prompt: "two {{ steps.a.output }}" }
+  - id: c
+    parallel:
+      - { agent: counted, prompt: "three" }
+      - { agent: counted, prompt: "four" }
+`,
+    });
+    const spawns = join(p.home, "spawns");
+    writeFileSync(
+      join(p.home, "config.json"),
+      JSON.stringify({
+        agents: {
+          counted: {
+            command: "sh",
+            args: [
+              "-c",
+              `echo spawned >> "${spawns}"; exec "${process.execPath}" "${CLI}" mock-agent`,
+            ],
+          },
+        },
+      }),
+    );
+    const r = await runCli(["flow", "run", "pooled", "--json", "-C", p.cwd], {
+      home: p.home,
+    });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const events = jsonLines(r.stdout);
+    expect(JSON.stringify(stepEnds(events, "b"))).toContain(
+      "mock agent received: two mock agent received: one",
+    );
+    const c = JSON.stringify(stepEnds(events, "c"));
+    expect(c).toContain("mock agent received: three");
+    expect(c).toContain("mock agent received: four");
+    expect(readFileSync(spawns, "utf8")).toBe("spawned\n");
+  });
+
   it("without a terminal or --approve a gate is refused: exit 5, later steps not run", async () => {
     const p = project({ four: FOUR });
     const r = await runCli(
