@@ -20,6 +20,11 @@ const NEEDS = [
   },
   { program: "socat", pkg: "socat", why: "the OS sandbox's network bridge" },
   { program: "rg", pkg: "ripgrep", why: "the OS sandbox's read-deny globs" },
+  {
+    program: "/usr/bin/chromium",
+    pkg: "chromium",
+    why: "the web page's tests in a real browser",
+  },
 ];
 
 // True when `program` is an executable on PATH (or an absolute path that exists).

@@ -1,0 +1,79 @@
+// A real `acphub serve` over the mock agent and one headless Chromium (Debian's, through
+// playwright-core) for a browser test file; pages log in with the URL the hub printed.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "playwright-core";
+import { hubFixture, type RunningHub } from "../helpers/hub.js";
+
+export const ARTIFACTS = join(import.meta.dirname, "../../test-artifacts");
+
+export interface WebHub {
+  h: RunningHub;
+  home: string;
+  /** The one-time login URL `acphub serve` printed. */
+  loginUrl: string;
+}
+
+/** Launches Debian's Chromium headless (no downloads; --no-sandbox to run as root in CI). */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env["CHROMIUM"] ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
+}
+
+export function webFixture() {
+  const hubs = hubFixture();
+  return {
+    hubs,
+    // A hub over the mock agent, with the login URL it printed.
+    async start(
+      serve: Record<string, unknown> = {},
+      flags: string[] = [],
+    ): Promise<WebHub> {
+      const { h, home } = await hubs.start(serve, flags);
+      const first = JSON.parse(h.stdout().split("\n")[0]!) as {
+        loginUrl: string;
+      };
+      return { h, home, loginUrl: first.loginUrl };
+    },
+    cleanup: () => hubs.cleanup(),
+  };
+}
+
+/** A new login URL from the hub (POST /login/code with the bearer token). */
+export async function freshLoginUrl(h: RunningHub): Promise<string> {
+  const res = await fetch(`${h.url}/login/code`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${h.token}` },
+  });
+  return ((await res.json()) as { url: string }).url;
+}
+
+/** A logged-in browser context and its first page, on the session list. */
+export async function loggedIn(
+  browser: Browser,
+  loginUrl: string,
+  viewport = { width: 1100, height: 900 },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  await page.goto(loginUrl);
+  await page.waitForSelector(".sessions");
+  return { context, page };
+}
+
+export function artifact(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}
+
+/** A mock-agent scenario as prompt text. */
+export const scenario = (...steps: Record<string, unknown>[]) =>
+  JSON.stringify({ steps });
