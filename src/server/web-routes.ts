@@ -3,6 +3,7 @@
 // redirect to the clean URL), `/auth` (is this browser logged in), `/logout`, and
 // `/login/code` (a new login URL, for a bearer-token holder).
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
 import type { RequestGuard } from "./guard.js";
 import { sessionCookie, type WebAuth } from "./web-auth.js";
 import { securityHeaders, sendStatic } from "./web-static.js";
@@ -66,7 +67,7 @@ export function webRoutes(o: WebRoutesOptions): WebRoutes {
   > = {
     "GET /": (req, res, guard) => {
       if (!guard.check(req, true).ok) return html(res, 401, LOGIN_NEEDED);
-      void sendStatic(res, o.root, "/index.html", false);
+      void sendStatic(res, o.root, "index.html", req.method === "HEAD");
     },
     "GET /login": login,
     "GET /auth": (req, res) =>
@@ -95,8 +96,7 @@ export function webRoutes(o: WebRoutesOptions): WebRoutes {
       path === "/auth" ||
       path === "/logout" ||
       path === "/login/code" ||
-      path.startsWith("/assets/") ||
-      path === "/favicon.svg",
+      path.startsWith("/assets/"),
     handle(req, res, guard) {
       const path = (req.url ?? "/").split("?", 1)[0] ?? "/";
       const origin = guard.check(req, false);
@@ -105,7 +105,13 @@ export function webRoutes(o: WebRoutesOptions): WebRoutes {
       const route = routes[`${method} ${path}`];
       if (route) return route(req, res, guard);
       if (method !== "GET") return plain(res, 405, "method not allowed");
-      void sendStatic(res, o.root, path, req.method === "HEAD");
+      // Only files inside assets/: "/assets/../index.html" must not bypass the login.
+      void sendStatic(
+        res,
+        join(o.root, "assets"),
+        path.slice("/assets/".length),
+        req.method === "HEAD",
+      );
     },
     loginUrl,
   };

@@ -44,8 +44,8 @@ export function securityHeaders(res: ServerResponse): void {
   res.setHeader("Cross-Origin-Opener-Policy", "same-origin");
 }
 
-// The file under root a URL path names, or undefined for anything outside it.
-function fileFor(root: string, urlPath: string): string | undefined {
+// The file inside dir a URL path (relative to dir) names, or undefined for anything outside.
+function fileFor(dir: string, urlPath: string): string | undefined {
   let decoded: string;
   try {
     decoded = decodeURIComponent(urlPath);
@@ -53,24 +53,24 @@ function fileFor(root: string, urlPath: string): string | undefined {
     return undefined;
   }
   if (decoded.includes("\0")) return undefined;
-  const file = normalize(join(root, decoded));
-  return file.startsWith(normalize(root + sep)) ? file : undefined;
+  const file = normalize(join(dir, decoded));
+  return file.startsWith(normalize(dir + sep)) ? file : undefined;
 }
 
-// Sends one file of the page; hashed assets (under /assets/) are cached for good.
+// Sends one file of the page from dir; hashed assets (dir assets/) are cached for good.
 export async function sendStatic(
   res: ServerResponse,
-  root: string,
+  dir: string,
   urlPath: string,
   head: boolean,
 ): Promise<void> {
-  const file = fileFor(root, urlPath);
+  const file = fileFor(dir, urlPath);
   const type = file ? TYPES[extname(file)] : undefined;
   let body: Buffer | undefined;
   if (file && type) body = await readFile(file).catch(() => undefined);
   securityHeaders(res);
   if (!body || !type) {
-    const missing = urlPath === "/index.html";
+    const missing = urlPath === "index.html";
     res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
     res.end(
       missing ? "the web page is not built: run npm run build" : "not found",
@@ -80,9 +80,10 @@ export async function sendStatic(
   res.writeHead(200, {
     "Content-Type": type,
     "Content-Length": body.length,
-    "Cache-Control": urlPath.startsWith("/assets/")
-      ? "public, max-age=31536000, immutable"
-      : "no-cache",
+    "Cache-Control":
+      urlPath === "index.html"
+        ? "no-cache"
+        : "public, max-age=31536000, immutable",
   });
   res.end(head ? undefined : body);
 }
