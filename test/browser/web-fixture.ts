@@ -77,3 +77,62 @@ export function artifact(name: string): string {
 /** A mock-agent scenario as prompt text. */
 export const scenario = (...steps: Record<string, unknown>[]) =>
   JSON.stringify({ steps });
+
+/** Sends a prompt from the page's composer with the keyboard (Enter). */
+export async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Prompt" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+/** Waits until the page's session shows the turn ended with this stop reason. */
+export async function turnEnded(page: Page, stopReason = "end_turn") {
+  await page.waitForSelector(
+    `.turn-state[data-running=false][data-stop-reason=${stopReason}]`,
+  );
+}
+
+/** Opens a new session from the page (agent picker, folder) and waits for its view. */
+export async function newSession(page: Page, cwd: string): Promise<string> {
+  await page.goto(new URL("/#/new", page.url()).href);
+  await page.getByLabel("Working folder").fill(cwd);
+  await page.getByRole("button", { name: "Start" }).click();
+  const view = await page.waitForSelector(".session[data-session-id]");
+  return (await view.getAttribute("data-session-id"))!;
+}
+
+/** Starts recording, once per animation frame, each new value of the last element matching
+ *  `selector`: its attribute `attr`, or the length of its text; `samples` reads them back. */
+export async function record(
+  page: Page,
+  name: string,
+  selector: string,
+  attr?: string,
+) {
+  await page.evaluate(
+    ([n, sel, a]) => {
+      const w = window as unknown as Record<string, unknown[]>;
+      const seen: unknown[] = (w[`__${n}`] = []);
+      const tick = () => {
+        const all = document.querySelectorAll(sel);
+        const el = all[all.length - 1];
+        const v = !el
+          ? undefined
+          : a
+            ? el.getAttribute(a)
+            : el.textContent?.length;
+        if (v !== undefined && v !== null && v !== seen.at(-1)) seen.push(v);
+        if (w[`__${n}`] === seen) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    },
+    [name, selector, attr ?? ""] as const,
+  );
+}
+
+export async function samples<T>(page: Page, name: string): Promise<T[]> {
+  return page.evaluate(
+    (n) => (window as unknown as Record<string, T[]>)[`__${n}`] ?? [],
+    name,
+  );
+}
