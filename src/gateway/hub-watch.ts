@@ -63,8 +63,12 @@ export class HubWatch {
   }
 
   // Something a session list shows changed.
-  changed(sessionId: string): void {
-    const params = { sessionId, running: this.running.has(sessionId) };
+  changed(sessionId: string, title?: unknown): void {
+    const params = {
+      sessionId,
+      running: this.running.has(sessionId),
+      ...(typeof title === "string" && title ? { title } : {}),
+    };
     for (const c of this.attachments.allClients)
       if (c.watch && !c.closed) c.notify(WATCH_METHODS.changed, params);
   }
@@ -104,7 +108,9 @@ export function watchedLedger(ledger: LedgerPort, watch: HubWatch): LedgerPort {
         return (first: unknown, ...rest: unknown[]) => {
           const id =
             typeof first === "string" ? first : (first as { id: string }).id;
-          return after(fn(first, ...rest), () => watch.changed(id));
+          return after(fn(first, ...rest), () =>
+            watch.changed(id, target.getSession(id)?.title),
+          );
         };
       return fn;
     },

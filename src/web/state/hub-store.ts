@@ -37,6 +37,8 @@ export class HubStore {
   turn: Turn = { running: false, own: false };
   permissions: PendingPermission[] = [];
   error?: string;
+  /** Session titles seen in lists and change notifications. */
+  titles = new Map<string, string>();
   /** Called when any session changed (for the session list). */
   onSessionsChanged?: () => void;
   private socket?: HubSocket;
@@ -159,10 +161,26 @@ export class HubStore {
         }),
       );
       await this.refreshTurn(socket, sessionId);
+      if (!this.titles.has(sessionId)) await this.learnTitles(socket);
     } catch (error) {
       this.error = messageOf(error);
     }
     this.changed();
+  }
+
+  /** Remembers the titles of the newest sessions (a session opened by its address). */
+  private async learnTitles(socket: HubSocket): Promise<void> {
+    const page = await socket.request<{ sessions: Params[] }>(
+      "session/list",
+      {},
+    );
+    this.rememberTitles(page.sessions);
+  }
+
+  rememberTitles(sessions: Params[]): void {
+    for (const s of sessions)
+      if (typeof s["title"] === "string")
+        this.titles.set(String(s["sessionId"]), s["title"]);
   }
 
   close(): void {
@@ -260,7 +278,13 @@ export class HubStore {
   }
 
   private onNotification(method: string, params: Params): void {
-    if (method === "_acphub/sessions/changed") this.onSessionsChanged?.();
+    if (method === "_acphub/sessions/changed") {
+      if (typeof params["title"] === "string") {
+        this.titles.set(String(params["sessionId"]), params["title"]);
+        this.changed();
+      }
+      this.onSessionsChanged?.();
+    }
     if (method !== "_acphub/session/state") return;
     const m = this.model;
     if (!m || params["sessionId"] !== m.sessionId) return;

@@ -2,6 +2,7 @@
 // a toggle), notices and tool call cards, each re-rendered only when it changed.
 import { memo } from "preact/compat";
 import type { Item } from "../state/session-model.js";
+import { Breakable } from "./long-words.js";
 import { Markdown } from "./markdown.js";
 import { ToolCard } from "./tool-card.js";
 
@@ -11,7 +12,9 @@ const ItemView = memo(
       case "user":
         return (
           <div class="msg user">
-            <pre class="user-text">{item.text}</pre>
+            <pre class="user-text">
+              <Breakable text={item.text} />
+            </pre>
           </div>
         );
       case "agent":
@@ -24,7 +27,9 @@ const ItemView = memo(
         return (
           <details class="thought">
             <summary>Thinking</summary>
-            <pre>{item.text}</pre>
+            <pre>
+              <Breakable text={item.text} />
+            </pre>
           </details>
         );
       case "notice":

@@ -4,6 +4,7 @@
 import DOMPurify from "dompurify";
 import { Marked } from "marked";
 import { useMemo } from "preact/hooks";
+import { breakLongWords } from "./long-words.js";
 import hljs from "highlight.js/lib/core";
 import bash from "highlight.js/lib/languages/bash";
 import diff from "highlight.js/lib/languages/diff";
@@ -51,10 +52,15 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
 /** Markdown to HTML that is safe to insert. */
 export function renderMarkdown(text: string): string {
   const html = marked.parse(text, { async: false });
-  return DOMPurify.sanitize(html, {
+  const fragment = DOMPurify.sanitize(html, {
     FORBID_TAGS: ["style", "form", "input", "textarea", "select", "iframe"],
     FORBID_ATTR: ["style"],
+    RETURN_DOM_FRAGMENT: true,
   });
+  breakLongWords(fragment);
+  const holder = document.createElement("div");
+  holder.append(fragment);
+  return holder.innerHTML;
 }
 
 // Copies the code block next to a copy button (event delegation: the HTML is sanitized text).

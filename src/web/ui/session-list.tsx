@@ -42,6 +42,7 @@ export function SessionList({ store }: { store: HubStore }) {
         ...(cwd ? { cwd } : {}),
         ...(more ? { cursor: more } : {}),
       });
+      store.rememberTitles(page.sessions);
       const next = page.sessions.map(rowOf);
       setRows((prior) => (more ? [...prior, ...next] : next));
       setCursor(page.nextCursor);

@@ -27,7 +27,9 @@ export function SessionView({
   return (
     <div class="session" data-session-id={sessionId}>
       <div class="session-head">
-        <h2 class="session-title">{m.title ?? sessionId}</h2>
+        <h2 class="session-title">
+          {m.title ?? store.titles.get(sessionId) ?? sessionId}
+        </h2>
         <SettingsBar model={m} store={store} />
       </div>
       <Transcript items={m.items} />

@@ -4,6 +4,7 @@ import { memo } from "preact/compat";
 import type { Item, Params } from "../state/session-model.js";
 import { contentText } from "../state/session-model.js";
 import { lineDiff } from "./line-diff.js";
+import { Breakable } from "./long-words.js";
 
 const STATUS_LABEL: Record<string, string> = {
   pending: "pending",
@@ -32,7 +33,7 @@ export function DiffView({
             class={l.sign === "+" ? "add" : l.sign === "-" ? "del" : "ctx"}
           >
             {l.sign}
-            {l.text}
+            <Breakable text={l.text} />
           </div>
         ))}
       </pre>
@@ -51,7 +52,11 @@ function Content({ c }: { c: Params }) {
     );
   if (c["type"] === "terminal")
     return <pre class="terminal">terminal {String(c["terminalId"] ?? "")}</pre>;
-  return <pre class="tool-output">{contentText(c["content"])}</pre>;
+  return (
+    <pre class="tool-output">
+      <Breakable text={contentText(c["content"])} />
+    </pre>
+  );
 }
 
 function locationText(l: Params): string {
@@ -73,7 +78,9 @@ export const ToolCard = memo(
       >
         <header>
           <span class="tool-kind">{String(call["kind"] ?? "other")}</span>
-          <span class="tool-title">{String(call["title"] ?? "tool call")}</span>
+          <span class="tool-title">
+            <Breakable text={String(call["title"] ?? "tool call")} />
+          </span>
           <span class="tool-status" data-status={status}>
             {STATUS_LABEL[status] ?? status}
           </span>
