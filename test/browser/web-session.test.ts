@@ -236,4 +236,17 @@ describe("the web page in Chromium", () => {
     expect(await page.locator(".transcript").innerText()).toBe(before);
     expect(await page.locator(".msg.user").count()).toBe(2);
   });
+
+  it("Log out ends the browser session: the page asks for a login, and the cookie opens nothing", async () => {
+    const cookie = (await context.cookies())[0]!.value;
+    await page.goto(`${hub.h.url}/#/`);
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.waitForURL(`${hub.h.url}/`);
+    expect(await page.textContent("body")).toContain("not logged in");
+    expect(await context.cookies()).toEqual([]);
+    const status = await fetch(`${hub.h.url}/auth`, {
+      headers: { Cookie: `acphub_session=${cookie}` },
+    });
+    expect(status.status).toBe(401);
+  });
 });
