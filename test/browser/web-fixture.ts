@@ -63,6 +63,8 @@ export async function loggedIn(
   viewport = { width: 1100, height: 900 },
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport });
+  // Below the test's own timeout, so a failure names the element it waited for.
+  context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   await page.goto(loginUrl);
   await page.waitForSelector(".sessions");

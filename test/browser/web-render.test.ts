@@ -213,12 +213,17 @@ describe("the page and what agents send", () => {
     const dir = tempDir();
     const file = join(dir, "scenario.json");
     writeFileSync(file, JSON.stringify({ steps: SHOWCASE }));
-    const shown = await fx.start({}, ["--scenario", file]);
+    const shown = await fx.start({}, [
+      "--scenario",
+      file,
+      "--modes",
+      "--config-options",
+    ]);
     const { context, page: p } = await loggedIn(browser, shown.loginUrl, {
       width: 1000,
       height: 1100,
     });
-    await newSession(p, "/home/me/parser");
+    await newSession(p, shown.home);
     await send(p, "Make parse() reject empty input, with a test");
     await turnEnded(p);
     // The hub titled the session from its first prompt, and told the page.
@@ -226,7 +231,43 @@ describe("the page and what agents send", () => {
     expect(await p.locator(".tool").count()).toBe(3);
     expect(await p.locator(".diff").count()).toBe(1);
     expect(await p.locator(".plan li").count()).toBe(3);
+    expect(await p.locator(".usage").innerText()).toContain("cost 0.0412 USD");
     await p.screenshot({ path: artifact("web-session.png"), fullPage: true });
+    // The agent's slash commands, offered as you type "/".
+    const box = p.getByRole("textbox", { name: "Prompt" });
+    await box.fill("/");
+    expect(await p.locator(".commands button").allInnerTexts()).toEqual([
+      "/review Review the changes",
+      "/test Run the tests",
+    ]);
+    await box.fill("/te");
+    await p.locator(".commands button").click();
+    expect(await box.inputValue()).toBe("/test ");
+    // Mode and config option selectors, as the agent offers them.
+    const mode = p.getByLabel("Mode", { exact: true });
+    expect(await mode.inputValue()).toBe("ask");
+    await mode.selectOption("code");
+    await p
+      .locator(".settings select option[value=code]:checked")
+      .waitFor({ state: "attached" });
+    const model = p.getByLabel("Model", { exact: true });
+    await model.selectOption("mock-large");
+    await p
+      .locator(".settings select option[value=mock-large]:checked")
+      .waitFor({ state: "attached" });
+    // The agent kept both: a page opening the session now gets them from the hub.
+    const again = await context.newPage();
+    await again.goto(p.url());
+    await expect
+      .poll(async () => {
+        await again.reload();
+        await again.waitForSelector(".settings");
+        return [
+          await again.getByLabel("Mode", { exact: true }).inputValue(),
+          await again.getByLabel("Model", { exact: true }).inputValue(),
+        ];
+      })
+      .toEqual(["code", "mock-large"]);
     await context.close();
   });
 });
@@ -287,6 +328,12 @@ const SHOWCASE = [
   },
   {
     text: 'Done: `parse()` now throws on empty input.\n\n```ts\nif (input.trim() === "") throw new ParseError("empty input");\n```\n\nThe new test is in **test/parse.test.ts**.',
+  },
+  {
+    commands: [
+      { name: "review", description: "Review the changes" },
+      { name: "test", description: "Run the tests" },
+    ],
   },
   {
     usage: {

@@ -237,6 +237,47 @@ describe("the web page in Chromium", () => {
     expect(await page.locator(".msg.user").count()).toBe(2);
   });
 
+  it("a browser notification when an agent waits for an answer and the page is not in view", async () => {
+    const p = await context.newPage();
+    // The browser's notifications and focus, observed: headless Chromium shows neither.
+    await p.addInitScript(() => {
+      const w = window as unknown as { __notes: string[] };
+      w.__notes = [];
+      class Recorded {
+        static permission = "granted";
+        static requestPermission = () => Promise.resolve("granted");
+        constructor(title: string, o?: { body?: string }) {
+          w.__notes.push(`${title} / ${o?.body ?? ""}`);
+        }
+      }
+      Object.defineProperty(window, "Notification", { value: Recorded });
+      document.hasFocus = () => false;
+    });
+    await p.goto(`${hub.h.url}/`);
+    await newSession(p, hub.home);
+    await send(
+      p,
+      scenario({
+        permission: {
+          toolCallId: "n1",
+          title: "Delete the cache",
+          kind: "delete",
+        },
+      }),
+    );
+    await p.getByRole("alertdialog").waitFor();
+    expect(
+      await p.evaluate(
+        () => (window as unknown as { __notes: string[] }).__notes,
+      ),
+    ).toEqual([
+      "acphub: an agent is waiting for you / Permission asked for Delete the cache",
+    ]);
+    await p.keyboard.press("Enter");
+    await turnEnded(p);
+    await p.close();
+  });
+
   it("Log out ends the browser session: the page asks for a login, and the cookie opens nothing", async () => {
     const cookie = (await context.cookies())[0]!.value;
     await page.goto(`${hub.h.url}/#/`);

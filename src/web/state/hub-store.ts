@@ -244,13 +244,17 @@ export class HubStore {
       void this.socket?.notify("session/cancel", { sessionId: m.sessionId });
   }
 
+  // Changes a mode or config option; the answer may carry the new options.
   async set(method: string, params: Params): Promise<void> {
-    if (!this.model) return;
+    const m = this.model;
+    if (!m) return;
     try {
-      await this.request(method, {
-        sessionId: this.model.sessionId,
+      const result = await this.request<Params | null>(method, {
+        sessionId: m.sessionId,
         ...params,
       });
+      if (result) applyOpenResult(m, result);
+      this.changed();
     } catch (error) {
       this.error = messageOf(error);
       this.changed();

@@ -42,6 +42,23 @@ function Banner({ status }: { status: HubStore["status"] }) {
   );
 }
 
+// Permission questions from sessions other than the one on screen: a link to each.
+function Waiting({ store, shown }: { store: HubStore; shown?: string }) {
+  const ids = [
+    ...new Set(store.permissions.map((p) => String(p.params["sessionId"]))),
+  ].filter((id) => id !== shown);
+  if (ids.length === 0) return null;
+  return (
+    <div class="banner waiting" role="alert">
+      {ids.map((id) => (
+        <a key={id} href={`#/s/${encodeURIComponent(id)}`}>
+          An agent is waiting for your answer in “{store.titles.get(id) ?? id}”
+        </a>
+      ))}
+    </div>
+  );
+}
+
 export function App({ store }: { store: HubStore }) {
   useStore(store);
   const hash = useHash();
@@ -75,6 +92,7 @@ export function App({ store }: { store: HubStore }) {
         </nav>
       </header>
       <Banner status={store.status} />
+      <Waiting store={store} shown={session && decodeURIComponent(session)} />
       <main>
         {session ? (
           <SessionView store={store} sessionId={decodeURIComponent(session)} />

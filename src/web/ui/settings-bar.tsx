@@ -18,6 +18,7 @@ export function SettingsBar({
         <label>
           Mode{" "}
           <select
+            aria-label="Mode"
             value={model.modes?.currentModeId}
             onChange={(e) =>
               void store.set("session/set_mode", {
@@ -37,6 +38,7 @@ export function SettingsBar({
         <label key={String(o["id"])}>
           {String(o["name"] ?? o["id"])}{" "}
           <select
+            aria-label={String(o["name"] ?? o["id"])}
             value={String(o["currentValue"] ?? "")}
             onChange={(e) =>
               void store.set("session/set_config_option", {
