@@ -11,6 +11,7 @@ import {
   until,
   type HubTestClient,
 } from "../helpers/hub.js";
+import { tempDir } from "../helpers/mock.js";
 import { startProxy, type TcpProxy } from "./tcp-proxy.js";
 import {
   launchBrowser,
@@ -34,7 +35,7 @@ beforeAll(async () => {
   proxy = await startProxy();
   [browser, hub] = await Promise.all([
     launchBrowser(),
-    fx.start({ allowOrigins: [proxy.origin] }),
+    fx.start({ allowOrigins: [proxy.origin], sessionsPerMinute: 1000 }),
   ]);
   proxy.target.port = Number(new URL(hub.h.url).port);
   // Page A goes through the proxy (its connection can be dropped); page B straight to the hub.
@@ -168,5 +169,58 @@ describe("the web page with other clients", () => {
     expect(editorTexts(editor, sessionId, "agent_message_chunk")).toBe(
       "first half. second half.",
     );
+  });
+
+  it("the session list: newest first, a page at a time, filtered by text and folder, live turns marked as they run", async () => {
+    const editor = fx.hubs.connect(hub.h, "ws");
+    await editor.agent.request("initialize", INIT);
+    const other = tempDir();
+    const open = async (cwd: string) =>
+      (
+        await editor.agent.request<{ sessionId: string }>("session/new", {
+          cwd,
+          mcpServers: [],
+        })
+      ).sessionId;
+    const needle = await open(other);
+    await editor.agent.request("session/prompt", {
+      sessionId: needle,
+      prompt: text("find the needle"),
+    });
+    for (let i = 0; i < 50; i++) await open(hub.home);
+    await pageB.goto(`${hub.h.url}/#/`);
+    const rows = pageB.locator(".session-rows li");
+    await pageB.getByRole("button", { name: "More sessions" }).waitFor();
+    expect(await rows.count()).toBe(50);
+    await pageB.getByRole("button", { name: "More sessions" }).click();
+    await pageB
+      .locator(".session-rows li", { hasText: "find the needle" })
+      .waitFor();
+    const total = await rows.count();
+    expect(total).toBeGreaterThanOrEqual(51);
+    await pageB.getByLabel("Filter sessions").fill("needle");
+    expect(await rows.allInnerTexts()).toEqual([
+      expect.stringContaining("find the needle"),
+    ]);
+    await pageB.getByLabel("Filter sessions").fill("");
+    await pageB.getByLabel("Working folder").fill(other);
+    await pageB.getByLabel("Working folder").press("Enter");
+    await expect.poll(() => rows.count()).toBe(1);
+    // A turn another client runs shows as live, and stops showing when it ends.
+    const turn = editor.agent.request("session/prompt", {
+      sessionId: needle,
+      prompt: text(scenario({ sleep: 600 })),
+    });
+    await pageB.locator(".session-rows li.live .badge").waitFor();
+    await turn;
+    await pageB.locator(".session-rows li.live").waitFor({ state: "detached" });
+    // Newest first: the turn made the needle's session the newest.
+    await pageB.getByLabel("Working folder").fill("");
+    await pageB.getByLabel("Working folder").press("Enter");
+    await pageB
+      .locator(".session-rows li")
+      .first()
+      .filter({ hasText: "find the needle" })
+      .waitFor();
   });
 });
