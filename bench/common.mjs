@@ -27,3 +27,25 @@ export function streamPrompt(count) {
     steps: [{ text: "x".repeat(count), chunks: count }],
   });
 }
+
+// A minimal JSON-RPC client over a raw WebSocket: `ask(method, params)` resolves with the
+// result; every other message (notifications) goes to onOther.
+export function rpcOver(ws, onOther = () => {}) {
+  const waiting = new Map();
+  let id = 0;
+  ws.on("message", (data) => {
+    const m = JSON.parse(data.toString());
+    if (m.id !== undefined && waiting.has(m.id)) {
+      waiting.get(m.id)(m);
+      waiting.delete(m.id);
+    } else onOther(m);
+  });
+  return (method, params) =>
+    new Promise((resolve, reject) => {
+      const my = ++id;
+      waiting.set(my, (m) =>
+        m.error ? reject(new Error(m.error.message)) : resolve(m.result),
+      );
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: my, method, params }));
+    });
+}

@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import WebSocket from "ws";
-import { CLI, median } from "./common.mjs";
+import { CLI, median, rpcOver } from "./common.mjs";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -89,20 +89,7 @@ async function recordSession(hub) {
     headers: { Authorization: `Bearer ${hub.token}` },
   });
   await new Promise((r, j) => (ws.once("open", r), ws.once("error", j)));
-  const waiting = new Map();
-  ws.on("message", (d) => {
-    const m = JSON.parse(d.toString());
-    if (m.id !== undefined && waiting.has(m.id)) waiting.get(m.id)(m);
-  });
-  let id = 0;
-  const ask = (method, params) =>
-    new Promise((resolve, reject) => {
-      const my = ++id;
-      waiting.set(my, (m) =>
-        m.error ? reject(new Error(m.error.message)) : resolve(m.result),
-      );
-      ws.send(JSON.stringify({ jsonrpc: "2.0", id: my, method, params }));
-    });
+  const ask = rpcOver(ws);
   await ask("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await ask("session/new", {
     cwd: "/tmp",
