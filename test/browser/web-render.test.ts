@@ -113,6 +113,19 @@ describe("the page and what agents send", () => {
     });
     expect(dialogs).toEqual([]);
     // The code block shows the script as text, and the tool call title is text too.
+    // Its Copy button copies the code as text.
+    await page
+      .context()
+      .grantPermissions(["clipboard-read", "clipboard-write"], {
+        origin: hub.h.url,
+      });
+    await page.locator(".msg.agent .code .copy").click();
+    await page
+      .locator(".msg.agent .code .copy", { hasText: "Copied" })
+      .waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      "<script>alert('in code')</script>",
+    );
     expect(await page.locator(".msg.agent pre code").innerText()).toContain(
       "<script>alert('in code')</script>",
     );

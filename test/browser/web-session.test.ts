@@ -209,8 +209,14 @@ describe("the web page in Chromium", () => {
 
   it("Stop cancels the running turn; a reload replays the whole history", async () => {
     const sessionId = await newSession(page, hub.home);
-    await send(page, "first prompt");
+    // Shift+Enter is a new line in the prompt; Enter sends it.
+    const box = page.getByRole("textbox", { name: "Prompt" });
+    await box.fill("first");
+    await box.press("Shift+Enter");
+    await box.pressSequentially("prompt");
+    await box.press("Enter");
     await turnEnded(page);
+    expect(await page.locator(".msg.user").innerText()).toBe("first\nprompt");
     await send(
       page,
       scenario(
