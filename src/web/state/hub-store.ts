@@ -46,6 +46,8 @@ export class HubStore {
   private listeners = new Set<() => void>();
   private queue: Params[] = [];
   private flushing = false;
+  /** True while a session's history is being replayed: it is rendered once, when complete. */
+  replaying = false;
   private attempt = 0;
   private nextPermission = 1;
 
@@ -149,23 +151,27 @@ export class HubStore {
     this.queue = [];
     this.turn = { running: false, own: false };
     this.error = undefined;
+    this.replaying = true;
     this.changed();
-    const socket = await this.connection();
     try {
-      applyOpenResult(
-        model,
-        await socket.request("session/load", {
-          sessionId,
-          cwd: "/",
-          mcpServers: [],
-        }),
-      );
+      const socket = await this.connection();
+      const loaded = await socket
+        .request("session/load", { sessionId, cwd: "/", mcpServers: [] })
+        .finally(() => this.replayed());
+      applyOpenResult(model, loaded);
       await this.refreshTurn(socket, sessionId);
       if (!this.titles.has(sessionId)) await this.learnTitles(socket);
     } catch (error) {
+      this.replayed();
       this.error = messageOf(error);
     }
     this.changed();
+  }
+
+  // The replay is complete (or failed): show it, in one render.
+  private replayed(): void {
+    this.replaying = false;
+    this.applyQueued();
   }
 
   /** Remembers the titles of the newest sessions (a session opened by its address). */
@@ -307,7 +313,7 @@ export class HubStore {
   private enqueue(params: Params): void {
     if (params["sessionId"] !== this.model?.sessionId) return;
     this.queue.push(params);
-    if (this.flushing) return;
+    if (this.flushing || this.replaying) return;
     this.flushing = true;
     const run = () => this.flush();
     requestAnimationFrame(run);
@@ -317,6 +323,10 @@ export class HubStore {
   flush(): void {
     if (!this.flushing) return;
     this.flushing = false;
+    this.applyQueued();
+  }
+
+  private applyQueued(): void {
     const m = this.model;
     const batch = this.queue;
     this.queue = [];

@@ -32,6 +32,7 @@ export function SessionView({
         </h2>
         <SettingsBar model={m} store={store} />
       </div>
+      {store.replaying && <p class="loading">Replaying the history…</p>}
       <Transcript items={m.items} />
       {m.plan && <PlanView entries={m.plan} />}
       {mine.map((p) => {
