@@ -18,7 +18,7 @@ export function serveWeb(stateDir: string, secure: boolean): ServeWeb {
   return {
     routes: webRoutes({
       auth,
-      root: process.env["ACPHUB_WEB_ROOT"] ?? DEFAULT_WEB_ROOT,
+      root: DEFAULT_WEB_ROOT,
       secure,
       baseUrl: () => base,
     }),
