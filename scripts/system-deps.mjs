@@ -21,6 +21,11 @@ const NEEDS = [
   { program: "socat", pkg: "socat", why: "the OS sandbox's network bridge" },
   { program: "rg", pkg: "ripgrep", why: "the OS sandbox's read-deny globs" },
   {
+    program: "setpriv",
+    pkg: "util-linux",
+    why: "sandboxed processes die with acphub (no orphans after kill -9)",
+  },
+  {
     program: "/usr/bin/chromium",
     pkg: "chromium",
     why: "the web page's tests in a real browser",
