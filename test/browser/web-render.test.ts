@@ -152,7 +152,8 @@ describe("the page and what agents send", () => {
     );
     await page.keyboard.type("still here");
     expect(await box.inputValue()).toBe("still here");
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // 10 s: generous under a loaded CI machine; a page frozen by layout took 13–20 s.
+    expect(Date.now() - started).toBeLessThan(10_000);
     await turnEnded(page);
     expect((await page.locator(".msg.agent").innerText()).length).toBe(210_000);
     const width = await page.evaluate(() => ({

@@ -75,9 +75,9 @@ describe("the web page in Chromium", () => {
       page,
       scenario(
         { text: "Streaming ", chunks: 1 },
-        { sleep: 120 },
+        { sleep: 300 },
         { text: "the **reply** ", chunks: 1 },
-        { sleep: 120 },
+        { sleep: 300 },
         { text: "in pieces.", chunks: 1 },
         {
           toolCall: {
@@ -88,7 +88,7 @@ describe("the web page in Chromium", () => {
             locations: [{ path: "/w/src/a.ts", line: 3 }],
           },
         },
-        { sleep: 150 },
+        { sleep: 300 },
         { toolCallUpdate: { toolCallId: "t1", status: "in_progress" } },
         {
           plan: [
@@ -100,7 +100,7 @@ describe("the web page in Chromium", () => {
             { content: "Fix the bug", priority: "high", status: "pending" },
           ],
         },
-        { sleep: 150 },
+        { sleep: 300 },
         {
           toolCallUpdate: {
             toolCallId: "t1",
