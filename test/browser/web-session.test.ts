@@ -63,6 +63,21 @@ describe("the web page in Chromium", () => {
   });
 
   it("a new session; the reply streams across frames, a tool call card moves pending → running → done with its diff, the plan updates in place", async () => {
+    // The agent picker lists the hub's agents, the default chosen, ones not installed disabled.
+    await page.goto(`${hub.h.url}/#/new`);
+    const picker = page.getByLabel("Agent");
+    await picker.locator("option[value=mock]").waitFor({ state: "attached" });
+    expect(await picker.inputValue()).toBe("mock");
+    const options = await picker
+      .locator("option")
+      .evaluateAll((all) =>
+        all.map((o) => [o.textContent, (o as HTMLOptionElement).disabled]),
+      );
+    expect(options.length).toBeGreaterThan(1);
+    for (const [label, disabled] of options)
+      expect(disabled, String(label)).toBe(
+        String(label).includes("(not installed)"),
+      );
     await newSession(page, hub.home);
     await record(page, "text", ".msg.agent");
     await record(
