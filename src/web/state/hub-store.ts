@@ -1,27 +1,18 @@
-// The page's state: the connection to the hub (re-dialled when it drops, each open session
-// resumed from the last sequence number shown), the open session's model, the permission
-// questions waiting for an answer, and whether a turn runs. Views subscribe to its changes.
-import {
-  hubUrl,
-  openHubSocket,
-  type HubSocket,
-  type Params,
-} from "../acp/hub-client.js";
+// The page's state: the open session's model (resumed from the last sequence number shown
+// whenever the connection comes back), the permission questions waiting for an answer, and
+// whether a turn runs. Views subscribe to its changes.
+import { hubUrl, type HubSocket, type Params } from "../acp/hub-client.js";
+import { closedSoon, HubLink, type Status } from "./hub-link.js";
 import {
   applyOpenResult,
   applyUpdate,
   newModel,
   type SessionModel,
 } from "./session-model.js";
-import { notifyWaiting } from "./notify.js";
+import { Permissions, type PendingPermission } from "./permissions.js";
+import { UpdateBatch } from "./update-batch.js";
 
-export type Status = "connecting" | "online" | "offline" | "logged-out";
-
-export interface PendingPermission {
-  id: number;
-  params: Params;
-  answer(outcome: Params): void;
-}
+export type { PendingPermission, Status };
 
 export interface Turn {
   running: boolean;
@@ -31,27 +22,56 @@ export interface Turn {
 }
 
 export class HubStore {
-  status: Status = "connecting";
   version = 0;
   model?: SessionModel;
   turn: Turn = { running: false, own: false };
-  permissions: PendingPermission[] = [];
+  readonly questions = new Permissions(() => this.changed());
   error?: string;
   /** Session titles seen in lists and change notifications. */
   titles = new Map<string, string>();
   /** Called when any session changed (for the session list). */
   onSessionsChanged?: () => void;
-  private socket?: HubSocket;
-  private ready?: Promise<HubSocket>;
+  private readonly link: HubLink;
   private listeners = new Set<() => void>();
-  private queue: Params[] = [];
-  private flushing = false;
-  /** True while a session's history is being replayed: it is rendered once, when complete. */
-  replaying = false;
-  private attempt = 0;
-  private nextPermission = 1;
+  private readonly updates = new UpdateBatch((batch) => {
+    const m = this.model;
+    if (!m) return;
+    for (const p of batch) applyUpdate(m, p);
+    this.changed();
+  });
 
-  constructor(private readonly url = hubUrl(window.location)) {}
+  constructor(url = hubUrl(window.location)) {
+    this.link = new HubLink({
+      url,
+      handlers: {
+        update: (p) => {
+          if (p["sessionId"] === this.model?.sessionId) this.updates.push(p);
+        },
+        notification: (m, p) => this.onNotification(m, p),
+        permission: (p, signal) => this.questions.ask(p, signal),
+      },
+      onUp: (socket) =>
+        this.model ? this.reattach(socket, this.model) : Promise.resolve(),
+      onDown: () => {
+        this.questions.cancelAll();
+      },
+      onStatus: () => this.changed(),
+    });
+  }
+
+  /** The permission questions waiting for an answer. */
+  get permissions(): PendingPermission[] {
+    return this.questions.list;
+  }
+
+  get status(): Status {
+    return this.link.status;
+  }
+
+  /** True while a session's history is being replayed (it is rendered once, when complete). */
+  get replaying(): boolean {
+    return this.updates.holding;
+  }
 
   subscribe(fn: () => void): () => void {
     this.listeners.add(fn);
@@ -63,58 +83,12 @@ export class HubStore {
     for (const fn of this.listeners) fn();
   }
 
-  // The connection, dialled (and re-dialled after a drop) on first use.
   connection(): Promise<HubSocket> {
-    this.ready ??= this.dial();
-    return this.ready;
+    return this.link.connection();
   }
 
   async request<T = Params>(method: string, params: Params): Promise<T> {
     return (await this.connection()).request<T>(method, params);
-  }
-
-  private async dial(): Promise<HubSocket> {
-    for (;;) {
-      try {
-        const { socket } = await openHubSocket(this.url, {
-          update: (p) => this.enqueue(p),
-          notification: (m, p) => this.onNotification(m, p),
-          permission: (p, signal) => this.ask(p, signal),
-        });
-        this.socket = socket;
-        this.attempt = 0;
-        void socket.closed.then(() => this.dropped(socket));
-        if (this.model) await this.reattach(socket, this.model);
-        this.status = "online";
-        this.changed();
-        return socket;
-      } catch {
-        this.attempt += 1;
-        if (this.attempt >= 3 && !(await loggedIn())) {
-          this.status = "logged-out";
-          this.changed();
-          throw new Error("not logged in");
-        }
-        this.status = "offline";
-        this.changed();
-        const ceiling = Math.min(5000, 250 * 2 ** this.attempt);
-        await new Promise((r) =>
-          setTimeout(r, ceiling / 2 + Math.random() * (ceiling / 2)),
-        );
-      }
-    }
-  }
-
-  // The socket went away: show the banner and dial again.
-  private dropped(socket: HubSocket): void {
-    if (this.socket !== socket) return;
-    this.socket = undefined;
-    this.status = "offline";
-    for (const p of this.permissions.splice(0))
-      p.answer({ outcome: { outcome: "cancelled" } });
-    this.changed();
-    this.ready = this.dial();
-    void this.ready.catch(() => undefined);
   }
 
   // After a reconnect: the updates after the last one shown, then live again.
@@ -148,10 +122,10 @@ export class HubStore {
     if (this.model?.sessionId === sessionId) return;
     const model = newModel(sessionId);
     this.model = model;
-    this.queue = [];
+    this.updates.clear();
     this.turn = { running: false, own: false };
     this.error = undefined;
-    this.replaying = true;
+    this.updates.holding = true;
     this.changed();
     try {
       const socket = await this.connection();
@@ -170,8 +144,8 @@ export class HubStore {
 
   // The replay is complete (or failed): show it, in one render.
   private replayed(): void {
-    this.replaying = false;
-    this.applyQueued();
+    this.updates.holding = false;
+    this.updates.drain();
   }
 
   /** Remembers the titles of the newest sessions (a session opened by its address). */
@@ -227,7 +201,7 @@ export class HubStore {
       const socket = await this.connection();
       try {
         const result = await socket.request<Params>("session/prompt", params);
-        this.flush();
+        this.updates.flush();
         return this.endTurn(m, String(result["stopReason"]));
       } catch (error) {
         if (!(await closedSoon(socket)) || tries >= 20) {
@@ -247,7 +221,9 @@ export class HubStore {
   cancel(): void {
     const m = this.model;
     if (m)
-      void this.socket?.notify("session/cancel", { sessionId: m.sessionId });
+      void this.link.current?.notify("session/cancel", {
+        sessionId: m.sessionId,
+      });
   }
 
   // Changes a mode or config option; the answer may carry the new options.
@@ -267,26 +243,6 @@ export class HubStore {
     }
   }
 
-  private ask(params: Params, signal: AbortSignal): Promise<Params> {
-    return new Promise((resolve) => {
-      const entry: PendingPermission = {
-        id: this.nextPermission++,
-        params,
-        answer: (outcome) => {
-          this.permissions = this.permissions.filter((p) => p !== entry);
-          this.changed();
-          resolve(outcome);
-        },
-      };
-      signal.addEventListener("abort", () =>
-        entry.answer({ outcome: { outcome: "cancelled" } }),
-      );
-      this.permissions = [...this.permissions, entry];
-      notifyWaiting(params);
-      this.changed();
-    });
-  }
-
   private onNotification(method: string, params: Params): void {
     if (method === "_acphub/sessions/changed") {
       if (typeof params["title"] === "string") {
@@ -298,7 +254,7 @@ export class HubStore {
     if (method !== "_acphub/session/state") return;
     const m = this.model;
     if (!m || params["sessionId"] !== m.sessionId) return;
-    this.flush();
+    this.updates.flush();
     if (params["running"] === true) this.turn = { ...this.turn, running: true };
     else if (!this.turn.own)
       this.turn = {
@@ -307,50 +263,6 @@ export class HubStore {
         stopReason: params["stopReason"] as string,
       };
     this.changed();
-  }
-
-  // Updates are applied in batches, once a frame (or sooner when the page is hidden).
-  private enqueue(params: Params): void {
-    if (params["sessionId"] !== this.model?.sessionId) return;
-    this.queue.push(params);
-    if (this.flushing || this.replaying) return;
-    this.flushing = true;
-    const run = () => this.flush();
-    requestAnimationFrame(run);
-    setTimeout(run, 100);
-  }
-
-  flush(): void {
-    if (!this.flushing) return;
-    this.flushing = false;
-    this.applyQueued();
-  }
-
-  private applyQueued(): void {
-    const m = this.model;
-    const batch = this.queue;
-    this.queue = [];
-    if (!m) return;
-    for (const p of batch) applyUpdate(m, p);
-    this.changed();
-  }
-}
-
-// True when a failed request failed because its connection went (then it is worth resending).
-function closedSoon(socket: HubSocket): Promise<boolean> {
-  return Promise.race([
-    socket.closed.then(() => true),
-    new Promise<boolean>((r) => setTimeout(() => r(false), 300)),
-  ]);
-}
-
-async function loggedIn(): Promise<boolean> {
-  try {
-    return (
-      (await fetch("/auth", { credentials: "same-origin" })).status !== 401
-    );
-  } catch {
-    return true;
   }
 }
 
