@@ -47,63 +47,67 @@ function plain(res: ServerResponse, status: number, body = ""): void {
   res.end(body);
 }
 
-export function webRoutes(o: WebRoutesOptions): WebRoutes {
-  // Trades a login code for the cookie; the redirect drops the code from the address bar.
-  const login = (req: IncomingMessage, res: ServerResponse) => {
-    const code = new URL(req.url ?? "/", "http://x").searchParams.get("code");
-    const cookie = code ? o.auth.redeem(code) : undefined;
-    if (!cookie) return html(res, 401, CODE_REFUSED);
+type Route = (
+  o: WebRoutesOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  guard: RequestGuard,
+) => void;
+
+const loginUrlOf = (o: WebRoutesOptions) =>
+  `${o.baseUrl()}/login?code=${o.auth.newLoginCode()}`;
+
+// Trades a login code for the cookie; the redirect drops the code from the address bar.
+const login: Route = (o, req, res) => {
+  const code = new URL(req.url ?? "/", "http://x").searchParams.get("code");
+  const cookie = code ? o.auth.redeem(code) : undefined;
+  if (!cookie) return html(res, 401, CODE_REFUSED);
+  securityHeaders(res);
+  res.writeHead(303, {
+    Location: "/",
+    "Set-Cookie": sessionCookie(cookie, o.secure),
+    "Cache-Control": "no-store",
+  });
+  res.end();
+};
+
+const ROUTES: Record<string, Route> = {
+  "GET /": (o, req, res, guard) => {
+    if (!guard.check(req, true).ok) return html(res, 401, LOGIN_NEEDED);
+    void sendStatic(res, o.root, "index.html", req.method === "HEAD");
+  },
+  "GET /login": login,
+  "GET /auth": (o, req, res) =>
+    plain(res, o.auth.authenticated(req) ? 204 : 401),
+  "POST /logout": (o, req, res) => {
+    o.auth.logout(req);
+    res.setHeader("Set-Cookie", sessionCookie("", o.secure));
+    plain(res, 204);
+  },
+  "POST /login/code": (o, req, res, guard) => {
+    const verdict = guard.check(req, true);
+    if (!verdict.ok) return plain(res, verdict.status, verdict.message);
     securityHeaders(res);
-    res.writeHead(303, {
-      Location: "/",
-      "Set-Cookie": sessionCookie(cookie, o.secure),
+    res.writeHead(200, {
+      "Content-Type": "application/json",
       "Cache-Control": "no-store",
     });
-    res.end();
-  };
-  const routes: Record<
-    string,
-    (req: IncomingMessage, res: ServerResponse, guard: RequestGuard) => void
-  > = {
-    "GET /": (req, res, guard) => {
-      if (!guard.check(req, true).ok) return html(res, 401, LOGIN_NEEDED);
-      void sendStatic(res, o.root, "index.html", req.method === "HEAD");
-    },
-    "GET /login": login,
-    "GET /auth": (req, res) =>
-      plain(res, o.auth.authenticated(req) ? 204 : 401),
-    "POST /logout": (req, res) => {
-      o.auth.logout(req);
-      res.setHeader("Set-Cookie", sessionCookie("", o.secure));
-      plain(res, 204);
-    },
-    "POST /login/code": (req, res, guard) => {
-      const verdict = guard.check(req, true);
-      if (!verdict.ok) return plain(res, verdict.status, verdict.message);
-      securityHeaders(res);
-      res.writeHead(200, {
-        "Content-Type": "application/json",
-        "Cache-Control": "no-store",
-      });
-      res.end(JSON.stringify({ url: loginUrl() }));
-    },
-  };
-  const loginUrl = () => `${o.baseUrl()}/login?code=${o.auth.newLoginCode()}`;
+    res.end(JSON.stringify({ url: loginUrlOf(o) }));
+  },
+};
+
+const OWN_PATHS = new Set(["/", "/login", "/auth", "/logout", "/login/code"]);
+
+export function webRoutes(o: WebRoutesOptions): WebRoutes {
   return {
-    owns: (path) =>
-      path === "/" ||
-      path === "/login" ||
-      path === "/auth" ||
-      path === "/logout" ||
-      path === "/login/code" ||
-      path.startsWith("/assets/"),
+    owns: (path) => OWN_PATHS.has(path) || path.startsWith("/assets/"),
     handle(req, res, guard) {
       const path = (req.url ?? "/").split("?", 1)[0] ?? "/";
       const origin = guard.check(req, false);
       if (!origin.ok) return plain(res, origin.status, origin.message);
       const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
-      const route = routes[`${method} ${path}`];
-      if (route) return route(req, res, guard);
+      const route = ROUTES[`${method} ${path}`];
+      if (route) return route(o, req, res, guard);
       if (method !== "GET") return plain(res, 405, "method not allowed");
       // Only files inside assets/: "/assets/../index.html" must not bypass the login.
       void sendStatic(
@@ -113,6 +117,6 @@ export function webRoutes(o: WebRoutesOptions): WebRoutes {
         req.method === "HEAD",
       );
     },
-    loginUrl,
+    loginUrl: () => loginUrlOf(o),
   };
 }
