@@ -27,11 +27,11 @@ function rowOf(s: Params): Row {
   };
 }
 
-export function SessionList({ store }: { store: HubStore }) {
+// The hub's sessions in a folder (all when empty), the first page refreshed whenever the hub
+// says a session changed; `more` appends the next page.
+function useSessionRows(store: HubStore, cwd: string) {
   const [rows, setRows] = useState<Row[]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
-  const [filter, setFilter] = useState("");
-  const [cwd, setCwd] = useState("");
   const [error, setError] = useState<string>();
   const load = async (more?: string) => {
     try {
@@ -60,6 +60,13 @@ export function SessionList({ store }: { store: HubStore }) {
     };
     return () => (store.onSessionsChanged = undefined);
   }, [cwd]);
+  return { rows, cursor, error, more: () => void load(cursor) };
+}
+
+export function SessionList({ store }: { store: HubStore }) {
+  const [filter, setFilter] = useState("");
+  const [cwd, setCwd] = useState("");
+  const { rows, cursor, error, more } = useSessionRows(store, cwd);
   const needle = filter.toLowerCase();
   const shown = rows.filter(
     (r) =>
@@ -108,7 +115,7 @@ export function SessionList({ store }: { store: HubStore }) {
       </ul>
       {shown.length === 0 && <p>No sessions yet.</p>}
       {cursor && (
-        <button type="button" onClick={() => void load(cursor)}>
+        <button type="button" onClick={more}>
           More sessions
         </button>
       )}
