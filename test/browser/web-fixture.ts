@@ -65,6 +65,14 @@ export async function loggedIn(
   const context = await browser.newContext({ viewport });
   // Below the test's own timeout, so a failure names the element it waited for.
   context.setDefaultTimeout(20_000);
+  // Every Content-Security-Policy violation the page meets, for `cspViolations`.
+  await context.addInitScript(() => {
+    const w = window as unknown as { __csp: string[] };
+    w.__csp = [];
+    document.addEventListener("securitypolicyviolation", (e) =>
+      w.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}`),
+    );
+  });
   const page = await context.newPage();
   await page.goto(loginUrl);
   await page.waitForSelector(".sessions");
@@ -136,5 +144,12 @@ export async function samples<T>(page: Page, name: string): Promise<T[]> {
   return page.evaluate(
     (n) => (window as unknown as Record<string, T[]>)[`__${n}`] ?? [],
     name,
+  );
+}
+
+/** The Content-Security-Policy violations the page has met since it loaded. */
+export function cspViolations(page: Page): Promise<string[]> {
+  return page.evaluate(
+    () => (window as unknown as { __csp?: string[] }).__csp ?? [],
   );
 }

@@ -5,6 +5,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  cspViolations,
   launchBrowser,
   loggedIn,
   newSession,
@@ -23,9 +24,13 @@ let hub: WebHub;
 let context: BrowserContext;
 let page: Page;
 
+/** Every URL the pages of the logged-in context asked for. */
+const requested: string[] = [];
+
 beforeAll(async () => {
   [browser, hub] = await Promise.all([launchBrowser(), fx.start()]);
   ({ context, page } = await loggedIn(browser, hub.loginUrl));
+  context.on("request", (r) => requested.push(r.url()));
 });
 afterAll(async () => {
   await browser?.close();
@@ -297,6 +302,13 @@ describe("the web page in Chromium", () => {
     await p.keyboard.press("Enter");
     await turnEnded(p);
     await p.close();
+  });
+
+  it("asked no other host for anything, and met no Content-Security-Policy violation", async () => {
+    expect(requested.length).toBeGreaterThan(0);
+    const hosts = new Set(requested.map((u) => new URL(u).origin));
+    expect([...hosts]).toEqual([hub.h.url]);
+    expect(await cspViolations(page)).toEqual([]);
   });
 
   it("Log out ends the browser session: the page asks for a login, and the cookie opens nothing", async () => {
