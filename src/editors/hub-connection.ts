@@ -17,7 +17,8 @@ import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { raw, type Params } from "../protocol/raw.js";
 import { edge } from "./edge.js";
-import { registerTableMethods, withoutFork } from "./hub-table.js";
+import { forkOnHub } from "../gateway/hub-fork.js";
+import { registerTableMethods } from "./hub-table.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
@@ -145,14 +146,10 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     .onRequest(m.initialize, raw<Params>, ({ params }) =>
       edge(async () => {
         client.watch = wantsWatch(params);
-        return withoutFork(
-          await (
-            await hub.gatewayFor(hub.defaultAgent)
-          ).initialize({
-            protocolVersion: params["protocolVersion"],
-            clientCapabilities: {},
-          }),
-        );
+        return (await hub.gatewayFor(hub.defaultAgent)).initialize({
+          protocolVersion: params["protocolVersion"],
+          clientCapabilities: {},
+        });
       }),
     )
     .onRequest(m.session.new, raw<Params>, ({ params }) =>
@@ -176,6 +173,9 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     )
     .onRequest(m.session.resume, raw<Params>, ({ params }) =>
       edge(() => inOrder(conn, () => hub.resumeSession(client, params))),
+    )
+    .onRequest(m.session.fork, raw<Params>, ({ params }) =>
+      edge(() => inOrder(conn, () => forkOnHub(hub, client, params))),
     )
     .onRequest(m.session.close, raw<Params>, ({ params }) =>
       edge(() => hub.closeSession(client, params)),

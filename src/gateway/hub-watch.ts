@@ -81,6 +81,14 @@ export class HubWatch {
   }
 }
 
+/** The ledger calls that change a session list, and the session each one changes. */
+const SESSION_OF: Record<string, (args: unknown[]) => string> = {
+  createSession: (a) => (a[0] as { id: string }).id,
+  copySession: (a) => (a[1] as { id: string }).id,
+  updateSession: (a) => String(a[0]),
+  deleteSession: (a) => String(a[0]),
+};
+
 // The ledger as the hub's gateways see it, telling the watch what it records.
 export function watchedLedger(ledger: LedgerPort, watch: HubWatch): LedgerPort {
   const after = <T>(result: T, then: (value: Awaited<T>) => void): T => {
@@ -100,15 +108,10 @@ export function watchedLedger(ledger: LedgerPort, watch: HubWatch): LedgerPort {
               watch.prompted(sessionId, Number(seq), payload);
             if (kind === "turn_end") watch.ended(sessionId, payload);
           });
-      if (
-        key === "createSession" ||
-        key === "updateSession" ||
-        key === "deleteSession"
-      )
-        return (first: unknown, ...rest: unknown[]) => {
-          const id =
-            typeof first === "string" ? first : (first as { id: string }).id;
-          return after(fn(first, ...rest), () =>
+      if (typeof key === "string" && key in SESSION_OF)
+        return (...args: unknown[]) => {
+          const id = SESSION_OF[key]!(args);
+          return after(fn(...args), () =>
             watch.changed(id, target.getSession(id)?.title),
           );
         };

@@ -49,8 +49,7 @@ export async function liveSession(
     mode,
     agentSessionId: session.id,
   });
-  const fresh = mode === "primed" || mode === "new";
-  await reapplySettings(parts, record.id, agent, session, fresh);
+  await reapplySettings(parts, record.id, agent, session);
   const entry = attachSession(
     parts,
     record.id,

@@ -63,25 +63,43 @@ export function withModel(
     : s;
 }
 
-/** The per-session cache, written through to the ledger. */
+/** How many sessions' settings the cache holds at most (the ledger holds them all). */
+export const MAX_CACHED_SETTINGS = 256;
+
+/**
+ * The per-session cache, written through to the ledger. It holds the sessions used last, at
+ * most `maxCached`: a session closed or deleted leaves it at once, one the ledger evicted (or
+ * another process changed) ages out; whatever left it is read from the ledger again when used.
+ */
 export class SettingsStore {
   private readonly cache = new Map<string, SessionSettings>();
 
-  constructor(private readonly ledger: LedgerPort) {}
+  constructor(
+    private readonly ledger: LedgerPort,
+    private readonly maxCached = MAX_CACHED_SETTINGS,
+  ) {}
+
+  /** How many sessions the cache holds now. */
+  get size(): number {
+    return this.cache.size;
+  }
 
   /** The session's settings: the cache, else the ledger, else none. */
   get(sessionId: string): SessionSettings {
     const cached = this.cache.get(sessionId);
-    if (cached) return cached;
+    if (cached) {
+      this.remember(sessionId, cached);
+      return cached;
+    }
     const stored = this.ledger.getSession(sessionId)?.settings;
     const settings = (stored ?? {}) as SessionSettings;
-    this.cache.set(sessionId, settings);
+    this.remember(sessionId, settings);
     return settings;
   }
 
   /** Replaces the session's settings and persists them. */
   set(sessionId: string, settings: SessionSettings): void {
-    this.cache.set(sessionId, settings);
+    this.remember(sessionId, settings);
     this.ledger.saveSettings(sessionId, settings as Params);
   }
 
@@ -98,7 +116,18 @@ export class SettingsStore {
     return next !== undefined;
   }
 
+  /** Drops a session that was closed or deleted. */
   forget(sessionId: string): void {
     this.cache.delete(sessionId);
+  }
+
+  // Puts the session last in the cache (most recently used), dropping the oldest past the bound.
+  private remember(sessionId: string, settings: SessionSettings): void {
+    this.cache.delete(sessionId);
+    this.cache.set(sessionId, settings);
+    for (const oldest of this.cache.keys()) {
+      if (this.cache.size <= this.maxCached) break;
+      this.cache.delete(oldest);
+    }
   }
 }
