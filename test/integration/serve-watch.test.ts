@@ -123,3 +123,29 @@ describe("acphub serve: watching clients", () => {
     ).toEqual([]);
   });
 });
+
+describe("acphub serve: watching forks", () => {
+  it("a fork made by another client is announced to watchers as a changed session", async () => {
+    const { h, home } = await fx.start({}, [
+      "--session-capabilities",
+      "fork,list,resume,close",
+    ]);
+    const editor = fx.connect(h, "ws");
+    const page = fx.connect(h, "ws");
+    await page.agent.request("initialize", WATCH);
+    const sessionId = await openSession(editor, home);
+    await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: text("before the fork"),
+    });
+    const fork = await editor.agent.request<{ sessionId: string }>(
+      "session/fork",
+      { sessionId, cwd: home, mcpServers: [] },
+    );
+    await until(() =>
+      named(page, "_acphub/sessions/changed").some(
+        (p) => p["sessionId"] === fork.sessionId,
+      ),
+    );
+  });
+});
