@@ -1,4 +1,8 @@
 // Shared bits of the benchmarks: the mock agent launch and small statistics.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 export const CLI = fileURLToPath(
@@ -48,4 +52,22 @@ export function rpcOver(ws, onOther = () => {}) {
       );
       ws.send(JSON.stringify({ jsonrpc: "2.0", id: my, method, params }));
     });
+}
+
+// Starts `acphub serve --port 0 --json` with ACPHUB_HOME=dir; its http URL, pid and token.
+export async function spawnServe(dir) {
+  const child = spawn(
+    process.execPath,
+    [CLI, "serve", "--port", "0", "--json"],
+    {
+      env: { ...process.env, ACPHUB_HOME: dir },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const line = await new Promise((resolve) =>
+    createInterface({ input: child.stdout }).once("line", resolve),
+  );
+  const { url, pid } = JSON.parse(line);
+  const token = readFileSync(join(dir, "serve-token"), "utf8").trim();
+  return { child, url, pid, token };
 }

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import WebSocket from "ws";
-import { CLI, median, rpcOver, streamPrompt } from "./common.mjs";
+import { CLI, median, rpcOver, spawnServe, streamPrompt } from "./common.mjs";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 200);
@@ -31,20 +31,8 @@ function home() {
 }
 
 async function startHub(dir) {
-  const child = spawn(
-    process.execPath,
-    [CLI, "serve", "--port", "0", "--json"],
-    {
-      env: { ...process.env, ACPHUB_HOME: dir },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const line = await new Promise((resolve) =>
-    createInterface({ input: child.stdout }).once("line", resolve),
-  );
-  const { url, pid } = JSON.parse(line);
-  const token = readFileSync(join(dir, "serve-token"), "utf8").trim();
-  return { child, url: `${url.replace(/^http/, "ws")}/acp`, pid, token };
+  const hub = await spawnServe(dir);
+  return { ...hub, url: `${hub.url.replace(/^http/, "ws")}/acp` };
 }
 
 function rssMb(pid) {

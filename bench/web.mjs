@@ -2,15 +2,13 @@
 // dist/web, and in Debian's Chromium (headless) the time to open a session of 5,000 recorded
 // events: first contentful paint, and the whole history rendered. Needs `npm run build`.
 // Prints figures; never part of the test run.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import WebSocket from "ws";
-import { CLI, median, rpcOver } from "./common.mjs";
+import { CLI, median, rpcOver, spawnServe } from "./common.mjs";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -43,20 +41,7 @@ async function startHub() {
       ledger: { maxEventsPerSession: 100000 },
     }),
   );
-  const child = spawn(
-    process.execPath,
-    [CLI, "serve", "--port", "0", "--json"],
-    {
-      env: { ...process.env, ACPHUB_HOME: dir },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const line = await new Promise((resolve) =>
-    createInterface({ input: child.stdout }).once("line", resolve),
-  );
-  const { url } = JSON.parse(line);
-  const token = readFileSync(join(dir, "serve-token"), "utf8").trim();
-  return { child, dir, url, token };
+  return { ...(await spawnServe(dir)), dir };
 }
 
 // One turn's steps: text chunks, tool calls moving to done, thoughts and plan updates.
