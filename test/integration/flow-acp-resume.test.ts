@@ -1,5 +1,6 @@
-// A run started as a slash command in `acphub acp` is its own ledger session: after kill -9 of
-// acphub mid-step, `acphub flow resume RUN_ID` continues it without repeating finished steps.
+// A run started in an `acphub acp` session is its own ledger session: after kill -9 of acphub
+// mid-step, the session's next prompt (once loaded again) or `acphub flow resume RUN_ID`
+// continues it without repeating finished steps.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -151,51 +152,15 @@ describe("the next prompt in an editor's session continues a run acphub was kill
 
 describe("resuming a run started in acphub acp", () => {
   it("after kill -9 mid-step, flow resume RUN_ID continues; step 1 and the gate are not repeated", async () => {
-    const home = tempDir("acphub-home-");
-    const cwd = tempDir("acphub-proj-");
-    const firstSessions = join(home, "first.json");
-    const slow = join(home, "slow.json");
-    writeFileSync(slow, JSON.stringify({ steps: [{ sleep: 60_000 }] }));
-    const mock = (flags: string[]) => ({
-      command: process.execPath,
-      args: [CLI, "mock-agent", ...flags],
-    });
-    mockConfig(home, [], {
-      agents: {
-        mock: mock([]),
-        first: mock(["--sessions-file", firstSessions]),
-        slow: mock(["--scenario", slow]),
-      },
-    });
-    mkdirSync(join(cwd, ".acphub", "workflows"), { recursive: true });
-    writeFileSync(join(cwd, ".acphub", "workflows", "crash.yaml"), CRASH);
+    const p = crashProject();
     const asked: string[] = [];
-    const e = startEditor(home, {
-      onRequest: (method) => {
-        asked.push(method);
-        return { outcome: { outcome: "selected", optionId: "approve" } };
-      },
-    });
-    const sessionId = await openSession(e, cwd);
-    void e.agent
-      .request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "/crash x" }],
-      })
-      .catch(() => undefined);
-    const stepCall = () =>
-      e
-        .updates()
-        .map((p) => p["update"] as Ev)
-        .find((u) => String(u["toolCallId"]).endsWith("/two"));
-    expect(await waitFor(() => stepCall() !== undefined, 15_000)).toBe(true);
-    e.child.kill("SIGKILL");
-    await e.exited;
+    const { runId } = await interrupted(p.home, p.cwd, asked, [], "/crash x");
     expect(asked).toEqual(["session/request_permission"]);
-    const runId = String(stepCall()!["toolCallId"]).split("/")[0]!;
 
-    writeFileSync(slow, JSON.stringify({ steps: [{ text: "two done" }] }));
-    const r = await runCli(["flow", "resume", runId, "--json"], { home });
+    writeFileSync(p.slow, JSON.stringify({ steps: [{ text: "two done" }] }));
+    const r = await runCli(["flow", "resume", runId, "--json"], {
+      home: p.home,
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout).at(-1)).toMatchObject({
@@ -205,10 +170,6 @@ describe("resuming a run started in acphub acp", () => {
     });
     expect(r.stdout).toContain("two done");
     expect(r.stdout).toContain("three done");
-    const saved = JSON.parse(readFileSync(firstSessions, "utf8")) as [
-      string,
-      { turns: number },
-    ][];
-    expect(saved.map(([, s]) => s.turns)).toEqual([1]);
+    expect(p.turnsOfFirst()).toEqual([1]);
   });
 });
