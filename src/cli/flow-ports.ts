@@ -32,8 +32,6 @@ export interface StepAgentWiring {
 
 /** A run's step agents: close them when the run ends. */
 export interface RunStepAgents extends StepAgents {
-  /** Agent processes started for the run so far. */
-  readonly spawned: number;
   close(): Promise<void>;
 }
 
@@ -42,9 +40,6 @@ export function stepAgents(w: StepAgentWiring): RunStepAgents {
   const pool = stepPool(w.ctx, w.host, w.logger);
   return {
     open: (agent, options) => openStep(w, pool, agent, options),
-    get spawned() {
-      return pool.spawned;
-    },
     close: () => pool.close(),
   };
 }

@@ -14,7 +14,6 @@ export interface StepPool {
   acquire(agent: string, cwd: string, signal: AbortSignal): Promise<PoolLease>;
   /** Marks the permission requests of an agent session with its step; returns the undo. */
   bind(agentSessionId: string, stepId: string): () => void;
-  readonly spawned: number;
   close(): Promise<void>;
 }
 
@@ -45,9 +44,6 @@ export function stepPool(
     bind: (agentSessionId, stepId) => {
       steps.set(agentSessionId, stepId);
       return () => steps.delete(agentSessionId);
-    },
-    get spawned() {
-      return pool.spawnCount;
     },
     close: () => pool.close(),
   };

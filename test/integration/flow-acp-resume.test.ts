@@ -1,18 +1,17 @@
 // A run started in an `acphub acp` session is its own ledger session: after kill -9 of acphub
 // mid-step, the session's next prompt (once loaded again) or `acphub flow resume RUN_ID`
 // continues it without repeating finished steps.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { jsonLines, runCli } from "../helpers/cli.js";
+import { crashProject } from "../helpers/crash-project.js";
 import {
   INIT,
-  mockConfig,
   openSession,
   startEditor,
   type TestEditor,
 } from "../helpers/editor.js";
-import { CLI, tempDir, waitFor } from "../helpers/mock.js";
+import { waitFor } from "../helpers/mock.js";
 
 type Ev = Record<string, unknown>;
 
@@ -23,37 +22,6 @@ steps:
   - { id: two, agent: slow, prompt: "step two" }
   - { id: three, run: "echo three done" }
 `;
-
-// A project with the crash workflow, agents `first` (keeps its sessions in a file) and `slow`
-// (sleeps until its scenario is rewritten).
-function crashProject() {
-  const home = tempDir("acphub-home-");
-  const cwd = tempDir("acphub-proj-");
-  const firstSessions = join(home, "first.json");
-  const slow = join(home, "slow.json");
-  writeFileSync(slow, JSON.stringify({ steps: [{ sleep: 60_000 }] }));
-  const mock = (flags: string[]) => ({
-    command: process.execPath,
-    args: [CLI, "mock-agent", ...flags],
-  });
-  mockConfig(home, [], {
-    agents: {
-      mock: mock([]),
-      first: mock(["--sessions-file", firstSessions]),
-      slow: mock(["--scenario", slow]),
-    },
-  });
-  mkdirSync(join(cwd, ".acphub", "workflows"), { recursive: true });
-  writeFileSync(join(cwd, ".acphub", "workflows", "crash.yaml"), CRASH);
-  const turnsOfFirst = () =>
-    (
-      JSON.parse(readFileSync(firstSessions, "utf8")) as [
-        string,
-        { turns: number },
-      ][]
-    ).map(([, s]) => s.turns);
-  return { home, cwd, slow, turnsOfFirst };
-}
 
 // An editor that approves every gate, counting the questions.
 function approvingEditor(home: string, asked: string[], args: string[] = []) {
@@ -103,7 +71,7 @@ describe("the next prompt in an editor's session continues a run acphub was kill
     ["acp --workflow", ["--workflow", "crash"], "x"],
   ] as const)
     it(`${how}: after kill -9 mid-step, session/load then any prompt continues the run from its journal`, async () => {
-      const p = crashProject();
+      const p = crashProject(CRASH);
       const asked: string[] = [];
       const { sessionId, runId } = await interrupted(
         p.home,
@@ -152,7 +120,7 @@ describe("the next prompt in an editor's session continues a run acphub was kill
 
 describe("resuming a run started in acphub acp", () => {
   it("after kill -9 mid-step, flow resume RUN_ID continues; step 1 and the gate are not repeated", async () => {
-    const p = crashProject();
+    const p = crashProject(CRASH);
     const asked: string[] = [];
     const { runId } = await interrupted(p.home, p.cwd, asked, [], "/crash x");
     expect(asked).toEqual(["session/request_permission"]);
