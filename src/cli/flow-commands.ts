@@ -178,15 +178,9 @@ function continued(
   }
 }
 
-// One run inside an editor's session; its step agents ask the editor through this session.
-async function runInSession(
-  ctx: CliContext,
-  ledger: LedgerPort,
-  planned: SessionRun,
-  c: HubCommandContext,
-) {
-  const { workflow, runId } = planned;
-  const host = buildHost({
+// The host of a run in an editor's session: step agents' permission questions go to the editor.
+function sessionHost(ctx: CliContext, c: HubCommandContext) {
+  return buildHost({
     config: ctx.config,
     stateDir: ctx.paths.stateDir,
     configFile: ctx.paths.configFile,
@@ -201,6 +195,17 @@ async function runInSession(
         )
       ).outcome,
   });
+}
+
+// One run inside an editor's session; its step agents ask the editor through this session.
+async function runInSession(
+  ctx: CliContext,
+  ledger: LedgerPort,
+  planned: SessionRun,
+  c: HubCommandContext,
+) {
+  const { workflow, runId } = planned;
+  const host = sessionHost(ctx, c);
   host.onSessionStart?.(runId, { cwd: planned.cwd });
   const journal = ledgerJournal(ledger, runId);
   const agents = stepAgents({
