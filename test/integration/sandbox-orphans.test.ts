@@ -1,6 +1,5 @@
 // No orphans after kill -9 of acphub, with the OS sandbox too: the runtime's socat bridges
 // (children of acphub) and the sandboxed terminal all end with it, without a next acphub.
-import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
 import {
   editorTracker,
@@ -9,6 +8,7 @@ import {
   startEditor,
 } from "../helpers/editor.js";
 import { steps, tempDir, waitFor } from "../helpers/mock.js";
+import { descendants, zombie } from "../helpers/procs.js";
 import {
   isSameProcess,
   processStartTime,
@@ -20,53 +20,6 @@ afterEach(async () => {
   for (const pid of survivors.splice(0)) process.kill(pid, "SIGKILL");
   await editors.cleanup(() => undefined);
 });
-
-interface Proc {
-  pid: number;
-  ppid: number;
-  live: boolean;
-  cmd: string;
-}
-
-// Every process on the machine with its parent and command line.
-function processes(): Proc[] {
-  const all: Proc[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      all.push({
-        pid: Number(entry),
-        ppid: Number(fields[1]),
-        live: fields[0] !== "Z",
-        cmd: cmd.replace(/\0/g, " ").trim(),
-      });
-    } catch {
-      // gone
-    }
-  }
-  return all;
-}
-
-// True when `pid` has exited and waits to be collected.
-function zombie(pid: number): boolean {
-  return processes().some((p) => p.pid === pid && !p.live);
-}
-
-// The live descendants of `root` (children, their children, ...).
-function descendants(root: number): Proc[] {
-  const all = processes();
-  const found: Proc[] = [];
-  let parents = new Set([root]);
-  while (parents.size > 0) {
-    const next = all.filter((p) => parents.has(p.ppid));
-    found.push(...next.filter((p) => p.live));
-    parents = new Set(next.map((p) => p.pid));
-  }
-  return found;
-}
 
 it("kill -9 of acphub leaves no sandbox bridge or sandboxed terminal behind", async () => {
   const home = tempDir();
