@@ -11,6 +11,7 @@ import {
 import { FixedWindowLimiter } from "../gateway/limits.js";
 import type { HubClient } from "../gateway/hub-clients.js";
 import type { SessionHub } from "../gateway/session-hub.js";
+import { listWithState, wantsWatch } from "../gateway/hub-watch.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
@@ -143,12 +144,13 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
   registerTableMethods(app, hub, client);
   return app
     .onRequest(m.initialize, raw<Params>, ({ params }) =>
-      edge(async () =>
-        (await hub.gatewayFor(hub.defaultAgent)).initialize({
+      edge(async () => {
+        client.watch = wantsWatch(params);
+        return (await hub.gatewayFor(hub.defaultAgent)).initialize({
           protocolVersion: params["protocolVersion"],
           clientCapabilities: {},
-        }),
-      ),
+        });
+      }),
     )
     .onRequest(m.session.new, raw<Params>, ({ params }) =>
       edge(() => {
@@ -165,7 +167,9 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       edge(() => inOrder(conn, () => hub.loadSession(client, params))),
     )
     .onRequest(m.session.list, raw<Params>, ({ params }) =>
-      edge(() => hub.listSessions(params)),
+      edge(async () =>
+        listWithState(await hub.listSessions(params), hub.ledger, hub.watch),
+      ),
     )
     .onRequest(m.session.resume, raw<Params>, ({ params }) =>
       edge(() => inOrder(conn, () => hub.resumeSession(client, params))),

@@ -14,6 +14,8 @@ export interface HubClient {
   readonly id: string;
   /** True once the connection has gone. */
   readonly closed: boolean;
+  /** Asked at initialize for the hub's watch notifications (see hub-watch.ts). */
+  watch?: boolean;
   /** Queues a notification; never blocks the relay (a slow client is disconnected).
    *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. */
   notify(method: string, params: Params, catchUp?: boolean): void;
