@@ -3,6 +3,8 @@
 // and another client attached to the session sees it finish. Another client's turn is never
 // cancelled by someone else leaving. The outcome is read by a second client, which asks for the
 // turn again with the same idempotency key (the hub answers with the turn's own stop reason).
+import { client } from "@agentclientprotocol/sdk";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -133,6 +135,63 @@ describe("cancelOnDisconnect: the edges", () => {
     const o = await observer(h, home, sessionId);
     ws.terminate();
     expect(await outcome(o, sessionId, "turn-1")).toBe("cancelled");
+  });
+
+  it("on: a Streamable HTTP client that vanishes (no DELETE, its event streams dropped) has its turn cancelled", async () => {
+    const { h, home } = await fx.start({
+      cancelOnDisconnect: true,
+      idleTimeoutMs: 500,
+    });
+    // Every request of this client goes through one switch: "crashing" drops them all at once.
+    const crash = new AbortController();
+    const stream = createHttpStream(h.acpUrl, {
+      headers: { Authorization: `Bearer ${h.token}` },
+      fetch: (input, init) =>
+        fetch(input, {
+          ...init,
+          signal: AbortSignal.any(
+            [crash.signal, init?.signal].filter(
+              (s) => s instanceof AbortSignal,
+            ),
+          ),
+        }),
+    });
+    const app = client({ name: "vanishing" })
+      .onNotification("*", () => undefined)
+      .onRequest("*", () => ({}));
+    const c = app.connect(stream);
+    await c.agent.request("initialize", INIT);
+    const { sessionId } = await c.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: home, mcpServers: [] },
+    );
+    void c.agent
+      .request("session/prompt", {
+        sessionId,
+        prompt: text(LONG),
+        _meta: { acphub: { idempotencyKey: "turn-1" } },
+      })
+      .catch(() => undefined);
+    const o = await observer(h, home, sessionId);
+    await until(() => agentText(o, sessionId) === "started ");
+    crash.abort();
+    expect(await outcome(o, sessionId, "turn-1")).toBe("cancelled");
+  });
+
+  it("a Streamable HTTP client that is idle but alive (holding its event streams) stays connected", async () => {
+    const { h, home } = await fx.start({
+      cancelOnDisconnect: true,
+      idleTimeoutMs: 300,
+    });
+    const c = fx.connect(h, "http");
+    const sessionId = await openSession(c, home);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const result = await c.agent.request<{ stopReason: string }>(
+      "session/prompt",
+      { sessionId, prompt: text(SHORT) },
+    );
+    expect(result.stopReason).toBe("end_turn");
+    expect(agentText(c, sessionId)).toBe("started finished");
   });
 
   it("on: a client that only watches leaving does not cancel the prompting client's turn", async () => {
