@@ -176,6 +176,11 @@ describe("cancelOnDisconnect: the edges", () => {
     await until(() => agentText(o, sessionId) === "started ");
     crash.abort();
     expect(await outcome(o, sessionId, "turn-1")).toBe("cancelled");
+    // Its connection is closed: only the observer's is left.
+    const metrics = await fetch(`${h.url}/metrics`, {
+      headers: { Authorization: `Bearer ${h.token}` },
+    });
+    expect(await metrics.text()).toMatch(/^acphub_connections 1$/m);
   });
 
   it("a Streamable HTTP client that is idle but alive (holding its event streams) stays connected", async () => {
