@@ -21,6 +21,11 @@ const NEEDS = [
   { program: "socat", pkg: "socat", why: "the OS sandbox's network bridge" },
   { program: "rg", pkg: "ripgrep", why: "the OS sandbox's read-deny globs" },
   {
+    program: "openssl",
+    pkg: "openssl",
+    why: "a self-signed certificate for the acphub serve TLS tests",
+  },
+  {
     program: "setpriv",
     pkg: "util-linux",
     why: "sandboxed processes die with acphub (no orphans after kill -9)",
