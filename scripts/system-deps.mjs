@@ -13,6 +13,12 @@ const NEEDS = [
     pkg: "python3",
     why: "pseudo-terminal tests of acphub chat",
   },
+  {
+    // Debian keeps the server programs off PATH, under the major version's own folder.
+    program: "/usr/lib/postgresql/15/bin/pg_ctl",
+    pkg: "postgresql",
+    why: "the ledger contract tests against a real PostgreSQL",
+  },
 ];
 
 // True when `program` is an executable on PATH (or an absolute path that exists).

@@ -26,6 +26,7 @@ export const WIRE_CODE_OF: Record<HubErrorCode, number> = {
   POOL_FULL: -32603,
   TIMEOUT: -32603,
   CLOSED: -32603,
+  LEDGER_UNAVAILABLE: -32603,
   INTERNAL: -32603,
 };
 

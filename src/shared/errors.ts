@@ -21,6 +21,7 @@ export const HUB_ERROR_CODES = [
   "POOL_FULL",
   "TIMEOUT",
   "CLOSED",
+  "LEDGER_UNAVAILABLE",
   "INTERNAL",
 ] as const;
 

@@ -1,0 +1,62 @@
+// Schema migrations of the SQLite ledger, applied in order and tracked by `PRAGMA user_version`.
+// A ledger written by an older acphub is migrated on open; a newer one is refused.
+import type Database from "better-sqlite3";
+import { HubError } from "../../shared/errors.js";
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE sessions (
+     id TEXT PRIMARY KEY,
+     agent TEXT NOT NULL,
+     cwd TEXT NOT NULL,
+     title TEXT,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     state TEXT NOT NULL,
+     agent_session_id TEXT,
+     request TEXT NOT NULL,
+     incomplete INTEGER NOT NULL DEFAULT 0,
+     event_count INTEGER NOT NULL DEFAULT 0,
+     bytes INTEGER NOT NULL DEFAULT 0,
+     next_seq INTEGER NOT NULL DEFAULT 1
+   );
+   CREATE INDEX sessions_cwd_updated ON sessions (cwd, updated_at DESC);
+   CREATE INDEX sessions_updated ON sessions (updated_at DESC);
+   CREATE TABLE events (
+     session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     payload TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     at INTEGER NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   ) WITHOUT ROWID;`,
+  // 2: an update's payload is exactly the session/update params without sessionId, so replay
+  // sends the stored text as it is: its notification metadata moves from `meta` to `_meta`.
+  `UPDATE events
+     SET payload = json_remove(json_set(payload, '$._meta', json(json_extract(payload, '$.meta'))), '$.meta')
+   WHERE kind = 'update' AND json_valid(payload) AND json_type(payload, '$.meta') = 'object';`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The statements of each version, for tests that build an older ledger. */
+export function migrationSql(version: number): string {
+  return MIGRATIONS[version - 1] ?? "";
+}
+
+// Brings the database to the newest schema; refuses one written by a newer acphub.
+export function migrate(db: Database.Database, file: string): void {
+  const current = db.pragma("user_version", { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new HubError(
+      "LEDGER_UNAVAILABLE",
+      `ledger ${file} was written by a newer acphub (schema ${current}; this one knows up to ${SCHEMA_VERSION}): upgrade acphub or point it at another state folder`,
+    );
+  }
+  for (let version = current; version < SCHEMA_VERSION; version++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version] as string);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

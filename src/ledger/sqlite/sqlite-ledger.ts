@@ -1,0 +1,317 @@
+// The ledger in SQLite (WAL), the embedded default: sessions and an append-only event log per
+// session. Appends are grouped (one transaction per tick or bound) and each resolves after its
+// commit, so nothing is relayed before it is on disk; it survives kill -9 of acphub.
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type {
+  LedgerEvent,
+  LedgerEventKind,
+  LedgerPort,
+  ListFilter,
+  ListPage,
+  NewSessionRecord,
+  ReadOptions,
+  SessionPatch,
+  SessionRecord,
+  StoredEvent,
+} from "../../gateway/ledger-port.js";
+import { HubError } from "../../shared/errors.js";
+import { silentLogger, type Logger } from "../../shared/logger.js";
+import {
+  DAY_MS,
+  DEFAULT_LEDGER_CAPS,
+  type LedgerCaps,
+  type LedgerOptions,
+} from "../caps.js";
+import { planCompaction } from "../compaction.js";
+import { decodeCursor, encodeCursor, pageLimit } from "../cursor.js";
+import { Followers } from "../followers.js";
+import { GroupCommit, type PendingEvent } from "../group-commit.js";
+import { toEvent, toSession, toStored } from "../row-checks.js";
+import { migrate } from "./migrations.js";
+import { settle, writeBatch } from "./sqlite-batch.js";
+import { ledgerError } from "./sqlite-errors.js";
+import { prepareStatements, type Statements } from "./statements.js";
+
+export interface SqliteLedgerOptions extends LedgerOptions {
+  /** How long to wait for another process's lock before failing (ms). */
+  busyTimeoutMs?: number;
+}
+
+export class SqliteLedger implements LedgerPort {
+  private readonly db: Database.Database;
+  private readonly stmt: Statements;
+  private readonly caps: LedgerCaps;
+  private readonly logger: Logger;
+  private readonly mask: (text: string) => string;
+  private readonly writer: GroupCommit;
+  private readonly followers: Followers;
+  private readonly retention: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly file: string,
+    options: SqliteLedgerOptions = {},
+  ) {
+    this.caps = { ...DEFAULT_LEDGER_CAPS, ...options.caps };
+    this.logger = options.logger ?? silentLogger();
+    this.mask = options.mask ?? ((text) => text);
+    this.followers = new Followers(this.logger);
+    try {
+      if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+      this.db = new Database(file);
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = NORMAL");
+      this.db.pragma("foreign_keys = ON");
+      this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      migrate(this.db, file);
+      this.stmt = prepareStatements(this.db);
+    } catch (error) {
+      throw ledgerError(file, error);
+    }
+    this.writer = new GroupCommit((batch) => this.commit(batch), options.batch);
+    this.expire();
+    if (this.caps.retentionDays !== null) {
+      this.retention = setInterval(() => this.expire(), DAY_MS);
+      this.retention.unref();
+    }
+  }
+
+  /** Runs SQLite work, turning its failures into one line naming the file. */
+  private run<T>(work: () => T): Promise<T> {
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(ledgerError(this.file, error));
+    }
+  }
+
+  // One group-commit batch: written in one transaction, then followers are told.
+  private commit(batch: PendingEvent[]): void {
+    let seqs;
+    try {
+      seqs = writeBatch(this.db, this.stmt, this.caps, batch);
+    } catch (error) {
+      throw ledgerError(this.file, error);
+    }
+    for (const [id, seq] of settle(batch, seqs)) this.followers.emit(id, seq);
+  }
+
+  createSession(record: NewSessionRecord): Promise<void> {
+    return this.run(() =>
+      this.db.transaction(() => {
+        this.stmt.insertSession.run(this.sessionRow(record));
+        this.evictSessions(record.id);
+      })(),
+    );
+  }
+
+  private sessionRow(record: NewSessionRecord) {
+    return {
+      ...record,
+      title: record.title === null ? null : this.mask(record.title),
+      request: this.mask(JSON.stringify(record.request)),
+    };
+  }
+
+  // Past maxSessions, the least recently updated sessions go (never the one just created).
+  private evictSessions(keep: string): void {
+    const { n } = this.stmt.countSessions.get() as { n: number };
+    const excess = n - this.caps.maxSessions;
+    if (excess <= 0) return;
+    for (const { id } of this.stmt.oldestSessions.all(keep, excess) as {
+      id: string;
+    }[]) {
+      this.logger.info(
+        { sessionId: id },
+        "ledger: evicting the oldest session (maxSessions)",
+      );
+      this.stmt.deleteSession.run(id);
+    }
+  }
+
+  // Deletes the sessions past ledger.retentionDays.
+  private expire(): void {
+    if (this.caps.retentionDays === null) return;
+    const before = Date.now() - this.caps.retentionDays * DAY_MS;
+    for (const { id } of this.stmt.expired.all(before) as { id: string }[]) {
+      this.logger.info(
+        { sessionId: id },
+        "ledger: session past retentionDays deleted",
+      );
+      this.stmt.deleteSession.run(id);
+    }
+  }
+
+  getSession(id: string): Promise<SessionRecord | undefined> {
+    return this.run(() => {
+      const row = this.stmt.getSession.get(id);
+      const record = row === undefined ? undefined : toSession(row);
+      if (row !== undefined && !record)
+        this.logger.warn(
+          { sessionId: id },
+          "ledger: damaged session row ignored",
+        );
+      return record;
+    });
+  }
+
+  updateSession(id: string, patch: SessionPatch): Promise<void> {
+    const columns: Record<string, string> = {
+      title: "title",
+      state: "state",
+      agentSessionId: "agent_session_id",
+      updatedAt: "updated_at",
+    };
+    const sets = Object.keys(patch).filter((k) => k in columns);
+    if (sets.length === 0) return Promise.resolve();
+    const sql = `UPDATE sessions SET ${sets.map((k) => `${columns[k]} = @${k}`).join(", ")} WHERE id = @id`;
+    const title = patch.title ? this.mask(patch.title) : patch.title;
+    return this.run(() => {
+      this.db
+        .prepare(sql)
+        .run({ ...patch, ...("title" in patch ? { title } : {}), id });
+    });
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.run(() => this.stmt.deleteSession.run(id).changes > 0);
+  }
+
+  listSessions(filter: ListFilter): Promise<ListPage> {
+    return this.run(() => {
+      const limit = pageLimit(filter.limit);
+      const after = decodeCursor(filter.cursor);
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (filter.cwd) {
+        where.push("cwd = ?");
+        args.push(filter.cwd);
+      }
+      if (after) {
+        where.push("(updated_at < ? OR (updated_at = ? AND id > ?))");
+        args.push(after.updatedAt, after.updatedAt, after.id);
+      }
+      const sql = `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC, id ASC LIMIT ?`;
+      const rows = this.db.prepare(sql).all(...args, limit + 1);
+      const sessions = rows
+        .slice(0, limit)
+        .map(toSession)
+        .filter((s): s is SessionRecord => s !== undefined);
+      const last = sessions.at(-1);
+      return {
+        sessions,
+        nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+      };
+    });
+  }
+
+  append(
+    sessionId: string,
+    kind: LedgerEventKind,
+    payload: string | Record<string, unknown>,
+  ): Promise<number> {
+    const text =
+      typeof payload === "string" ? payload : JSON.stringify(payload);
+    return this.writer.add(sessionId, kind, this.mask(text));
+  }
+
+  read(sessionId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
+    return this.run(() => {
+      const out: StoredEvent[] = [];
+      const rows = this.stmt.read
+        .raw()
+        .all(
+          sessionId,
+          options.afterSeq ?? 0,
+          options.uptoSeq ?? Number.MAX_SAFE_INTEGER,
+        ) as [number, string, string, number][];
+      for (const [seq, kind, text, at] of rows) {
+        const stored = toStored({ seq, kind, payload: text, at });
+        if (stored && text.startsWith("{") && text.endsWith("}"))
+          out.push(stored);
+        else
+          this.logger.warn(
+            { sessionId, seq },
+            "ledger: damaged event row skipped",
+          );
+      }
+      return out;
+    });
+  }
+
+  async events(
+    sessionId: string,
+    options?: ReadOptions,
+  ): Promise<LedgerEvent[]> {
+    const out: LedgerEvent[] = [];
+    for (const stored of await this.read(sessionId, options)) {
+      const event = toEvent(stored);
+      if (event) out.push(event);
+      else
+        this.logger.warn(
+          { sessionId, seq: stored.seq },
+          "ledger: damaged event row skipped",
+        );
+    }
+    return out;
+  }
+
+  async compact(sessionId: string, afterSeq: number): Promise<void> {
+    await this.writer.drain();
+    const plan = planCompaction(await this.read(sessionId, { afterSeq }));
+    if (plan.remove.length === 0) return;
+    return this.run(() =>
+      this.db.transaction(() => {
+        for (const seq of plan.remove)
+          this.stmt.deleteEvent.run(sessionId, seq);
+        for (const { seq, text } of plan.rewrite) {
+          const masked = this.mask(text);
+          this.stmt.rewriteEvent.run(
+            masked,
+            Buffer.byteLength(masked),
+            sessionId,
+            seq,
+          );
+        }
+        this.stmt.recount.run({ id: sessionId });
+      })(),
+    );
+  }
+
+  async copySession(
+    fromId: string,
+    record: NewSessionRecord,
+    uptoSeq?: number,
+  ): Promise<void> {
+    await this.writer.drain();
+    const from = await this.getSession(fromId);
+    if (!from)
+      throw new HubError("SESSION_NOT_FOUND", `ledger: no session ${fromId}`);
+    return this.run(() =>
+      this.db.transaction(() => {
+        this.stmt.insertSession.run(this.sessionRow(record));
+        this.stmt.copyEvents.run(
+          record.id,
+          fromId,
+          uptoSeq ?? Number.MAX_SAFE_INTEGER,
+        );
+        this.stmt.afterCopy.run({
+          id: record.id,
+          incomplete: from.incomplete ? 1 : 0,
+        });
+        this.evictSessions(record.id);
+      })(),
+    );
+  }
+
+  follow(sessionId: string, listener: (lastSeq: number) => void): () => void {
+    return this.followers.add(sessionId, listener);
+  }
+
+  async close(): Promise<void> {
+    await this.writer.drain();
+    if (this.retention) clearInterval(this.retention);
+    if (this.db.open) this.db.close();
+  }
+}
