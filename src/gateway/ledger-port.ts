@@ -114,10 +114,12 @@ export interface LedgerPort {
   events(sessionId: string, options?: ReadOptions): Promise<LedgerEvent[]>;
   /**
    * Merges runs of consecutive text chunks (agent_message_chunk, agent_thought_chunk,
-   * user_message_chunk) after `afterSeq` that differ only in their text into one event with the
-   * concatenated text, kept at the run's last sequence number. Called when a turn ends.
+   * user_message_chunk) after `afterSeq` (up to `uptoSeq`) that differ only in their text into
+   * one event with the concatenated text, kept at the run's last sequence number. Called when a
+   * turn ends, on that turn's events only. A reader that stopped inside a run (after seq N) and
+   * reads again after compaction gets the whole merged run again.
    */
-  compact(sessionId: string, afterSeq: number): Promise<void>;
+  compact(sessionId: string, afterSeq: number, uptoSeq?: number): Promise<void>;
   /** A new session holding copies of another's events up to `uptoSeq` (all when absent): fork. */
   copySession(
     fromId: string,

@@ -2,6 +2,7 @@
 // one transaction, and each append's promise settles only when that transaction has committed.
 // Batches commit one after another, so the events of a session keep the order of the calls.
 import type { LedgerEventKind } from "../gateway/ledger-port.js";
+import { HubError } from "../shared/errors.js";
 
 export interface PendingEvent {
   sessionId: string;
@@ -90,4 +91,30 @@ export class GroupCommit {
       if (this.pending.length > 0) this.run();
     });
   }
+}
+
+/** After a commit: the last sequence number written per session. */
+export type Committed = Map<string, number>;
+
+// Settles each append of a committed batch (undefined seq: its session does not exist).
+export function settle(
+  batch: PendingEvent[],
+  seqs: (number | undefined)[],
+): Committed {
+  const committed: Committed = new Map();
+  batch.forEach((event, index) => {
+    const seq = seqs[index];
+    if (seq === undefined) {
+      event.reject(
+        new HubError(
+          "SESSION_NOT_FOUND",
+          `ledger: no session ${event.sessionId}`,
+        ),
+      );
+      return;
+    }
+    committed.set(event.sessionId, seq);
+    event.resolve(seq);
+  });
+  return committed;
 }

@@ -36,13 +36,6 @@ const sessionRow = z.object({
   bytes: int,
 });
 
-const storedRow = z.object({
-  seq: int,
-  kind: z.enum(LEDGER_EVENT_KINDS as [string, ...string[]]),
-  payload: z.string(),
-  at: int,
-});
-
 // A JSON object, or undefined for anything else (damaged text, arrays, scalars).
 export function parseObject(text: string): Record<string, unknown> | undefined {
   try {
@@ -75,12 +68,32 @@ export function toSession(row: unknown): SessionRecord | undefined {
   };
 }
 
-/** A stored row as read, when its columns have the right types (the text is not parsed). */
-export function toStored(row: unknown): StoredEvent | undefined {
-  const parsed = storedRow.safeParse(row);
-  if (!parsed.success) return undefined;
-  const { seq, kind, payload, at } = parsed.data;
-  return { seq, kind: kind as StoredEvent["kind"], text: payload, at };
+const KINDS = new Set<string>(LEDGER_EVENT_KINDS);
+
+/**
+ * A stored row as read, when its columns have the right types and its text looks like a JSON
+ * object (checked by its ends only: replay sends it as stored, so this runs once per row).
+ */
+export function toStored(
+  seq: unknown,
+  kind: unknown,
+  text: unknown,
+  at: unknown,
+): StoredEvent | undefined {
+  if (
+    typeof kind !== "string" ||
+    !KINDS.has(kind) ||
+    typeof text !== "string" ||
+    !text.startsWith("{") ||
+    !text.endsWith("}")
+  )
+    return undefined;
+  return {
+    seq: Number(seq),
+    kind: kind as StoredEvent["kind"],
+    text,
+    at: Number(at),
+  };
 }
 
 /** A stored event parsed; undefined when its text is not a JSON object. */
@@ -89,4 +102,18 @@ export function toEvent(stored: StoredEvent): LedgerEvent | undefined {
   return payload
     ? { seq: stored.seq, kind: stored.kind, payload, at: stored.at }
     : undefined;
+}
+
+/** Stored events parsed; the damaged ones are reported and left out. */
+export function parseEvents(
+  stored: StoredEvent[],
+  onDamaged: (seq: number) => void,
+): LedgerEvent[] {
+  const out: LedgerEvent[] = [];
+  for (const one of stored) {
+    const event = toEvent(one);
+    if (event) out.push(event);
+    else onDamaged(one.seq);
+  }
+  return out;
 }

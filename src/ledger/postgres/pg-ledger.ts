@@ -24,21 +24,17 @@ import {
   type LedgerOptions,
 } from "../caps.js";
 import { planCompaction } from "../compaction.js";
-import { decodeCursor, encodeCursor, pageLimit } from "../cursor.js";
+import { listQuery, toPage } from "../list-query.js";
 import { Followers } from "../followers.js";
-import { GroupCommit, type PendingEvent } from "../group-commit.js";
-import { toEvent, toSession, toStored } from "../row-checks.js";
+import { GroupCommit, settle, type PendingEvent } from "../group-commit.js";
+import { parseEvents, toSession, toStored } from "../row-checks.js";
 import { writePgBatch } from "./pg-batch.js";
+import { compactPg, copyEventsPg, insertSessionPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
-import { maskUrl, pgError, withRetry } from "./pg-retry.js";
-import { migratePg } from "./pg-schema.js";
+import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
 
-export interface PostgresLedgerOptions extends LedgerOptions {
-  /** How long appends retry while PostgreSQL is unreachable before the turn fails (ms). */
-  retryMs?: number;
-  /** How long to wait for a connection when opening (ms). */
-  connectTimeoutMs?: number;
-}
+export interface PostgresLedgerOptions
+  extends LedgerOptions, PgConnectionOptions {}
 
 const SESSION_COLUMNS: Record<string, string> = {
   title: "title",
@@ -55,39 +51,28 @@ export class PostgresLedger implements LedgerPort {
   private readonly followers: Followers;
   private readonly listener: PgListener;
   private readonly instance = randomUUID();
-  private readonly retryMs: number;
-  /** The URL with its password masked, as errors and logs name it. */
-  readonly where: string;
   private retention: NodeJS.Timeout | undefined;
 
   private constructor(
-    private readonly pool: pg.Pool,
-    url: string,
+    private readonly db: PgConnection,
     options: PostgresLedgerOptions,
   ) {
-    this.where = maskUrl(url);
     this.caps = { ...DEFAULT_LEDGER_CAPS, ...options.caps };
     this.logger = options.logger ?? silentLogger();
     this.mask = options.mask ?? ((text) => text);
-    this.retryMs = options.retryMs ?? 15_000;
     this.followers = new Followers(this.logger);
     this.listener = new PgListener(
-      url,
+      db.url,
       this.instance,
       this.followers,
       this.logger,
     );
     this.writer = new GroupCommit((batch) => this.commit(batch), options.batch);
-    // A connection lost while checked out also errors on its client: the query fails and is
-    // retried, so the event itself only needs logging.
-    pool.on("connect", (client) =>
-      client.on("error", (error) =>
-        this.logger.warn({ err: error.message }, "ledger: connection lost"),
-      ),
-    );
-    pool.on("error", (error) =>
-      this.logger.warn({ err: error.message }, "ledger: idle connection lost"),
-    );
+  }
+
+  /** The URL with its password masked, as errors and logs name it. */
+  get where(): string {
+    return this.db.where;
   }
 
   /** Connects and migrates; an unreachable server is one HubError naming the URL. */
@@ -95,24 +80,11 @@ export class PostgresLedger implements LedgerPort {
     url: string,
     options: PostgresLedgerOptions = {},
   ): Promise<PostgresLedger> {
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: 4,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    });
-    const ledger = new PostgresLedger(pool, url, options);
-    try {
-      const client = await pool.connect();
-      try {
-        await migratePg(client, ledger.where);
-      } finally {
-        client.release();
-      }
-      await ledger.expire();
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw pgError(ledger.where, error);
-    }
+    const logger = options.logger ?? silentLogger();
+    const db = new PgConnection(url, options, logger);
+    await db.open();
+    const ledger = new PostgresLedger(db, options);
+    await ledger.expire();
     if (ledger.caps.retentionDays !== null) {
       ledger.retention = setInterval(
         () => void ledger.expire().catch(() => undefined),
@@ -123,56 +95,12 @@ export class PostgresLedger implements LedgerPort {
     return ledger;
   }
 
-  private query<R extends pg.QueryResultRow>(
-    sql: string,
-    args: unknown[] = [],
-  ) {
-    return withRetry(this.where, this.retryMs, () =>
-      this.pool.query<R>(sql, args),
-    );
-  }
-
-  // Runs `work` in one transaction, retried as a whole after a lost connection.
-  private transaction<T>(
-    work: (client: pg.PoolClient) => Promise<T>,
-  ): Promise<T> {
-    return withRetry(this.where, this.retryMs, async () => {
-      const client = await this.pool.connect();
-      try {
-        await client.query("BEGIN");
-        const result = await work(client);
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    });
-  }
-
   // One group-commit batch in one transaction; appends settle after COMMIT.
   private async commit(batch: PendingEvent[]): Promise<void> {
-    const seqs = await this.transaction((client) =>
+    const seqs = await this.db.transaction((client) =>
       writePgBatch(client, this.caps, batch, this.instance),
     );
-    const last = new Map<string, number>();
-    batch.forEach((event, i) => {
-      const seq = seqs[i];
-      if (seq === undefined)
-        event.reject(
-          new HubError(
-            "SESSION_NOT_FOUND",
-            `ledger: no session ${event.sessionId}`,
-          ),
-        );
-      else {
-        last.set(event.sessionId, seq);
-        event.resolve(seq);
-      }
-    });
-    for (const [id, seq] of last) this.followers.emit(id, seq);
+    for (const [id, seq] of settle(batch, seqs)) this.followers.emit(id, seq);
   }
 
   private sessionArgs(record: NewSessionRecord): unknown[] {
@@ -190,12 +118,8 @@ export class PostgresLedger implements LedgerPort {
   }
 
   async createSession(record: NewSessionRecord): Promise<void> {
-    await this.transaction(async (client) => {
-      await client.query(
-        `INSERT INTO acphub_sessions (id, agent, cwd, title, created_at, updated_at, state, agent_session_id, request)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        this.sessionArgs(record),
-      );
+    await this.db.transaction(async (client) => {
+      await insertSessionPg(client, this.sessionArgs(record));
       await this.evictSessions(client, record.id);
     });
   }
@@ -222,13 +146,13 @@ export class PostgresLedger implements LedgerPort {
   private async expire(): Promise<void> {
     if (this.caps.retentionDays === null) return;
     const before = Date.now() - this.caps.retentionDays * DAY_MS;
-    await this.query("DELETE FROM acphub_sessions WHERE updated_at < $1", [
+    await this.db.query("DELETE FROM acphub_sessions WHERE updated_at < $1", [
       before,
     ]);
   }
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
-    const { rows } = await this.query(
+    const { rows } = await this.db.query(
       "SELECT * FROM acphub_sessions WHERE id = $1",
       [id],
     );
@@ -250,14 +174,14 @@ export class PostgresLedger implements LedgerPort {
       return k === "title" && typeof v === "string" ? this.mask(v) : v;
     });
     const sets = keys.map((k, i) => `${SESSION_COLUMNS[k]} = $${i + 2}`);
-    await this.query(
+    await this.db.query(
       `UPDATE acphub_sessions SET ${sets.join(", ")} WHERE id = $1`,
       [id, ...values],
     );
   }
 
   async deleteSession(id: string): Promise<boolean> {
-    const result = await this.query(
+    const result = await this.db.query(
       "DELETE FROM acphub_sessions WHERE id = $1",
       [id],
     );
@@ -265,29 +189,8 @@ export class PostgresLedger implements LedgerPort {
   }
 
   async listSessions(filter: ListFilter): Promise<ListPage> {
-    const limit = pageLimit(filter.limit);
-    const after = decodeCursor(filter.cursor);
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (filter.cwd) where.push(`cwd = $${args.push(filter.cwd)}`);
-    if (after) {
-      const u = args.push(after.updatedAt);
-      where.push(
-        `(updated_at < $${u} OR (updated_at = $${u} AND id > $${args.push(after.id)}))`,
-      );
-    }
-    const sql = `SELECT * FROM acphub_sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-      ORDER BY updated_at DESC, id ASC LIMIT $${args.push(limit + 1)}`;
-    const { rows } = await this.query(sql, args);
-    const sessions = rows
-      .slice(0, limit)
-      .map(toSession)
-      .filter((s): s is SessionRecord => s !== undefined);
-    const last = sessions.at(-1);
-    return {
-      sessions,
-      nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
-    };
+    const q = listQuery("acphub_sessions", filter, (n) => `$${n}`);
+    return toPage((await this.db.query(q.sql, q.args)).rows, q.limit);
   }
 
   append(
@@ -304,7 +207,7 @@ export class PostgresLedger implements LedgerPort {
     sessionId: string,
     options: ReadOptions = {},
   ): Promise<StoredEvent[]> {
-    const { rows } = await this.query(
+    const { rows } = await this.db.query(
       `SELECT seq, kind, payload::text AS payload, at FROM acphub_events
        WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
       [
@@ -315,8 +218,13 @@ export class PostgresLedger implements LedgerPort {
     );
     const out: StoredEvent[] = [];
     for (const row of rows) {
-      const stored = toStored(row);
-      if (stored && stored.text.startsWith("{")) out.push(stored);
+      const stored = toStored(
+        row["seq"],
+        row["kind"],
+        row["payload"],
+        row["at"],
+      );
+      if (stored) out.push(stored);
       else
         this.logger.warn(
           { sessionId, seq: row["seq"] },
@@ -330,40 +238,29 @@ export class PostgresLedger implements LedgerPort {
     sessionId: string,
     options?: ReadOptions,
   ): Promise<LedgerEvent[]> {
-    const out: LedgerEvent[] = [];
-    for (const stored of await this.read(sessionId, options)) {
-      const event = toEvent(stored);
-      if (event) out.push(event);
-      else
-        this.logger.warn(
-          { sessionId, seq: stored.seq },
-          "ledger: damaged event row skipped",
-        );
-    }
-    return out;
+    return parseEvents(await this.read(sessionId, options), (seq) =>
+      this.logger.warn({ sessionId, seq }, "ledger: damaged event row skipped"),
+    );
   }
 
-  async compact(sessionId: string, afterSeq: number): Promise<void> {
+  async compact(
+    sessionId: string,
+    afterSeq: number,
+    uptoSeq?: number,
+  ): Promise<void> {
     await this.writer.drain();
-    const plan = planCompaction(await this.read(sessionId, { afterSeq }));
+    const plan = planCompaction(
+      await this.read(sessionId, { afterSeq, uptoSeq }),
+    );
     if (plan.remove.length === 0) return;
-    const texts = plan.rewrite.map((r) => this.mask(r.text));
-    await this.transaction(async (client) => {
-      await client.query(
-        "DELETE FROM acphub_events WHERE session_id = $1 AND seq = ANY($2::bigint[])",
-        [sessionId, plan.remove],
-      );
-      await client.query(
-        `UPDATE acphub_events e SET payload = u.text::json, bytes = octet_length(u.text)
-         FROM unnest($2::bigint[], $3::text[]) AS u(seq, text) WHERE e.session_id = $1 AND e.seq = u.seq`,
-        [sessionId, plan.rewrite.map((r) => r.seq), texts],
-      );
-      await client.query(
-        `UPDATE acphub_sessions SET event_count = (SELECT COUNT(*) FROM acphub_events WHERE session_id = $1),
-           bytes = (SELECT COALESCE(SUM(bytes), 0) FROM acphub_events WHERE session_id = $1) WHERE id = $1`,
-        [sessionId],
-      );
-    });
+    await this.db.transaction((client) =>
+      compactPg(
+        client,
+        sessionId,
+        plan.remove,
+        plan.rewrite.map((r) => ({ seq: r.seq, text: this.mask(r.text) })),
+      ),
+    );
   }
 
   async copySession(
@@ -375,25 +272,9 @@ export class PostgresLedger implements LedgerPort {
     const from = await this.getSession(fromId);
     if (!from)
       throw new HubError("SESSION_NOT_FOUND", `ledger: no session ${fromId}`);
-    await this.transaction(async (client) => {
-      await client.query(
-        `INSERT INTO acphub_sessions (id, agent, cwd, title, created_at, updated_at, state, agent_session_id, request)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        this.sessionArgs(record),
-      );
-      await client.query(
-        `INSERT INTO acphub_events (session_id, seq, kind, payload, bytes, at)
-         SELECT $1, seq, kind, payload, bytes, at FROM acphub_events WHERE session_id = $2 AND seq <= $3`,
-        [record.id, fromId, uptoSeq ?? Number.MAX_SAFE_INTEGER],
-      );
-      await client.query(
-        `UPDATE acphub_sessions SET incomplete = $2,
-           event_count = (SELECT COUNT(*) FROM acphub_events WHERE session_id = $1),
-           bytes = (SELECT COALESCE(SUM(bytes), 0) FROM acphub_events WHERE session_id = $1),
-           next_seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM acphub_events WHERE session_id = $1)
-         WHERE id = $1`,
-        [record.id, from.incomplete],
-      );
+    await this.db.transaction(async (client) => {
+      await insertSessionPg(client, this.sessionArgs(record));
+      await copyEventsPg(client, fromId, record.id, uptoSeq, from.incomplete);
       await this.evictSessions(client, record.id);
     });
   }
@@ -407,6 +288,6 @@ export class PostgresLedger implements LedgerPort {
     await this.writer.drain();
     if (this.retention) clearInterval(this.retention);
     await this.listener.close();
-    await this.pool.end();
+    await this.db.end();
   }
 }

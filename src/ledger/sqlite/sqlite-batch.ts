@@ -1,7 +1,6 @@
 // Writes one group-commit batch in one SQLite transaction: per-session counters read once, every
 // event inserted, counters written once, the caps applied; then each append is settled.
 import type Database from "better-sqlite3";
-import { HubError } from "../../shared/errors.js";
 import type { LedgerCaps } from "../caps.js";
 import type { PendingEvent } from "../group-commit.js";
 import type { Statements } from "./statements.js";
@@ -13,9 +12,6 @@ interface Counters {
   trimmed: boolean;
   at: number;
 }
-
-/** After a commit: the last sequence number written per session. */
-export type Committed = Map<string, number>;
 
 // Inserts the batch; returns the seq of each event (undefined: its session does not exist).
 export function writeBatch(
@@ -98,27 +94,4 @@ function trim(
     stmt.deleteEventsUpTo.run(id, lastSeq);
     c.trimmed = true;
   }
-}
-
-// Settles each append of a written batch.
-export function settle(
-  batch: PendingEvent[],
-  seqs: (number | undefined)[],
-): Committed {
-  const committed: Committed = new Map();
-  batch.forEach((event, index) => {
-    const seq = seqs[index];
-    if (seq === undefined) {
-      event.reject(
-        new HubError(
-          "SESSION_NOT_FOUND",
-          `ledger: no session ${event.sessionId}`,
-        ),
-      );
-      return;
-    }
-    committed.set(event.sessionId, seq);
-    event.resolve(seq);
-  });
-  return committed;
 }

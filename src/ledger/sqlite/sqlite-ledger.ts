@@ -25,12 +25,12 @@ import {
   type LedgerOptions,
 } from "../caps.js";
 import { planCompaction } from "../compaction.js";
-import { decodeCursor, encodeCursor, pageLimit } from "../cursor.js";
+import { listQuery, toPage } from "../list-query.js";
 import { Followers } from "../followers.js";
-import { GroupCommit, type PendingEvent } from "../group-commit.js";
-import { toEvent, toSession, toStored } from "../row-checks.js";
+import { GroupCommit, settle, type PendingEvent } from "../group-commit.js";
+import { parseEvents, toSession, toStored } from "../row-checks.js";
 import { migrate } from "./migrations.js";
-import { settle, writeBatch } from "./sqlite-batch.js";
+import { writeBatch } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
 import { prepareStatements, type Statements } from "./statements.js";
 
@@ -180,29 +180,8 @@ export class SqliteLedger implements LedgerPort {
 
   listSessions(filter: ListFilter): Promise<ListPage> {
     return this.run(() => {
-      const limit = pageLimit(filter.limit);
-      const after = decodeCursor(filter.cursor);
-      const where: string[] = [];
-      const args: unknown[] = [];
-      if (filter.cwd) {
-        where.push("cwd = ?");
-        args.push(filter.cwd);
-      }
-      if (after) {
-        where.push("(updated_at < ? OR (updated_at = ? AND id > ?))");
-        args.push(after.updatedAt, after.updatedAt, after.id);
-      }
-      const sql = `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC, id ASC LIMIT ?`;
-      const rows = this.db.prepare(sql).all(...args, limit + 1);
-      const sessions = rows
-        .slice(0, limit)
-        .map(toSession)
-        .filter((s): s is SessionRecord => s !== undefined);
-      const last = sessions.at(-1);
-      return {
-        sessions,
-        nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
-      };
+      const q = listQuery("sessions", filter, () => "?");
+      return toPage(this.db.prepare(q.sql).all(...q.args), q.limit);
     });
   }
 
@@ -227,9 +206,8 @@ export class SqliteLedger implements LedgerPort {
           options.uptoSeq ?? Number.MAX_SAFE_INTEGER,
         ) as [number, string, string, number][];
       for (const [seq, kind, text, at] of rows) {
-        const stored = toStored({ seq, kind, payload: text, at });
-        if (stored && text.startsWith("{") && text.endsWith("}"))
-          out.push(stored);
+        const stored = toStored(seq, kind, text, at);
+        if (stored) out.push(stored);
         else
           this.logger.warn(
             { sessionId, seq },
@@ -244,22 +222,20 @@ export class SqliteLedger implements LedgerPort {
     sessionId: string,
     options?: ReadOptions,
   ): Promise<LedgerEvent[]> {
-    const out: LedgerEvent[] = [];
-    for (const stored of await this.read(sessionId, options)) {
-      const event = toEvent(stored);
-      if (event) out.push(event);
-      else
-        this.logger.warn(
-          { sessionId, seq: stored.seq },
-          "ledger: damaged event row skipped",
-        );
-    }
-    return out;
+    return parseEvents(await this.read(sessionId, options), (seq) =>
+      this.logger.warn({ sessionId, seq }, "ledger: damaged event row skipped"),
+    );
   }
 
-  async compact(sessionId: string, afterSeq: number): Promise<void> {
+  async compact(
+    sessionId: string,
+    afterSeq: number,
+    uptoSeq?: number,
+  ): Promise<void> {
     await this.writer.drain();
-    const plan = planCompaction(await this.read(sessionId, { afterSeq }));
+    const plan = planCompaction(
+      await this.read(sessionId, { afterSeq, uptoSeq }),
+    );
     if (plan.remove.length === 0) return;
     return this.run(() =>
       this.db.transaction(() => {
