@@ -79,6 +79,13 @@ export const configSchema = z.strictObject({
     .optional(),
   ledger: z
     .strictObject({
+      /** A postgres:// URL: the ledger lives in PostgreSQL instead of $ACPHUB_HOME's SQLite file. */
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//i, "must be a postgres:// URL")
+        .optional(),
+      /** Sessions not updated for this many days are deleted; absent: kept. */
+      retentionDays: z.number().positive().optional(),
       maxSessions: z.number().int().positive().optional(),
       maxEventsPerSession: z.number().int().positive().optional(),
       maxBytesPerSession: z.number().int().positive().optional(),
