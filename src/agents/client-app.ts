@@ -1,7 +1,7 @@
 // Builds the SDK client app for one agent connection. Every handler uses a pass-through
 // parser so nothing the agent sends (`_meta`, extra fields) is lost. session/update and
 // extension notifications do not come through here: the connection takes them off the raw
-// stream (see ConnectionCore).
+// stream (see SessionRouter.intercept).
 import {
   client,
   RequestError,
@@ -10,7 +10,8 @@ import {
   type RequestPermissionResponse,
 } from "@agentclientprotocol/sdk";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
-import { BRIDGE_METHODS, type BridgeMethod } from "../gateway/client-host.js";
+import { raw } from "../protocol/raw.js";
+import { BRIDGE_METHODS, type BridgeMethod } from "../contracts/client-host.js";
 
 /** What the connection does with each kind of message from the agent. */
 export interface ClientRouter {
@@ -28,14 +29,6 @@ export interface ClientRouter {
     params: unknown,
     signal: AbortSignal,
   ): Promise<unknown>;
-}
-
-// Validates only that params are an object; everything inside passes through untouched.
-function raw<T>(params: unknown): T {
-  if (params === null || typeof params !== "object" || Array.isArray(params)) {
-    throw RequestError.invalidParams(undefined, "params must be an object");
-  }
-  return params as T;
 }
 
 export function buildClientApp(router: ClientRouter, name: string): ClientApp {

@@ -1,29 +1,48 @@
-// A live agent connection: the ACP handshake and session API on top of the transport. Each
-// session method is used only when the agent advertised it, else UNSUPPORTED names the
-// capability.
+// A live agent connection: the ACP handshake and session API over a transport (process and
+// wire) and a router (what the agent sends, by session). Each session method is used only when
+// the agent advertised it, else UNSUPPORTED names the capability.
 import type {
   InitializeResponse,
   ListSessionsResponse,
-  McpServer,
 } from "@agentclientprotocol/sdk";
-import { methods, PROTOCOL_VERSION } from "../protocol/methods.js";
-import { checkAgentProtocolVersion } from "../protocol/version.js";
+import type { ClientHost } from "../contracts/client-host.js";
+import type { RunEvent } from "../contracts/events.js";
+import { methods } from "../protocol/methods.js";
 import { HubError, isHubError } from "../shared/errors.js";
-import { ACPHUB_VERSION } from "../shared/version.js";
-import { hostCapabilities } from "../gateway/client-host.js";
-import { ConnectionCore, type ConnectOptions } from "./connection-core.js";
-import type { RunEvent } from "../gateway/events.js";
-import { unsupported } from "./agent-errors.js";
-import { AgentSession, type SessionState } from "./session.js";
+import { silentLogger, type Logger } from "../shared/logger.js";
+import type { AgentProcess } from "./agent-process.js";
+import { AgentTransport } from "./agent-transport.js";
+import {
+  requireCapability,
+  sessionRequest,
+  supportsCapability,
+  type Capability,
+  type SessionParams,
+} from "./capabilities.js";
+import { initializeAgent } from "./handshake.js";
+import { resolveLimits, type ConnectionLimits } from "./limits.js";
+import type { AgentLaunch } from "./registry.js";
+import { SessionRouter } from "./session-router.js";
+import {
+  AgentSession,
+  type SessionLink,
+  type SessionState,
+} from "./session.js";
 
-export type { ConnectOptions };
-
-export interface SessionParams {
-  cwd: string;
-  mcpServers?: McpServer[];
-  additionalDirectories?: string[];
-  meta?: Record<string, unknown>;
+export interface ConnectOptions extends Partial<ConnectionLimits> {
+  launch: AgentLaunch;
+  /** Working directory of the agent process (default: this process's). */
+  cwd?: string;
+  logger?: Logger;
+  host?: ClientHost;
+  /** When set, the agent's pid is recorded there so orphans can be reaped after a crash. */
+  stateDir?: string;
+  signal?: AbortSignal;
+  /** An agent process spawned early (to overlap its start-up with acphub's); else one is spawned. */
+  process?: AgentProcess;
 }
+
+export type { SessionParams };
 
 export interface LoadedSession {
   session: AgentSession;
@@ -31,47 +50,108 @@ export interface LoadedSession {
   replay: RunEvent[];
 }
 
-type Capability = "loadSession" | "list" | "resume" | "close" | "delete";
+export class AgentConnection {
+  readonly host: ClientHost | undefined;
+  private readonly transport: AgentTransport;
+  private readonly router: SessionRouter;
+  /** What each session of this connection may use of it. */
+  private readonly link: SessionLink;
 
-export class AgentConnection extends ConnectionCore {
-  // Sends `initialize` with a timeout and checks the protocol version.
-  async initialize(signal?: AbortSignal): Promise<InitializeResponse> {
-    const ms = this.limits.initializeTimeoutMs;
-    const timer = setTimeout(() => {
-      const message = `agent "${this.launch.name}" did not answer initialize within ${ms} ms${this.noiseHint()}`;
-      const details = { stderrTail: this.process.stderrTail() };
-      this.fail(
-        new HubError("INIT_TIMEOUT", message, { retryable: true, details }),
-      );
-    }, ms);
-    const onAbort = () =>
-      this.fail(new HubError("CLOSED", "connecting was aborted"));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const response = await this.call<InitializeResponse>(
-        methods.agent.initialize,
-        {
-          protocolVersion: PROTOCOL_VERSION,
-          clientCapabilities: hostCapabilities(this.host),
-          clientInfo: {
-            name: "acphub",
-            title: "acphub",
-            version: ACPHUB_VERSION,
-          },
-        },
-      );
-      const version = checkAgentProtocolVersion(response.protocolVersion);
-      if (!version.ok) {
-        const error = new HubError("PROTOCOL_VERSION", version.reason);
-        this.fail(error);
-        throw error;
-      }
-      this.initializeResponse = response;
-      return response;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+  constructor(options: ConnectOptions) {
+    const limits = resolveLimits(options);
+    const logger = (options.logger ?? silentLogger()).child({
+      agent: options.launch.name,
+    });
+    this.host = options.host;
+    this.router = new SessionRouter(options.host, logger);
+    this.transport = new AgentTransport({
+      launch: options.launch,
+      limits,
+      logger,
+      router: this.router,
+      onFail: (error) => this.endSessions(error),
+      cwd: options.cwd,
+      stateDir: options.stateDir,
+      process: options.process,
+    });
+    const t = this.transport;
+    this.link = {
+      agentName: options.launch.name,
+      limits,
+      host: options.host,
+      call: (method, params, signal) => t.call(method, params, signal),
+      notify: (method, params) => t.notify(method, params),
+      fail: (error) => t.fail(error),
+    };
+  }
+
+  get launch(): AgentLaunch {
+    return this.transport.launch;
+  }
+
+  get process(): AgentProcess {
+    return this.transport.process;
+  }
+
+  get limits(): ConnectionLimits {
+    return this.transport.limits;
+  }
+
+  get logger(): Logger {
+    return this.transport.logger;
+  }
+
+  /** Resolves when the agent process has exited. */
+  get closed(): Promise<void> {
+    return this.transport.closed;
+  }
+
+  get initializeResponse(): InitializeResponse | undefined {
+    return this.transport.initializeResponse;
+  }
+
+  get sessions(): Map<string, AgentSession> {
+    return this.router.sessions;
+  }
+
+  get pid(): number | undefined {
+    return this.transport.pid;
+  }
+
+  /** The reason this connection stopped working, once it has. */
+  get error(): HubError | undefined {
+    return this.transport.error;
+  }
+
+  get alive(): boolean {
+    return this.transport.alive;
+  }
+
+  /** Marks the connection failed (first reason wins) and kills the agent. */
+  fail(error: HubError): void {
+    this.transport.fail(error);
+  }
+
+  notify(method: string, params: unknown): void {
+    this.transport.notify(method, params);
+  }
+
+  /** Shuts the agent down: running turns fail with CLOSED, then stdin end → TERM → KILL. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  // Every session of a failed connection ends: its turn fails, the host releases its things.
+  private endSessions(error: HubError): void {
+    for (const session of this.sessions.values()) {
+      session.connectionFailed(error);
+      this.host?.onSessionEnd?.(session.id);
     }
+  }
+
+  // Sends `initialize` with a timeout and checks the protocol version.
+  initialize(signal?: AbortSignal): Promise<InitializeResponse> {
+    return initializeAgent(this.transport, this.host, signal);
   }
 
   get capabilities() {
@@ -83,35 +163,17 @@ export class AgentConnection extends ConnectionCore {
   }
 
   supports(capability: Capability): boolean {
-    const caps = this.capabilities;
-    if (capability === "loadSession") return caps.loadSession === true;
-    const value = caps.sessionCapabilities?.[capability];
-    return value !== undefined && value !== null;
+    return supportsCapability(this.capabilities, capability);
   }
 
   private require(capability: Capability, method: string): void {
-    if (this.supports(capability)) return;
-    const name =
-      capability === "loadSession"
-        ? "loadSession"
-        : `sessionCapabilities.${capability}`;
-    throw unsupported(this.launch.name, method, name);
-  }
-
-  private sessionRequest(params: SessionParams) {
-    const { cwd, mcpServers = [], additionalDirectories, meta } = params;
-    return {
-      cwd,
-      mcpServers,
-      ...(additionalDirectories ? { additionalDirectories } : {}),
-      ...(meta ? { _meta: meta } : {}),
-    };
+    requireCapability(this.capabilities, this.launch.name, capability, method);
   }
 
   // Adds the agent's auth methods to AUTH_REQUIRED so callers can offer `authenticate`.
   private async sessionCall<T>(method: string, params: unknown): Promise<T> {
     try {
-      return await this.call<T>(method, params);
+      return await this.transport.call<T>(method, params);
     } catch (error) {
       if (isHubError(error, "AUTH_REQUIRED"))
         error.details["authMethods"] = this.authMethods;
@@ -124,7 +186,7 @@ export class AgentConnection extends ConnectionCore {
     state: SessionState,
     params: SessionParams,
   ): AgentSession {
-    const session = new AgentSession(this, id, state);
+    const session = new AgentSession(this.link, id, state);
     this.sessions.set(id, session);
     const { cwd, additionalDirectories } = params;
     this.host?.onSessionStart?.(id, { cwd, additionalDirectories });
@@ -134,7 +196,7 @@ export class AgentConnection extends ConnectionCore {
   async newSession(params: SessionParams): Promise<AgentSession> {
     const response = await this.sessionCall<
       SessionState & { sessionId: string }
-    >(methods.agent.session.new, this.sessionRequest(params));
+    >(methods.agent.session.new, sessionRequest(params));
     return this.open(response.sessionId, response, params);
   }
 
@@ -147,7 +209,7 @@ export class AgentConnection extends ConnectionCore {
     const replay: RunEvent[] = [];
     const stop = session.onEvent((event) => replay.push(event));
     try {
-      const request = { sessionId, ...this.sessionRequest(params) };
+      const request = { sessionId, ...sessionRequest(params) };
       session.state = await this.sessionCall<SessionState>(
         methods.agent.session.load,
         request,
@@ -166,7 +228,7 @@ export class AgentConnection extends ConnectionCore {
     params: SessionParams,
   ): Promise<AgentSession> {
     this.require("resume", methods.agent.session.resume);
-    const request = { sessionId, ...this.sessionRequest(params) };
+    const request = { sessionId, ...sessionRequest(params) };
     const state = await this.sessionCall<SessionState>(
       methods.agent.session.resume,
       request,
@@ -178,19 +240,22 @@ export class AgentConnection extends ConnectionCore {
     params: { cwd?: string; cursor?: string } = {},
   ): Promise<ListSessionsResponse> {
     this.require("list", methods.agent.session.list);
-    return this.call<ListSessionsResponse>(methods.agent.session.list, params);
+    return this.transport.call<ListSessionsResponse>(
+      methods.agent.session.list,
+      params,
+    );
   }
 
   async closeSession(sessionId: string): Promise<void> {
     this.require("close", methods.agent.session.close);
     this.sessions.get(sessionId)?.cancel();
-    await this.call(methods.agent.session.close, { sessionId });
+    await this.transport.call(methods.agent.session.close, { sessionId });
     this.forget(sessionId);
   }
 
   async deleteSession(sessionId: string): Promise<void> {
     this.require("delete", methods.agent.session.delete);
-    await this.call(methods.agent.session.delete, { sessionId });
+    await this.transport.call(methods.agent.session.delete, { sessionId });
     this.forget(sessionId);
   }
 
@@ -200,7 +265,7 @@ export class AgentConnection extends ConnectionCore {
   }
 
   async authenticate(methodId: string): Promise<void> {
-    await this.call(methods.agent.authenticate, { methodId });
+    await this.transport.call(methods.agent.authenticate, { methodId });
   }
 
   /** Any request, for extension methods (`_vendor/…`); the response is returned as received. */
@@ -209,7 +274,7 @@ export class AgentConnection extends ConnectionCore {
     params: unknown,
     signal?: AbortSignal,
   ): Promise<T> {
-    return this.call<T>(method, params, signal);
+    return this.transport.call<T>(method, params, signal);
   }
 
   /** Whether any session on this connection has a turn running. */

@@ -1,32 +1,33 @@
 // One ACP session on an agent: prompts (one at a time, or queued), permission decisions and
 // bridged requests for it, and mode/config changes when the agent offered them.
-import {
-  RequestError,
-  type PromptResponse,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
-  type SessionNotification,
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+  PromptResponse,
 } from "@agentclientprotocol/sdk";
-import { methods } from "../protocol/methods.js";
-import { outcomeFor } from "../protocol/permission-options.js";
-import { raceSignal } from "../shared/abort.js";
-import { errorMessage, HubError, isHubError } from "../shared/errors.js";
-import type { ConnectionCore } from "./connection-core.js";
-import type { PromptResult, RunEvent } from "../gateway/events.js";
 import type {
   BridgeHandler,
   BridgeMethod,
-  HostContext,
-  PermissionAnswer,
-} from "../gateway/client-host.js";
-import { PromptRun } from "./prompt-run.js";
+  ClientHost,
+} from "../contracts/client-host.js";
+import type { PromptResult, RunEvent } from "../contracts/events.js";
+import { methods } from "../protocol/methods.js";
+import { HubError, isHubError } from "../shared/errors.js";
 import { unsupported } from "./agent-errors.js";
+import type { ConnectionLimits } from "./limits.js";
 import {
   textDelta,
   toBlocks,
   toResult,
   type PromptInput,
 } from "./prompt-content.js";
+import { PromptRun } from "./prompt-run.js";
+import {
+  bridgeRequest,
+  decidePermission,
+  type RequestScope,
+} from "./session-requests.js";
 
 export interface PromptOptions {
   signal?: AbortSignal;
@@ -42,6 +43,17 @@ export type SessionState = Record<string, unknown> & {
   configOptions?: { id: string }[] | null;
 };
 
+/** What a session needs of its connection: the wire, the host, and the limits of a turn. */
+export interface SessionLink {
+  agentName: string;
+  limits: Pick<ConnectionLimits, "cancelGraceMs" | "maxQueuedEvents">;
+  host: ClientHost | undefined;
+  call<T>(method: string, params: unknown, signal?: AbortSignal): Promise<T>;
+  notify(method: string, params: unknown): void;
+  /** Fails the whole connection (an agent that ignored a cancel is killed). */
+  fail(error: HubError): void;
+}
+
 export class AgentSession {
   private activeRun: PromptRun | undefined;
   /** Runs started or queued and not yet settled. */
@@ -50,11 +62,22 @@ export class AgentSession {
   private readonly listeners = new Set<(event: RunEvent) => void>();
   private readonly permissionAborts = new Set<AbortController>();
 
+  /** What the permission and bridge handlers see of this session. */
+  private readonly scope: RequestScope;
+
   constructor(
-    readonly connection: ConnectionCore,
+    private readonly link: SessionLink,
     readonly id: string,
     public state: SessionState,
-  ) {}
+  ) {
+    this.scope = {
+      sessionId: id,
+      host: link.host,
+      emit: (event) => this.emit(event),
+      turnCancelled: () => this.activeRun?.cancelled === true,
+      aborts: this.permissionAborts,
+    };
+  }
 
   get busy(): boolean {
     return this.pendingRuns > 0;
@@ -89,16 +112,16 @@ export class AgentSession {
         `session ${this.id} already has a prompt running`,
       );
     }
-    const core = this.connection;
+    const { link } = this;
     const run = new PromptRun(
       {
-        agentName: core.launch.name,
-        cancelGraceMs: core.limits.cancelGraceMs,
+        agentName: link.agentName,
+        cancelGraceMs: link.limits.cancelGraceMs,
         requestCancel: () => this.requestCancel(),
-        onUnresponsive: (error) => core.fail(error),
+        onUnresponsive: (error) => link.fail(error),
         onSettle: () => (this.pendingRuns -= 1),
       },
-      core.limits.maxQueuedEvents,
+      link.limits.maxQueuedEvents,
     );
     this.pendingRuns += 1;
     if (options.signal?.aborted) run.cancel();
@@ -126,7 +149,7 @@ export class AgentSession {
         prompt: toBlocks(input),
         ...(options.meta ? { _meta: options.meta } : {}),
       };
-      const response = await this.connection.call<PromptResponse>(
+      const response = await this.link.call<PromptResponse>(
         methods.agent.session.prompt,
         params,
       );
@@ -141,12 +164,12 @@ export class AgentSession {
       } else run.fail(error);
     } finally {
       if (this.activeRun === run) this.activeRun = undefined;
-      this.connection.host?.onTurnEnd?.(this.id);
+      this.link.host?.onTurnEnd?.(this.id);
     }
   }
 
   private requestCancel(): void {
-    this.connection.notify(methods.agent.session.cancel, {
+    this.link.notify(methods.agent.session.cancel, {
       sessionId: this.id,
     });
     for (const controller of this.permissionAborts) controller.abort();
@@ -158,77 +181,21 @@ export class AgentSession {
   }
 
   // Answers `session/request_permission` through the host, or refuses deterministically.
-  async decidePermission(
+  decidePermission(
     request: RequestPermissionRequest,
     signal: AbortSignal,
   ): Promise<RequestPermissionResponse> {
-    const controller = new AbortController();
-    const abort = AbortSignal.any([signal, controller.signal]);
-    this.permissionAborts.add(controller);
-    let answer: PermissionAnswer;
-    let decidedBy: "host" | "default" | "cancelled" = "host";
-    try {
-      if (this.activeRun?.cancelled) throw new Error("turn cancelled");
-      const ask = this.connection.host?.requestPermission;
-      if (ask)
-        answer = await raceSignal(ask(request, this.hostContext(abort)), abort);
-      else {
-        decidedBy = "default";
-        const reason = "no approver is configured; refused by default";
-        answer = { outcome: outcomeFor("reject", request.options), reason };
-      }
-    } catch (error) {
-      decidedBy = "cancelled";
-      answer = {
-        outcome: { outcome: "cancelled" },
-        reason: abort.aborted ? "turn cancelled" : errorMessage(error),
-      };
-    } finally {
-      this.permissionAborts.delete(controller);
-    }
-    this.emit({
-      type: "permission",
-      sessionId: this.id,
-      request,
-      decidedBy,
-      ...answer,
-    });
-    return { outcome: answer.outcome };
+    return decidePermission(this.scope, request, signal);
   }
 
   // Serves an `fs/*` or `terminal/*` request through the host and records it as an event.
-  async bridge(
+  bridge(
     method: BridgeMethod,
     params: Record<string, unknown>,
     handler: BridgeHandler,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const base = {
-      type: "client_request" as const,
-      sessionId: this.id,
-      method,
-      params,
-    };
-    try {
-      const result = await handler(params as never, this.hostContext(signal));
-      this.emit({ ...base, ok: true });
-      return result ?? {};
-    } catch (error) {
-      const wire =
-        error instanceof RequestError
-          ? error
-          : RequestError.internalError(undefined, errorMessage(error));
-      this.emit({
-        ...base,
-        ok: false,
-        error: { code: wire.code, message: wire.message },
-      });
-      throw wire;
-    }
-  }
-
-  private hostContext(signal: AbortSignal): HostContext {
-    return { sessionId: this.id, signal, emit: (event) => this.emit(event) };
+    return bridgeRequest(this.scope, method, params, handler, signal);
   }
 
   connectionFailed(error: HubError): void {
@@ -260,12 +227,8 @@ export class AgentSession {
 
   async setMode(modeId: string): Promise<void> {
     if (!this.state.modes)
-      throw unsupported(
-        this.connection.launch.name,
-        "session/set_mode",
-        "modes",
-      );
-    await this.connection.call(methods.agent.session.setMode, {
+      throw unsupported(this.link.agentName, "session/set_mode", "modes");
+    await this.link.call(methods.agent.session.setMode, {
       sessionId: this.id,
       modeId,
     });
@@ -275,13 +238,13 @@ export class AgentSession {
   async setConfigOption(configId: string, value: string): Promise<void> {
     if (!this.state.configOptions) {
       throw unsupported(
-        this.connection.launch.name,
+        this.link.agentName,
         "session/set_config_option",
         "configOptions",
       );
     }
     const params = { sessionId: this.id, configId, value };
-    const response = await this.connection.call<{
+    const response = await this.link.call<{
       configOptions?: { id: string }[];
     }>(methods.agent.session.setConfigOption, params);
     if (response.configOptions)

@@ -1,25 +1,12 @@
-// Finds an executable on PATH without a shell, to tell "installed" from "npx fallback".
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+// Finds an executable on PATH without a shell, to tell "installed" from "npx fallback"; the
+// search itself is the `which` package's.
+import whichPackage from "which";
 
 export function which(
   command: string,
-  pathVar = process.env["PATH"] ?? "",
+  pathVar?: string | undefined,
 ): string | undefined {
-  const candidates = command.includes("/")
-    ? [command]
-    : pathVar
-        .split(delimiter)
-        .filter(Boolean)
-        .map((dir) => join(dir, command));
-  for (const candidate of candidates) {
-    try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
-      return isAbsolute(candidate) ? candidate : join(process.cwd(), candidate);
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+  return (
+    whichPackage.sync(command, { nothrow: true, path: pathVar }) ?? undefined
+  );
 }

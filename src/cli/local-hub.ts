@@ -8,7 +8,7 @@ import {
   resolveAgent,
 } from "../agents/registry.js";
 import type { PermissionMode } from "../config/schema.js";
-import type { RunEvent } from "../gateway/events.js";
+import type { RawSessionUpdate, RunEvent } from "../contracts/events.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";
@@ -46,14 +46,14 @@ export function cliEditor(render: (event: RunEvent) => void): EditorPort {
     notify: (method, params) => {
       const p = params as {
         sessionId: string;
-        update?: RunEvent & { sessionUpdate: string };
+        update?: RawSessionUpdate;
         _meta?: Record<string, unknown>;
       };
       if (method === "session/update" && p.update) {
         render({
           type: "session_update",
           sessionId: p.sessionId,
-          update: p.update as never,
+          update: p.update,
           ...(p._meta ? { meta: p._meta } : {}),
         });
       }

@@ -48,12 +48,6 @@ export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   defaultAgent: z.string().min(1).optional(),
   agents: z.record(z.string().min(1), agentEntrySchema).optional(),
-  pool: z
-    .strictObject({
-      idleTtlMs: positiveMs.optional(),
-      maxProcesses: z.number().int().positive().optional(),
-    })
-    .optional(),
   timeouts: z
     .strictObject({
       initializeMs: positiveMs.optional(),

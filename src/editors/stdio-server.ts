@@ -4,20 +4,12 @@ import { Readable } from "node:stream";
 import { agent, RequestError } from "@agentclientprotocol/sdk";
 import type { Gateway } from "../gateway/gateway.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
+import { raw, type Params } from "../protocol/raw.js";
 import type { Logger } from "../shared/logger.js";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { frameLogger, loggedStream } from "../protocol/frame-log.js";
 import { guardStdout } from "./stdout-guard.js";
 import { toRequestError } from "./to-request-error.js";
-
-type Params = Record<string, unknown>;
-
-function raw(params: unknown): Params {
-  if (params === null || typeof params !== "object" || Array.isArray(params)) {
-    throw RequestError.invalidParams(undefined, "params must be an object");
-  }
-  return params as Params;
-}
 
 async function edge<T>(run: () => Promise<T> | T): Promise<T> {
   try {
@@ -50,40 +42,40 @@ export async function serveStdio({
     (method: string) => (ctx: { params: Params; signal: AbortSignal }) =>
       edge(() => gateway.forwardSessionRequest(method, ctx.params, ctx.signal));
   app
-    .onRequest(m.initialize, raw, ({ params }) =>
+    .onRequest(m.initialize, raw<Params>, ({ params }) =>
       edge(() => gateway.initialize(params)),
     )
-    .onRequest(m.authenticate, raw, ({ params }) =>
+    .onRequest(m.authenticate, raw<Params>, ({ params }) =>
       edge(() => gateway.authenticate(params)),
     )
-    .onRequest(m.session.new, raw, ({ params }) =>
+    .onRequest(m.session.new, raw<Params>, ({ params }) =>
       edge(() => gateway.newSession(params)),
     )
-    .onRequest(m.session.load, raw, ({ params }) =>
+    .onRequest(m.session.load, raw<Params>, ({ params }) =>
       edge(() => gateway.loadSession(params)),
     )
-    .onRequest(m.session.list, raw, ({ params }) =>
+    .onRequest(m.session.list, raw<Params>, ({ params }) =>
       edge(() => gateway.listSessions(params)),
     )
-    .onRequest(m.session.resume, raw, ({ params }) =>
+    .onRequest(m.session.resume, raw<Params>, ({ params }) =>
       edge(() => gateway.resumeSession(params)),
     )
-    .onRequest(m.session.close, raw, ({ params }) =>
+    .onRequest(m.session.close, raw<Params>, ({ params }) =>
       edge(() => gateway.closeSession(params)),
     )
-    .onRequest(m.session.delete, raw, ({ params }) =>
+    .onRequest(m.session.delete, raw<Params>, ({ params }) =>
       edge(() => gateway.deleteSession(params)),
     )
-    .onRequest(m.session.setMode, raw, forward(m.session.setMode))
+    .onRequest(m.session.setMode, raw<Params>, forward(m.session.setMode))
     .onRequest(
       m.session.setConfigOption,
-      raw,
+      raw<Params>,
       forward(m.session.setConfigOption),
     )
-    .onRequest(m.session.prompt, raw, ({ params, signal }) =>
+    .onRequest(m.session.prompt, raw<Params>, ({ params, signal }) =>
       edge(() => gateway.prompt(params, signal)),
     )
-    .onNotification(m.session.cancel, raw, ({ params }) =>
+    .onNotification(m.session.cancel, raw<Params>, ({ params }) =>
       gateway.cancel(params),
     )
     .onRequest("*", ({ method, params, signal }) => {

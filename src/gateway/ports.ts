@@ -1,14 +1,15 @@
+import type { InitializeResponse, McpServer } from "@agentclientprotocol/sdk";
 import type {
-  ContentBlock,
-  InitializeResponse,
-  McpServer,
-} from "@agentclientprotocol/sdk";
-import type { PromptResult, RunEvent } from "./events.js";
+  PromptResult,
+  RawContentBlock,
+  RunEvent,
+} from "../contracts/events.js";
 
 // The interfaces the gateway declares and the concrete parts implement: the ledger, the agent
 // connection and the editor. The gateway imports none of ledger/, agents/ or editors/.
 
-export type SessionState = "active" | "closed";
+/** Whether a ledger session is open to editors or was closed by one. */
+export type SessionStatus = "active" | "closed";
 
 export interface SessionRecord {
   /** acphub's own id, the one editors see; stable across restarts. */
@@ -18,7 +19,7 @@ export interface SessionRecord {
   title: string | null;
   createdAt: number;
   updatedAt: number;
-  state: SessionState;
+  state: SessionStatus;
   /** The agent's id for this session, when one is known. */
   agentSessionId: string | null;
   /** What the session was opened with (mcpServers, additionalDirectories, _meta). */
@@ -81,7 +82,7 @@ export interface AgentSessionPort {
   id: string;
   state: Record<string, unknown>;
   prompt(
-    blocks: ContentBlock[],
+    blocks: RawContentBlock[],
     options: { meta?: Record<string, unknown> },
   ): TurnPort;
   cancel(): void;

@@ -7,8 +7,9 @@ import type {
   ClientHost,
   HostContext,
   SessionFolders,
-} from "../gateway/client-host.js";
+} from "../contracts/client-host.js";
 import { methods } from "../protocol/methods.js";
+import type { Params } from "../protocol/raw.js";
 import { permissionDenied } from "../protocol/wire-errors.js";
 import { filterEnv } from "../shared/env-filter.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
@@ -64,8 +65,6 @@ export interface HostServices extends ClientHost {
   terminals: TerminalManager;
   close(): void;
 }
-
-type Params = Record<string, unknown>;
 
 export function createHost(options: HostOptions): HostServices {
   const { engine } = options;
@@ -225,7 +224,7 @@ export function createHost(options: HostOptions): HostServices {
   const readFile = (params: Params, ctx: HostContext) =>
     guarded(ctx, "read", "read", { path: String(params["path"]) }, async () => {
       if (!viaEditor(methods.client.fs.readTextFile))
-        return readTextFile(params as never, rootsOf(ctx.sessionId), fsLimits);
+        return readTextFile(params, rootsOf(ctx.sessionId), fsLimits);
       await resolveInRoots(params["path"], rootsOf(ctx.sessionId));
       const { content } = (await editor!.request(
         methods.client.fs.readTextFile,
@@ -243,11 +242,7 @@ export function createHost(options: HostOptions): HostServices {
       { path: String(params["path"]) },
       async () => {
         if (!viaEditor(methods.client.fs.writeTextFile))
-          return writeTextFile(
-            params as never,
-            rootsOf(ctx.sessionId),
-            fsLimits,
-          );
+          return writeTextFile(params, rootsOf(ctx.sessionId), fsLimits);
         const bytes = Buffer.byteLength(String(params["content"] ?? ""));
         if (bytes > fsLimits.maxWriteBytes)
           throw permissionDenied(

@@ -24,10 +24,16 @@ export const DEFAULT_FS_LIMITS: FsLimits = {
   maxWriteBytes: 10 * 1024 * 1024,
 };
 
+/** fs/read_text_file params as the agent sent them: `path` is checked by resolveInRoots. */
 export interface ReadParams {
-  path: string;
-  line?: number | null;
-  limit?: number | null;
+  path?: unknown;
+  line?: unknown;
+  limit?: unknown;
+}
+
+// A 1-based line or a line count, when the agent gave one as a number.
+function count(value: unknown): number | null {
+  return typeof value === "number" ? value : null;
 }
 
 // Text is UTF-8 without NUL bytes; anything else is treated as binary and refused.
@@ -63,22 +69,22 @@ export async function readTextFile(
 ) {
   const { real, exists } = await resolveInRoots(params.path, roots);
   if (!exists)
-    throw resourceNotFound(`file not found: ${params.path}`, {
+    throw resourceNotFound(`file not found: ${String(params.path)}`, {
       path: params.path,
     });
   const info = await stat(real);
   if (info.isDirectory())
-    throw resourceNotFound(`${params.path} is a directory, not a file`);
+    throw resourceNotFound(`${String(params.path)} is a directory, not a file`);
   if (info.size > limits.maxReadBytes) {
     throw permissionDenied(
-      `${params.path} is ${info.size} bytes, over the read limit of ${limits.maxReadBytes}`,
+      `${String(params.path)} is ${info.size} bytes, over the read limit of ${limits.maxReadBytes}`,
       { reason: "too-large" },
     );
   }
   const content = sliceLines(
-    decodeText(await readFile(real), params.path),
-    params.line,
-    params.limit,
+    decodeText(await readFile(real), String(params.path)),
+    count(params.line),
+    count(params.limit),
   );
   return { real, content, bytes: Buffer.byteLength(content) };
 }
@@ -86,7 +92,7 @@ export async function readTextFile(
 // Writes through a temporary file in the same folder and a rename, so readers never see a
 // half-written file; an existing file keeps its mode.
 export async function writeTextFile(
-  params: { path: string; content: string },
+  params: { path?: unknown; content?: unknown },
   roots: readonly string[],
   limits: FsLimits,
 ) {
@@ -102,7 +108,7 @@ export async function writeTextFile(
   const { real, exists } = await resolveInRoots(params.path, roots);
   const mode = exists ? (await stat(real)).mode & 0o7777 : undefined;
   if (exists && (await stat(real)).isDirectory())
-    throw permissionDenied(`${params.path} is a directory`);
+    throw permissionDenied(`${String(params.path)} is a directory`);
   await mkdir(dirname(real), { recursive: true });
   // The parent may have been created just now: check again that it is still inside the roots.
   await resolveInRoots(dirname(real), roots);

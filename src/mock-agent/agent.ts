@@ -10,7 +10,7 @@ import {
   type SessionConfigOption,
 } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
-import { sleep } from "../shared/abort.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   echoScenario,
   scenarioFromPrompt,

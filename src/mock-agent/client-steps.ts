@@ -2,7 +2,7 @@
 // reporting its outcome as text so tests can read what happened.
 import type { RequestError } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
-import { sleep } from "../shared/abort.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Step } from "./scenario.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
 

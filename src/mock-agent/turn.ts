@@ -1,7 +1,7 @@
 // Runs one scenario turn of the mock agent against the client, step by step.
 import { RequestError, type PromptResponse } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
-import { sleep } from "../shared/abort.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Scenario, Step } from "./scenario.js";
 import { callClient, permission, terminal } from "./client-steps.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
@@ -102,7 +102,7 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
       return ctx.client.notify(String(spec["method"]), spec["params"] ?? {});
     case "sleep":
       try {
-        await sleep(Number(value), ctx.signal);
+        await sleep(Number(value), undefined, { signal: ctx.signal });
       } catch {
         throw new EndTurn("cancelled");
       }

@@ -1,4 +1,4 @@
-// Builds the environment a subprocess (an agent, later a terminal) may see: an allowlist of
+// Builds the environment a subprocess (an agent or a terminal) may see: an allowlist of
 // harmless variables, plus named extras, minus anything that looks like someone else's secret.
 
 /** Variables every agent and terminal gets when acphub has them. */

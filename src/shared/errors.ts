@@ -1,5 +1,5 @@
 // The one error type acphub throws internally. Converted to wire errors or exit codes only at
-// the edges (cli/exit-codes.ts, and later editors/).
+// the edges (cli/exit-codes.ts and editors/to-request-error.ts).
 
 export const HUB_ERROR_CODES = [
   "USAGE",

@@ -11,6 +11,7 @@ import {
   openSession,
   editorTracker,
 } from "../helpers/editor.js";
+import { deferred } from "../../src/shared/abort.js";
 import { groupGone, steps, tempDir, waitFor } from "../helpers/mock.js";
 
 const editors = editorTracker();
@@ -26,6 +27,14 @@ function start(extra: Record<string, unknown> = {}) {
 }
 
 const text = (t: string) => [{ type: "text", text: t }];
+
+// Waits until the running turn's first text reached the editor: the turn is under way.
+async function turnStarted(e: {
+  updates: () => Record<string, unknown>[];
+}): Promise<void> {
+  const said = () => JSON.stringify(e.updates()).includes('"text":"started"');
+  expect(await waitFor(said)).toBe(true);
+}
 
 describe("limits", () => {
   it("refuses an oversized prompt, per block and in total", async () => {
@@ -70,16 +79,30 @@ describe("limits", () => {
   });
 
   it("refuses a second prompt while a turn runs, and an unknown session", async () => {
-    const { e, home } = start();
+    const home = tempDir();
+    mockConfig(home);
+    // The first turn waits on a permission question to this editor: while it is unanswered the
+    // turn is certainly running, however slow the machine.
+    const asked = deferred<void>();
+    const answer = deferred<unknown>();
+    const e = editors.track(
+      startEditor(home, {
+        onRequest: () => {
+          asked.resolve();
+          return answer.promise;
+        },
+      }),
+    );
     const sessionId = await openSession(e, home);
     const slow = e.agent.request("session/prompt", {
       sessionId,
-      prompt: text(steps({ sleep: 500 })),
+      prompt: text(steps({ permission: { title: "Edit" } }, { text: "done" })),
     });
-    await waitFor(() => false, 100);
+    await asked.promise;
     await expect(
       e.agent.request("session/prompt", { sessionId, prompt: text("again") }),
     ).rejects.toThrow(/already has a turn running/);
+    answer.resolve({ outcome: { outcome: "selected", optionId: "reject" } });
     expect(await slow).toEqual({ stopReason: "end_turn" });
     await expect(
       e.agent.request("session/prompt", {
@@ -101,9 +124,9 @@ describe("limits", () => {
     const sessionId = await openSession(e, home);
     const slow = e.agent.request("session/prompt", {
       sessionId,
-      prompt: text(steps({ sleep: 20_000 })),
+      prompt: text(steps({ text: "started" }, { sleep: 20_000 })),
     });
-    await waitFor(() => false, 150);
+    await turnStarted(e);
     await e.agent.notify("session/cancel", { sessionId });
     expect(await slow).toEqual({ stopReason: "cancelled" });
   });
@@ -117,10 +140,13 @@ describe("$/cancel_request", () => {
     const started = Date.now();
     const slow = e.agent.request(
       "session/prompt",
-      { sessionId, prompt: text(steps({ sleep: 20_000 })) },
+      {
+        sessionId,
+        prompt: text(steps({ text: "started" }, { sleep: 20_000 })),
+      },
       { cancellationSignal: controller.signal },
     );
-    await waitFor(() => false, 150);
+    await turnStarted(e);
     controller.abort();
     expect(await slow).toEqual({ stopReason: "cancelled" });
     expect(Date.now() - started).toBeLessThan(5000);
@@ -182,10 +208,10 @@ describe("shutdown", () => {
       void e.agent
         .request("session/prompt", {
           sessionId,
-          prompt: text(steps({ sleep: 20_000 })),
+          prompt: text(steps({ text: "started" }, { sleep: 20_000 })),
         })
         .catch(() => undefined);
-      await waitFor(() => false, 150);
+      await turnStarted(e);
       const [record] = readdirSync(join(home, "agents"));
       const agentPid = Number(record!.replace(".json", ""));
       expect(groupGone(agentPid)).toBe(false);

@@ -72,7 +72,9 @@ describe("agents that write what is not ACP to stdout", () => {
     const error = await failure(
       connectAgent({
         launch: mockLaunch(["--banner", "Loading...", "--no-init-answer"]),
-        initializeTimeoutMs: 400,
+        // The agent never answers: the timeout only has to outlast the start-up that prints
+        // the banner, which takes longer than 400 ms on a loaded machine.
+        initializeTimeoutMs: 2000,
       }),
     );
     expect(error.code).toBe("INIT_TIMEOUT");
@@ -94,17 +96,16 @@ describe("agents that write what is not ACP to stdout", () => {
     await agent.close();
   });
 
-  it("a 50 MiB line fails with AGENT_PROTOCOL without buffering it, and the agent is killed", async () => {
+  // That the line is not buffered is checked deterministically in test/unit/ndjson.test.ts.
+  it("a 50 MiB line fails with AGENT_PROTOCOL, and the agent is killed", async () => {
     const agent = await connectMock([], { maxMessageBytes: 1024 * 1024 });
     const pid = agent.pid!;
     const session = await agent.newSession({ cwd: process.cwd() });
-    const before = process.memoryUsage().rss;
     const run = session.prompt(
       steps({ oversized: 50 * 1024 * 1024 }, { sleep: 5000 }),
     );
     await expect(run.result).rejects.toMatchObject({ code: "AGENT_PROTOCOL" });
     await expect(run.result).rejects.toThrow(/more than 1048576 bytes/);
-    expect(process.memoryUsage().rss - before).toBeLessThan(40 * 1024 * 1024);
     expect(await waitFor(() => groupGone(pid))).toBe(true);
     await agent.close();
   });

@@ -48,9 +48,14 @@ describe("acphub agents", () => {
       noisy: mockAgent(["--banner", "Welcome!", "--no-init-answer"]),
       ghost: { command: "no-such-agent-binary" },
     };
+    // Only the agent meant to time out gets a short initialize timeout: under load the others
+    // may take longer than that to start. It never answers, so this test always waits the whole
+    // timeout; the timeout only has to outlast the start-up that prints its banner.
+    writeFileSync(join(home, "config.json"), JSON.stringify({ agents }));
+    const short = join(home, "short-timeout.json");
     writeFileSync(
-      join(home, "config.json"),
-      JSON.stringify({ agents, timeouts: { initializeMs: 500 } }),
+      short,
+      JSON.stringify({ agents, timeouts: { initializeMs: 2000 } }),
     );
     const ok = await runCli(["agents", "doctor", "mock"], { home });
     expect(ok.code).toBe(0);
@@ -63,7 +68,10 @@ describe("acphub agents", () => {
       /needs you to log in first \(auth methods: \[\{"id":"mock-login"/,
     );
     expect(auth.code).toBe(1);
-    const noisy = await runCli(["agents", "doctor", "noisy"], { home });
+    const noisy = await runCli(
+      ["--config", short, "agents", "doctor", "noisy"],
+      { home },
+    );
     expect(noisy.stdout).toMatch(
       /printed something other than ACP to stdout and never answered.*"Welcome!"/,
     );
@@ -96,11 +104,11 @@ describe("acphub config", () => {
       `${home}/config.json is valid\n`,
     );
     const bad = join(home, "bad.json");
-    writeFileSync(bad, JSON.stringify({ pool: { idleTtlMs: "soon" } }));
+    writeFileSync(bad, JSON.stringify({ timeouts: { initializeMs: "soon" } }));
     const invalid = await runCli(["config", "validate", bad], { home });
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(
-      /config file .*bad\.json: pool\.idleTtlMs: Invalid input: expected number, received string/,
+      /config file .*bad\.json: timeouts\.initializeMs: Invalid input: expected number, received string/,
     );
     expect(
       (await runCli(["config", "validate", join(home, "none.json")], { home }))

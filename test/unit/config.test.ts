@@ -36,7 +36,8 @@ describe("config validation", () => {
       { agents: { a: { command: "x", argz: [] } } },
       /unknown key agents\.a\.argz/,
     ],
-    [{ pool: { idleTtlMs: -5 } }, /pool\.idleTtlMs/],
+    [{ timeouts: { shutdownMs: -5 } }, /timeouts\.shutdownMs/],
+    [{ pool: { idleTtlMs: 1000 } }, /pool/],
     [{ permissions: { mode: "yolo" } }, /permissions\.mode/],
     [{ defaultAgent: 3 }, /defaultAgent/],
     [[], /\(root\)/],
@@ -54,7 +55,6 @@ describe("config validation", () => {
       agents: {
         c: { command: "x", args: ["--acp"], env: { A: "1" }, passEnv: ["B"] },
       },
-      pool: { idleTtlMs: 1000, maxProcesses: 2 },
       timeouts: { initializeMs: 5 },
       limits: { maxMessageBytes: 10 },
       permissions: { mode: "ask" },

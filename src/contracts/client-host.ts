@@ -1,10 +1,11 @@
-// What the client core asks of whoever answers an agent's requests (later: src/host/). Each
+// What the client core (agents/) asks of whoever answers an agent's requests (host/). Each
 // handler present is advertised to the agent as a capability; absent ones are refused.
 import type {
   RequestPermissionOutcome,
   RequestPermissionRequest,
 } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
+import type { Params } from "../protocol/raw.js";
 import type { RunEvent } from "./events.js";
 
 export interface HostContext {
@@ -37,10 +38,11 @@ export const BRIDGE_METHODS = [
 
 export type BridgeMethod = (typeof BRIDGE_METHODS)[number];
 
-export type BridgeHandler = (
-  params: never,
-  ctx: HostContext,
-) => Promise<unknown>;
+/** Serves one fs/terminal method; params are as the agent sent them (an object, unchecked).
+ *  Declared as a method so a handler may name the request type it expects for its method. */
+export type BridgeHandler = {
+  serve(params: Params, ctx: HostContext): Promise<unknown>;
+}["serve"];
 
 export interface ClientHost {
   /** Decides `session/request_permission`; without it every request is refused. */

@@ -1,48 +1,52 @@
-// The transport half of an agent connection: its process, the ACP wire, and failure. Every
-// call races the agent's death, so nothing waits on a dead process.
+// The transport of an agent connection: its process, the ACP wire, and failure. Every call
+// races the agent's death, so nothing waits on a dead process. It knows nothing of sessions:
+// what the agent sends goes to the router it is given, and failure to `onFail`.
 import {
   RequestError,
+  type AnyMessage,
   type ClientConnection,
   type InitializeResponse,
 } from "@agentclientprotocol/sdk";
+import { setTimeout as delay } from "node:timers/promises";
 import { frameLogger } from "../protocol/frame-log.js";
 import { ndjsonStream } from "../protocol/ndjson.js";
 import { deferred } from "../shared/abort.js";
 import { HubError, isHubError } from "../shared/errors.js";
-import { silentLogger, type Logger } from "../shared/logger.js";
+import type { Logger } from "../shared/logger.js";
 import { fromAgentError } from "./agent-errors.js";
 import { AgentProcess, exitError } from "./agent-process.js";
-import { buildClientApp } from "./client-app.js";
-import type { ClientHost } from "../gateway/client-host.js";
-import { resolveLimits, type ConnectionLimits } from "./limits.js";
+import { buildClientApp, type ClientRouter } from "./client-app.js";
+import type { ConnectionLimits } from "./limits.js";
 import { forgetAgent, recordAgent } from "./orphans.js";
 import type { AgentLaunch } from "./registry.js";
-import { SessionRouter } from "./session-router.js";
 
-export interface ConnectOptions extends Partial<ConnectionLimits> {
+export interface TransportOptions {
   launch: AgentLaunch;
+  limits: ConnectionLimits;
+  logger: Logger;
+  /** Where requests from the agent go; `intercept` takes notifications off the raw stream. */
+  router: ClientRouter & { intercept(message: AnyMessage): boolean };
+  /** Called once, when the connection stops working, before the agent is killed. */
+  onFail: (error: HubError) => void;
   /** Working directory of the agent process (default: this process's). */
   cwd?: string;
-  logger?: Logger;
-  host?: ClientHost;
   /** When set, the agent's pid is recorded there so orphans can be reaped after a crash. */
   stateDir?: string;
-  signal?: AbortSignal;
-  /** An agent process spawned early (to overlap its start-up with acphub's); else one is spawned. */
+  /** An agent process spawned early; else one is spawned. */
   process?: AgentProcess;
 }
 
 const MAX_NOISE_LINES = 100;
 
-export class ConnectionCore {
+export class AgentTransport {
   readonly launch: AgentLaunch;
   readonly process: AgentProcess;
   readonly limits: ConnectionLimits;
-  readonly host: ClientHost | undefined;
   readonly logger: Logger;
   readonly closed: Promise<void>;
+  /** Set by the handshake; an exit before it is reported as such. */
   initializeResponse: InitializeResponse | undefined;
-  protected readonly router: SessionRouter;
+  private readonly onFail: (error: HubError) => void;
   private readonly sdk: ClientConnection;
   private readonly death = deferred<never>();
   private failure: HubError | undefined;
@@ -50,14 +54,11 @@ export class ConnectionCore {
   private firstNoise: string | undefined;
   private closing = false;
 
-  constructor(options: ConnectOptions) {
+  constructor(options: TransportOptions) {
     this.launch = options.launch;
-    this.limits = resolveLimits(options);
-    this.host = options.host;
-    this.logger = (options.logger ?? silentLogger()).child({
-      agent: options.launch.name,
-    });
-    this.router = new SessionRouter(options.host, this.logger);
+    this.limits = options.limits;
+    this.logger = options.logger;
+    this.onFail = options.onFail;
     this.death.promise.catch(() => undefined);
     this.process =
       options.process ??
@@ -71,10 +72,10 @@ export class ConnectionCore {
       maxLineBytes: this.limits.maxMessageBytes,
       onNoise: (line) => this.onNoise(line),
       onError: (error) => this.fail(this.protocolError(error)),
-      intercept: (message) => this.router.intercept(message),
+      intercept: (message) => options.router.intercept(message),
       onFrame: frameLogger(this.logger, "agent"),
     });
-    this.sdk = buildClientApp(this.router, "acphub").connect(stream);
+    this.sdk = buildClientApp(options.router, "acphub").connect(stream);
     const { stateDir } = options;
     const pid = this.process.pid;
     if (stateDir && pid !== undefined)
@@ -85,10 +86,6 @@ export class ConnectionCore {
       this.fail(exitError(this.process, info, when));
       this.sdk.close();
     });
-  }
-
-  get sessions() {
-    return this.router.sessions;
   }
 
   get pid(): number | undefined {
@@ -110,10 +107,7 @@ export class ConnectionCore {
     if (this.failure) return;
     this.failure = error;
     this.death.reject(error);
-    for (const session of this.sessions.values()) {
-      session.connectionFailed(error);
-      this.host?.onSessionEnd?.(session.id);
-    }
+    this.onFail(error);
     if (!this.closing) this.process.kill("SIGKILL");
   }
 
@@ -171,10 +165,7 @@ export class ConnectionCore {
         throw fromAgentError(this.launch.name, method, error);
       if (this.failure) throw this.failure;
       // The stream closed before the exit was seen: give the exit a moment to explain it.
-      await Promise.race([
-        this.closed,
-        new Promise((r) => setTimeout(r, 500).unref()),
-      ]);
+      await Promise.race([this.closed, delay(500, undefined, { ref: false })]);
       throw (
         this.failure ??
         new HubError("CLOSED", `connection to "${this.launch.name}" closed`)
