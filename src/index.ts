@@ -19,13 +19,13 @@ export type {
   PromptResult,
   RawSessionUpdate,
   AuditEvent,
-} from "./gateway/events.js";
+} from "./contracts/events.js";
 export type {
   ClientHost,
   HostContext,
   PermissionAnswer,
   BridgeMethod,
-} from "./gateway/client-host.js";
+} from "./contracts/client-host.js";
 export {
   AgentPool,
   DEFAULT_IDLE_TTL_MS,

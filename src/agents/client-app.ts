@@ -10,7 +10,7 @@ import {
   type RequestPermissionResponse,
 } from "@agentclientprotocol/sdk";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
-import { BRIDGE_METHODS, type BridgeMethod } from "../gateway/client-host.js";
+import { BRIDGE_METHODS, type BridgeMethod } from "../contracts/client-host.js";
 
 /** What the connection does with each kind of message from the agent. */
 export interface ClientRouter {

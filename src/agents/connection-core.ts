@@ -13,7 +13,7 @@ import { silentLogger, type Logger } from "../shared/logger.js";
 import { fromAgentError } from "./agent-errors.js";
 import { AgentProcess, exitError } from "./agent-process.js";
 import { buildClientApp } from "./client-app.js";
-import type { ClientHost } from "../gateway/client-host.js";
+import type { ClientHost } from "../contracts/client-host.js";
 import { resolveLimits, type ConnectionLimits } from "./limits.js";
 import { forgetAgent, recordAgent } from "./orphans.js";
 import type { AgentLaunch } from "./registry.js";

@@ -10,9 +10,9 @@ import { methods, PROTOCOL_VERSION } from "../protocol/methods.js";
 import { checkAgentProtocolVersion } from "../protocol/version.js";
 import { HubError, isHubError } from "../shared/errors.js";
 import { ACPHUB_VERSION } from "../shared/version.js";
-import { hostCapabilities } from "../gateway/client-host.js";
+import { hostCapabilities } from "../contracts/client-host.js";
 import { ConnectionCore, type ConnectOptions } from "./connection-core.js";
-import type { RunEvent } from "../gateway/events.js";
+import type { RunEvent } from "../contracts/events.js";
 import { unsupported } from "./agent-errors.js";
 import { AgentSession, type SessionState } from "./session.js";
 

@@ -3,6 +3,7 @@
 // respawned on next use, and a cap on live processes.
 import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
+import { once } from "../shared/once.js";
 import type { AgentConnection } from "./connection.js";
 
 export interface PoolKey {
@@ -166,13 +167,4 @@ export class AgentPool {
       }),
     );
   }
-}
-
-function once(fn: () => void): () => void {
-  let called = false;
-  return () => {
-    if (called) return;
-    called = true;
-    fn();
-  };
 }

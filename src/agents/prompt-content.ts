@@ -1,10 +1,15 @@
 // What goes into a turn (prompt blocks) and what comes out (text deltas, the result).
-import type { ContentBlock, PromptResponse } from "@agentclientprotocol/sdk";
-import type { PromptResult, RunEvent } from "../gateway/events.js";
+import type { PromptResponse } from "@agentclientprotocol/sdk";
+import type {
+  PromptResult,
+  RawContentBlock,
+  RunEvent,
+} from "../contracts/events.js";
 
-export type PromptInput = string | ContentBlock | ContentBlock[];
+/** Plain text, or content blocks (kinds this SDK version does not know pass through). */
+export type PromptInput = string | RawContentBlock | RawContentBlock[];
 
-export function toBlocks(input: PromptInput): ContentBlock[] {
+export function toBlocks(input: PromptInput): RawContentBlock[] {
   if (typeof input === "string") return [{ type: "text", text: input }];
   return Array.isArray(input) ? input : [input];
 }

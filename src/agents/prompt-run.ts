@@ -3,7 +3,7 @@
 import { AsyncQueue } from "../shared/async-queue.js";
 import { HubError } from "../shared/errors.js";
 import { deferred } from "../shared/abort.js";
-import type { PromptResult, RunEvent } from "../gateway/events.js";
+import type { PromptResult, RunEvent } from "../contracts/events.js";
 
 export interface RunControl {
   /** Sends `session/cancel` and answers pending permission requests `cancelled`. */

@@ -15,7 +15,7 @@ import type {
   BridgeMethod,
   ClientHost,
   HostContext,
-} from "../gateway/client-host.js";
+} from "../contracts/client-host.js";
 import type { AgentSession } from "./session.js";
 
 export class SessionRouter implements ClientRouter {

@@ -12,13 +12,13 @@ import { outcomeFor } from "../protocol/permission-options.js";
 import { raceSignal } from "../shared/abort.js";
 import { errorMessage, HubError, isHubError } from "../shared/errors.js";
 import type { ConnectionCore } from "./connection-core.js";
-import type { PromptResult, RunEvent } from "../gateway/events.js";
+import type { PromptResult, RunEvent } from "../contracts/events.js";
 import type {
   BridgeHandler,
   BridgeMethod,
   HostContext,
   PermissionAnswer,
-} from "../gateway/client-host.js";
+} from "../contracts/client-host.js";
 import { PromptRun } from "./prompt-run.js";
 import { unsupported } from "./agent-errors.js";
 import {

@@ -1,12 +1,16 @@
 // `acphub acp`: serve the configured agent to an editor over stdio, with sessions recorded in
 // the ledger. Logs go to stderr; stdout carries only protocol frames.
 import { resolve } from "node:path";
+import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { serveStdio } from "../editors/stdio-server.js";
-import { Gateway } from "../gateway/gateway.js";
+import { EditorChannel } from "../gateway/editor-channel.js";
+import { SessionTable } from "../gateway/session-table.js";
+import type { HostServices } from "../host/create-host.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
-import { cliContext, type GlobalOptions } from "./context.js";
+import { once } from "../shared/once.js";
+import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
@@ -32,54 +36,20 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   } catch (error) {
     return fail(error);
   }
-  const ledger = openLedger(ctx);
-  const limits = config.limits ?? {};
-  // The host's callbacks reach the gateway declared below; they run only once it exists.
-  const caps = () =>
-    gateway.editorCapabilities as {
-      fs?: { readTextFile?: boolean; writeTextFile?: boolean };
-      terminal?: boolean;
-    };
-  const host = buildHost({
-    config,
-    stateDir: paths.stateDir,
-    mode: config.permissions?.mode ?? "ask",
-    logger,
-    approver: async (request, signal) =>
-      (
-        await gateway.toEditor<{ outcome: never }>(
-          "session/request_permission",
-          request as never,
-          signal,
-        )
-      ).outcome,
-    editor: {
-      handles: (method) => {
-        const c = caps();
-        if (method === "fs/read_text_file") return c.fs?.readTextFile === true;
-        if (method === "fs/write_text_file")
-          return c.fs?.writeTextFile === true;
-        return c.terminal === true;
-      },
-      request: (method, params, signal) =>
-        gateway.toEditor(method, params, signal),
-    },
-  });
-  host.extensionFallback = (method, params, hostCtx) =>
-    gateway.toEditor(method, params as never, hostCtx.signal);
-  host.onExtNotification = (method, params) =>
-    gateway.notifyEditor(method, params as never);
-  const gateway: Gateway = buildGateway({
+  // Wired in one direction: the editor channel first, the host over it, the gateway over both.
+  const editor = new EditorChannel(new SessionTable());
+  const host = editorHost(ctx, editor);
+  const gateway = buildGateway({
     ctx,
     agentName: name,
     launch,
-    ledger,
+    ledger: openLedger(ctx),
     host,
+    editor,
     cwd: options.cwd ? resolve(options.cwd) : undefined,
   });
-
   const stop = once(async () => {
-    await gateway!
+    await gateway
       .close()
       .catch((error: unknown) => logger.warn({ err: error }, "shutdown"));
     host.close();
@@ -87,6 +57,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   });
   process.on("SIGINT", () => void stop());
   process.on("SIGTERM", () => void stop());
+  const limits = config.limits ?? {};
   await serveStdio({
     gateway,
     logger,
@@ -96,7 +67,29 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   return EXIT_CODES.ok;
 }
 
-function once(fn: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  return () => (running ??= fn());
+// The host services for an editor: permissions asked of it, fs/terminal forwarded to it when
+// it advertised them, and the agent's other `_` requests and notifications relayed to it.
+function editorHost(ctx: CliContext, editor: EditorChannel): HostServices {
+  const { config, paths, logger } = ctx;
+  const host = buildHost({
+    config,
+    stateDir: paths.stateDir,
+    mode: config.permissions?.mode ?? "ask",
+    logger,
+    approver: async (request, signal) =>
+      (
+        await editor.request<{ outcome: RequestPermissionOutcome }>(
+          "session/request_permission",
+          request,
+          signal,
+        )
+      ).outcome,
+    editor,
+  });
+  return {
+    ...host,
+    extensionFallback: (method, params, hostCtx) =>
+      editor.request(method, params, hostCtx.signal),
+    onExtNotification: (method, params) => editor.notify(method, params),
+  };
 }

@@ -8,7 +8,7 @@ import {
   resolveAgent,
 } from "../agents/registry.js";
 import type { PermissionMode } from "../config/schema.js";
-import type { RunEvent } from "../gateway/events.js";
+import type { RunEvent } from "../contracts/events.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";

@@ -1,6 +1,6 @@
 // Turns run events into output: NDJSON for --json, or plain text (the agent's reply on stdout,
 // everything else as short lines on stderr) for people and pipes.
-import type { RunEvent } from "../gateway/events.js";
+import type { RunEvent } from "../contracts/events.js";
 import { textDelta } from "../agents/prompt-content.js";
 
 export interface Sink {

@@ -1,7 +1,7 @@
 // `acphub run`: one prompt against one agent, streamed as plain text or NDJSON, with exit
 // codes scripts can rely on. Ctrl-C cancels the turn (exit 130); a second Ctrl-C exits now.
 import { resolve } from "node:path";
-import type { RunEvent } from "../gateway/events.js";
+import type { RunEvent } from "../contracts/events.js";
 import type { PermissionMode } from "../config/schema.js";
 import { isAllowed } from "../protocol/permission-options.js";
 import { errorMessage, HubError, isHubError } from "../shared/errors.js";

@@ -5,6 +5,7 @@ import type { AgentProcess } from "../agents/agent-process.js";
 import { connectAgent } from "../agents/connection.js";
 import type { AgentLaunch } from "../agents/registry.js";
 import type { Config, PermissionMode } from "../config/schema.js";
+import type { EditorChannel } from "../gateway/editor-channel.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { AgentPort, LedgerPort } from "../gateway/ports.js";
 import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
@@ -85,6 +86,8 @@ export interface GatewayWiring {
   launch: AgentLaunch;
   ledger: LedgerPort;
   host: HostServices;
+  /** The editor side, when the host was built over it first (acphub acp). */
+  editor?: EditorChannel;
   /** Working directory of the agent process. */
   cwd?: string;
   /** An agent spawned early, used for the first connection. */
@@ -105,6 +108,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
     agentName: w.agentName,
     ledger: w.ledger,
     logger,
+    editor: w.editor,
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,

@@ -1,55 +1,95 @@
-// The ACP methods an editor calls, over the gateway core: every prompt and update recorded in
-// the ledger before it reaches the editor, and sessions listed, loaded, resumed, closed and
-// deleted from the ledger whatever the agent supports.
-import { randomUUID } from "node:crypto";
-import type { McpServer } from "@agentclientprotocol/sdk";
+// The ACP methods an editor calls, composed of small parts (the agent slot, the session table,
+// the editor channel, the ledger): every prompt and update recorded in the ledger before it
+// reaches the editor, and sessions listed, loaded, resumed, closed and deleted from the ledger
+// whatever the agent supports.
+import type { Params } from "../protocol/raw.js";
 import { normalizeProtocolVersion } from "../protocol/version.js";
+import { withDefaults } from "../shared/defaults.js";
 import { HubError } from "../shared/errors.js";
-import { ACPHUB_VERSION } from "../shared/version.js";
-import { GatewayCore, type Params, type Runtime } from "./gateway-core.js";
-import { primingBlock, replayItems, titleFromPrompt } from "./history.js";
-import { checkPromptSize } from "./limits.js";
-import type { AgentSessionPort, TurnPort } from "./ports.js";
-import { relayEvent, tellEditor } from "./relay.js";
+import { silentLogger, type Logger } from "../shared/logger.js";
+import { AgentSlot } from "./agent-slot.js";
+import { EditorChannel } from "./editor-channel.js";
+import { initializeAnswer } from "./initialize.js";
+import {
+  DEFAULT_GATEWAY_LIMITS,
+  FixedWindowLimiter,
+  type GatewayLimits,
+} from "./limits.js";
+import { liveSession } from "./live.js";
+import type { GatewayParts } from "./parts.js";
+import type {
+  AgentPort,
+  EditorPort,
+  LedgerPort,
+  SessionRecord,
+} from "./ports.js";
+import {
+  endSession,
+  listPage,
+  openSession,
+  replayHistory,
+  stateOf,
+} from "./session-ops.js";
+import { SessionTable } from "./session-table.js";
+import { promptLive, promptOf } from "./turns.js";
 
-export type { GatewayOptions } from "./gateway-core.js";
+export interface GatewayOptions {
+  agentName: string;
+  ledger: LedgerPort;
+  /** Spawns and initializes the agent (called again after it dies). */
+  connect: () => Promise<AgentPort>;
+  limits?: Partial<GatewayLimits>;
+  logger?: Logger;
+  /** The editor side, when the caller builds it first (so the host can talk to the editor). */
+  editor?: EditorChannel;
+}
 
-export class Gateway extends GatewayCore {
+export class Gateway {
+  readonly limits: GatewayLimits;
+  /** The editor side: requests and notifications from the agent go through it. */
+  readonly editor: EditorChannel;
+  private readonly parts: GatewayParts;
+  private readonly limiter: FixedWindowLimiter;
+  private initialized = false;
+
+  constructor(options: GatewayOptions) {
+    this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
+    this.editor = options.editor ?? new EditorChannel(new SessionTable());
+    this.parts = {
+      agentName: options.agentName,
+      ledger: options.ledger,
+      logger: options.logger ?? silentLogger(),
+      limits: this.limits,
+      agents: new AgentSlot(options.connect),
+      sessions: this.editor.sessions,
+      editor: this.editor,
+    };
+    this.limiter = new FixedWindowLimiter(
+      this.limits.sessionsPerMinute,
+      60_000,
+    );
+  }
+
+  attachEditor(editor: EditorPort): void {
+    this.editor.attach(editor);
+  }
+
+  /** One agent process per gateway, spawned on first use and again after it dies. */
+  agent(): Promise<AgentPort> {
+    return this.parts.agents.get();
+  }
+
   async initialize(params: Params): Promise<Params> {
-    const { normalized } = normalizeProtocolVersion(params["protocolVersion"]);
-    if (normalized) {
-      this.logger.warn(
+    if (normalizeProtocolVersion(params["protocolVersion"]).normalized) {
+      this.parts.logger.warn(
         { protocolVersion: params["protocolVersion"] },
         "editor sent an unsupported protocolVersion; using 1",
       );
     }
-    this.clientCapabilities = (params["clientCapabilities"] as Params) ?? {};
+    this.editor.setCapabilities((params["clientCapabilities"] as Params) ?? {});
     const agent = await this.agent();
     this.initialized = true;
-    const init = agent.initializeResponse;
-    const caps = init?.agentCapabilities ?? {};
-    const info = init?.agentInfo;
-    return {
-      protocolVersion: 1,
-      agentCapabilities: {
-        ...caps,
-        loadSession: true,
-        sessionCapabilities: {
-          ...(caps["sessionCapabilities"] as Params),
-          list: {},
-          resume: {},
-          close: {},
-          delete: {},
-        },
-      },
-      authMethods: init?.authMethods ?? [],
-      agentInfo: {
-        name: "acphub",
-        title: `acphub → ${info?.title ?? info?.name ?? this.options.agentName}`,
-        version: ACPHUB_VERSION,
-      },
-      ...(init?._meta ? { _meta: init._meta } : {}),
-    };
+    return initializeAnswer(agent.initializeResponse, this.parts.agentName);
   }
 
   async authenticate(params: Params): Promise<Params> {
@@ -65,116 +105,27 @@ export class Gateway extends GatewayCore {
         { retryable: true },
       );
     }
-    const agent = await this.agent();
-    const { cwd, mcpServers, additionalDirectories, _meta } = params as {
-      cwd: string;
-      mcpServers?: McpServer[];
-      additionalDirectories?: string[];
-      _meta?: Params;
-    };
-    const session = await agent.newSession({
-      cwd,
-      mcpServers: mcpServers ?? [],
-      additionalDirectories,
-      meta: _meta,
-    });
-    const id = `hub-${randomUUID()}`;
-    const now = Date.now();
-    const request = {
-      mcpServers: mcpServers ?? [],
-      ...(additionalDirectories ? { additionalDirectories } : {}),
-      ...(_meta ? { _meta } : {}),
-    };
-    this.ledger.createSession({
-      id,
-      agent: this.options.agentName,
-      cwd,
-      title: null,
-      createdAt: now,
-      updatedAt: now,
-      state: "active",
-      agentSessionId: session.id,
-      request,
-    });
-    this.attach(id, agent, session, false);
-    return { ...session.state, sessionId: id };
+    return openSession(this.parts, params);
   }
 
   async prompt(params: Params, signal: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
-    const prompt = params["prompt"];
-    if (!Array.isArray(prompt))
-      throw new HubError("USAGE", "prompt must be an array of content blocks");
-    checkPromptSize(prompt, this.limits.maxPromptBytes);
-    const { runtime } = await this.live(record);
-    if (runtime.turn) {
-      if (this.limits.busyPrompt === "reject")
-        throw new HubError(
-          "PROMPT_IN_FLIGHT",
-          `session ${record.id} already has a turn running`,
-        );
-      runtime.turn.cancel();
-      await runtime.turnDone;
-    }
+    const prompt = promptOf(params, this.limits.maxPromptBytes);
+    const live = await liveSession(this.parts, record);
     const meta = params["_meta"] as Params | undefined;
-    this.ledger.append(record.id, "prompt", {
-      prompt,
-      ...(meta ? { meta } : {}),
-    });
-    if (record.title === null)
-      this.ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
-    const blocks = runtime.needsPriming
-      ? [primingBlock(this.ledger.events(record.id).slice(0, -1)), ...prompt]
-      : prompt;
-    runtime.needsPriming = false;
-    return this.runTurn(
-      record.id,
-      runtime,
-      runtime.session.prompt(blocks as never[], { meta }),
-      signal,
-    );
-  }
-
-  private async runTurn(
-    hubId: string,
-    runtime: Runtime,
-    turn: TurnPort,
-    signal: AbortSignal,
-  ): Promise<Params> {
-    runtime.turn = turn;
-    const onAbort = () => turn.cancel();
-    signal.addEventListener("abort", onAbort, { once: true });
-    const done = (async () => {
-      for await (const event of turn)
-        await relayEvent(this.relay, hubId, event);
-      return turn.result;
-    })();
-    runtime.turnDone = done.catch(() => undefined);
-    try {
-      const result = await done;
-      this.ledger.append(hubId, "turn_end", { stopReason: result.stopReason });
-      return result.response;
-    } catch (error) {
-      this.ledger.append(hubId, "turn_end", {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      throw error;
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      runtime.turn = undefined;
-    }
+    return promptLive(this.parts, record, live, prompt, meta, signal);
   }
 
   /** The session's modes and config options as the agent last described them. */
   sessionState(sessionId: string): Params {
-    const runtime = this.runtimes.get(sessionId);
-    return runtime ? stateOf(runtime.session) : {};
+    const live = this.parts.sessions.get(sessionId);
+    return live ? stateOf(live.session) : {};
   }
 
   async setMode(sessionId: string, modeId: string): Promise<void> {
-    const { runtime } = await this.live(this.record(sessionId));
-    await runtime.session.setMode(modeId);
+    const live = await liveSession(this.parts, this.record(sessionId));
+    await live.session.setMode(modeId);
   }
 
   async setConfigOption(
@@ -182,99 +133,43 @@ export class Gateway extends GatewayCore {
     configId: string,
     value: string,
   ): Promise<void> {
-    const { runtime } = await this.live(this.record(sessionId));
-    await runtime.session.setConfigOption(configId, value);
+    const live = await liveSession(this.parts, this.record(sessionId));
+    await live.session.setConfigOption(configId, value);
   }
 
   cancel(params: Params): void {
-    const runtime = this.runtimes.get(String(params["sessionId"]));
-    runtime?.turn?.cancel();
+    this.parts.sessions.get(String(params["sessionId"]))?.turn?.cancel();
   }
 
   listSessions(params: Params): Params {
     this.requireInit();
-    let page;
-    try {
-      page = this.ledger.listSessions({
-        cwd: params["cwd"] as string | undefined,
-        cursor: params["cursor"] as string | undefined,
-      });
-    } catch (error) {
-      throw new HubError("USAGE", (error as Error).message);
-    }
-    return {
-      sessions: page.sessions.map((s) => ({
-        sessionId: s.id,
-        cwd: s.cwd,
-        title: s.title,
-        updatedAt: new Date(s.updatedAt).toISOString(),
-      })),
-      ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-    };
+    return listPage(this.parts, params);
   }
 
   async loadSession(params: Params): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
-    if (record.incomplete)
-      await tellEditor(
-        this.editor,
-        record.id,
-        "older history of this session was trimmed (ledger caps); the replay starts later",
-        this.notices,
-      );
-    for (const item of replayItems(this.ledger.events(record.id))) {
-      await this.editor?.notify("session/update", {
-        sessionId: record.id,
-        update: item.update,
-        ...(item.meta ? { _meta: item.meta } : {}),
-      });
-    }
-    const { runtime } = await this.live(record);
-    this.ledger.updateSession(record.id, { state: "active" });
-    return { ...stateOf(runtime.session) };
+    await replayHistory(this.parts, record);
+    const live = await liveSession(this.parts, record);
+    this.parts.ledger.updateSession(record.id, { state: "active" });
+    return { ...stateOf(live.session) };
   }
 
   async resumeSession(params: Params): Promise<Params> {
     this.requireInit();
     const record = this.record(params["sessionId"]);
-    const { runtime } = await this.live(record);
-    this.ledger.updateSession(record.id, { state: "active" });
-    return { ...stateOf(runtime.session) };
+    const live = await liveSession(this.parts, record);
+    this.parts.ledger.updateSession(record.id, { state: "active" });
+    return { ...stateOf(live.session) };
   }
 
   async closeSession(params: Params): Promise<Params> {
-    const record = this.record(params["sessionId"]);
-    const runtime = this.runtimes.get(record.id);
-    if (runtime) {
-      runtime.turn?.cancel();
-      runtime.unsubscribe();
-      this.runtimes.delete(record.id);
-      if (runtime.agent.alive && runtime.agent.supports("close"))
-        await runtime.agent.closeSession(runtime.session.id);
-    }
-    this.ledger.updateSession(record.id, { state: "closed" });
+    await endSession(this.parts, this.record(params["sessionId"]), "close");
     return {};
   }
 
   async deleteSession(params: Params): Promise<Params> {
-    const record = this.record(params["sessionId"]);
-    const runtime = this.runtimes.get(record.id);
-    runtime?.turn?.cancel();
-    runtime?.unsubscribe();
-    this.runtimes.delete(record.id);
-    const agent = runtime?.agent;
-    if (agent?.alive && agent.supports("delete") && record.agentSessionId) {
-      await agent
-        .deleteSession(record.agentSessionId)
-        .catch((error: unknown) =>
-          this.logger.warn(
-            { err: error },
-            "agent could not delete the session",
-          ),
-        );
-    }
-    this.ledger.deleteSession(record.id);
+    await endSession(this.parts, this.record(params["sessionId"]), "delete");
     return {};
   }
 
@@ -284,11 +179,13 @@ export class Gateway extends GatewayCore {
     params: Params,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const record = this.record(params["sessionId"]);
-    const { runtime } = await this.live(record);
-    return runtime.agent.request(
+    const live = await liveSession(
+      this.parts,
+      this.record(params["sessionId"]),
+    );
+    return live.agent.request(
       method,
-      { ...params, sessionId: runtime.session.id },
+      { ...params, sessionId: live.session.id },
       signal,
     );
   }
@@ -300,32 +197,40 @@ export class Gateway extends GatewayCore {
     signal?: AbortSignal,
   ): Promise<unknown> {
     const agent = await this.agent();
-    return agent.request(method, this.toAgentIds(params), signal);
+    return agent.request(
+      method,
+      this.parts.sessions.toAgentIds(params),
+      signal,
+    );
   }
 
   async forwardExtensionNotification(
     method: string,
     params: unknown,
   ): Promise<void> {
-    (await this.agent()).notify(method, this.toAgentIds(params));
+    (await this.agent()).notify(method, this.parts.sessions.toAgentIds(params));
   }
 
   async close(): Promise<void> {
-    for (const runtime of this.runtimes.values()) runtime.turn?.cancel();
-    await Promise.allSettled(
-      [...this.runtimes.values()].map((r) => r.turnDone),
-    );
-    const agent = await this.agentPromise?.catch(() => undefined);
-    await agent?.close();
-    this.ledger.close();
+    const live = this.parts.sessions.values();
+    for (const entry of live) entry.turn?.cancel();
+    await Promise.allSettled(live.map((entry) => entry.turnDone));
+    await this.parts.agents.close();
+    this.parts.ledger.close();
   }
-}
 
-function stateOf(session: AgentSessionPort): Params {
-  const { modes, configOptions, models } = session.state as Params;
-  return {
-    ...(modes ? { modes } : {}),
-    ...(configOptions ? { configOptions } : {}),
-    ...(models ? { models } : {}),
-  };
+  private requireInit(): void {
+    if (!this.initialized) throw new HubError("USAGE", "send initialize first");
+  }
+
+  private record(id: unknown): SessionRecord {
+    const record =
+      typeof id === "string" ? this.parts.ledger.getSession(id) : undefined;
+    if (!record)
+      throw new HubError(
+        "SESSION_NOT_FOUND",
+        `no session ${JSON.stringify(id)}`,
+      );
+    return record;
+  }
 }

@@ -1,9 +1,9 @@
+import type { InitializeResponse, McpServer } from "@agentclientprotocol/sdk";
 import type {
-  ContentBlock,
-  InitializeResponse,
-  McpServer,
-} from "@agentclientprotocol/sdk";
-import type { PromptResult, RunEvent } from "./events.js";
+  PromptResult,
+  RawContentBlock,
+  RunEvent,
+} from "../contracts/events.js";
 
 // The interfaces the gateway declares and the concrete parts implement: the ledger, the agent
 // connection and the editor. The gateway imports none of ledger/, agents/ or editors/.
@@ -81,7 +81,7 @@ export interface AgentSessionPort {
   id: string;
   state: Record<string, unknown>;
   prompt(
-    blocks: ContentBlock[],
+    blocks: RawContentBlock[],
     options: { meta?: Record<string, unknown> },
   ): TurnPort;
   cancel(): void;

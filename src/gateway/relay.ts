@@ -1,29 +1,24 @@
 // Relays what comes back from the agent to the editor: each update is appended to the ledger
 // first, then sent with acphub's session id, unchanged otherwise.
-import type { Logger } from "../shared/logger.js";
-import type { RunEvent } from "./events.js";
-import type { EditorPort, LedgerPort } from "./ports.js";
+import type { RunEvent } from "../contracts/events.js";
+import type { GatewayParts } from "./parts.js";
 
-export interface RelayContext {
-  ledger: LedgerPort;
-  editor: () => EditorPort | undefined;
-  logger: Logger;
-}
+export type RelayContext = Pick<GatewayParts, "ledger" | "editor" | "logger">;
 
 export async function relayEvent(
   ctx: RelayContext,
   hubId: string,
   event: RunEvent,
 ): Promise<void> {
-  const editor = ctx.editor();
+  const { editor } = ctx;
   if (event.type === "permission") {
-    editor?.observe?.(hubId, {
+    editor.observe(hubId, {
       ...event,
       sessionId: hubId,
       request: { ...event.request, sessionId: hubId },
     });
   } else if (event.type !== "session_update") {
-    editor?.observe?.(hubId, { ...event, sessionId: hubId });
+    editor.observe(hubId, { ...event, sessionId: hubId });
   }
   switch (event.type) {
     case "session_update": {
@@ -35,7 +30,7 @@ export async function relayEvent(
       ) {
         ctx.ledger.updateSession(hubId, { title: update["title"] });
       }
-      await editor?.notify("session/update", {
+      await editor.send("session/update", {
         sessionId: hubId,
         update,
         ...(meta ? { _meta: meta } : {}),
@@ -53,7 +48,7 @@ export async function relayEvent(
       return;
     }
     case "extension_notification":
-      await editor?.notify(event.method, {
+      await editor.send(event.method, {
         ...(event.params as Record<string, unknown>),
         sessionId: hubId,
       });
@@ -64,20 +59,4 @@ export async function relayEvent(
     case "client_request":
       return;
   }
-}
-
-/** Tells the editor something about its session: a notice when it can show one, else text. */
-export async function tellEditor(
-  editor: EditorPort | undefined,
-  hubId: string,
-  text: string,
-  notices: boolean,
-) {
-  const update = notices
-    ? { sessionUpdate: "notice", severity: "info", title: text }
-    : {
-        sessionUpdate: "agent_message_chunk",
-        content: { type: "text", text: `[acphub] ${text}\n` },
-      };
-  await editor?.notify("session/update", { sessionId: hubId, update });
 }

@@ -7,7 +7,7 @@ import type {
   ClientHost,
   HostContext,
   SessionFolders,
-} from "../gateway/client-host.js";
+} from "../contracts/client-host.js";
 import { methods } from "../protocol/methods.js";
 import { permissionDenied } from "../protocol/wire-errors.js";
 import { filterEnv } from "../shared/env-filter.js";

@@ -1,6 +1,9 @@
 // Connects the mock agent with acphub's real host services, for the attack suites.
 import type { AgentConnection } from "../../src/agents/connection.js";
-import type { ClientRequestEvent, RunEvent } from "../../src/gateway/events.js";
+import type {
+  ClientRequestEvent,
+  RunEvent,
+} from "../../src/contracts/events.js";
 import type { PermissionMode } from "../../src/config/schema.js";
 import {
   createHost,

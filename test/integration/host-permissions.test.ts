@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PermissionEvent, RunEvent } from "../../src/gateway/events.js";
+import type { PermissionEvent, RunEvent } from "../../src/contracts/events.js";
 import { createHost } from "../../src/host/create-host.js";
 import { DecisionMemory } from "../../src/host/decision-memory.js";
 import {

@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunEvent } from "../../src/gateway/events.js";
+import type { RunEvent } from "../../src/contracts/events.js";
 import { textDelta } from "../../src/agents/prompt-content.js";
 import { hostedMock, requests, type HostedAgent } from "../helpers/host.js";
 import { groupGone, tempDir, waitFor } from "../helpers/mock.js";

@@ -1,7 +1,7 @@
 // A streamed turn through the client core against the real mock agent process.
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentConnection } from "../../src/agents/connection.js";
-import type { RunEvent } from "../../src/gateway/events.js";
+import type { RunEvent } from "../../src/contracts/events.js";
 import { collect, connectMock, steps } from "../helpers/mock.js";
 
 let agent: AgentConnection | undefined;

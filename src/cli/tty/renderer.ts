@@ -1,7 +1,7 @@
 // Renders a turn on a terminal: agent text streamed with Markdown styling, thoughts dimmed
 // (folded unless asked for), one line per tool call with a status mark updated in place, the
 // plan as a checklist updated in place, a spinner while waiting, and a summary at the end.
-import type { RunEvent } from "../../gateway/events.js";
+import type { RunEvent } from "../../contracts/events.js";
 import { CLEAR_LINE, UP, type Style } from "./ansi.js";
 import { renderDiff } from "./diff.js";
 import { MarkdownLines } from "./markdown.js";

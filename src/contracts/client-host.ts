@@ -1,4 +1,4 @@
-// What the client core asks of whoever answers an agent's requests (later: src/host/). Each
+// What the client core (agents/) asks of whoever answers an agent's requests (host/). Each
 // handler present is advertised to the agent as a capability; absent ones are refused.
 import type {
   RequestPermissionOutcome,

@@ -1,6 +1,7 @@
 // The typed events a prompt run yields: every session/update exactly as the agent sent it,
 // plus what acphub did on the agent's behalf (permissions, file and terminal requests).
 import type {
+  ContentBlock,
   RequestPermissionOutcome,
   RequestPermissionRequest,
   SessionUpdate,
@@ -10,6 +11,10 @@ import type {
 /** An update as received; variants this SDK version does not know pass through unchanged. */
 export type RawSessionUpdate =
   SessionUpdate | { sessionUpdate: string; [key: string]: unknown };
+
+/** A prompt block as an editor sent it; kinds this SDK version does not know pass through. */
+export type RawContentBlock =
+  ContentBlock | { type: string; [key: string]: unknown };
 
 export interface SessionUpdateEvent {
   type: "session_update";

@@ -1,0 +1,88 @@
+// The gateway's side of the editor: the attached editor, what it advertised in `initialize`,
+// and every message acphub sends it, with the agent's session ids replaced by acphub's.
+import type { RunEvent } from "../contracts/events.js";
+import type { Params } from "../protocol/raw.js";
+import { HubError } from "../shared/errors.js";
+import type { EditorPort } from "./ports.js";
+import type { SessionTable } from "./session-table.js";
+
+interface EditorCapabilities {
+  fs?: { readTextFile?: boolean; writeTextFile?: boolean };
+  terminal?: boolean;
+  session?: { notices?: unknown };
+}
+
+export class EditorChannel {
+  private editor: EditorPort | undefined;
+  private capabilities: Params = {};
+
+  constructor(readonly sessions: SessionTable) {}
+
+  attach(editor: EditorPort): void {
+    this.editor = editor;
+  }
+
+  /** Records the editor's capabilities from `initialize`, so the host knows what to forward. */
+  setCapabilities(capabilities: Params): void {
+    this.capabilities = capabilities;
+  }
+
+  get editorCapabilities(): Params {
+    return this.capabilities;
+  }
+
+  // Whether the editor serves an fs/terminal method itself (it advertised the capability).
+  handles(method: string): boolean {
+    const c = this.capabilities as EditorCapabilities;
+    if (method === "fs/read_text_file") return c.fs?.readTextFile === true;
+    if (method === "fs/write_text_file") return c.fs?.writeTextFile === true;
+    return c.terminal === true;
+  }
+
+  /** A request from the agent to the editor (permission, fs, terminal, `_` methods). */
+  async request<T = unknown>(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    if (!this.editor) throw new HubError("CLOSED", "no editor is connected");
+    return this.editor.request<T>(
+      method,
+      this.sessions.toHubIds(params),
+      signal,
+    );
+  }
+
+  /** A notification from the agent to the editor; one the editor cannot take is dropped. */
+  notify(method: string, params: unknown): void {
+    void this.editor
+      ?.notify(method, this.sessions.toHubIds(params))
+      .catch(() => undefined);
+  }
+
+  // Sends a notification whose session id is already acphub's.
+  async send(method: string, params: Params): Promise<void> {
+    await this.editor?.notify(method, params);
+  }
+
+  /** Shows an in-process editor (the CLI) an event that is not a session/update. */
+  observe(hubId: string, event: RunEvent): void {
+    this.editor?.observe?.(hubId, event);
+  }
+
+  /** Tells the editor something about its session: a notice when it can show one, else text. */
+  async tell(hubId: string, text: string): Promise<void> {
+    const update = this.noticesShown
+      ? { sessionUpdate: "notice", severity: "info", title: text }
+      : {
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: `[acphub] ${text}\n` },
+        };
+    await this.send("session/update", { sessionId: hubId, update });
+  }
+
+  private get noticesShown(): boolean {
+    const notices = (this.capabilities as EditorCapabilities).session?.notices;
+    return notices !== undefined && notices !== null;
+  }
+}

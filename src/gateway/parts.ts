@@ -1,0 +1,19 @@
+// The parts a gateway is composed of, each with one job; the gateway's functions take the few
+// they need (a Pick of this) instead of sharing mutable state through a base class.
+import type { Logger } from "../shared/logger.js";
+import type { AgentSlot } from "./agent-slot.js";
+import type { EditorChannel } from "./editor-channel.js";
+import type { GatewayLimits } from "./limits.js";
+import type { LedgerPort } from "./ports.js";
+import type { SessionTable } from "./session-table.js";
+
+export interface GatewayParts {
+  /** The configured agent's name, as recorded in the ledger and shown to people. */
+  agentName: string;
+  ledger: LedgerPort;
+  logger: Logger;
+  limits: GatewayLimits;
+  agents: AgentSlot;
+  sessions: SessionTable;
+  editor: EditorChannel;
+}
