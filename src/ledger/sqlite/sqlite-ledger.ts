@@ -16,6 +16,7 @@ import type {
   SessionRecord,
   StoredEvent,
 } from "../../gateway/ledger-port.js";
+import { withDefaults } from "../../shared/defaults.js";
 import { HubError } from "../../shared/errors.js";
 import { silentLogger, type Logger } from "../../shared/logger.js";
 import {
@@ -28,7 +29,8 @@ import { planCompaction } from "../compaction.js";
 import { listQuery, toPage } from "../list-query.js";
 import { Followers } from "../followers.js";
 import { GroupCommit, settle, type PendingEvent } from "../group-commit.js";
-import { parseEvents, toSession, toStored } from "../row-checks.js";
+import { parseEvents } from "../../gateway/stored-events.js";
+import { toSession, toStored } from "../row-checks.js";
 import { migrate } from "./migrations.js";
 import { writeBatch } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
@@ -53,7 +55,7 @@ export class SqliteLedger implements LedgerPort {
     readonly file: string,
     options: SqliteLedgerOptions = {},
   ) {
-    this.caps = { ...DEFAULT_LEDGER_CAPS, ...options.caps };
+    this.caps = withDefaults(DEFAULT_LEDGER_CAPS, options.caps);
     this.logger = options.logger ?? silentLogger();
     this.mask = options.mask ?? ((text) => text);
     this.followers = new Followers(this.logger);
