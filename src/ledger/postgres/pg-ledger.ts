@@ -251,18 +251,12 @@ export class PostgresLedger implements LedgerPort {
     uptoSeq?: number,
   ): Promise<void> {
     await this.writer.drain();
-    const plan = planCompaction(
+    const runs = planCompaction(
       await this.read(sessionId, { afterSeq, uptoSeq }),
     );
-    if (plan.remove.length === 0) return;
-    await this.db.transaction((client) =>
-      compactPg(
-        client,
-        sessionId,
-        plan.remove,
-        plan.rewrite.map((r) => ({ seq: r.seq, text: this.mask(r.text) })),
-      ),
-    );
+    if (runs.length === 0) return;
+    const masked = runs.map((r) => ({ ...r, text: this.mask(r.text) }));
+    await this.db.transaction((client) => compactPg(client, sessionId, masked));
   }
 
   async copySession(

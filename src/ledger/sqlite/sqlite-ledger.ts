@@ -235,21 +235,20 @@ export class SqliteLedger implements LedgerPort {
     uptoSeq?: number,
   ): Promise<void> {
     await this.writer.drain();
-    const plan = planCompaction(
+    const runs = planCompaction(
       await this.read(sessionId, { afterSeq, uptoSeq }),
     );
-    if (plan.remove.length === 0) return;
+    if (runs.length === 0) return;
     return this.run(() =>
       this.db.transaction(() => {
-        for (const seq of plan.remove)
-          this.stmt.deleteEvent.run(sessionId, seq);
-        for (const { seq, text } of plan.rewrite) {
+        for (const { fromSeq, lastSeq, text } of runs) {
+          this.stmt.deleteRange.run(sessionId, fromSeq, lastSeq);
           const masked = this.mask(text);
           this.stmt.rewriteEvent.run(
             masked,
             Buffer.byteLength(masked),
             sessionId,
-            seq,
+            lastSeq,
           );
         }
         this.stmt.recount.run({ id: sessionId });
