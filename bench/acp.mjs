@@ -1,16 +1,23 @@
-// acphub acp in front of the mock agent: update relay throughput (direct versus through
-// acphub, as a ratio in one run), replay time of a 5,000-event session, and acphub's memory
-// per idle session. Prints figures; never part of the test run.
+// acphub acp in front of the mock agent, with the SQLite ledger and with PostgreSQL: update relay
+// throughput (direct versus through acphub, as a ratio in one run), acphub's CPU per relayed
+// update, replay of a 5,000-event session after a restart (minus the same client receiving the
+// same updates from a raw writer), the events stored for a 1,000-chunk reply, and memory per idle
+// session. Prints figures; never part of the test run. BENCH_PG_URL uses an existing server.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { client } from "@agentclientprotocol/sdk";
+import { openLedgerAt } from "../dist/ledger/open.js";
 import { ndjsonStream } from "../dist/protocol/ndjson.js";
 import { CLI, median, streamPrompt } from "./common.mjs";
+import { benchPostgres } from "./pg-server.mjs";
 
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 20000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RAW_WRITER = fileURLToPath(new URL("./raw-writer.mjs", import.meta.url));
+const TICKS = 100; // clock ticks per second in /proc/PID/stat (Linux's USER_HZ)
 
 function home() {
   const dir = mkdtempSync(join(tmpdir(), "acphub-bench-"));
@@ -22,7 +29,6 @@ function home() {
     JSON.stringify({
       defaultAgent: "mock",
       agents,
-      ledger: { maxEventsPerSession: 100000, maxBytesPerSession: 268435456 },
       limits: { sessionsPerMinute: 100000 },
     }),
   );
@@ -35,12 +41,13 @@ function editor(argv, env = {}) {
     stdio: ["pipe", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });
-  const counter = { updates: 0 };
+  const counter = { updates: 0, frames: [] };
   const stream = ndjsonStream(child.stdout, child.stdin, {
     maxLineBytes: 64 * 1024 * 1024,
     intercept: (m) => {
       if (!("method" in m) || "id" in m) return false;
       if (m.method === "session/update") counter.updates++;
+      if (counter.keep) counter.frames.push(JSON.stringify(m));
       return true;
     },
   });
@@ -48,17 +55,23 @@ function editor(argv, env = {}) {
   return { agent: connection.agent, child, counter };
 }
 
+const INIT = { protocolVersion: 1, clientCapabilities: {} };
+const NEW = () => ({ cwd: process.cwd(), mcpServers: [] });
+
+// user+system CPU seconds of a process so far.
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .split(") ")[1]
+    .split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
 async function relayRate(argv, env) {
   const e = editor(argv, env);
-  await e.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {},
-  });
-  const { sessionId } = await e.agent.request("session/new", {
-    cwd: process.cwd(),
-    mcpServers: [],
-  });
+  await e.agent.request("initialize", INIT);
+  const { sessionId } = await e.agent.request("session/new", NEW());
   const times = [];
+  const cpuBefore = cpuSeconds(e.child.pid);
   for (let round = 0; round < ROUNDS; round++) {
     e.counter.updates = 0;
     const start = performance.now();
@@ -70,86 +83,145 @@ async function relayRate(argv, env) {
       throw new Error(`saw ${e.counter.updates} updates`);
     times.push(performance.now() - start);
   }
+  const cpuUs =
+    ((cpuSeconds(e.child.pid) - cpuBefore) * 1e6) / (UPDATES * ROUNDS);
   e.child.kill();
-  return (UPDATES / median(times)) * 1000;
+  return { rate: (UPDATES / median(times)) * 1000, cpuUs };
 }
 
-async function replayTime(events) {
-  const dir = home();
-  const env = { ACPHUB_HOME: dir };
+// Time to answer session/load of a 5,000-event session after kill -9, and the frames replayed.
+async function replayTime(env) {
   const first = editor([CLI, "acp"], env);
-  await first.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {},
-  });
-  const { sessionId } = await first.agent.request("session/new", {
-    cwd: process.cwd(),
-    mcpServers: [],
-  });
+  await first.agent.request("initialize", INIT);
+  const { sessionId } = await first.agent.request("session/new", NEW());
   await first.agent.request("session/prompt", {
     sessionId,
-    prompt: [{ type: "text", text: streamPrompt(events - 2) }],
+    prompt: [{ type: "text", text: streamPrompt(4999) }],
   });
   first.child.kill("SIGKILL");
-  const second = editor([CLI, "acp"], env);
-  await second.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {},
-  });
-  const start = performance.now();
-  await second.agent.request("session/load", {
+  const times = [];
+  let frames = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const second = editor([CLI, "acp"], env);
+    await second.agent.request("initialize", INIT);
+    second.counter.keep = true;
+    const start = performance.now();
+    await second.agent.request("session/load", { sessionId, ...NEW() });
+    times.push(performance.now() - start);
+    frames = second.counter.frames;
+    second.child.kill();
+  }
+  return { ms: median(times), frames };
+}
+
+// The same client receiving the same frames from a raw writer (one write, no SDK).
+async function rawReplayTime(frames) {
+  const file = join(
+    mkdtempSync(join(tmpdir(), "acphub-raw-")),
+    "frames.ndjson",
+  );
+  writeFileSync(file, frames.map((f) => f + "\n").join(""));
+  const times = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const raw = editor([RAW_WRITER, file]);
+    await raw.agent.request("initialize", INIT);
+    const start = performance.now();
+    await raw.agent.request("session/load", { sessionId: "s", ...NEW() });
+    times.push(performance.now() - start);
+    if (raw.counter.updates !== frames.length)
+      throw new Error("raw writer lost frames");
+    raw.child.kill();
+  }
+  return median(times);
+}
+
+// Events kept in the ledger for a streamed reply of 1,000 chunks, once the turn is compacted.
+async function storedForReply(env, where) {
+  const e = editor([CLI, "acp"], env);
+  await e.agent.request("initialize", INIT);
+  const { sessionId } = await e.agent.request("session/new", NEW());
+  await e.agent.request("session/prompt", {
     sessionId,
-    cwd: process.cwd(),
-    mcpServers: [],
+    prompt: [{ type: "text", text: streamPrompt(1000) }],
   });
-  const ms = performance.now() - start;
-  second.child.kill();
-  return { ms, replayed: second.counter.updates };
+  await e.agent.request("session/list", {}); // compaction runs right after the answer
+  await new Promise((r) => setTimeout(r, 500));
+  e.child.kill();
+  const ledger = await openLedgerAt(where);
+  const count = (await ledger.read(sessionId)).length;
+  await ledger.close();
+  return count;
 }
 
 function rssKb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]);
+  return Number(
+    /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1],
+  );
 }
 
-async function memoryPerSession(count) {
-  const e = editor([CLI, "acp"], { ACPHUB_HOME: home() });
-  await e.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {},
-  });
-  const open = () =>
-    e.agent.request("session/new", { cwd: process.cwd(), mcpServers: [] });
-  for (let i = 0; i < 20; i++) await open(); // warm up allocations
-  global.gc?.();
+async function memoryPerSession(count, env) {
+  const e = editor([CLI, "acp"], env);
+  await e.agent.request("initialize", INIT);
+  for (let i = 0; i < 20; i++) await e.agent.request("session/new", NEW());
   await new Promise((r) => setTimeout(r, 300));
   const before = rssKb(e.child.pid);
-  for (let i = 0; i < count; i++) await open();
+  for (let i = 0; i < count; i++) await e.agent.request("session/new", NEW());
   await new Promise((r) => setTimeout(r, 300));
   const after = rssKb(e.child.pid);
   e.child.kill();
   return ((after - before) * 1024) / count;
 }
 
+const f = (n) => Math.round(n).toLocaleString("en");
 const direct = await relayRate([CLI, "mock-agent"]);
-const hub = await relayRate([CLI, "acp"], { ACPHUB_HOME: home() });
 console.log(
   `update relay, mock agent → editor, ${UPDATES} updates per turn, median of ${ROUNDS}`,
 );
-console.log(
-  `  direct             : ${Math.round(direct).toLocaleString("en")} updates/s`,
-);
-console.log(
-  `  through acphub acp : ${Math.round(hub).toLocaleString("en")} updates/s (each appended to the ledger first)`,
-);
-console.log(`  ratio hub/direct   : ${(hub / direct).toFixed(2)}`);
-const replay = await replayTime(5000);
-console.log(
-  `replay of a 5,000-event session after a restart: ${replay.ms.toFixed(0)} ms (${replay.replayed} updates, load answered)`,
-);
-const perSession = await memoryPerSession(
-  Number(process.env.BENCH_SESSIONS ?? 200),
-);
-console.log(
-  `acphub acp memory per idle session: ${(perSession / 1024).toFixed(1)} KiB (RSS growth over ${process.env.BENCH_SESSIONS ?? 200} sessions, acphub only)`,
-);
+console.log(`  direct                        : ${f(direct.rate)} updates/s`);
+
+async function measure(name, ledgerEnv, where) {
+  const env = { ACPHUB_HOME: home(), ...ledgerEnv };
+  const hub = await relayRate([CLI, "acp"], env);
+  console.log(`${name}:`);
+  console.log(
+    `  through acphub acp            : ${f(hub.rate)} updates/s (each stored before the editor gets it)`,
+  );
+  console.log(
+    `  ratio hub/direct              : ${(hub.rate / direct.rate).toFixed(2)}`,
+  );
+  console.log(
+    `  acphub CPU per relayed update : ${hub.cpuUs.toFixed(1)} µs (user+sys of the acphub process)`,
+  );
+  const replayEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
+  const replay = await replayTime(replayEnv);
+  const raw = await rawReplayTime(replay.frames);
+  console.log(
+    `  replay of ${replay.frames.length} updates after kill -9: ${replay.ms.toFixed(0)} ms to answer session/load; raw writer ${raw.toFixed(0)} ms; acphub adds ${(replay.ms - raw).toFixed(0)} ms`,
+  );
+  const storeEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
+  const stored = await storedForReply(
+    storeEnv,
+    where ?? join(storeEnv.ACPHUB_HOME, "ledger.db"),
+  );
+  console.log(
+    `  events stored for a 1,000-chunk reply (prompt and turn end included): ${stored}`,
+  );
+  const perSession = await memoryPerSession(
+    Number(process.env.BENCH_SESSIONS ?? 200),
+    {
+      ACPHUB_HOME: home(),
+      ...ledgerEnv,
+    },
+  );
+  console.log(
+    `  memory per idle session       : ${(perSession / 1024).toFixed(1)} KiB (RSS growth, acphub only)`,
+  );
+}
+
+await measure("SQLite ledger", {});
+const pg = await benchPostgres();
+try {
+  await measure("PostgreSQL ledger", { ACPHUB_LEDGER_URL: pg.url }, pg.url);
+} finally {
+  pg.stop();
+}

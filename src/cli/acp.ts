@@ -36,6 +36,12 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   } catch (error) {
     return fail(error);
   }
+  let ledger;
+  try {
+    ledger = await openLedger(ctx);
+  } catch (error) {
+    return fail(error);
+  }
   // Wired in one direction: the editor channel first, the host over it, the gateway over both.
   const editor = new EditorChannel(new SessionTable());
   const host = editorHost(ctx, editor);
@@ -43,7 +49,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
     ctx,
     agentName: name,
     launch,
-    ledger: openLedger(ctx),
+    ledger,
     host,
     editor,
     cwd: options.cwd ? resolve(options.cwd) : undefined,

@@ -70,12 +70,12 @@ export function cliEditor(render: (event: RunEvent) => void): EditorPort {
 export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const { config, paths, logger } = o.ctx;
   reapOrphans(paths.stateDir, logger);
-  const ledger = openLedger(o.ctx);
+  const ledger = await openLedger(o.ctx);
   let record: SessionRecord | undefined;
   if (o.sessionId) {
-    record = ledger.getSession(o.sessionId);
+    record = await ledger.getSession(o.sessionId);
     if (!record) {
-      ledger.close();
+      await ledger.close();
       throw new HubError(
         "SESSION_NOT_FOUND",
         `no session ${o.sessionId} (see acphub sessions list)`,
@@ -87,7 +87,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   try {
     launch = resolveAgent(agentName, config);
   } catch (error) {
-    ledger.close();
+    await ledger.close();
     throw error;
   }
   const host = buildHost({

@@ -137,7 +137,7 @@ sessions
   .option("-C, --cwd <dir>", "only sessions in this folder")
   .action(async (options: Record<string, unknown>) => {
     const { sessionsList } = await import("./sessions.js");
-    process.exitCode = sessionsList({ ...program.opts(), ...options });
+    process.exitCode = await sessionsList({ ...program.opts(), ...options });
   });
 sessions
   .command("show")
@@ -146,7 +146,10 @@ sessions
   .option("--json", "print the session and its events as JSON")
   .action(async (id: string, options: Record<string, unknown>) => {
     const { sessionsShow } = await import("./sessions.js");
-    process.exitCode = sessionsShow(id, { ...program.opts(), ...options });
+    process.exitCode = await sessionsShow(id, {
+      ...program.opts(),
+      ...options,
+    });
   });
 sessions
   .command("delete")
@@ -154,7 +157,10 @@ sessions
   .argument("<id>", "session id")
   .action(async (id: string, options: Record<string, unknown>) => {
     const { sessionsDelete } = await import("./sessions.js");
-    process.exitCode = sessionsDelete(id, { ...program.opts(), ...options });
+    process.exitCode = await sessionsDelete(id, {
+      ...program.opts(),
+      ...options,
+    });
   });
 
 sessions
@@ -164,7 +170,10 @@ sessions
   .option("-o, --output <file>", "write to FILE instead of stdout")
   .action(async (id: string, options: Record<string, unknown>) => {
     const { sessionsExport } = await import("./sessions.js");
-    process.exitCode = sessionsExport(id, { ...program.opts(), ...options });
+    process.exitCode = await sessionsExport(id, {
+      ...program.opts(),
+      ...options,
+    });
   });
 sessions
   .command("import")

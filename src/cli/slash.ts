@@ -71,7 +71,7 @@ export async function runSlash(
       say(style.dim("no turn is running"));
       return undefined;
     case "/sessions": {
-      const list = gateway.listSessions({}) as {
+      const list = (await gateway.listSessions({})) as {
         sessions: {
           sessionId: string;
           title: string | null;

@@ -8,8 +8,7 @@ import type { Config, PermissionMode } from "../config/schema.js";
 import type { EditorChannel } from "../gateway/editor-channel.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { AgentPort, LedgerPort } from "../gateway/ports.js";
-import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
-import { withDefaults } from "../shared/defaults.js";
+import { openLedgerAt } from "../ledger/open.js";
 import { connectionLimits, type CliContext } from "./context.js";
 import {
   DEFAULT_ALLOWED_COMMANDS,
@@ -70,14 +69,22 @@ export function buildHost(w: HostWiring): HostServices {
   });
 }
 
-/** The ledger in the state folder, with the caps from config. */
-export function openLedger(ctx: CliContext): SqliteLedger {
-  const caps = withDefaults(DEFAULT_LEDGER_CAPS, ctx.config.ledger);
+/**
+ * The ledger: PostgreSQL when ACPHUB_LEDGER_URL or ledger.url names one, else SQLite in the state
+ * folder; the caps from config. Never a fallback: a ledger that cannot be opened is an error.
+ */
+export function openLedger(ctx: CliContext): Promise<LedgerPort> {
+  const { url, ...caps } = ctx.config.ledger ?? {};
+  const where =
+    process.env["ACPHUB_LEDGER_URL"] ||
+    url ||
+    join(ctx.paths.stateDir, "ledger.db");
   const masker = SecretMasker.fromEnv(process.env);
-  const file = join(ctx.paths.stateDir, "ledger.db");
-  return new SqliteLedger(file, caps, ctx.logger, (value) =>
-    masker.maskValue(value),
-  );
+  return openLedgerAt(where, {
+    caps,
+    logger: ctx.logger,
+    mask: (text) => masker.maskJson(text),
+  });
 }
 
 export interface GatewayWiring {

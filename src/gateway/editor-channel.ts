@@ -3,7 +3,10 @@
 import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
 import { HubError } from "../shared/errors.js";
-import type { EditorPort } from "./ports.js";
+import { replayItems } from "./history.js";
+import { parseEvents } from "./stored-events.js";
+import type { EditorPort, StoredEvent } from "./ports.js";
+import { replayChunks, storedUpdateFrame, updateFrameHead } from "./replay.js";
 import type { SessionTable } from "./session-table.js";
 
 interface EditorCapabilities {
@@ -14,6 +17,7 @@ interface EditorCapabilities {
 
 export class EditorChannel {
   private editor: EditorPort | undefined;
+  private head: { hubId: string; text: string } | undefined;
   private capabilities: Params = {};
 
   constructor(readonly sessions: SessionTable) {}
@@ -60,9 +64,49 @@ export class EditorChannel {
       .catch(() => undefined);
   }
 
-  // Sends a notification whose session id is already acphub's.
+  // Sends a notification whose session id is already acphub's, in order with relayed frames.
   async send(method: string, params: Params): Promise<void> {
-    await this.editor?.notify(method, params);
+    if (this.editor?.writeFrames)
+      this.editor.writeFrames(
+        `${JSON.stringify({ jsonrpc: "2.0", method, params })}\n`,
+      );
+    else await this.editor?.notify(method, params);
+  }
+
+  /** A relayed update: `text` is the stored JSON of `payload` (params without sessionId). */
+  sendStored(hubId: string, text: string, payload: Params): unknown {
+    if (!this.editor?.writeFrames)
+      return this.editor?.notify("session/update", {
+        sessionId: hubId,
+        ...payload,
+      });
+    if (this.head?.hubId !== hubId)
+      this.head = { hubId, text: updateFrameHead(hubId) };
+    this.editor.writeFrames(storedUpdateFrame(this.head.text, text));
+    return undefined;
+  }
+
+  /** Replays stored events (session/load): as stored, in large writes, when the editor takes frames. */
+  async replay(hubId: string, events: StoredEvent[]): Promise<void> {
+    const editor = this.editor;
+    if (editor?.writeFrames) {
+      for (const chunk of replayChunks(hubId, events))
+        editor.writeFrames(chunk);
+    } else {
+      const parsed = parseEvents(events, () => undefined);
+      for (const item of replayItems(parsed))
+        await editor?.notify("session/update", {
+          sessionId: hubId,
+          update: item.update,
+          ...(item.meta ? { _meta: item.meta } : {}),
+        });
+    }
+    await this.drained();
+  }
+
+  /** Resolves once everything sent so far has been handed to the editor's output. */
+  async drained(): Promise<void> {
+    await this.editor?.drained?.();
   }
 
   /** Shows an in-process editor (the CLI) an event that is not a session/update. */

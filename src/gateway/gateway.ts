@@ -110,7 +110,7 @@ export class Gateway {
 
   async prompt(params: Params, signal: AbortSignal): Promise<Params> {
     this.requireInit();
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     const prompt = promptOf(params, this.limits.maxPromptBytes);
     const live = await liveSession(this.parts, record);
     const meta = params["_meta"] as Params | undefined;
@@ -124,7 +124,7 @@ export class Gateway {
   }
 
   async setMode(sessionId: string, modeId: string): Promise<void> {
-    const live = await liveSession(this.parts, this.record(sessionId));
+    const live = await liveSession(this.parts, await this.record(sessionId));
     await live.session.setMode(modeId);
   }
 
@@ -133,7 +133,7 @@ export class Gateway {
     configId: string,
     value: string,
   ): Promise<void> {
-    const live = await liveSession(this.parts, this.record(sessionId));
+    const live = await liveSession(this.parts, await this.record(sessionId));
     await live.session.setConfigOption(configId, value);
   }
 
@@ -141,35 +141,51 @@ export class Gateway {
     this.parts.sessions.get(String(params["sessionId"]))?.turn?.cancel();
   }
 
-  listSessions(params: Params): Params {
+  listSessions(params: Params): Promise<Params> {
     this.requireInit();
     return listPage(this.parts, params);
   }
 
   async loadSession(params: Params): Promise<Params> {
     this.requireInit();
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     await replayHistory(this.parts, record);
-    const live = await liveSession(this.parts, record);
-    this.parts.ledger.updateSession(record.id, { state: "active" });
-    return { ...stateOf(live.session) };
+    await this.parts.ledger.updateSession(record.id, { state: "active" });
+    // Answered from the ledger: the agent is restored meanwhile, and the next prompt waits.
+    const live = this.parts.sessions.get(record.id);
+    if (live?.agent.alive) return { ...stateOf(live.session) };
+    liveSession(this.parts, record).catch((error: unknown) =>
+      this.parts.logger.warn(
+        { err: error, sessionId: record.id },
+        "restoring the session failed; the next prompt tries again",
+      ),
+    );
+    return {};
   }
 
   async resumeSession(params: Params): Promise<Params> {
     this.requireInit();
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     const live = await liveSession(this.parts, record);
-    this.parts.ledger.updateSession(record.id, { state: "active" });
+    await this.parts.ledger.updateSession(record.id, { state: "active" });
     return { ...stateOf(live.session) };
   }
 
   async closeSession(params: Params): Promise<Params> {
-    await endSession(this.parts, this.record(params["sessionId"]), "close");
+    await endSession(
+      this.parts,
+      await this.record(params["sessionId"]),
+      "close",
+    );
     return {};
   }
 
   async deleteSession(params: Params): Promise<Params> {
-    await endSession(this.parts, this.record(params["sessionId"]), "delete");
+    await endSession(
+      this.parts,
+      await this.record(params["sessionId"]),
+      "delete",
+    );
     return {};
   }
 
@@ -181,7 +197,7 @@ export class Gateway {
   ): Promise<unknown> {
     const live = await liveSession(
       this.parts,
-      this.record(params["sessionId"]),
+      await this.record(params["sessionId"]),
     );
     return live.agent.request(
       method,
@@ -215,17 +231,20 @@ export class Gateway {
     const live = this.parts.sessions.values();
     for (const entry of live) entry.turn?.cancel();
     await Promise.allSettled(live.map((entry) => entry.turnDone));
+    await Promise.allSettled(live.map((entry) => entry.compacting));
     await this.parts.agents.close();
-    this.parts.ledger.close();
+    await this.parts.ledger.close();
   }
 
   private requireInit(): void {
     if (!this.initialized) throw new HubError("USAGE", "send initialize first");
   }
 
-  private record(id: unknown): SessionRecord {
+  private async record(id: unknown): Promise<SessionRecord> {
     const record =
-      typeof id === "string" ? this.parts.ledger.getSession(id) : undefined;
+      typeof id === "string"
+        ? await this.parts.ledger.getSession(id)
+        : undefined;
     if (!record)
       throw new HubError(
         "SESSION_NOT_FOUND",

@@ -11,7 +11,8 @@
 // - `compact` runs at the end of a turn only: a replay during a turn sees every chunk.
 // - Caps trim the oldest events and mark the session `incomplete`.
 
-export type SessionState = "active" | "closed";
+/** Whether a ledger session is open to editors or was closed by one. */
+export type SessionStatus = "active" | "closed";
 
 export interface SessionRecord {
   /** acphub's own id, the one editors see; stable across restarts. */
@@ -21,7 +22,7 @@ export interface SessionRecord {
   title: string | null;
   createdAt: number;
   updatedAt: number;
-  state: SessionState;
+  state: SessionStatus;
   /** The agent's id for this session, when one is known. */
   agentSessionId: string | null;
   /** What the session was opened with (mcpServers, additionalDirectories, _meta). */

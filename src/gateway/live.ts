@@ -3,7 +3,7 @@
 // told how.
 import type { GatewayParts } from "./parts.js";
 import type { AgentPort, AgentSessionPort, SessionRecord } from "./ports.js";
-import { relayEvent } from "./relay.js";
+import { SessionRelay } from "./session-relay.js";
 import { restoreNotice, restoreSession } from "./restore.js";
 import type { LiveSession } from "./session-table.js";
 
@@ -20,28 +20,41 @@ export function attachSession(
   session: AgentSessionPort,
   needsPriming: boolean,
 ): LiveSession {
-  const unsubscribe = session.onEvent((event) => {
-    void relayEvent(parts, hubId, event).catch((error: unknown) =>
-      parts.logger.warn({ err: error }, "relay failed"),
-    );
-  });
-  const entry: LiveSession = { agent, session, needsPriming, unsubscribe };
+  const relay =
+    parts.sessions.get(hubId)?.relay ?? new SessionRelay(parts, hubId);
+  const unsubscribe = session.onEvent((event) => relay.pushOutside(event));
+  const entry: LiveSession = {
+    agent,
+    session,
+    needsPriming,
+    unsubscribe,
+    relay,
+  };
   parts.sessions.set(hubId, entry);
   return entry;
 }
 
-// The live agent session behind a hub session, restoring it onto the agent when needed.
+// The live agent session behind a hub session, restoring it onto the agent when needed (one
+// restoration at a time per session: session/load starts one, the next prompt waits for it).
 export async function liveSession(
   parts: GatewayParts,
   record: SessionRecord,
 ): Promise<LiveSession> {
   const existing = parts.sessions.get(record.id);
   if (existing?.agent.alive) return existing;
+  return parts.sessions.restore(record.id, () => restoreLive(parts, record));
+}
+
+// Restores the session onto the current agent process and tells the ledger and the editor how.
+async function restoreLive(
+  parts: GatewayParts,
+  record: SessionRecord,
+): Promise<LiveSession> {
   const agent = await parts.agents.get();
   const { session, mode } = await restoreSession(agent, record, parts.logger);
   if (session.id !== record.agentSessionId)
-    parts.ledger.updateSession(record.id, { agentSessionId: session.id });
-  parts.ledger.append(record.id, "restore", {
+    await parts.ledger.updateSession(record.id, { agentSessionId: session.id });
+  await parts.ledger.append(record.id, "restore", {
     mode,
     agentSessionId: session.id,
   });

@@ -8,69 +8,16 @@ import type {
 // The interfaces the gateway declares and the concrete parts implement: the ledger, the agent
 // connection and the editor. The gateway imports none of ledger/, agents/ or editors/.
 
-/** Whether a ledger session is open to editors or was closed by one. */
-export type SessionStatus = "active" | "closed";
-
-export interface SessionRecord {
-  /** acphub's own id, the one editors see; stable across restarts. */
-  id: string;
-  agent: string;
-  cwd: string;
-  title: string | null;
-  createdAt: number;
-  updatedAt: number;
-  state: SessionStatus;
-  /** The agent's id for this session, when one is known. */
-  agentSessionId: string | null;
-  /** What the session was opened with (mcpServers, additionalDirectories, _meta). */
-  request: Record<string, unknown>;
-  /** True when old events were trimmed past a cap: a replay is not the whole history. */
-  incomplete: boolean;
-  eventCount: number;
-  bytes: number;
-}
-
-export type LedgerEventKind =
-  "prompt" | "update" | "permission" | "turn_end" | "restore";
-
-export interface LedgerEvent {
-  seq: number;
-  kind: LedgerEventKind;
-  payload: Record<string, unknown>;
-  at: number;
-}
-
-export interface ListPage {
-  sessions: SessionRecord[];
-  nextCursor: string | null;
-}
-
-export interface LedgerPort {
-  createSession(
-    record: Omit<SessionRecord, "incomplete" | "eventCount" | "bytes">,
-  ): void;
-  getSession(id: string): SessionRecord | undefined;
-  updateSession(
-    id: string,
-    patch: Partial<
-      Pick<SessionRecord, "title" | "state" | "agentSessionId" | "updatedAt">
-    >,
-  ): void;
-  deleteSession(id: string): boolean;
-  listSessions(filter: {
-    cwd?: string;
-    cursor?: string | null;
-    limit?: number;
-  }): ListPage;
-  /** Appends one event; returns its sequence number. Trims past the caps. */
-  append(
-    sessionId: string,
-    kind: LedgerEventKind,
-    payload: Record<string, unknown>,
-  ): number;
-  events(sessionId: string): LedgerEvent[];
-  close(): void;
-}
+export type {
+  LedgerEvent,
+  LedgerEventKind,
+  LedgerPort,
+  ListPage,
+  NewSessionRecord,
+  SessionRecord,
+  SessionStatus,
+  StoredEvent,
+} from "./ledger-port.js";
 
 /** One turn on the agent, as the client core runs it. */
 export interface TurnPort extends AsyncIterable<RunEvent> {
@@ -131,6 +78,13 @@ export interface EditorPort {
   /** In-process editors (the CLI) also see permission, audit and request events. */
   observe?(sessionId: string, event: RunEvent): void;
   notify(method: string, params: unknown): Promise<void>;
+  /**
+   * Editors whose output acphub frames itself (stdio): whole newline-terminated JSON-RPC frames,
+   * written in order with everything else this editor is sent. Without it, `notify` is used.
+   */
+  writeFrames?(text: string): void;
+  /** Resolves once everything sent so far has been handed to the editor's output. */
+  drained?(): Promise<void>;
   request<T = unknown>(
     method: string,
     params: unknown,

@@ -4,8 +4,6 @@
 import { randomUUID } from "node:crypto";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { Params } from "../protocol/raw.js";
-import { HubError } from "../shared/errors.js";
-import { replayItems } from "./history.js";
 import { attachSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
 import type { AgentSessionPort, SessionRecord } from "./ports.js";
@@ -30,7 +28,7 @@ export async function openSession(
   });
   const id = `hub-${randomUUID()}`;
   const now = Date.now();
-  parts.ledger.createSession({
+  await parts.ledger.createSession({
     id,
     agent: parts.agentName,
     cwd,
@@ -50,16 +48,14 @@ export async function openSession(
 }
 
 // One page of the ledger's sessions, as session/list answers it.
-export function listPage(parts: Pick<GatewayParts, "ledger">, params: Params) {
-  let page;
-  try {
-    page = parts.ledger.listSessions({
-      cwd: params["cwd"] as string | undefined,
-      cursor: params["cursor"] as string | undefined,
-    });
-  } catch (error) {
-    throw new HubError("USAGE", (error as Error).message);
-  }
+export async function listPage(
+  parts: Pick<GatewayParts, "ledger">,
+  params: Params,
+): Promise<Params> {
+  const page = await parts.ledger.listSessions({
+    cwd: params["cwd"] as string | undefined,
+    cursor: params["cursor"] as string | undefined,
+  });
   return {
     sessions: page.sessions.map((s) => ({
       sessionId: s.id,
@@ -71,7 +67,8 @@ export function listPage(parts: Pick<GatewayParts, "ledger">, params: Params) {
   };
 }
 
-// Sends the editor every update of the session's history, in order (session/load).
+// Sends the editor every update of the session's history, in order (session/load): one read,
+// the stored text as stored, in large writes.
 export async function replayHistory(
   parts: Pick<GatewayParts, "ledger" | "editor">,
   record: SessionRecord,
@@ -81,13 +78,7 @@ export async function replayHistory(
       record.id,
       "older history of this session was trimmed (ledger caps); the replay starts later",
     );
-  for (const item of replayItems(parts.ledger.events(record.id))) {
-    await parts.editor.send("session/update", {
-      sessionId: record.id,
-      update: item.update,
-      ...(item.meta ? { _meta: item.meta } : {}),
-    });
-  }
+  await parts.editor.replay(record.id, await parts.ledger.read(record.id));
 }
 
 // Ends a hub session: detached here, and closed or deleted on the agent when it can do that.
@@ -101,7 +92,7 @@ export async function endSession(
   if (how === "close") {
     if (live && agent?.alive && agent.supports("close"))
       await agent.closeSession(live.session.id);
-    parts.ledger.updateSession(record.id, { state: "closed" });
+    await parts.ledger.updateSession(record.id, { state: "closed" });
     return;
   }
   if (agent?.alive && agent.supports("delete") && record.agentSessionId) {
@@ -111,7 +102,7 @@ export async function endSession(
         parts.logger.warn({ err: error }, "agent could not delete the session"),
       );
   }
-  parts.ledger.deleteSession(record.id);
+  await parts.ledger.deleteSession(record.id);
 }
 
 /** The session's modes and config options as the agent last described them. */

@@ -2,6 +2,7 @@
 // behind it and its running turn; and the mapping of session ids between editor and agent.
 import type { Params } from "../protocol/raw.js";
 import type { AgentPort, AgentSessionPort, TurnPort } from "./ports.js";
+import type { SessionRelay } from "./session-relay.js";
 
 /** One hub session while an agent session is attached to it. */
 export interface LiveSession {
@@ -13,10 +14,15 @@ export interface LiveSession {
   turnDone?: Promise<unknown>;
   /** Stops relaying the agent session's out-of-turn events. */
   unsubscribe: () => void;
+  /** The session's one ordered path to the ledger and the editor. */
+  relay: SessionRelay;
+  /** The compaction of the last turn, while it runs. */
+  compacting?: Promise<void>;
 }
 
 export class SessionTable {
   private readonly live = new Map<string, LiveSession>();
+  private readonly restoring = new Map<string, Promise<LiveSession>>();
 
   get(hubId: string): LiveSession | undefined {
     return this.live.get(hubId);
@@ -26,6 +32,18 @@ export class SessionTable {
   set(hubId: string, entry: LiveSession): void {
     this.live.get(hubId)?.unsubscribe();
     this.live.set(hubId, entry);
+  }
+
+  /** One restoration per hub session at a time: later callers wait for the one running. */
+  restore(
+    hubId: string,
+    start: () => Promise<LiveSession>,
+  ): Promise<LiveSession> {
+    const running = this.restoring.get(hubId);
+    if (running) return running;
+    const restoring = start().finally(() => this.restoring.delete(hubId));
+    this.restoring.set(hubId, restoring);
+    return restoring;
   }
 
   // Detaches a hub session: its turn is cancelled and its relay stopped.

@@ -2,12 +2,11 @@
 // it, the transcript given to a primed session, and every event of the turn relayed in order.
 import type { RawContentBlock } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
-import { HubError } from "../shared/errors.js";
+import { errorMessage, HubError } from "../shared/errors.js";
 import { primingBlock, titleFromPrompt } from "./history.js";
 import { checkPromptSize } from "./limits.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionRecord, TurnPort } from "./ports.js";
-import { relayEvent } from "./relay.js";
 import type { LiveSession } from "./session-table.js";
 
 type TurnParts = Pick<GatewayParts, "ledger" | "editor" | "logger" | "limits">;
@@ -31,46 +30,86 @@ export async function promptLive(
     await live.turnDone;
   }
   const { ledger } = parts;
-  ledger.append(record.id, "prompt", { prompt, ...(meta ? { meta } : {}) });
+  const promptSeq = await ledger.append(record.id, "prompt", {
+    prompt,
+    ...(meta ? { meta } : {}),
+  });
   if (record.title === null)
-    ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
+    await ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
   const blocks = live.needsPriming
-    ? [primingBlock(ledger.events(record.id).slice(0, -1)), ...prompt]
+    ? [
+        primingBlock(
+          await ledger.events(record.id, { uptoSeq: promptSeq - 1 }),
+        ),
+        ...prompt,
+      ]
     : prompt;
-  live.needsPriming = false;
   const turn = live.session.prompt(blocks, { meta });
-  return runTurn(parts, record.id, live, turn, signal);
+  live.needsPriming = false;
+  return runTurn(parts, record.id, live, turn, signal, promptSeq);
 }
 
-// Relays a turn's events, records how it ended, and clears it from the session either way.
+// Relays a turn's events through the session's relay (each sent to the editor after its commit),
+// records how the turn ended, compacts it, and clears it from the session either way.
 async function runTurn(
   parts: TurnParts,
   hubId: string,
   live: LiveSession,
   turn: TurnPort,
   signal: AbortSignal,
+  promptSeq: number,
 ): Promise<Params> {
   live.turn = turn;
+  const { relay } = live;
   const onAbort = () => turn.cancel();
   signal.addEventListener("abort", onAbort, { once: true });
+  relay.hold();
   const done = (async () => {
-    for await (const event of turn) await relayEvent(parts, hubId, event);
-    return turn.result;
+    try {
+      for await (const event of turn) {
+        relay.push(event);
+        if (relay.failed !== undefined) turn.cancel();
+        else await relay.backpressure();
+      }
+    } finally {
+      relay.release();
+    }
+    const result = await turn.result;
+    await relay.settled();
+    if (relay.failed !== undefined) throw relay.failed;
+    return result;
   })();
   live.turnDone = done.catch(() => undefined);
   try {
     const result = await done;
-    parts.ledger.append(hubId, "turn_end", { stopReason: result.stopReason });
+    const endSeq = await parts.ledger.append(hubId, "turn_end", {
+      stopReason: result.stopReason,
+    });
+    live.compacting = compactTurn(parts, hubId, promptSeq, endSeq);
     return result.response;
   } catch (error) {
-    parts.ledger.append(hubId, "turn_end", {
-      error: error instanceof Error ? error.message : String(error),
-    });
+    await parts.ledger
+      .append(hubId, "turn_end", { error: errorMessage(error) })
+      .catch(() => undefined);
     throw error;
   } finally {
     signal.removeEventListener("abort", onAbort);
     live.turn = undefined;
   }
+}
+
+// Merges the finished turn's streamed chunks in the ledger, after the editor has its answer.
+async function compactTurn(
+  parts: TurnParts,
+  hubId: string,
+  promptSeq: number,
+  endSeq: number,
+): Promise<void> {
+  await parts.ledger
+    .compact(hubId, promptSeq, endSeq)
+    .catch((error: unknown) =>
+      parts.logger.warn({ err: error, sessionId: hubId }, "compaction failed"),
+    );
 }
 
 function isBlock(value: unknown): value is RawContentBlock {

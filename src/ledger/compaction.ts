@@ -4,71 +4,123 @@
 // or annotations differ) keeps its place, so a replay shows the same history.
 import type { StoredEvent } from "../gateway/ledger-port.js";
 
-const CHUNK_KINDS = new Set([
+const CHUNK_KINDS = [
   "agent_message_chunk",
   "agent_thought_chunk",
   "user_message_chunk",
-]);
+];
 
-export interface CompactionPlan {
-  /** Events whose text becomes the merged run (the last event of each run). */
-  rewrite: { seq: number; text: string }[];
-  /** Events merged into a later one. */
-  remove: number[];
+/** How acphub serializes a text chunk as agents send it: read without parsing. */
+const FAST_HEADS = CHUNK_KINDS.map(
+  (kind) =>
+    `{"update":{"sessionUpdate":"${kind}","content":{"type":"text","text":"`,
+);
+
+/** One merged run: events fromSeq..lastSeq become `text`, kept at lastSeq. */
+export interface MergedRun {
+  fromSeq: number;
+  lastSeq: number;
+  text: string;
 }
 
+// A text chunk split around its text: merged with neighbours whose head and tail are the same.
 interface Chunk {
   seq: number;
-  key: string;
-  payload: { update: { content: { text: string } } };
+  head: string;
+  body: string;
+  tail: string;
 }
 
-// A text chunk with the identity it must share with its neighbours to be merged with them.
-function asChunk(event: StoredEvent): Chunk | undefined {
-  if (event.kind !== "update") return undefined;
-  let payload: unknown;
+// Where the JSON string starting at `from` ends (its closing quote), or -1.
+function stringEnd(text: string, from: number): number {
+  for (
+    let i = text.indexOf('"', from);
+    i !== -1;
+    i = text.indexOf('"', i + 1)
+  ) {
+    let backslashes = 0;
+    for (let j = i - 1; text.charCodeAt(j) === 92; j--) backslashes++;
+    if (backslashes % 2 === 0) return i;
+  }
+  return -1;
+}
+
+// The fast reading: the common key order, text sliced out as escaped JSON (which concatenates).
+function fastChunk(event: StoredEvent): Chunk | undefined {
+  const head = FAST_HEADS.find((h) => event.text.startsWith(h));
+  if (!head) return undefined;
+  const end = stringEnd(event.text, head.length);
+  if (end < 0) return undefined;
+  return {
+    seq: event.seq,
+    head: `f${head}`,
+    body: event.text.slice(head.length, end),
+    tail: event.text.slice(end),
+  };
+}
+
+// Any other key order: parsed, the text taken out, the rest serialized as the identity.
+function parsedChunk(event: StoredEvent): Chunk | undefined {
+  let payload: { update?: Record<string, unknown> } | null;
   try {
-    payload = JSON.parse(event.text);
+    payload = JSON.parse(event.text) as typeof payload;
   } catch {
     return undefined;
   }
-  const update = (payload as { update?: Record<string, unknown> } | null)
-    ?.update;
+  const update = payload?.update;
   const content = update?.["content"] as Record<string, unknown> | undefined;
   if (
     !update ||
-    !CHUNK_KINDS.has(update["sessionUpdate"] as string) ||
+    !CHUNK_KINDS.includes(update["sessionUpdate"] as string) ||
     content?.["type"] !== "text" ||
     typeof content["text"] !== "string"
   )
     return undefined;
-  const key = JSON.stringify({
-    ...(payload as object),
-    update: { ...update, content: { ...content, text: "" } },
+  const marker = "\u0000acphub-text\u0000";
+  const shape = JSON.stringify({
+    ...payload,
+    update: { ...update, content: { ...content, text: marker } },
   });
-  return { seq: event.seq, key, payload: payload as Chunk["payload"] };
+  const at = shape.indexOf(JSON.stringify(marker).slice(1, -1));
+  return {
+    seq: event.seq,
+    head: `p${shape.slice(0, at)}`,
+    body: JSON.stringify(content["text"]).slice(1, -1),
+    tail: shape.slice(at + JSON.stringify(marker).length - 2),
+  };
+}
+
+function asChunk(event: StoredEvent): Chunk | undefined {
+  if (event.kind !== "update" || !event.text.includes("_chunk"))
+    return undefined;
+  return fastChunk(event) ?? parsedChunk(event);
 }
 
 // Plans the merge of the runs in `events` (one turn's events, in order).
-export function planCompaction(events: StoredEvent[]): CompactionPlan {
-  const plan: CompactionPlan = { rewrite: [], remove: [] };
+export function planCompaction(events: StoredEvent[]): MergedRun[] {
+  const runs: MergedRun[] = [];
   let run: Chunk[] = [];
   const close = () => {
-    if (run.length > 1) {
-      const last = run[run.length - 1] as Chunk;
-      last.payload.update.content.text = run
-        .map((c) => c.payload.update.content.text)
-        .join("");
-      plan.rewrite.push({ seq: last.seq, text: JSON.stringify(last.payload) });
-      plan.remove.push(...run.slice(0, -1).map((c) => c.seq));
-    }
+    const first = run[0];
+    const last = run[run.length - 1];
+    if (first && last && run.length > 1)
+      runs.push({
+        fromSeq: first.seq,
+        lastSeq: last.seq,
+        text: `${first.head.slice(1)}${run.map((c) => c.body).join("")}${last.tail}`,
+      });
     run = [];
   };
   for (const event of events) {
     const chunk = asChunk(event);
-    if (!chunk || (run.length > 0 && run[0]?.key !== chunk.key)) close();
+    const open = run[0];
+    if (
+      !chunk ||
+      (open && (open.head !== chunk.head || open.tail !== chunk.tail))
+    )
+      close();
     if (chunk) run.push(chunk);
   }
   close();
-  return plan;
+  return runs;
 }

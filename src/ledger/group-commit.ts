@@ -19,11 +19,18 @@ export interface BatchBounds {
   maxEvents: number;
   /** …or this many bytes of payload. */
   maxBytes: number;
+  /**
+   * While batches follow each other (a streaming agent), the next one waits until this long after
+   * the previous commit, to gather more events per transaction. When idle, a batch is committed on
+   * the next tick.
+   */
+  busyIntervalMs: number;
 }
 
 export const DEFAULT_BATCH_BOUNDS: BatchBounds = {
   maxEvents: 2000,
   maxBytes: 4 * 1024 * 1024,
+  busyIntervalMs: 2,
 };
 
 /** Writes one batch; settles each event itself (resolve with its seq, or reject). */
@@ -34,6 +41,7 @@ export class GroupCommit {
   private pendingBytes = 0;
   private scheduled = false;
   private running: Promise<void> | undefined;
+  private lastCommit = 0;
 
   constructor(
     private readonly commit: CommitBatch,
@@ -58,11 +66,16 @@ export class GroupCommit {
         this.pending.length >= this.bounds.maxEvents ||
         this.pendingBytes >= this.bounds.maxBytes;
       if (full && !this.running) this.run();
-      else if (!this.scheduled && !this.running) {
-        this.scheduled = true;
-        setImmediate(() => this.run());
-      }
+      else if (!this.scheduled && !this.running) this.schedule();
     });
+  }
+
+  // The next tick when idle; shortly after the previous commit while a stream keeps them coming.
+  private schedule(): void {
+    this.scheduled = true;
+    const wait = this.lastCommit + this.bounds.busyIntervalMs - Date.now();
+    if (wait > 0) setTimeout(() => this.run(), wait);
+    else setImmediate(() => this.run());
   }
 
   /** Resolves when everything queued so far is committed (or failed). */
@@ -75,8 +88,9 @@ export class GroupCommit {
 
   // Commits what is pending, then the next batch if more arrived meanwhile.
   private run(): void {
+    if (this.running) return;
     this.scheduled = false;
-    if (this.running || this.pending.length === 0) return;
+    if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
@@ -88,7 +102,8 @@ export class GroupCommit {
       }
     })().finally(() => {
       this.running = undefined;
-      if (this.pending.length > 0) this.run();
+      this.lastCommit = Date.now();
+      if (this.pending.length > 0 && !this.scheduled) this.schedule();
     });
   }
 }

@@ -2,10 +2,10 @@
 import { z } from "zod";
 import {
   LEDGER_EVENT_KINDS,
-  type LedgerEvent,
   type SessionRecord,
   type StoredEvent,
 } from "../gateway/ledger-port.js";
+import { parseObject } from "../gateway/stored-events.js";
 
 const jsonObject = z.union([
   z.record(z.string(), z.unknown()),
@@ -35,18 +35,6 @@ const sessionRow = z.object({
   event_count: int,
   bytes: int,
 });
-
-// A JSON object, or undefined for anything else (damaged text, arrays, scalars).
-export function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === "object" && !Array.isArray(value))
-      return value as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  return undefined;
-}
 
 export function toSession(row: unknown): SessionRecord | undefined {
   const parsed = sessionRow.safeParse(row);
@@ -94,26 +82,4 @@ export function toStored(
     text,
     at: Number(at),
   };
-}
-
-/** A stored event parsed; undefined when its text is not a JSON object. */
-export function toEvent(stored: StoredEvent): LedgerEvent | undefined {
-  const payload = parseObject(stored.text);
-  return payload
-    ? { seq: stored.seq, kind: stored.kind, payload, at: stored.at }
-    : undefined;
-}
-
-/** Stored events parsed; the damaged ones are reported and left out. */
-export function parseEvents(
-  stored: StoredEvent[],
-  onDamaged: (seq: number) => void,
-): LedgerEvent[] {
-  const out: LedgerEvent[] = [];
-  for (const one of stored) {
-    const event = toEvent(one);
-    if (event) out.push(event);
-    else onDamaged(one.seq);
-  }
-  return out;
 }

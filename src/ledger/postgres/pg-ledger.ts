@@ -15,6 +15,7 @@ import type {
   SessionRecord,
   StoredEvent,
 } from "../../gateway/ledger-port.js";
+import { withDefaults } from "../../shared/defaults.js";
 import { HubError } from "../../shared/errors.js";
 import { silentLogger, type Logger } from "../../shared/logger.js";
 import {
@@ -27,7 +28,8 @@ import { planCompaction } from "../compaction.js";
 import { listQuery, toPage } from "../list-query.js";
 import { Followers } from "../followers.js";
 import { GroupCommit, settle, type PendingEvent } from "../group-commit.js";
-import { parseEvents, toSession, toStored } from "../row-checks.js";
+import { parseEvents } from "../../gateway/stored-events.js";
+import { toSession, toStored } from "../row-checks.js";
 import { writePgBatch } from "./pg-batch.js";
 import { compactPg, copyEventsPg, insertSessionPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
@@ -57,7 +59,7 @@ export class PostgresLedger implements LedgerPort {
     private readonly db: PgConnection,
     options: PostgresLedgerOptions,
   ) {
-    this.caps = { ...DEFAULT_LEDGER_CAPS, ...options.caps };
+    this.caps = withDefaults(DEFAULT_LEDGER_CAPS, options.caps);
     this.logger = options.logger ?? silentLogger();
     this.mask = options.mask ?? ((text) => text);
     this.followers = new Followers(this.logger);
@@ -249,18 +251,12 @@ export class PostgresLedger implements LedgerPort {
     uptoSeq?: number,
   ): Promise<void> {
     await this.writer.drain();
-    const plan = planCompaction(
+    const runs = planCompaction(
       await this.read(sessionId, { afterSeq, uptoSeq }),
     );
-    if (plan.remove.length === 0) return;
-    await this.db.transaction((client) =>
-      compactPg(
-        client,
-        sessionId,
-        plan.remove,
-        plan.rewrite.map((r) => ({ seq: r.seq, text: this.mask(r.text) })),
-      ),
-    );
+    if (runs.length === 0) return;
+    const masked = runs.map((r) => ({ ...r, text: this.mask(r.text) }));
+    await this.db.transaction((client) => compactPg(client, sessionId, masked));
   }
 
   async copySession(

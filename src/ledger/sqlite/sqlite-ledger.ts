@@ -16,6 +16,7 @@ import type {
   SessionRecord,
   StoredEvent,
 } from "../../gateway/ledger-port.js";
+import { withDefaults } from "../../shared/defaults.js";
 import { HubError } from "../../shared/errors.js";
 import { silentLogger, type Logger } from "../../shared/logger.js";
 import {
@@ -28,7 +29,8 @@ import { planCompaction } from "../compaction.js";
 import { listQuery, toPage } from "../list-query.js";
 import { Followers } from "../followers.js";
 import { GroupCommit, settle, type PendingEvent } from "../group-commit.js";
-import { parseEvents, toSession, toStored } from "../row-checks.js";
+import { parseEvents } from "../../gateway/stored-events.js";
+import { toSession, toStored } from "../row-checks.js";
 import { migrate } from "./migrations.js";
 import { writeBatch } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
@@ -53,7 +55,7 @@ export class SqliteLedger implements LedgerPort {
     readonly file: string,
     options: SqliteLedgerOptions = {},
   ) {
-    this.caps = { ...DEFAULT_LEDGER_CAPS, ...options.caps };
+    this.caps = withDefaults(DEFAULT_LEDGER_CAPS, options.caps);
     this.logger = options.logger ?? silentLogger();
     this.mask = options.mask ?? ((text) => text);
     this.followers = new Followers(this.logger);
@@ -233,21 +235,20 @@ export class SqliteLedger implements LedgerPort {
     uptoSeq?: number,
   ): Promise<void> {
     await this.writer.drain();
-    const plan = planCompaction(
+    const runs = planCompaction(
       await this.read(sessionId, { afterSeq, uptoSeq }),
     );
-    if (plan.remove.length === 0) return;
+    if (runs.length === 0) return;
     return this.run(() =>
       this.db.transaction(() => {
-        for (const seq of plan.remove)
-          this.stmt.deleteEvent.run(sessionId, seq);
-        for (const { seq, text } of plan.rewrite) {
+        for (const { fromSeq, lastSeq, text } of runs) {
+          this.stmt.deleteRange.run(sessionId, fromSeq, lastSeq);
           const masked = this.mask(text);
           this.stmt.rewriteEvent.run(
             masked,
             Buffer.byteLength(masked),
             sessionId,
-            seq,
+            lastSeq,
           );
         }
         this.stmt.recount.run({ id: sessionId });

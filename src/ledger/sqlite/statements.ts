@@ -20,7 +20,8 @@ const SQL = {
   oldestEvents:
     "SELECT seq, bytes FROM events WHERE session_id = ? ORDER BY seq LIMIT ?",
   deleteEventsUpTo: "DELETE FROM events WHERE session_id = ? AND seq <= ?",
-  deleteEvent: "DELETE FROM events WHERE session_id = ? AND seq = ?",
+  deleteRange:
+    "DELETE FROM events WHERE session_id = ? AND seq >= ? AND seq < ?",
   rewriteEvent:
     "UPDATE events SET payload = ?, bytes = ? WHERE session_id = ? AND seq = ?",
   recount: `UPDATE sessions SET event_count = (SELECT COUNT(*) FROM events WHERE session_id = @id),

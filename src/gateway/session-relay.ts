@@ -1,0 +1,142 @@
+// One ordered path per hub session from the agent to the ledger and the editor. Every event —
+// in a turn or outside one — is appended in arrival order; an update reaches the editor only
+// after the batch holding it has committed (so nothing an editor sees is lost), serialized once:
+// the same JSON text is stored and sent. A failed append means that update, and any after it,
+// never reach the editor; the turn then fails with that error.
+import type { RunEvent } from "../contracts/events.js";
+import type { Params } from "../protocol/raw.js";
+import type { GatewayParts } from "./parts.js";
+
+export type RelayParts = Pick<GatewayParts, "ledger" | "editor" | "logger">;
+
+/** Events relayed but not yet committed and written, before a turn waits for them. */
+const MAX_IN_FLIGHT = 4096;
+
+export class SessionRelay {
+  private last: Promise<unknown> = Promise.resolve();
+  private inFlight = 0;
+  private failure: unknown;
+  private held: RunEvent[] | undefined;
+
+  constructor(
+    private readonly parts: RelayParts,
+    readonly hubId: string,
+  ) {}
+
+  /** The first append that failed, if any. */
+  get failed(): unknown {
+    return this.failure;
+  }
+
+  /** A turn starts: events outside it wait until its own events have all been pushed. */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** The turn's events are all pushed: the held events follow them. */
+  release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const event of held) this.push(event);
+  }
+
+  /** An event from outside a turn (command lists, mode changes, late updates). */
+  pushOutside(event: RunEvent): void {
+    if (this.held) this.held.push(event);
+    else this.push(event);
+  }
+
+  /** Records and relays one event; returns at once. */
+  push(event: RunEvent): void {
+    const { editor, ledger, logger } = this.parts;
+    const hubId = this.hubId;
+    switch (event.type) {
+      case "session_update": {
+        const payload: Params = event.meta
+          ? { update: event.update, _meta: event.meta }
+          : { update: event.update };
+        const text = JSON.stringify(payload);
+        this.track(ledger.append(hubId, "update", text), () =>
+          editor.sendStored(hubId, text, payload),
+        );
+        const title = (event.update as Params)["title"];
+        if (
+          event.update.sessionUpdate === "session_info_update" &&
+          typeof title === "string"
+        )
+          ledger
+            .updateSession(hubId, { title })
+            .catch((error: unknown) =>
+              logger.warn({ err: error }, "ledger: title not stored"),
+            );
+        return;
+      }
+      case "permission": {
+        editor.observe(hubId, {
+          ...event,
+          sessionId: hubId,
+          request: { ...event.request, sessionId: hubId },
+        });
+        const { request, outcome, decidedBy, reason } = event;
+        this.track(
+          ledger.append(hubId, "permission", {
+            toolCall: request.toolCall,
+            outcome,
+            decidedBy,
+            reason,
+          }),
+        );
+        return;
+      }
+      case "extension_notification": {
+        editor.observe(hubId, { ...event, sessionId: hubId });
+        const params = {
+          ...(event.params as Params),
+          sessionId: hubId,
+        };
+        this.track(Promise.resolve(), () => editor.send(event.method, params));
+        return;
+      }
+      case "audit":
+        editor.observe(hubId, { ...event, sessionId: hubId });
+        logger.info({ ...event, sessionId: hubId }, "agent request");
+        return;
+      case "client_request":
+        editor.observe(hubId, { ...event, sessionId: hubId });
+        return;
+    }
+  }
+
+  // Sends after `stored` settles and after everything pushed before it was sent; the first
+  // failure (an append, or the editor's output) stops every send after it.
+  private track(stored: Promise<unknown>, send?: () => unknown): void {
+    this.inFlight += 1;
+    stored.catch(() => undefined); // seen in order below; never an unhandled rejection
+    this.last = this.last
+      .then(() => stored)
+      .then(
+        () => {
+          this.inFlight -= 1;
+          if (this.failure === undefined) return send?.();
+        },
+        (error: unknown) => {
+          this.inFlight -= 1;
+          this.failure ??= error;
+        },
+      )
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      });
+  }
+
+  /** Waits when too much is in flight (a slow disk or editor holds the agent's stream back). */
+  async backpressure(): Promise<void> {
+    if (this.inFlight > MAX_IN_FLIGHT) await this.settled();
+  }
+
+  /** Resolves when everything pushed so far is stored and handed to the editor. */
+  async settled(): Promise<void> {
+    await this.last;
+    await this.parts.editor.drained();
+  }
+}
