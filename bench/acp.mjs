@@ -94,9 +94,17 @@ async function replayTime(env) {
   const first = editor([CLI, "acp"], env);
   await first.agent.request("initialize", INIT);
   const { sessionId } = await first.agent.request("session/new", NEW());
+  // Chunks of distinct messages, which compaction keeps apart: 5,000 events to replay.
+  const updates = Array.from({ length: 4999 }, (_, i) => ({
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: `part ${i} ` },
+      messageId: `m${i}`,
+    },
+  }));
   await first.agent.request("session/prompt", {
     sessionId,
-    prompt: [{ type: "text", text: streamPrompt(4999) }],
+    prompt: [{ type: "text", text: JSON.stringify({ steps: updates }) }],
   });
   first.child.kill("SIGKILL");
   const times = [];
@@ -108,7 +116,7 @@ async function replayTime(env) {
     const start = performance.now();
     await second.agent.request("session/load", { sessionId, ...NEW() });
     times.push(performance.now() - start);
-    frames = second.counter.frames;
+    frames = [...second.counter.frames]; // what came before the answer
     second.child.kill();
   }
   return { ms: median(times), frames };

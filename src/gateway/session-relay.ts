@@ -129,9 +129,9 @@ export class SessionRelay {
       });
   }
 
-  /** Waits when too much is in flight (a slow disk or editor holds the agent's stream back). */
-  async backpressure(): Promise<void> {
-    if (this.inFlight > MAX_IN_FLIGHT) await this.settled();
+  /** Too much is in flight (a slow disk or editor): the turn waits for `settled()`. */
+  get congested(): boolean {
+    return this.inFlight > MAX_IN_FLIGHT;
   }
 
   /** Resolves when everything pushed so far is stored and handed to the editor. */

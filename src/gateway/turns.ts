@@ -1,5 +1,6 @@
 // One prompt on a hub session: the busy-session rule, the prompt recorded before the agent sees
 // it, the transcript given to a primed session, and every event of the turn relayed in order.
+import { setTimeout } from "node:timers/promises";
 import type { RawContentBlock } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
 import { errorMessage, HubError } from "../shared/errors.js";
@@ -8,6 +9,9 @@ import { checkPromptSize } from "./limits.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionRecord, TurnPort } from "./ports.js";
 import type { LiveSession } from "./session-table.js";
+
+/** How long after a turn's answer its compaction starts. */
+const COMPACT_AFTER_MS = 20;
 
 type TurnParts = Pick<GatewayParts, "ledger" | "editor" | "logger" | "limits">;
 
@@ -69,7 +73,7 @@ async function runTurn(
       for await (const event of turn) {
         relay.push(event);
         if (relay.failed !== undefined) turn.cancel();
-        else await relay.backpressure();
+        else if (relay.congested) await relay.settled();
       }
     } finally {
       relay.release();
@@ -98,13 +102,15 @@ async function runTurn(
   }
 }
 
-// Merges the finished turn's streamed chunks in the ledger, after the editor has its answer.
+// Merges the finished turn's streamed chunks in the ledger, once the editor has its answer (a
+// timer: the answer is written first).
 async function compactTurn(
   parts: TurnParts,
   hubId: string,
   promptSeq: number,
   endSeq: number,
 ): Promise<void> {
+  await setTimeout(COMPACT_AFTER_MS);
   await parts.ledger
     .compact(hubId, promptSeq, endSeq)
     .catch((error: unknown) =>
