@@ -24,12 +24,11 @@ import {
   type LedgerCaps,
   type LedgerOptions,
 } from "../caps.js";
-import { planCompaction } from "../compaction.js";
 import { listQuery, toPage } from "../list-query.js";
-import { Followers } from "../followers.js";
-import { GroupCommit, settle, type PendingEvent } from "../group-commit.js";
-import { parseEvents } from "../../gateway/stored-events.js";
-import { toSession, toStored } from "../row-checks.js";
+import type { MergedRun } from "../compaction.js";
+import { EventLog, type EventStore } from "../event-log.js";
+import type { PendingEvent } from "../group-commit.js";
+import { toSession } from "../row-checks.js";
 import { writePgBatch } from "./pg-batch.js";
 import { compactPg, copyEventsPg, insertSessionPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
@@ -45,12 +44,11 @@ const SESSION_COLUMNS: Record<string, string> = {
   updatedAt: "updated_at",
 };
 
-export class PostgresLedger implements LedgerPort {
+export class PostgresLedger implements LedgerPort, EventStore {
   private readonly caps: LedgerCaps;
   private readonly logger: Logger;
   private readonly mask: (text: string) => string;
-  private readonly writer: GroupCommit;
-  private readonly followers: Followers;
+  private readonly log: EventLog;
   private readonly listener: PgListener;
   private readonly instance = randomUUID();
   private retention: NodeJS.Timeout | undefined;
@@ -62,14 +60,13 @@ export class PostgresLedger implements LedgerPort {
     this.caps = withDefaults(DEFAULT_LEDGER_CAPS, options.caps);
     this.logger = options.logger ?? silentLogger();
     this.mask = options.mask ?? ((text) => text);
-    this.followers = new Followers(this.logger);
+    this.log = new EventLog(this, this.logger, this.mask, options.batch);
     this.listener = new PgListener(
       db.url,
       this.instance,
-      this.followers,
+      this.log.followers,
       this.logger,
     );
-    this.writer = new GroupCommit((batch) => this.commit(batch), options.batch);
   }
 
   /** The URL with its password masked, as errors and logs name it. */
@@ -97,12 +94,30 @@ export class PostgresLedger implements LedgerPort {
     return ledger;
   }
 
-  // One group-commit batch in one transaction; appends settle after COMMIT.
-  private async commit(batch: PendingEvent[]): Promise<void> {
-    const seqs = await this.db.transaction((client) =>
+  /** EventStore: one group-commit batch in one transaction; appends settle after COMMIT. */
+  writeBatch(batch: PendingEvent[]): Promise<(number | undefined)[]> {
+    return this.db.transaction((client) =>
       writePgBatch(client, this.caps, batch, this.instance),
     );
-    for (const [id, seq] of settle(batch, seqs)) this.followers.emit(id, seq);
+  }
+
+  /** EventStore: a session's rows as [seq, kind, text, at]. */
+  async readRows(
+    sessionId: string,
+    afterSeq: number,
+    uptoSeq: number,
+  ): Promise<unknown[][]> {
+    const { rows } = await this.db.query(
+      `SELECT seq, kind, payload::text AS payload, at FROM acphub_events
+       WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
+      [sessionId, afterSeq, uptoSeq],
+    );
+    return rows.map((r) => [r["seq"], r["kind"], r["payload"], r["at"]]);
+  }
+
+  /** EventStore: merged runs written in one transaction, counters redone. */
+  applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
+    return this.db.transaction((client) => compactPg(client, sessionId, runs));
   }
 
   private sessionArgs(record: NewSessionRecord): unknown[] {
@@ -200,63 +215,23 @@ export class PostgresLedger implements LedgerPort {
     kind: LedgerEventKind,
     payload: string | Record<string, unknown>,
   ): Promise<number> {
-    const text =
-      typeof payload === "string" ? payload : JSON.stringify(payload);
-    return this.writer.add(sessionId, kind, this.mask(text));
+    return this.log.append(sessionId, kind, payload);
   }
 
-  async read(
-    sessionId: string,
-    options: ReadOptions = {},
-  ): Promise<StoredEvent[]> {
-    const { rows } = await this.db.query(
-      `SELECT seq, kind, payload::text AS payload, at FROM acphub_events
-       WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
-      [
-        sessionId,
-        options.afterSeq ?? 0,
-        options.uptoSeq ?? Number.MAX_SAFE_INTEGER,
-      ],
-    );
-    const out: StoredEvent[] = [];
-    for (const row of rows) {
-      const stored = toStored(
-        row["seq"],
-        row["kind"],
-        row["payload"],
-        row["at"],
-      );
-      if (stored) out.push(stored);
-      else
-        this.logger.warn(
-          { sessionId, seq: row["seq"] },
-          "ledger: damaged event row skipped",
-        );
-    }
-    return out;
+  read(sessionId: string, options?: ReadOptions): Promise<StoredEvent[]> {
+    return this.log.read(sessionId, options);
   }
 
-  async events(
-    sessionId: string,
-    options?: ReadOptions,
-  ): Promise<LedgerEvent[]> {
-    return parseEvents(await this.read(sessionId, options), (seq) =>
-      this.logger.warn({ sessionId, seq }, "ledger: damaged event row skipped"),
-    );
+  events(sessionId: string, options?: ReadOptions): Promise<LedgerEvent[]> {
+    return this.log.events(sessionId, options);
   }
 
-  async compact(
+  compact(
     sessionId: string,
     afterSeq: number,
     uptoSeq?: number,
   ): Promise<void> {
-    await this.writer.drain();
-    const runs = planCompaction(
-      await this.read(sessionId, { afterSeq, uptoSeq }),
-    );
-    if (runs.length === 0) return;
-    const masked = runs.map((r) => ({ ...r, text: this.mask(r.text) }));
-    await this.db.transaction((client) => compactPg(client, sessionId, masked));
+    return this.log.compact(sessionId, afterSeq, uptoSeq);
   }
 
   async copySession(
@@ -264,7 +239,7 @@ export class PostgresLedger implements LedgerPort {
     record: NewSessionRecord,
     uptoSeq?: number,
   ): Promise<void> {
-    await this.writer.drain();
+    await this.log.drain();
     const from = await this.getSession(fromId);
     if (!from)
       throw new HubError("SESSION_NOT_FOUND", `ledger: no session ${fromId}`);
@@ -277,11 +252,11 @@ export class PostgresLedger implements LedgerPort {
 
   follow(sessionId: string, listener: (lastSeq: number) => void): () => void {
     void this.listener.start();
-    return this.followers.add(sessionId, listener);
+    return this.log.follow(sessionId, listener);
   }
 
   async close(): Promise<void> {
-    await this.writer.drain();
+    await this.log.drain();
     if (this.retention) clearInterval(this.retention);
     await this.listener.close();
     await this.db.end();

@@ -25,12 +25,11 @@ import {
   type LedgerCaps,
   type LedgerOptions,
 } from "../caps.js";
-import { planCompaction } from "../compaction.js";
 import { listQuery, toPage } from "../list-query.js";
-import { Followers } from "../followers.js";
-import { GroupCommit, settle, type PendingEvent } from "../group-commit.js";
-import { parseEvents } from "../../gateway/stored-events.js";
-import { toSession, toStored } from "../row-checks.js";
+import type { MergedRun } from "../compaction.js";
+import { EventLog, type EventStore } from "../event-log.js";
+import type { PendingEvent } from "../group-commit.js";
+import { toSession } from "../row-checks.js";
 import { migrate } from "./migrations.js";
 import { writeBatch } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
@@ -41,14 +40,13 @@ export interface SqliteLedgerOptions extends LedgerOptions {
   busyTimeoutMs?: number;
 }
 
-export class SqliteLedger implements LedgerPort {
+export class SqliteLedger implements LedgerPort, EventStore {
   private readonly db: Database.Database;
   private readonly stmt: Statements;
   private readonly caps: LedgerCaps;
   private readonly logger: Logger;
   private readonly mask: (text: string) => string;
-  private readonly writer: GroupCommit;
-  private readonly followers: Followers;
+  private readonly log: EventLog;
   private readonly retention: NodeJS.Timeout | undefined;
 
   constructor(
@@ -58,7 +56,6 @@ export class SqliteLedger implements LedgerPort {
     this.caps = withDefaults(DEFAULT_LEDGER_CAPS, options.caps);
     this.logger = options.logger ?? silentLogger();
     this.mask = options.mask ?? ((text) => text);
-    this.followers = new Followers(this.logger);
     try {
       if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
       this.db = new Database(file);
@@ -71,7 +68,7 @@ export class SqliteLedger implements LedgerPort {
     } catch (error) {
       throw ledgerError(file, error);
     }
-    this.writer = new GroupCommit((batch) => this.commit(batch), options.batch);
+    this.log = new EventLog(this, this.logger, this.mask, options.batch);
     this.expire();
     if (this.caps.retentionDays !== null) {
       this.retention = setInterval(() => this.expire(), DAY_MS);
@@ -88,15 +85,43 @@ export class SqliteLedger implements LedgerPort {
     }
   }
 
-  // One group-commit batch: written in one transaction, then followers are told.
-  private commit(batch: PendingEvent[]): void {
-    let seqs;
+  /** EventStore: one group-commit batch in one transaction. */
+  writeBatch(batch: PendingEvent[]): (number | undefined)[] {
     try {
-      seqs = writeBatch(this.db, this.stmt, this.caps, batch);
+      return writeBatch(this.db, this.stmt, this.caps, batch);
     } catch (error) {
       throw ledgerError(this.file, error);
     }
-    for (const [id, seq] of settle(batch, seqs)) this.followers.emit(id, seq);
+  }
+
+  /** EventStore: a session's rows as [seq, kind, text, at]. */
+  readRows(
+    sessionId: string,
+    afterSeq: number,
+    uptoSeq: number,
+  ): Promise<unknown[][]> {
+    return this.run(
+      () =>
+        this.stmt.read.raw().all(sessionId, afterSeq, uptoSeq) as unknown[][],
+    );
+  }
+
+  /** EventStore: merged runs written in one transaction, counters redone. */
+  applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
+    return this.run(() =>
+      this.db.transaction(() => {
+        for (const { fromSeq, lastSeq, text } of runs) {
+          this.stmt.deleteRange.run(sessionId, fromSeq, lastSeq);
+          this.stmt.rewriteEvent.run(
+            text,
+            Buffer.byteLength(text),
+            sessionId,
+            lastSeq,
+          );
+        }
+        this.stmt.recount.run({ id: sessionId });
+      })(),
+    );
   }
 
   createSession(record: NewSessionRecord): Promise<void> {
@@ -192,68 +217,23 @@ export class SqliteLedger implements LedgerPort {
     kind: LedgerEventKind,
     payload: string | Record<string, unknown>,
   ): Promise<number> {
-    const text =
-      typeof payload === "string" ? payload : JSON.stringify(payload);
-    return this.writer.add(sessionId, kind, this.mask(text));
+    return this.log.append(sessionId, kind, payload);
   }
 
-  read(sessionId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
-    return this.run(() => {
-      const out: StoredEvent[] = [];
-      const rows = this.stmt.read
-        .raw()
-        .all(
-          sessionId,
-          options.afterSeq ?? 0,
-          options.uptoSeq ?? Number.MAX_SAFE_INTEGER,
-        ) as [number, string, string, number][];
-      for (const [seq, kind, text, at] of rows) {
-        const stored = toStored(seq, kind, text, at);
-        if (stored) out.push(stored);
-        else
-          this.logger.warn(
-            { sessionId, seq },
-            "ledger: damaged event row skipped",
-          );
-      }
-      return out;
-    });
+  read(sessionId: string, options?: ReadOptions): Promise<StoredEvent[]> {
+    return this.log.read(sessionId, options);
   }
 
-  async events(
-    sessionId: string,
-    options?: ReadOptions,
-  ): Promise<LedgerEvent[]> {
-    return parseEvents(await this.read(sessionId, options), (seq) =>
-      this.logger.warn({ sessionId, seq }, "ledger: damaged event row skipped"),
-    );
+  events(sessionId: string, options?: ReadOptions): Promise<LedgerEvent[]> {
+    return this.log.events(sessionId, options);
   }
 
-  async compact(
+  compact(
     sessionId: string,
     afterSeq: number,
     uptoSeq?: number,
   ): Promise<void> {
-    await this.writer.drain();
-    const runs = planCompaction(
-      await this.read(sessionId, { afterSeq, uptoSeq }),
-    );
-    if (runs.length === 0) return;
-    return this.run(() =>
-      this.db.transaction(() => {
-        for (const { fromSeq, lastSeq, text } of runs) {
-          this.stmt.deleteRange.run(sessionId, fromSeq, lastSeq);
-          const masked = this.mask(text);
-          this.stmt.rewriteEvent.run(
-            masked,
-            Buffer.byteLength(masked),
-            sessionId,
-            lastSeq,
-          );
-        }
-        this.stmt.recount.run({ id: sessionId });
-      })(),
-    );
+    return this.log.compact(sessionId, afterSeq, uptoSeq);
   }
 
   async copySession(
@@ -261,7 +241,7 @@ export class SqliteLedger implements LedgerPort {
     record: NewSessionRecord,
     uptoSeq?: number,
   ): Promise<void> {
-    await this.writer.drain();
+    await this.log.drain();
     const from = await this.getSession(fromId);
     if (!from)
       throw new HubError("SESSION_NOT_FOUND", `ledger: no session ${fromId}`);
@@ -283,11 +263,11 @@ export class SqliteLedger implements LedgerPort {
   }
 
   follow(sessionId: string, listener: (lastSeq: number) => void): () => void {
-    return this.followers.add(sessionId, listener);
+    return this.log.follow(sessionId, listener);
   }
 
   async close(): Promise<void> {
-    await this.writer.drain();
+    await this.log.drain();
     if (this.retention) clearInterval(this.retention);
     if (this.db.open) this.db.close();
   }
