@@ -16,7 +16,7 @@ import { startPostgres, type PgServer } from "../helpers/postgres.js";
 
 let server: PgServer;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await startPostgres({ fsync: false });
 });
 afterAll(() => server?.stop());
 const editors = editorTracker();

@@ -7,7 +7,7 @@ import { ledgerContract } from "./contract.js";
 
 let server: PgServer;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await startPostgres({ fsync: false });
 });
 afterAll(() => server?.stop());
 

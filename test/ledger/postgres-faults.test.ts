@@ -9,7 +9,7 @@ import { session } from "./contract.js";
 
 let server: PgServer;
 beforeAll(async () => {
-  server = await startPostgres();
+  server = await startPostgres({ fsync: false });
 });
 afterAll(() => server?.stop());
 
