@@ -43,13 +43,25 @@ export class SessionRouter implements ClientRouter {
         { params },
         "malformed session/update from agent; dropped",
       );
-    } else if (session) session.receiveUpdate(params as SessionNotification);
-    else
+    } else if (session) {
+      this.tellHost(session.id, params.update);
+      session.receiveUpdate(params as SessionNotification);
+    } else
       this.logger.debug(
         { sessionId: params.sessionId },
         "update for unknown session",
       );
     return true;
+  }
+
+  // The host learns of the update first (a permission request may follow); its bug is logged,
+  // never a failure of the agent's stream.
+  private tellHost(sessionId: string, update: SessionNotification["update"]) {
+    try {
+      this.host?.onSessionUpdate?.(sessionId, update);
+    } catch (error) {
+      this.logger.warn({ err: error }, "host failed to see a session/update");
+    }
   }
 
   onPermission(

@@ -6,7 +6,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
 import type { Params } from "../protocol/raw.js";
-import type { RunEvent } from "./events.js";
+import type { RawSessionUpdate, RunEvent } from "./events.js";
 
 export interface HostContext {
   sessionId: string;
@@ -67,6 +67,8 @@ export interface ClientHost {
   onExtNotification?: (method: string, params: unknown) => void;
   /** Called when a session opens (new, load, resume), with its working folders. */
   onSessionStart?: (sessionId: string, folders: SessionFolders) => void;
+  /** Sees each session/update before it is relayed (to learn the tool calls a session announced). */
+  onSessionUpdate?: (sessionId: string, update: RawSessionUpdate) => void;
   /** Called when a turn ends either way. */
   onTurnEnd?: (sessionId: string) => void;
   /** Called when the session ends or its agent dies, so the host can release what it holds. */

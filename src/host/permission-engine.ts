@@ -7,8 +7,10 @@ import type {
   RequestPermissionRequest,
 } from "@agentclientprotocol/sdk";
 import type { PermissionMode } from "../config/schema.js";
-import { outcomeFor } from "../protocol/permission-options.js";
+import { isAllowed, outcomeFor } from "../protocol/permission-options.js";
 import type { DecisionMemory } from "./decision-memory.js";
+import { pathKey, subjectsOf, type ToolSubjects } from "./tool-call-scope.js";
+import { TurnGrants } from "./turn-grants.js";
 
 export interface PermissionRule {
   /** Tool kinds (`read`, `edit`, `execute`, …) the rule applies to; all when absent. */
@@ -48,16 +50,6 @@ export const READ_KINDS: ReadonlySet<string> = new Set([
   "fetch",
   "think",
 ]);
-const ACCESS_OF_KIND: Record<string, Access> = {
-  read: "read",
-  search: "read",
-  fetch: "read",
-  think: "read",
-  edit: "write",
-  delete: "write",
-  move: "write",
-  execute: "execute",
-};
 const KIND_OF_ACCESS: Record<Access, string> = {
   read: "read",
   write: "edit",
@@ -100,8 +92,8 @@ function ruleMatches(
 }
 
 export class PermissionEngine {
-  /** Accesses granted by an allowed permission request, per session, until the turn ends. */
-  private readonly grants = new Map<string, Set<Access>>();
+  /** Tool calls allowed by a permission request, per session, until the turn ends. */
+  private readonly grants = new TurnGrants();
 
   constructor(private readonly options: EngineOptions) {}
 
@@ -118,34 +110,28 @@ export class PermissionEngine {
       : { rule: this.options.rules![index]!, index };
   }
 
-  private grant(sessionId: string, kind: string): void {
-    const access = ACCESS_OF_KIND[kind];
-    if (!access) return;
-    const set = this.grants.get(sessionId) ?? new Set<Access>();
-    set.add(access);
-    this.grants.set(sessionId, set);
-  }
-
   private masked(text: string): string {
     return this.options.mask ? this.options.mask(text) : text;
   }
 
   /** Ends a turn: what was granted for it no longer holds. */
   endTurn(sessionId: string): void {
-    this.grants.delete(sessionId);
+    this.grants.endTurn(sessionId);
   }
 
-  // Answers `session/request_permission` with one of the agent's own options.
+  // Answers `session/request_permission` with one of the agent's own options. An allowed
+  // answer grants, for this turn, the requests on the tool call's subjects.
   async decide(
     request: RequestPermissionRequest,
     workspace: string,
     signal: AbortSignal,
+    subjects: ToolSubjects = subjectsOf(request.toolCall),
   ): Promise<{ outcome: RequestPermissionOutcome; reason: string }> {
     const kind = request.toolCall.kind ?? "other";
     const subject = subjectOf(request);
     const title = request.toolCall.title ?? "";
     const answer = (allow: boolean, reason: string) => {
-      if (allow) this.grant(request.sessionId, kind);
+      if (allow) this.grants.add(request, workspace, subjects);
       return {
         outcome: outcomeFor(allow ? "allow" : "reject", request.options),
         reason,
@@ -183,7 +169,7 @@ export class PermissionEngine {
               `approve-reads mode refused "${title || subject}" (kind ${kind})`,
             );
       case "ask":
-        return this.ask(request, workspace, signal);
+        return this.ask(request, workspace, signal, subjects);
     }
   }
 
@@ -191,6 +177,7 @@ export class PermissionEngine {
     request: RequestPermissionRequest,
     workspace: string,
     signal: AbortSignal,
+    subjects: ToolSubjects,
   ) {
     const kind = request.toolCall.kind ?? "other";
     const approver = this.options.approver;
@@ -203,8 +190,8 @@ export class PermissionEngine {
       outcome.outcome === "selected"
         ? request.options.find((o) => o.optionId === outcome.optionId)
         : undefined;
-    if (chosen?.kind === "allow_once" || chosen?.kind === "allow_always")
-      this.grant(request.sessionId, kind);
+    if (isAllowed(outcome, request.options))
+      this.grants.add(request, workspace, subjects);
     if (chosen?.kind === "allow_always" || chosen?.kind === "reject_always") {
       const decision = chosen.kind === "allow_always" ? "allow" : "reject";
       const subject = this.masked(subjectOf(request));
@@ -218,12 +205,14 @@ export class PermissionEngine {
 
   // Governs an fs or terminal request itself: rules, then what this turn was granted, then
   // the mode. In `ask` mode an ungranted write or command is put to the approver.
+  // `commandKeys` are the forms a terminal's command is looked up under (tool-call-scope).
   async check(
     sessionId: string,
     workspace: string,
     access: Access,
     subject: string,
     signal: AbortSignal,
+    commandKeys: string[] = [subject],
   ): Promise<Verdict> {
     const kind = KIND_OF_ACCESS[access];
     const match = this.matchRule(
@@ -236,8 +225,14 @@ export class PermissionEngine {
         allowed: match.rule.action === "allow",
         reason: `config rule permissions.rules[${match.index}]`,
       };
-    if (this.grants.get(sessionId)?.has(access))
-      return { allowed: true, reason: "granted for this turn" };
+    const execute = access === "execute";
+    const keys = execute ? commandKeys : [pathKey(subject, workspace)];
+    const grant = this.grants.find(sessionId, access, keys);
+    if (grant)
+      return {
+        allowed: true,
+        reason: `granted for this turn by the allowed "${grant.title}"`,
+      };
     const mode = this.options.mode;
     if (mode === "approve-all")
       return { allowed: true, reason: "approve-all mode" };
@@ -260,14 +255,19 @@ export class PermissionEngine {
         toolCallId: `acphub-${access}-${Date.now()}`,
         title: `${access === "write" ? "Write" : "Run"} ${subject}`,
         kind: kind as "edit",
-        rawInput:
-          access === "execute" ? { command: subject } : { path: subject },
+        rawInput: execute ? { command: subject } : { path: subject },
       },
       options: STANDARD_OPTIONS,
     };
-    const { outcome, reason } = await this.ask(request, workspace, signal);
-    const allowed =
-      outcome.outcome === "selected" && outcome.optionId.startsWith("allow");
-    return { allowed, reason };
+    const subjects = execute
+      ? { paths: [], commands: keys }
+      : { paths: [subject], commands: [] };
+    const { outcome, reason } = await this.ask(
+      request,
+      workspace,
+      signal,
+      subjects,
+    );
+    return { allowed: isAllowed(outcome, request.options), reason };
   }
 }

@@ -39,10 +39,13 @@ export async function permission(
   step: Step,
 ) {
   const toolCallId = (spec["toolCallId"] as string) ?? `perm-${Date.now()}`;
+  // `null` leaves the field out, as some real agents do.
+  const field = (key: string, fallback: string) =>
+    spec[key] === null ? {} : { [key]: spec[key] ?? fallback };
   const toolCall = {
     toolCallId,
-    title: spec["title"] ?? "Mock action",
-    kind: spec["kind"] ?? "edit",
+    ...field("title", "Mock action"),
+    ...field("kind", "edit"),
     ...(spec["toolCall"] as object),
   };
   const options = (spec["options"] as unknown[]) ?? DEFAULT_OPTIONS;

@@ -24,7 +24,7 @@ export const STEP_HELP: Record<string, string> = {
   commands: "[{name, description}] — an available_commands_update",
   update: "{sessionUpdate, …} — any update as given (unknown variants, _meta)",
   permission:
-    '{title, kind, options, onReject: "stop"|"continue"} — ask, then act on the answer',
+    '{toolCallId, title, kind, toolCall, options, onReject: "stop"|"continue"} — ask, then act on the answer (title/kind null: left out)',
   readFile: "{path, line, limit} — fs/read_text_file, result reported as text",
   writeFile: "{path, content} — fs/write_text_file",
   terminal:

@@ -22,12 +22,24 @@ export interface PtySession {
   kill(): void;
 }
 
+/** The terminal's size (default 80 columns, 24 rows). */
+export interface PtySize {
+  columns?: number;
+  rows?: number;
+}
+
 export function ptyCli(
   args: string[],
   env: Record<string, string>,
+  size: PtySize = {},
 ): PtySession {
   const child = spawn("python3", [PTY, process.execPath, CLI, ...args], {
-    env: { PATH: process.env["PATH"] ?? "", TERM: "xterm-256color", ...env },
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      TERM: "xterm-256color",
+      PTY_SIZE: `${size.columns ?? 80}x${size.rows ?? 24}`,
+      ...env,
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let raw = "";

@@ -1,11 +1,12 @@
-# Runs a command in a pseudo-terminal (80x24) and relays bytes: our stdin to the terminal, the
+# Runs a command in a pseudo-terminal (80x24, or PTY_SIZE=COLSxROWS) and relays bytes: our stdin to the terminal, the
 # terminal's output to our stdout. Exits with the command's exit code.
 import fcntl, os, pty, select, struct, sys, termios
 
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp(sys.argv[1], sys.argv[1:])
-fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+cols, rows = (int(n) for n in os.environ.get("PTY_SIZE", "80x24").split("x"))
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 stdin_open = True
 while True:
     readers = [fd] + ([0] if stdin_open else [])

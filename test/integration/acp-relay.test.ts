@@ -164,8 +164,20 @@ describe("acphub acp relays faithfully", () => {
       sessionId,
       prompt: text(
         steps(
-          { permission: { title: "Edit", kind: "edit" } },
-          { permission: { title: "Run", kind: "execute" } },
+          {
+            permission: {
+              title: "Edit b.ts",
+              kind: "edit",
+              toolCall: { rawInput: { path: join(ws, "b.ts") } },
+            },
+          },
+          {
+            permission: {
+              title: "Run make",
+              kind: "execute",
+              toolCall: { rawInput: { command: "make" } },
+            },
+          },
           { readFile: { path: join(ws, "a.ts") } },
           { readFile: { path: "/etc/passwd" } },
           { writeFile: { path: join(ws, "b.ts"), content: "x" } },

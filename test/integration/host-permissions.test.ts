@@ -113,7 +113,7 @@ describe("permission modes and rules", () => {
     }
   });
 
-  it("an agent that writes without asking meets the policy; an allowed permission grants the turn", async () => {
+  it("an agent that writes without asking meets the policy; an allowed permission grants its path for the turn", async () => {
     const ws = workspace();
     const h = await hostedMock("approve-reads");
     try {
@@ -138,9 +138,11 @@ describe("permission modes and rules", () => {
     });
     const asking = await hostedMock("ask", { approver });
     try {
-      const events = await asking.turn(ws, ask("Edit x", "edit"), {
-        writeFile: { path: join(ws, "x.txt"), content: "granted" },
-      });
+      const events = await asking.turn(
+        ws,
+        ask("Edit x", "edit", { toolCall: { rawInput: { path: "x.txt" } } }),
+        { writeFile: { path: join(ws, "x.txt"), content: "granted" } },
+      );
       expect(requests(events).map((r) => r.ok)).toEqual([true]);
       expect(readFileSync(join(ws, "x.txt"), "utf8")).toBe("granted");
       // A new turn starts without the grant: the approver is asked for the write itself.

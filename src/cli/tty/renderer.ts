@@ -2,8 +2,9 @@
 // (folded unless asked for), one line per tool call with a status mark updated in place, the
 // plan as a checklist updated in place, a spinner while waiting, and a summary at the end.
 import type { RunEvent } from "../../contracts/events.js";
-import { CLEAR_LINE, UP, type Style } from "./ansi.js";
+import { CLEAR_LINE, type Style } from "./ansi.js";
 import { renderDiff } from "./diff.js";
+import { eraseTyped, LiveBlock } from "./live-block.js";
 import { MarkdownLines } from "./markdown.js";
 
 export interface TurnRenderer {
@@ -29,6 +30,12 @@ interface ToolState {
   kind: string;
   status: string;
   locations: string;
+  content: Record<string, unknown>[];
+  /** The header and content lines as last printed, to print only what changed. */
+  header?: string;
+  body?: string;
+  /** Whether the block printed last for this tool call shows its content. */
+  showsBody?: boolean;
 }
 
 type Update = Record<string, unknown> & { sessionUpdate: string };
@@ -41,11 +48,11 @@ export function ttyRenderer(
   const s = style;
   const md = new MarkdownLines(s);
   const tools = new Map<string, ToolState>();
+  const size = () => ({ columns: out.columns || 80, rows: out.rows || 24 });
+  const write = (text: string) => out.write(text);
+  const live = new LiveBlock(write, size);
   let partial = ""; // the agent text of the current, unfinished line
-  let last:
-    | { kind: "tool"; id: string }
-    | { kind: "plan"; lines: number }
-    | { kind: "other" } = { kind: "other" };
+  let planShown: string | undefined;
   let spinner: NodeJS.Timeout | undefined;
   let spinning = false;
   let held = false;
@@ -53,68 +60,90 @@ export function ttyRenderer(
   let thinking = 0;
   let usage: Record<string, unknown> | undefined;
 
-  const write = (text: string) => out.write(text);
   const stopSpinner = () => {
     if (spinning) write(CLEAR_LINE);
     spinning = false;
   };
+  // Ends the line being typed out (`rest` not yet shown): styled in place when what is shown
+  // can be reached, else completed as typed.
+  const finishLine = (rest = "") => {
+    const shown = partial;
+    partial += rest;
+    const styled = md.line(partial);
+    const erase = shown ? eraseTyped(shown, size()) : CLEAR_LINE;
+    write(erase === undefined ? `${rest}\n` : `${erase}${styled}\n`);
+    partial = "";
+    live.forget();
+  };
   const endLine = () => {
     stopSpinner();
-    if (partial) {
-      write(`${CLEAR_LINE}${md.line(partial)}\n`);
-      partial = "";
-    }
+    if (partial) finishLine();
   };
-  const block = (lines: string[], kind: typeof last) => {
+  const block = (lines: string[]) => {
     endLine();
-    for (const l of lines) write(`${l}\n`);
-    last = kind;
+    live.print(undefined, lines);
   };
 
   const toolLine = (t: ToolState) =>
     `${(MARKS[t.status] ?? MARKS["pending"]!)(s)} ${s.dim(t.kind.padEnd(8))}${t.title}${t.locations ? s.dim(` ${t.locations}`) : ""}`;
 
-  function tool(update: Update) {
+  const contentLines = (content: Record<string, unknown>[]) =>
+    content.flatMap((c) => {
+      if (c["type"] === "diff")
+        return renderDiff(
+          String(c["path"]),
+          c["oldText"] as string | null,
+          String(c["newText"] ?? ""),
+          s,
+        ).map((l) => `    ${l}`);
+      if (c["type"] === "terminal")
+        return [s.dim(`    ▸ terminal ${String(c["terminalId"])}`)];
+      return [];
+    });
+
+  // A tool call's state after an update: omitted fields keep their value.
+  function toolState(update: Update, known: ToolState | undefined): ToolState {
     const id = String(update["toolCallId"]);
-    const known = tools.get(id);
     const locations = (
       update["locations"] as { path: string; line?: number }[] | undefined
     )
       ?.map((l) => (l.line ? `${l.path}:${l.line}` : l.path))
       .join(", ");
-    const state: ToolState = {
+    return {
+      ...known,
       title: String(update["title"] ?? known?.title ?? id),
       kind: String(update["kind"] ?? known?.kind ?? "other"),
       status: String(update["status"] ?? known?.status ?? "pending"),
       locations: locations ?? known?.locations ?? "",
+      content:
+        (update["content"] as Record<string, unknown>[] | undefined) ??
+        known?.content ??
+        [],
     };
+  }
+
+  // One block per tool call, updated in place while it is last; once something else was
+  // printed, only what changed (the status line, new content) is printed again, below.
+  function tool(update: Update) {
+    const id = String(update["toolCallId"]);
+    const key = `tool:${id}`;
+    const known = tools.get(id);
+    const state = toolState(update, known);
     tools.set(id, state);
-    if (
-      known &&
-      last.kind === "tool" &&
-      last.id === id &&
-      !partial &&
-      !spinning
-    )
-      write(`${UP(1)}${CLEAR_LINE}${toolLine(state)}\n`);
-    else block([toolLine(state)], { kind: "tool", id });
-    for (const c of (update["content"] as
-      Record<string, unknown>[] | undefined) ?? []) {
-      if (c["type"] === "diff")
-        block(
-          renderDiff(
-            String(c["path"]),
-            c["oldText"] as string | null,
-            String(c["newText"] ?? ""),
-            s,
-          ).map((l) => `    ${l}`),
-          { kind: "other" },
-        );
-      if (c["type"] === "terminal")
-        block([s.dim(`    ▸ terminal ${String(c["terminalId"])}`)], {
-          kind: "other",
-        });
+    const header = toolLine(state);
+    const body = contentLines(state.content);
+    const bodyKey = body.join("\n");
+    const bodyChanged = bodyKey !== (known?.body ?? "");
+    endLine();
+    if (known && live.isLast(key)) {
+      state.showsBody = (known.showsBody ?? false) || bodyChanged;
+      live.redraw(key, [header, ...(state.showsBody ? body : [])]);
+    } else if (!known || header !== known.header || bodyChanged) {
+      state.showsBody = bodyChanged;
+      live.print(key, [header, ...(bodyChanged ? body : [])]);
     }
+    state.header = header;
+    state.body = bodyKey;
   }
 
   function plan(update: Update) {
@@ -128,24 +157,20 @@ export function ttyRenderer(
           `  ${e.status === "completed" ? s.green("[x]") : e.status === "in_progress" ? s.yellow("[~]") : "[ ]"} ${e.content}`,
       ),
     ];
-    if (last.kind === "plan" && !partial && !spinning)
-      write(`${UP(last.lines)}`);
-    if (last.kind === "plan" && !partial && !spinning) {
-      for (const l of lines) write(`${CLEAR_LINE}${l}\n`);
-      last = { kind: "plan", lines: lines.length };
-    } else block(lines, { kind: "plan", lines: lines.length });
+    const shown = lines.join("\n");
+    endLine();
+    if (live.isLast("plan")) live.redraw("plan", lines);
+    else if (shown !== planShown) live.print("plan", lines);
+    planShown = shown;
   }
 
   function text(chunk: string) {
     stopSpinner();
-    last = { kind: "other" };
+    if (chunk) live.forget();
     const parts = chunk.split("\n");
     parts.forEach((part, i) => {
-      if (i < parts.length - 1) {
-        partial += part;
-        write(`${CLEAR_LINE}${md.line(partial)}\n`);
-        partial = "";
-      } else if (part) {
+      if (i < parts.length - 1) finishLine(part);
+      else if (part) {
         partial += part;
         write(part);
       }
@@ -162,11 +187,11 @@ export function ttyRenderer(
       case "agent_thought_chunk":
         thinking += content?.text?.length ?? 0;
         if (options.showThoughts && content?.text)
-          block([s.dim(content.text.trimEnd())], { kind: "other" });
+          block([s.dim(content.text.trimEnd())]);
         return;
       case "user_message_chunk":
         if (content?.type === "text")
-          block([s.bold(`› ${content.text ?? ""}`)], { kind: "other" });
+          block([s.bold(`› ${content.text ?? ""}`)]);
         return;
       case "tool_call":
       case "tool_call_update":
@@ -177,15 +202,13 @@ export function ttyRenderer(
         usage = u;
         return;
       case "current_mode_update":
-        return block([s.dim(`mode: ${String(u["currentModeId"])}`)], {
-          kind: "other",
-        });
+        return block([s.dim(`mode: ${String(u["currentModeId"])}`)]);
       case "session_info_update":
         return u["title"]
-          ? block([s.dim(`title: ${String(u["title"])}`)], { kind: "other" })
+          ? block([s.dim(`title: ${String(u["title"])}`)])
           : undefined;
       case "notice":
-        return block([s.yellow(`! ${String(u["title"])}`)], { kind: "other" });
+        return block([s.yellow(`! ${String(u["title"])}`)]);
       default:
         return;
     }
@@ -208,23 +231,17 @@ export function ttyRenderer(
         const title =
           event.request.toolCall.title ?? event.request.toolCall.toolCallId;
         if (event.decidedBy !== "host" || !allowed)
-          block(
-            [
-              (allowed ? s.green : s.red)(
-                `permission ${allowed ? "allowed" : event.outcome.outcome === "cancelled" ? "cancelled" : "refused"}: ${title}${event.reason ? s.dim(` — ${event.reason}`) : ""}`,
-              ),
-            ],
-            { kind: "other" },
-          );
-      } else if (event.type === "audit" && !event.allowed) {
-        block(
-          [
-            s.red(
-              `✗ ${event.action} ${event.path ?? event.command ?? ""} refused — ${event.reason}`,
+          block([
+            (allowed ? s.green : s.red)(
+              `permission ${allowed ? "allowed" : event.outcome.outcome === "cancelled" ? "cancelled" : "refused"}: ${title}${event.reason ? s.dim(` — ${event.reason}`) : ""}`,
             ),
-          ],
-          { kind: "other" },
-        );
+          ]);
+      } else if (event.type === "audit" && !event.allowed) {
+        block([
+          s.red(
+            `✗ ${event.action} ${event.path ?? event.command ?? ""} refused — ${event.reason}`,
+          ),
+        ]);
       }
     },
     startTurn() {
@@ -232,6 +249,8 @@ export function ttyRenderer(
       thinking = 0;
       usage = undefined;
       tools.clear();
+      planShown = undefined;
+      live.forget();
       let frame = 0;
       spinner = setInterval(() => {
         if (partial || held) return;
@@ -263,11 +282,10 @@ export function ttyRenderer(
       const end = summary.error
         ? s.red(`error: ${summary.error}`)
         : (summary.stopReason ?? "");
-      write(`${s.dim("— ")}${end}${s.dim(` · ${seconds}s${used}${money}`)}\n`);
-      last = { kind: "other" };
+      block([`${s.dim("— ")}${end}${s.dim(` · ${seconds}s${used}${money}`)}`]);
     },
     say(line) {
-      block([line], { kind: "other" });
+      block([line]);
     },
     hold() {
       endLine();
