@@ -75,7 +75,7 @@ describe("acphub chat's screen", () => {
       ],
     ]);
     const s = await chatTurn(dir);
-    await s.waitFor(/— end_turn/);
+    await s.waitFor(/— end_turn[^\n]*\n›/); // the turn's last line, then the next prompt
     const lines = screenOf(s);
     const start = lines.findIndex((l) => l.startsWith("› go"));
     expect(lines.slice(start + 1, start + 6)).toEqual([
@@ -131,7 +131,7 @@ describe("acphub chat's screen", () => {
       ],
     ]);
     const s = await chatTurn(dir);
-    await s.waitFor(/— end_turn/);
+    await s.waitFor(/— end_turn[^\n]*\n›/); // the turn's last line, then the next prompt
     const lines = screenOf(s);
     const start = lines.findIndex((l) => l.startsWith("› go"));
     const row = `✓ execute ${title}`;
@@ -189,7 +189,7 @@ describe("acphub chat's screen", () => {
       await s.waitFor(/— end_turn|press 1-/, mark);
       if (s.screen().slice(mark).includes("— end_turn")) break;
     }
-    await s.waitFor(/— end_turn/);
+    await s.waitFor(/— end_turn[^\n]*\n›/); // the turn's last line, then the next prompt
     const lines = screenOf(s);
     expect(lines.filter((l) => l.startsWith("? "))).toEqual([
       "? Write hello.txt (edit)",
