@@ -66,27 +66,45 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
 }
 
-async function relayRate(argv, env) {
+// An editor with one session open, ready for turns.
+async function opened(argv, env) {
   const e = editor(argv, env);
   await e.agent.request("initialize", INIT);
   const { sessionId } = await e.agent.request("session/new", NEW());
-  const times = [];
-  const cpuBefore = cpuSeconds(e.child.pid);
+  return { ...e, sessionId, times: [], cpu: 0 };
+}
+
+// One turn of UPDATES updates; its wall time and the process's CPU time are added up.
+async function turn(e) {
+  e.counter.updates = 0;
+  const cpu = cpuSeconds(e.child.pid);
+  const start = performance.now();
+  await e.agent.request("session/prompt", {
+    sessionId: e.sessionId,
+    prompt: [{ type: "text", text: streamPrompt(UPDATES) }],
+  });
+  e.times.push(performance.now() - start);
+  e.cpu += cpuSeconds(e.child.pid) - cpu;
+  if (e.counter.updates !== UPDATES)
+    throw new Error(`saw ${e.counter.updates} updates`);
+}
+
+// Direct and through acphub, rounds interleaved so that both see the same machine load.
+async function relayRates(env) {
+  const direct = await opened([CLI, "mock-agent"]);
+  const hub = await opened([CLI, "acp"], env);
   for (let round = 0; round < ROUNDS; round++) {
-    e.counter.updates = 0;
-    const start = performance.now();
-    await e.agent.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: streamPrompt(UPDATES) }],
-    });
-    if (e.counter.updates !== UPDATES)
-      throw new Error(`saw ${e.counter.updates} updates`);
-    times.push(performance.now() - start);
+    await turn(direct);
+    await turn(hub);
   }
-  const cpuUs =
-    ((cpuSeconds(e.child.pid) - cpuBefore) * 1e6) / (UPDATES * ROUNDS);
-  e.child.kill();
-  return { rate: (UPDATES / median(times)) * 1000, cpuUs };
+  direct.child.kill();
+  hub.child.kill();
+  const rate = (e) => (UPDATES / median(e.times)) * 1000;
+  return {
+    direct: rate(direct),
+    hub: rate(hub),
+    cpuUs: (hub.cpu * 1e6) / (UPDATES * ROUNDS),
+  };
 }
 
 // Time to answer session/load of a 5,000-event session after kill -9, and the frames replayed.
@@ -181,24 +199,23 @@ async function memoryPerSession(count, env) {
 }
 
 const f = (n) => Math.round(n).toLocaleString("en");
-const direct = await relayRate([CLI, "mock-agent"]);
 console.log(
-  `update relay, mock agent → editor, ${UPDATES} updates per turn, median of ${ROUNDS}`,
+  `update relay, mock agent → editor, ${UPDATES} updates per turn, median of ${ROUNDS} (direct and hub rounds interleaved)`,
 );
-console.log(`  direct                        : ${f(direct.rate)} updates/s`);
 
 async function measure(name, ledgerEnv, where) {
   const env = { ACPHUB_HOME: home(), ...ledgerEnv };
-  const hub = await relayRate([CLI, "acp"], env);
+  const r = await relayRates(env);
   console.log(`${name}:`);
+  console.log(`  direct                        : ${f(r.direct)} updates/s`);
   console.log(
-    `  through acphub acp            : ${f(hub.rate)} updates/s (each stored before the editor gets it)`,
+    `  through acphub acp            : ${f(r.hub)} updates/s (each stored before the editor gets it)`,
   );
   console.log(
-    `  ratio hub/direct              : ${(hub.rate / direct.rate).toFixed(2)}`,
+    `  ratio hub/direct              : ${(r.hub / r.direct).toFixed(2)}`,
   );
   console.log(
-    `  acphub CPU per relayed update : ${hub.cpuUs.toFixed(1)} µs (user+sys of the acphub process)`,
+    `  acphub CPU per relayed update : ${r.cpuUs.toFixed(1)} µs (user+sys of the acphub process, /proc)`,
   );
   const replayEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
   const replay = await replayTime(replayEnv);

@@ -90,6 +90,7 @@ export class EditorChannel {
   async replay(hubId: string, events: StoredEvent[]): Promise<void> {
     const editor = this.editor;
     if (editor?.writeFrames) {
+      // Queued in order: what is sent next (the answer to session/load) follows the replay.
       for (const chunk of replayChunks(hubId, events))
         editor.writeFrames(chunk);
     } else {
@@ -101,7 +102,6 @@ export class EditorChannel {
           ...(item.meta ? { _meta: item.meta } : {}),
         });
     }
-    await this.drained();
   }
 
   /** Resolves once everything sent so far has been handed to the editor's output. */

@@ -149,8 +149,10 @@ export class Gateway {
   async loadSession(params: Params): Promise<Params> {
     this.requireInit();
     const record = await this.record(params["sessionId"]);
-    await replayHistory(this.parts, record);
-    await this.parts.ledger.updateSession(record.id, { state: "active" });
+    await Promise.all([
+      this.parts.ledger.updateSession(record.id, { state: "active" }),
+      replayHistory(this.parts, record),
+    ]);
     // Answered from the ledger: the agent is restored meanwhile, and the next prompt waits.
     const live = this.parts.sessions.get(record.id);
     if (live?.agent.alive) return { ...stateOf(live.session) };
