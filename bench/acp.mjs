@@ -125,6 +125,7 @@ async function replayTime(env) {
     prompt: [{ type: "text", text: JSON.stringify({ steps: updates }) }],
   });
   first.child.kill("SIGKILL");
+  await new Promise((resolve) => first.child.once("exit", resolve));
   const times = [];
   let frames = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -136,6 +137,7 @@ async function replayTime(env) {
     times.push(performance.now() - start);
     frames = [...second.counter.frames]; // what came before the answer
     second.child.kill();
+    await new Promise((resolve) => second.child.once("exit", resolve));
   }
   return { ms: median(times), frames };
 }
