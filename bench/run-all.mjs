@@ -8,4 +8,6 @@ console.log();
 await import("./acp.mjs");
 console.log();
 await import("./startup.mjs");
+console.log();
+await import("./terminal.mjs");
 process.exit(0);

@@ -14,6 +14,13 @@ const NEEDS = [
     why: "pseudo-terminal tests of acphub chat",
   },
   {
+    program: "bwrap",
+    pkg: "bubblewrap",
+    why: "the OS sandbox for terminals and agents",
+  },
+  { program: "socat", pkg: "socat", why: "the OS sandbox's network bridge" },
+  { program: "rg", pkg: "ripgrep", why: "the OS sandbox's read-deny globs" },
+  {
     // Debian keeps the server programs off PATH, under the major version's own folder.
     program: "/usr/lib/postgresql/15/bin/pg_ctl",
     pkg: "postgresql",

@@ -48,6 +48,8 @@ export { resolvePaths } from "./config/paths.js";
 export type { Config, AgentEntry, PermissionMode } from "./config/schema.js";
 export { createHost } from "./host/create-host.js";
 export type { HostOptions, HostServices } from "./host/create-host.js";
+export type { SandboxMode, SandboxSettings } from "./host/sandbox/settings.js";
+export { DEFAULT_DENY_READ } from "./host/sandbox/settings.js";
 export {
   PermissionEngine,
   STANDARD_OPTIONS,

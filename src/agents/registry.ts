@@ -54,7 +54,7 @@ export function defaultAgentName(config: Config): string {
 
 function fromConfig(
   name: string,
-  entry: AgentEntry,
+  entry: AgentEntry & { command: string },
   options: ResolveOptions,
 ): AgentLaunch {
   return {
@@ -134,7 +134,8 @@ export function resolveAgent(
   ];
   const opts = { ...options, userAllow };
   const entry = config.agents?.[name];
-  if (entry) return fromConfig(name, entry, opts);
+  if (entry?.command)
+    return fromConfig(name, { ...entry, command: entry.command }, opts);
   const builtin = BUILTIN_AGENTS.find((a) => a.name === name);
   if (builtin) return fromBuiltin(builtin, opts);
   if (name === MOCK_AGENT_NAME) return mockLaunch(opts);

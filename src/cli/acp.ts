@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { serveStdio } from "../editors/stdio-server.js";
 import { EditorChannel } from "../gateway/editor-channel.js";
 import { SessionTable } from "../gateway/session-table.js";
@@ -32,7 +33,12 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   const name = options.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = resolveAgent(name, config);
+    launch = await sandboxedLaunch(
+      resolveAgent(name, config),
+      config,
+      paths,
+      options.cwd ? resolve(options.cwd) : process.cwd(),
+    );
   } catch (error) {
     return fail(error);
   }
@@ -80,6 +86,7 @@ function editorHost(ctx: CliContext, editor: EditorChannel): HostServices {
   const host = buildHost({
     config,
     stateDir: paths.stateDir,
+    configFile: paths.configFile,
     mode: config.permissions?.mode ?? "ask",
     logger,
     approver: async (request, signal) =>
@@ -92,6 +99,7 @@ function editorHost(ctx: CliContext, editor: EditorChannel): HostServices {
       ).outcome,
     editor,
   });
+  if (host.sandboxWarning) logger.warn(host.sandboxWarning);
   return {
     ...host,
     extensionFallback: (method, params, hostCtx) =>

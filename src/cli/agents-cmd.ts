@@ -15,6 +15,9 @@ import {
   type GlobalOptions,
 } from "./context.js";
 import { fail } from "./guard.js";
+import { sandboxReport } from "./sandbox-doctor.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
+import { stopSandbox } from "../host/sandbox/os-sandbox.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 
 const out = (text: string) => process.stdout.write(text);
@@ -100,6 +103,28 @@ export async function agentsDoctor(
   out(
     `agent ${agentName()}: ${[launch.command, ...launch.args].join(" ")} (${launch.source})\n`,
   );
+  for (const line of await sandboxReport(ctx.config)) out(line);
+  try {
+    launch = await sandboxedLaunch(
+      launch,
+      ctx.config,
+      ctx.paths,
+      process.cwd(),
+    );
+    return await checkAgent(ctx, launch);
+  } catch (error) {
+    out(`  failed: ${explain(error)}\n`);
+    return toExitCode(error);
+  } finally {
+    await stopSandbox();
+  }
+}
+
+// Spawns and initializes the agent, opens a session, and prints what it found and how long it took.
+async function checkAgent(
+  ctx: CliContext,
+  launch: AgentLaunch,
+): Promise<ExitCode> {
   const started = performance.now();
   const step = () => `${Math.round(performance.now() - started)} ms`;
   try {

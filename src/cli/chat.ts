@@ -95,6 +95,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     });
     if (hub.mockByDefault)
       process.stderr.write(MOCK_NOTICE(ctx.paths.configFile));
+    for (const notice of hub.notices)
+      process.stderr.write(`acphub: ${notice}\n`);
   } catch (error) {
     return fail(error);
   }

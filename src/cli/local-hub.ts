@@ -14,6 +14,7 @@ import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
 import { type CliContext } from "./context.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
 export interface LocalHubOptions {
@@ -38,6 +39,8 @@ export interface LocalHub {
   sessionId: string;
   /** True when the bundled mock agent was picked because nothing was configured. */
   mockByDefault: boolean;
+  /** One-line warnings for the user (the sandbox is missing). */
+  notices: string[];
   close(): Promise<void>;
 }
 
@@ -85,7 +88,12 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const agentName = o.agent ?? record?.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = resolveAgent(agentName, config);
+    launch = await sandboxedLaunch(
+      resolveAgent(agentName, config),
+      config,
+      paths,
+      o.cwd ?? process.cwd(),
+    );
   } catch (error) {
     await ledger.close();
     throw error;
@@ -93,6 +101,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const host = buildHost({
     config,
     stateDir: paths.stateDir,
+    configFile: paths.configFile,
     mode: o.mode,
     approver: o.approver,
     logger,
@@ -128,7 +137,8 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
       !o.agent &&
       !record &&
       !config.defaultAgent;
-    return { gateway, agentName, sessionId, mockByDefault, close };
+    const notices = host.sandboxWarning ? [host.sandboxWarning] : [];
+    return { gateway, agentName, sessionId, mockByDefault, notices, close };
   } catch (error) {
     await close();
     throw error;

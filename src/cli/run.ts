@@ -98,9 +98,15 @@ export async function runCommand(
     const cwd = resolve(options.cwd ?? process.cwd());
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
-      const launch = resolveAgent(
-        options.agent ?? defaultAgentName(loaded.config),
+      const { sandboxedLaunch } = await import("./sandbox-wiring.js");
+      const launch = await sandboxedLaunch(
+        resolveAgent(
+          options.agent ?? defaultAgentName(loaded.config),
+          loaded.config,
+        ),
         loaded.config,
+        loaded.paths,
+        cwd,
       );
       const stderrTailBytes =
         loaded.config.limits?.stderrTailBytes ?? DEFAULT_LIMITS.stderrTailBytes;
@@ -126,6 +132,7 @@ export async function runCommand(
     });
     if (hub.mockByDefault && !json)
       stdio.err(MOCK_NOTICE(ctx.paths.configFile));
+    for (const notice of hub.notices) stdio.err(`acphub: ${notice}\n`);
     return await turn(hub, text, {
       json,
       timeoutSec: options.timeout,

@@ -23,10 +23,13 @@ import { DecisionMemory } from "../host/decision-memory.js";
 import { PermissionEngine, type Approver } from "../host/permission-engine.js";
 import type { Logger } from "../shared/logger.js";
 import { SecretMasker } from "../shared/secrets.js";
+import { sandboxSettings } from "./sandbox-wiring.js";
 
 export interface HostWiring {
   config: Config;
   stateDir: string;
+  /** The config file (nothing sandboxed may read it). */
+  configFile: string;
   mode: PermissionMode;
   approver?: Approver;
   logger: Logger;
@@ -66,6 +69,7 @@ export function buildHost(w: HostWiring): HostServices {
     logger: w.logger,
     masker,
     editor: w.editor,
+    sandbox: sandboxSettings(config, w),
   });
 }
 

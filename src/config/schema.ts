@@ -3,13 +3,25 @@ import { z } from "zod";
 
 const positiveMs = z.number().int().positive();
 
+/** `true`, or the agent's own state folders and model API domains beyond its preset. */
+const agentSandboxSchema = z.union([
+  z.boolean(),
+  z.strictObject({
+    stateDirs: z.array(z.string().min(1)).optional(),
+    allowedDomains: z.array(z.string().min(1)).optional(),
+  }),
+]);
+
 export const agentEntrySchema = z.strictObject({
-  command: z.string().min(1),
+  /** Absent: the entry only sets options (such as `sandbox`) of a registry agent. */
+  command: z.string().min(1).optional(),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   /** Names of variables from acphub's environment this agent may see, beyond the base set. */
   passEnv: z.array(z.string().min(1)).optional(),
   description: z.string().optional(),
+  /** Run the agent process itself inside the OS sandbox. */
+  sandbox: agentSandboxSchema.optional(),
 });
 
 export const permissionModeSchema = z.enum([
@@ -103,6 +115,19 @@ export const configSchema = z.strictObject({
       outputByteLimit: z.number().int().nonnegative().optional(),
       timeoutMs: positiveMs.optional(),
       maxPerSession: z.number().int().positive().optional(),
+      /** The OS sandbox: `auto` (default), `os` (sandbox or refuse), `off`. */
+      sandbox: z.enum(["auto", "os", "off"]).optional(),
+      /** Replaces the default credential locations nothing inside may read. */
+      denyRead: z.array(z.string().min(1)).optional(),
+      /** Let sandboxed commands read the roots' `.env*` files. */
+      allowEnvFiles: z.boolean().optional(),
+      network: z
+        .strictObject({
+          allowedDomains: z.array(z.string().min(1)).optional(),
+        })
+        .optional(),
+      /** The bubblewrap program (default: bwrap on PATH); used for agents too. */
+      bwrapPath: z.string().min(1).optional(),
     })
     .optional(),
   env: z

@@ -2,6 +2,7 @@
 // patterns matched against the whole command line (the script of `sh -c` included). A refusal
 // names the rule that refused.
 import { basename } from "node:path";
+import { isShellLine, scriptCommands } from "./shell-script.js";
 
 export interface DenyRule {
   name: string;
@@ -73,32 +74,27 @@ const SHELL_WORDS: ReadonlySet<string> = new Set([
 
 // The command line as one string, for deny patterns and audit records.
 export function commandLine(command: string, args: readonly string[]): string {
+  if (isShellLine(command, args)) return command;
   return [command, ...args]
     .map((a) => (/[\s"'\\$]/.test(a) ? JSON.stringify(a) : a))
     .join(" ");
 }
 
-// First words of each simple command in a shell script (heuristic: split on ; & | newlines and
-// `$(`), so `sh -c "nc …"` meets the allowlist too.
-function scriptCommands(script: string): string[] {
-  return script
-    .replace(/\d*[<>]&[\d-]+|&>>?/g, " ")
-    .split(/[;&|\n]|\$\(|`/)
-    .map(
-      (part) =>
-        part
-          .trim()
-          .replace(/^[({!]+\s*/, "")
-          .split(/\s+/)[0] ?? "",
-    )
-    .filter((word) => word && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+// The shell script a command runs, if any: `sh -c SCRIPT`, or a whole shell line with no args.
+function scriptOf(command: string, args: readonly string[]) {
+  if (isShellLine(command, args)) return command;
+  if (!SHELLS.has(basename(command))) return undefined;
+  const at = args.indexOf("-c");
+  return at >= 0 ? args[at + 1] : undefined;
 }
 
-// Returns the reason the command is refused, or undefined when it may run.
+// Returns the reason the command is refused, or undefined when it may run. Under the OS
+// sandbox only the deny rules apply: the sandbox, not the allowlist, is the boundary.
 export function refusal(
   policy: CommandPolicy,
   command: string,
   args: readonly string[],
+  sandboxed = false,
 ): string | undefined {
   const line = commandLine(command, args);
   for (const rule of policy.deny) {
@@ -109,12 +105,11 @@ export function refusal(
       return `command refused by deny rule "${rule.name}" (/${rule.pattern}/)`;
     }
   }
+  if (sandboxed) return undefined;
   const allowed = new Set(policy.allow);
-  const executables = [basename(command)];
-  const script = SHELLS.has(basename(command))
-    ? args[args.indexOf("-c") + 1]
-    : undefined;
-  if (script !== undefined && args.includes("-c"))
+  const script = scriptOf(command, args);
+  const executables = isShellLine(command, args) ? ["sh"] : [basename(command)];
+  if (script !== undefined)
     executables.push(...scriptCommands(script).map((w) => basename(w)));
   const missing = executables.find(
     (exe, i) => !allowed.has(exe) && !(i > 0 && SHELL_WORDS.has(exe)),

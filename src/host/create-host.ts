@@ -18,6 +18,9 @@ import { DEFAULT_FS_LIMITS, type FsLimits } from "./fs-service.js";
 import type { PermissionEngine } from "./permission-engine.js";
 import { permissionPath } from "./permission-path.js";
 import { policyGuard } from "./policy-guard.js";
+import { DEFAULT_SANDBOX, type SandboxSettings } from "./sandbox/settings.js";
+import { stopSandbox } from "./sandbox/os-sandbox.js";
+import { terminalSandbox } from "./sandbox/terminal-sandbox.js";
 import { SessionFolderBook } from "./session-folders.js";
 import { terminalHandlers } from "./terminal-handlers.js";
 import {
@@ -41,10 +44,14 @@ export interface HostOptions {
   masker?: SecretMasker;
   /** An editor that serves some fs/terminal methods itself (after acphub's own checks). */
   editor?: EditorBridge;
+  /** The OS sandbox for terminals (default: `auto`); `protect` adds paths nothing may read. */
+  sandbox?: Partial<SandboxSettings> & { protect?: string[] };
 }
 
 export interface HostServices extends ClientHost {
   terminals: TerminalManager;
+  /** Set when terminals run without the OS sandbox it asked for (`auto`): show it once. */
+  sandboxWarning?: string;
   close(): void;
 }
 
@@ -59,6 +66,10 @@ export function createHost(options: HostOptions): HostServices {
   const permissions = permissionPath(engine, folders);
   const terminals = new TerminalManager(
     withDefaults(DEFAULT_TERMINAL_LIMITS, options.terminalLimits),
+  );
+  const sandbox = terminalSandbox(
+    withDefaults(DEFAULT_SANDBOX, options.sandbox),
+    options.sandbox?.protect,
   );
   const policy: CommandPolicy = {
     allow: options.commands?.allow ?? DEFAULT_ALLOWED_COMMANDS,
@@ -80,10 +91,12 @@ export function createHost(options: HostOptions): HostServices {
       terminalEnv: filterEnv(source),
       masker,
       editor,
+      sandbox,
     }),
   };
   return {
     terminals,
+    sandboxWarning: sandbox.warning,
     bridge: bridge as ClientHost["bridge"],
     requestPermission: permissions.requestPermission,
     onSessionUpdate: permissions.onSessionUpdate,
@@ -98,6 +111,15 @@ export function createHost(options: HostOptions): HostServices {
       permissions.closeSession(sessionId);
       folders.end(sessionId);
     },
-    close: () => terminals.closeAll(),
+    close: () => {
+      terminals.closeAll();
+      // The runtime is one per process (agents started in it too): stopped with the host.
+      stopSandbox().catch((error: unknown) =>
+        (options.logger ?? silentLogger()).warn(
+          { err: error },
+          "stopping the sandbox runtime failed",
+        ),
+      );
+    },
   };
 }

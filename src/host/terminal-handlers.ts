@@ -12,6 +12,7 @@ import { commandLine, refusal, type CommandPolicy } from "./command-policy.js";
 import type { EditorBridge } from "./editor-bridge.js";
 import type { Guard } from "./policy-guard.js";
 import { resolveInRoots } from "./sandbox-path.js";
+import type { TerminalSandbox } from "./sandbox/terminal-sandbox.js";
 import type { SessionFolderBook } from "./session-folders.js";
 import { terminalKeys } from "./tool-call-scope.js";
 import type { CreateParams, TerminalManager } from "./terminals.js";
@@ -25,6 +26,8 @@ export interface TerminalHandlerDeps {
   terminalEnv: Record<string, string>;
   masker: SecretMasker;
   editor: EditorBridge | undefined;
+  /** The OS sandbox acphub's own terminals run in (or not). */
+  sandbox: TerminalSandbox;
 }
 
 // Builds the five terminal handlers of the bridge.
@@ -75,7 +78,10 @@ async function createTerminal(
   const p = params as unknown as CreateParams & { cwd?: string | null };
   const args = p.args ?? [];
   const command = deps.masker.mask(commandLine(String(p.command), args));
-  const refused = refusal(deps.policy, String(p.command), args);
+  const viaEditor = editor?.handles(methods.client.terminal.create) === true;
+  // The allowlist is dropped only where acphub's own sandbox will run the command.
+  const sandboxed = deps.sandbox.active && !viaEditor;
+  const refused = refusal(deps.policy, String(p.command), args, sandboxed);
   if (refused) {
     audit(ctx, {
       action: "terminal",
@@ -101,16 +107,18 @@ async function createTerminal(
     "terminal",
     { command },
     async () => {
-      if (editor?.handles(methods.client.terminal.create) !== true) {
+      if (!viaEditor) {
+        const roots = folders.rootsOf(ctx.sessionId);
         const { terminalId } = await deps.terminals.create(
           ctx.sessionId,
           p,
           cwd.real,
           deps.terminalEnv,
+          (argv) => deps.sandbox.wrap(argv, cwd.real, roots, ctx.signal),
         );
         return { response: { terminalId }, viaEditor: false };
       }
-      const response = (await editor.request(
+      const response = (await editor!.request(
         methods.client.terminal.create,
         params,
         ctx.signal,

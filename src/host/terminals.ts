@@ -6,6 +6,14 @@ import { HubError } from "../shared/errors.js";
 import { killGroup } from "../shared/process-group.js";
 import { permissionDenied, resourceNotFound } from "../protocol/wire-errors.js";
 import { TailBuffer } from "../shared/tail-buffer.js";
+import { once } from "../shared/once.js";
+import { isShellLine } from "./shell-script.js";
+
+/** Turns the argv into the one to spawn (inside the OS sandbox), or leaves it (undefined). */
+export type TerminalWrap = (argv: {
+  command: string;
+  args: readonly string[];
+}) => Promise<{ command: string; args: string[]; release(): void } | undefined>;
 
 export interface TerminalLimits {
   /** Most output kept per terminal (the request's `outputByteLimit` may lower it). */
@@ -42,6 +50,16 @@ interface Terminal {
   exit?: ExitStatus;
   exited: Promise<ExitStatus>;
   timer: NodeJS.Timeout;
+  /** Undoes what the sandbox set up for this terminal. */
+  release?: () => void;
+}
+
+// A whole shell line with no args runs as `sh -c LINE`, as editors run it.
+function argvOf(params: CreateParams) {
+  const args = params.args ?? [];
+  return isShellLine(params.command, args)
+    ? { command: "sh", args: ["-c", params.command] }
+    : { command: params.command, args };
 }
 
 export class TerminalManager {
@@ -64,6 +82,7 @@ export class TerminalManager {
     params: CreateParams,
     cwd: string,
     baseEnv: Record<string, string>,
+    wrap?: TerminalWrap,
   ) {
     if (this.count(sessionId) >= this.limits.maxPerSession) {
       throw permissionDenied(
@@ -73,23 +92,32 @@ export class TerminalManager {
     }
     const env = { ...baseEnv };
     for (const { name, value } of params.env ?? []) env[name] = value;
-    const child = spawn(params.command, params.args ?? [], {
-      cwd,
-      env,
-      detached: true,
-      shell: false,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const argv = argvOf(params);
+    const wrapped = await wrap?.(argv);
+    // The sandbox's leftovers go once the command is gone (exit, failed start or release).
+    const release = once(() => wrapped?.release());
+    const child = spawn(
+      wrapped?.command ?? argv.command,
+      wrapped?.args ?? argv.args,
+      {
+        cwd,
+        env,
+        detached: true,
+        shell: false,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
-      child.once("error", (error: NodeJS.ErrnoException) =>
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        release();
         reject(
           resourceNotFound(
             `cannot run ${JSON.stringify(params.command)}: ${error.code ?? error.message}`,
             { reason: "spawn-failed" },
           ),
-        ),
-      );
+        );
+      });
     });
     const limit = Math.min(
       params.outputByteLimit ?? Infinity,
@@ -107,11 +135,20 @@ export class TerminalManager {
     const exited = new Promise<ExitStatus>((resolve) => {
       child.once("close", (exitCode, signal) => {
         clearTimeout(timer);
+        release();
         terminal.exit = { exitCode, signal };
         resolve(terminal.exit);
       });
     });
-    const terminal: Terminal = { id, sessionId, child, output, exited, timer };
+    const terminal: Terminal = {
+      id,
+      sessionId,
+      child,
+      output,
+      exited,
+      timer,
+      release,
+    };
     this.terminals.set(id, terminal);
     return { terminalId: id, pid: child.pid! };
   }
@@ -168,6 +205,7 @@ export class TerminalManager {
   private drop(t: Terminal): void {
     clearTimeout(t.timer);
     if (t.child.pid !== undefined) killGroup(t.child.pid, "SIGKILL");
+    t.release?.();
     this.terminals.delete(t.id);
   }
 

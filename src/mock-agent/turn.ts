@@ -4,6 +4,7 @@ import { methods } from "../protocol/methods.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Scenario, Step } from "./scenario.js";
 import { callClient, permission, terminal } from "./client-steps.js";
+import { ownShell } from "./own-shell.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
 
 export type { TurnContext };
@@ -114,6 +115,8 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     // falls through (never reached)
     case "env":
       return say(ctx, `env: ${Object.keys(process.env).sort().join(",")}\n`);
+    case "shell":
+      return ownShell(ctx, String(value));
     case "stderr":
       process.stderr.write(String(value) + "\n");
       return;

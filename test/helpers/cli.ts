@@ -13,6 +13,8 @@ export interface CliOptions {
   input?: string;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** The CLI's working directory (default: this process's). */
+  cwd?: string;
   /** Called with the child once it is running (to send signals). */
   onSpawn?: (child: ReturnType<typeof spawn>) => void;
 }
@@ -23,6 +25,7 @@ export function runCli(
 ): Promise<CliResult> {
   const home = options.home ?? tempDir("acphub-home-");
   const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
     env: {
       PATH: process.env["PATH"] ?? "",
       HOME: home,

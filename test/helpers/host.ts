@@ -30,6 +30,7 @@ export async function hostedMock(
 ): Promise<HostedAgent> {
   const host = createHost({
     engine: new PermissionEngine({ mode, approver: options.approver }),
+    sandbox: { mode: "off" },
     ...options,
   });
   const agent = await connectMock([], { host });

@@ -40,6 +40,12 @@ describe("config validation", () => {
     [{ pool: { idleTtlMs: 1000 } }, /pool/],
     [{ permissions: { mode: "yolo" } }, /permissions\.mode/],
     [{ defaultAgent: 3 }, /defaultAgent/],
+    [{ terminals: { sandbox: "maybe" } }, /terminals\.sandbox/],
+    [{ agents: { a: { sandbox: "yes" } } }, /agents\.a\.sandbox/],
+    [
+      { terminals: { network: { allowedDomain: [] } } },
+      /unknown key terminals\.network\.allowedDomain/,
+    ],
     [[], /\(root\)/],
   ])("%j is rejected with the key named", (value, pattern) => {
     expect(() => parseConfig(JSON.stringify(value), "/f.json")).toThrowError(
@@ -54,11 +60,20 @@ describe("config validation", () => {
       defaultAgent: "c",
       agents: {
         c: { command: "x", args: ["--acp"], env: { A: "1" }, passEnv: ["B"] },
+        claude: { sandbox: { stateDirs: ["~/.x"], allowedDomains: ["a.b"] } },
+        pi: { sandbox: true },
       },
       timeouts: { initializeMs: 5 },
       limits: { maxMessageBytes: 10 },
       permissions: { mode: "ask" },
       env: { allow: ["X"] },
+      terminals: {
+        sandbox: "os",
+        denyRead: ["~/.ssh"],
+        allowEnvFiles: true,
+        network: { allowedDomains: ["registry.npmjs.org"] },
+        bwrapPath: "/usr/bin/bwrap",
+      },
     };
     expect(parseConfig(JSON.stringify(config), "f")).toEqual(config);
   });

@@ -1,0 +1,97 @@
+// The OS sandbox as the config asks for it: settings for the host's terminals, and an agent
+// launch rewritten to start inside the sandbox when its entry says `sandbox: true`.
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import type { AgentLaunch } from "../agents/registry.js";
+import type { Config } from "../config/schema.js";
+import { checkSandbox } from "../host/sandbox/os-sandbox.js";
+import {
+  AGENT_SANDBOX_PRESETS,
+  DEFAULT_DENY_READ,
+  type SandboxSettings,
+} from "../host/sandbox/settings.js";
+import {
+  expandHome,
+  missingText,
+  readDenials,
+  wrapWithTemp,
+} from "../host/sandbox/sandbox-rules.js";
+import { HubError } from "../shared/errors.js";
+
+interface SandboxPaths {
+  stateDir: string;
+  configFile: string;
+}
+
+// The terminal sandbox settings from config; acphub's own state and config are always denied.
+export function sandboxSettings(
+  config: Config,
+  paths: SandboxPaths,
+): Partial<SandboxSettings> & { protect: string[] } {
+  const t = config.terminals ?? {};
+  return {
+    mode: t.sandbox,
+    denyRead: t.denyRead,
+    allowEnvFiles: t.allowEnvFiles,
+    allowedDomains: t.network?.allowedDomains,
+    bwrapPath: t.bwrapPath,
+    protect: [paths.stateDir, paths.configFile],
+  };
+}
+
+// The agent's state folders (preset and config), made if missing so the agent can write them.
+function stateDirsOf(
+  name: string,
+  own: { stateDirs?: string[] },
+  home: string,
+): string[] {
+  const preset = AGENT_SANDBOX_PRESETS[name]?.stateDirs ?? [];
+  const dirs = [...preset, ...(own.stateDirs ?? [])].map((p) =>
+    expandHome(p, home),
+  );
+  for (const dir of dirs)
+    if (!dir.endsWith(".json")) mkdirSync(dir, { recursive: true });
+  return dirs;
+}
+
+// The launch itself when the agent's entry does not ask for the sandbox, else one that starts
+// the agent inside it: writes to the cwd, the fs roots and the agent's state folders.
+export async function sandboxedLaunch(
+  launch: AgentLaunch,
+  config: Config,
+  paths: SandboxPaths,
+  cwd: string,
+): Promise<AgentLaunch> {
+  const entry = config.agents?.[launch.name]?.sandbox;
+  if (!entry) return launch;
+  const t = config.terminals ?? {};
+  const check = checkSandbox(t.bwrapPath);
+  if (!check.available)
+    throw new HubError(
+      "AGENT_SPAWN_FAILED",
+      `agent ${launch.name} asks for sandbox: true, but ${missingText(check)}`,
+    );
+  const own = entry === true ? {} : entry;
+  const home = launch.env["HOME"] ?? homedir();
+  const roots = [cwd, ...(config.fs?.roots ?? [])];
+  const rules = {
+    denyRead: t.denyRead ?? DEFAULT_DENY_READ,
+    protect: [paths.stateDir, paths.configFile],
+    allowEnvFiles: t.allowEnvFiles ?? false,
+    home,
+  };
+  const wrapped = await wrapWithTemp({
+    argv: launch,
+    cwd,
+    writable: [...roots, ...stateDirsOf(launch.name, own, home)],
+    denyRead: readDenials(rules, roots),
+    allowedDomains: [
+      ...(AGENT_SANDBOX_PRESETS[launch.name]?.domains ?? []),
+      ...(own.allowedDomains ?? []),
+    ],
+    bwrapPath: t.bwrapPath,
+    prefix: "acphub-agent-",
+  });
+  process.once("exit", () => wrapped.release());
+  return { ...launch, command: wrapped.command, args: wrapped.args };
+}

@@ -1,0 +1,130 @@
+// The OS sandbox around one command: bubblewrap on Linux (sandbox-exec on macOS) through
+// @anthropic-ai/sandbox-runtime. Writes only to the given folders, reads everywhere but the
+// denied ones, its own PID and network namespaces, network only through the runtime's proxy
+// to the domains registered for this command.
+import { randomBytes } from "node:crypto";
+import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
+import which from "which";
+import { errorMessage, HubError } from "../../shared/errors.js";
+
+export interface SandboxCheck {
+  available: boolean;
+  /** What is missing, each with the package that provides it. */
+  missing: string[];
+}
+
+export interface WrapRequest {
+  /** A shell script (`sh -c`), already quoted where it came from argv. */
+  script: string;
+  cwd: string;
+  /** Folders (or files) the command may write. */
+  writable: readonly string[];
+  /** Paths it may not read (absolute; globs allowed). */
+  denyRead: readonly string[];
+  /** Domains it may reach. */
+  allowedDomains: readonly string[];
+  bwrapPath?: string;
+  signal?: AbortSignal;
+}
+
+export interface WrappedCommand {
+  command: string;
+  args: string[];
+  /** Forgets the command's network allowances; call when it has exited. */
+  release(): void;
+}
+
+// True when `program` is executable (on PATH, or at the path given).
+const executable = (program: string): boolean =>
+  which.sync(program, { nothrow: true }) !== null;
+
+// What the sandbox needs on this system and what of it is missing.
+export function checkSandbox(bwrapPath?: string): SandboxCheck {
+  if (process.platform === "darwin")
+    return { available: executable("/usr/bin/sandbox-exec"), missing: [] };
+  if (process.platform !== "linux")
+    return {
+      available: false,
+      missing: [`a supported system (this is ${process.platform})`],
+    };
+  const missing: string[] = [];
+  const bwrap = bwrapPath ?? "bwrap";
+  if (!executable(bwrap))
+    missing.push(`${bwrap} (Debian/Ubuntu package bubblewrap)`);
+  if (!executable("socat")) missing.push("socat (package socat)");
+  if (!executable("rg")) missing.push("rg (package ripgrep)");
+  return { available: missing.length === 0, missing };
+}
+
+let initialized: { bwrapPath?: string; done: Promise<void> } | undefined;
+
+// The runtime is one per process (its proxies live here): started once, on first use.
+function ensureStarted(bwrapPath?: string): Promise<void> {
+  if (initialized && initialized.bwrapPath !== bwrapPath)
+    throw new HubError("CONFIG_INVALID", "one bubblewrap path per process");
+  if (initialized) return initialized.done;
+  const done = SandboxManager.initialize({
+    network: { allowedDomains: [], deniedDomains: [] },
+    filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+    ...(bwrapPath ? { bwrapPath } : {}),
+  }).catch((error: unknown) => {
+    // A failed start is not remembered: the next terminal tries again.
+    if (initialized?.done === done) initialized = undefined;
+    throw new HubError(
+      "AGENT_SPAWN_FAILED",
+      `the OS sandbox did not start: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  });
+  initialized = { bwrapPath, done };
+  return done;
+}
+
+// Paths the runtime makes writable for its own convenience; acphub allows only what it names.
+const CONVENIENCE_WRITES = ["/tmp/claude", "~/.npm/_logs", "~/.claude/debug"];
+
+// Wraps a script so it runs inside the sandbox; the result is an argv to spawn (no shell).
+export async function wrapInSandbox(req: WrapRequest): Promise<WrappedCommand> {
+  await ensureStarted(req.bwrapPath);
+  const commandId = randomBytes(16).toString("base64url");
+  SandboxManager.registerCommandNetworkLists(commandId, {
+    allowedDomains: [...req.allowedDomains],
+  });
+  try {
+    const { argv } = await SandboxManager.wrapWithSandboxArgv(
+      req.script,
+      "sh",
+      {
+        filesystem: {
+          denyRead: [...req.denyRead],
+          allowWrite: [...req.writable],
+          denyWrite: CONVENIENCE_WRITES,
+        },
+      },
+      req.signal,
+      req.cwd,
+      { commandId, commandText: req.script },
+    );
+    const [command, ...args] = argv;
+    return {
+      command: command!,
+      args,
+      // After the command: its network list goes, and the empty mount points bubblewrap
+      // made for absent deny paths (removed once no sandboxed command is left running).
+      release: () => {
+        SandboxManager.unregisterCommandNetworkLists(commandId);
+        SandboxManager.cleanupAfterCommand();
+      },
+    };
+  } catch (error) {
+    SandboxManager.unregisterCommandNetworkLists(commandId);
+    throw error;
+  }
+}
+
+/** Stops the runtime's proxies (at shutdown). */
+export async function stopSandbox(): Promise<void> {
+  if (!initialized) return;
+  initialized = undefined;
+  await SandboxManager.reset();
+}

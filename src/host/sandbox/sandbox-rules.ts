@@ -1,0 +1,124 @@
+// What terminals and sandboxed agents share: the read denials built from config, and a wrap that
+// gives the command a private temporary folder (its TMPDIR) removed on release.
+import { mkdtempSync, readdirSync, rmSync, type Dirent } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { quote } from "shell-quote";
+import {
+  wrapInSandbox,
+  type SandboxCheck,
+  type WrappedCommand,
+} from "./os-sandbox.js";
+
+// What to install, as one sentence for an error or a warning.
+export function missingText(check: SandboxCheck): string {
+  return `the OS sandbox is not available: missing ${check.missing.join(", ")}; install them (apt-get install bubblewrap socat ripgrep)`;
+}
+
+// `~/x` in a rule means the user's home folder.
+export function expandHome(path: string, home = homedir()): string {
+  if (path === "~") return home;
+  return path.startsWith("~/") ? join(home, path.slice(2)) : path;
+}
+
+interface ReadRules {
+  denyRead: readonly string[];
+  /** Always denied (acphub's state folder and config). */
+  protect: readonly string[];
+  allowEnvFiles: boolean;
+  home?: string;
+}
+
+/** Folders not searched for `.env*` files: dependencies and build output, large and not yours. */
+const SKIPPED = new Set([
+  "node_modules",
+  ".git",
+  "dist",
+  "build",
+  "target",
+  ".venv",
+  "venv",
+  "__pycache__",
+]);
+const MAX_ENV_DEPTH = 6;
+const MAX_ENV_FOLDERS = 20_000;
+
+// The `.env*` files under a root, found by a bounded walk (the runtime's glob over the whole
+// tree costs ~0.2 s per terminal in a repository, ~1 s in a folder of repositories).
+function envFilesIn(root: string): string[] {
+  const found = [join(root, ".env*")];
+  let folders = [root];
+  let seen = 0;
+  for (let depth = 0; depth < MAX_ENV_DEPTH && folders.length > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of folders) {
+      if (++seen > MAX_ENV_FOLDERS) return found;
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (e.isDirectory() && !SKIPPED.has(e.name))
+          next.push(join(dir, e.name));
+        else if (depth > 0 && e.name.startsWith(".env"))
+          found.push(join(dir, e.name));
+      }
+    }
+    folders = next;
+  }
+  return found;
+}
+
+// The paths nothing inside may read: the rules, the protected paths, the roots' `.env*` files.
+export function readDenials(rules: ReadRules, roots: readonly string[]) {
+  return [
+    ...rules.denyRead.map((p) => expandHome(p, rules.home)),
+    ...rules.protect,
+    ...(rules.allowEnvFiles ? [] : roots.flatMap(envFilesIn)),
+  ];
+}
+
+interface TempWrapRequest {
+  argv: { command: string; args: readonly string[] };
+  cwd: string;
+  writable: readonly string[];
+  denyRead: readonly string[];
+  allowedDomains: readonly string[];
+  bwrapPath?: string;
+  /** Name prefix of the temporary folder. */
+  prefix: string;
+  signal?: AbortSignal;
+}
+
+// Wraps the argv with a fresh temporary folder as its TMPDIR, writable, removed on release.
+export async function wrapWithTemp(
+  req: TempWrapRequest,
+): Promise<WrappedCommand & { tmp: string }> {
+  const tmp = mkdtempSync(join(tmpdir(), req.prefix));
+  const remove = () => rmSync(tmp, { recursive: true, force: true });
+  const { argv } = req;
+  try {
+    const wrapped = await wrapInSandbox({
+      script: `export TMPDIR=${quote([tmp])}; exec ${quote([argv.command, ...argv.args])}`,
+      cwd: req.cwd,
+      writable: [...req.writable, tmp],
+      denyRead: req.denyRead,
+      allowedDomains: req.allowedDomains,
+      bwrapPath: req.bwrapPath,
+      signal: req.signal,
+    });
+    return {
+      ...wrapped,
+      tmp,
+      release: () => {
+        wrapped.release();
+        remove();
+      },
+    };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
