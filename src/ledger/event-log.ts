@@ -2,6 +2,7 @@
 // masked JSON text, reading stored text back (damaged rows skipped), parsing, compaction plans,
 // and followers told of each committed batch.
 import type {
+  LedgerPort,
   LedgerEvent,
   LedgerEventKind,
   ReadOptions,
@@ -34,6 +35,11 @@ export interface EventStore {
   /** Applies merged runs (their text already masked) in one transaction. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void>;
 }
+
+export type EventMethods = Pick<
+  LedgerPort,
+  "append" | "read" | "events" | "compact" | "follow"
+>;
 
 export class EventLog {
   readonly followers: Followers;
@@ -114,6 +120,17 @@ export class EventLog {
 
   follow(sessionId: string, listener: (lastSeq: number) => void): () => void {
     return this.followers.add(sessionId, listener);
+  }
+
+  /** The port's event methods, bound to this log, for a ledger to expose as its own. */
+  methods(): EventMethods {
+    return {
+      append: this.append.bind(this),
+      read: this.read.bind(this),
+      events: this.events.bind(this),
+      compact: this.compact.bind(this),
+      follow: this.follow.bind(this),
+    };
   }
 
   /** Resolves when every append made so far is committed (or failed). */

@@ -4,16 +4,12 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type {
-  LedgerEvent,
-  LedgerEventKind,
   LedgerPort,
   ListFilter,
   ListPage,
   NewSessionRecord,
-  ReadOptions,
   SessionPatch,
   SessionRecord,
-  StoredEvent,
 } from "../../gateway/ledger-port.js";
 import { withDefaults } from "../../shared/defaults.js";
 import { HubError } from "../../shared/errors.js";
@@ -26,7 +22,7 @@ import {
 } from "../caps.js";
 import { listQuery, toPage } from "../list-query.js";
 import type { MergedRun } from "../compaction.js";
-import { EventLog, type EventStore } from "../event-log.js";
+import { EventLog, type EventMethods, type EventStore } from "../event-log.js";
 import type { PendingEvent } from "../group-commit.js";
 import { toSession } from "../row-checks.js";
 import { writePgBatch } from "./pg-batch.js";
@@ -45,6 +41,11 @@ const SESSION_COLUMNS: Record<string, string> = {
 };
 
 export class PostgresLedger implements LedgerPort, EventStore {
+  append!: EventMethods["append"];
+  read!: EventMethods["read"];
+  events!: EventMethods["events"];
+  compact!: EventMethods["compact"];
+  follow!: EventMethods["follow"];
   private readonly caps: LedgerCaps;
   private readonly logger: Logger;
   private readonly mask: (text: string) => string;
@@ -61,12 +62,18 @@ export class PostgresLedger implements LedgerPort, EventStore {
     this.logger = options.logger ?? silentLogger();
     this.mask = options.mask ?? ((text) => text);
     this.log = new EventLog(this, this.logger, this.mask, options.batch);
+    Object.assign(this, this.log.methods());
     this.listener = new PgListener(
       db.url,
       this.instance,
       this.log.followers,
       this.logger,
     );
+    // Following starts the LISTEN connection (once): other processes' batches arrive too.
+    this.follow = (sessionId, listener) => {
+      void this.listener.start();
+      return this.log.follow(sessionId, listener);
+    };
   }
 
   /** The URL with its password masked, as errors and logs name it. */
@@ -210,30 +217,6 @@ export class PostgresLedger implements LedgerPort, EventStore {
     return toPage((await this.db.query(q.sql, q.args)).rows, q.limit);
   }
 
-  append(
-    sessionId: string,
-    kind: LedgerEventKind,
-    payload: string | Record<string, unknown>,
-  ): Promise<number> {
-    return this.log.append(sessionId, kind, payload);
-  }
-
-  read(sessionId: string, options?: ReadOptions): Promise<StoredEvent[]> {
-    return this.log.read(sessionId, options);
-  }
-
-  events(sessionId: string, options?: ReadOptions): Promise<LedgerEvent[]> {
-    return this.log.events(sessionId, options);
-  }
-
-  compact(
-    sessionId: string,
-    afterSeq: number,
-    uptoSeq?: number,
-  ): Promise<void> {
-    return this.log.compact(sessionId, afterSeq, uptoSeq);
-  }
-
   async copySession(
     fromId: string,
     record: NewSessionRecord,
@@ -248,11 +231,6 @@ export class PostgresLedger implements LedgerPort, EventStore {
       await copyEventsPg(client, fromId, record.id, uptoSeq, from.incomplete);
       await this.evictSessions(client, record.id);
     });
-  }
-
-  follow(sessionId: string, listener: (lastSeq: number) => void): () => void {
-    void this.listener.start();
-    return this.log.follow(sessionId, listener);
   }
 
   async close(): Promise<void> {

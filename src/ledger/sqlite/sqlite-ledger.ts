@@ -5,16 +5,12 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type {
-  LedgerEvent,
-  LedgerEventKind,
   LedgerPort,
   ListFilter,
   ListPage,
   NewSessionRecord,
-  ReadOptions,
   SessionPatch,
   SessionRecord,
-  StoredEvent,
 } from "../../gateway/ledger-port.js";
 import { withDefaults } from "../../shared/defaults.js";
 import { HubError } from "../../shared/errors.js";
@@ -27,7 +23,7 @@ import {
 } from "../caps.js";
 import { listQuery, toPage } from "../list-query.js";
 import type { MergedRun } from "../compaction.js";
-import { EventLog, type EventStore } from "../event-log.js";
+import { EventLog, type EventMethods, type EventStore } from "../event-log.js";
 import type { PendingEvent } from "../group-commit.js";
 import { toSession } from "../row-checks.js";
 import { migrate } from "./migrations.js";
@@ -41,6 +37,11 @@ export interface SqliteLedgerOptions extends LedgerOptions {
 }
 
 export class SqliteLedger implements LedgerPort, EventStore {
+  append!: EventMethods["append"];
+  read!: EventMethods["read"];
+  events!: EventMethods["events"];
+  compact!: EventMethods["compact"];
+  follow!: EventMethods["follow"];
   private readonly db: Database.Database;
   private readonly stmt: Statements;
   private readonly caps: LedgerCaps;
@@ -69,6 +70,7 @@ export class SqliteLedger implements LedgerPort, EventStore {
       throw ledgerError(file, error);
     }
     this.log = new EventLog(this, this.logger, this.mask, options.batch);
+    Object.assign(this, this.log.methods());
     this.expire();
     if (this.caps.retentionDays !== null) {
       this.retention = setInterval(() => this.expire(), DAY_MS);
@@ -212,30 +214,6 @@ export class SqliteLedger implements LedgerPort, EventStore {
     });
   }
 
-  append(
-    sessionId: string,
-    kind: LedgerEventKind,
-    payload: string | Record<string, unknown>,
-  ): Promise<number> {
-    return this.log.append(sessionId, kind, payload);
-  }
-
-  read(sessionId: string, options?: ReadOptions): Promise<StoredEvent[]> {
-    return this.log.read(sessionId, options);
-  }
-
-  events(sessionId: string, options?: ReadOptions): Promise<LedgerEvent[]> {
-    return this.log.events(sessionId, options);
-  }
-
-  compact(
-    sessionId: string,
-    afterSeq: number,
-    uptoSeq?: number,
-  ): Promise<void> {
-    return this.log.compact(sessionId, afterSeq, uptoSeq);
-  }
-
   async copySession(
     fromId: string,
     record: NewSessionRecord,
@@ -260,10 +238,6 @@ export class SqliteLedger implements LedgerPort, EventStore {
         this.evictSessions(record.id);
       })(),
     );
-  }
-
-  follow(sessionId: string, listener: (lastSeq: number) => void): () => void {
-    return this.log.follow(sessionId, listener);
   }
 
   async close(): Promise<void> {
