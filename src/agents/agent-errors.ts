@@ -8,15 +8,37 @@ const BY_WIRE_CODE: Record<number, HubErrorCode> = {
   [-32601]: "UNSUPPORTED",
 };
 
+/** How much of an error's `data` goes into the message. */
+export const MAX_ERROR_DATA_CHARS = 1000;
+
+// The agent's own words in an error's `data` (often the real reason behind "Internal error"):
+// a string, a `details` or `message` field, else the JSON; bounded.
+export function errorDataText(data: unknown): string {
+  if (data === undefined || data === null) return "";
+  const d = data as { details?: unknown; message?: unknown };
+  const text =
+    typeof data === "string"
+      ? data
+      : typeof d.details === "string"
+        ? d.details
+        : typeof d.message === "string"
+          ? d.message
+          : (JSON.stringify(data) ?? "");
+  return text.length > MAX_ERROR_DATA_CHARS
+    ? `${text.slice(0, MAX_ERROR_DATA_CHARS)}…`
+    : text;
+}
+
 export function fromAgentError(
   agent: string,
   method: string,
   error: RequestError,
 ): HubError {
   const code = BY_WIRE_CODE[error.code] ?? "AGENT_ERROR";
+  const data = errorDataText(error.data);
   return new HubError(
     code,
-    `agent "${agent}" answered ${method} with error ${error.code}: ${error.message}`,
+    `agent "${agent}" answered ${method} with error ${error.code}: ${error.message}${data && data !== error.message ? `: ${data}` : ""}`,
     {
       cause: error,
       details: { wireCode: error.code, data: error.data, method },

@@ -6,6 +6,7 @@ import { HubError } from "../shared/errors.js";
 import { filterEnv } from "../shared/env-filter.js";
 import { BUILTIN_AGENTS, type BuiltinAgent } from "./builtin-agents.js";
 import { which } from "./which.js";
+import { didYouMean } from "../shared/did-you-mean.js";
 
 export const MOCK_AGENT_NAME = "mock";
 
@@ -139,9 +140,10 @@ export function resolveAgent(
   const builtin = BUILTIN_AGENTS.find((a) => a.name === name);
   if (builtin) return fromBuiltin(builtin, opts);
   if (name === MOCK_AGENT_NAME) return mockLaunch(opts);
+  const known = knownAgentNames(config);
   throw new HubError(
     "AGENT_NOT_FOUND",
-    `unknown agent "${name}"; known agents: ${knownAgentNames(config).join(", ")}`,
-    { details: { name, known: knownAgentNames(config) } },
+    `unknown agent "${name}"${didYouMean(name, known)}; known agents: ${known.join(", ")}`,
+    { details: { name, known } },
   );
 }

@@ -1,6 +1,5 @@
 // `acphub acp`: serve the configured agent to an editor over stdio, with sessions recorded in
 // the ledger. Logs go to stderr; stdout carries only protocol frames.
-import { resolve } from "node:path";
 import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
@@ -12,6 +11,7 @@ import type { HostServices } from "../host/create-host.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { once } from "../shared/once.js";
 import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
+import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
@@ -23,8 +23,10 @@ export interface AcpOptions extends GlobalOptions {
 
 export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   let ctx;
+  let cwd: string | undefined;
   try {
     ctx = cliContext(options);
+    if (options.cwd) cwd = workingDir(options.cwd);
   } catch (error) {
     return fail(error);
   }
@@ -37,7 +39,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
       resolveAgent(name, config),
       config,
       paths,
-      options.cwd ? resolve(options.cwd) : process.cwd(),
+      cwd ?? process.cwd(),
     );
   } catch (error) {
     return fail(error);
@@ -58,7 +60,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
     ledger,
     host,
     editor,
-    cwd: options.cwd ? resolve(options.cwd) : undefined,
+    cwd,
   });
   const stop = once(async () => {
     await gateway

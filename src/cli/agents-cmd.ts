@@ -14,6 +14,7 @@ import {
   type CliContext,
   type GlobalOptions,
 } from "./context.js";
+import { doctorHints } from "./doctor-hints.js";
 import { fail } from "./guard.js";
 import { sandboxReport } from "./sandbox-doctor.js";
 import { sandboxedLaunch } from "./sandbox-wiring.js";
@@ -87,6 +88,22 @@ function explain(error: unknown): string {
   }
 }
 
+// The agent's last stderr lines (when the error does not carry them) and hints for the usual
+// causes, found in everything the agent said.
+function adviceFor(agent: string, error: unknown, tail: string): string[] {
+  const details = isHubError(error) ? error.details : {};
+  const ownTail =
+    typeof details["stderrTail"] === "string" ? details["stderrTail"] : "";
+  const lines: string[] = [];
+  if (tail && !ownTail)
+    lines.push(`agent stderr: ${tail.slice(-MAX_TAIL_CHARS).trim()}`);
+  const said = [errorMessage(error), ownTail, tail].join("\n");
+  for (const hint of doctorHints(agent, said)) lines.push(`hint: ${hint}`);
+  return lines;
+}
+
+const MAX_TAIL_CHARS = 2000;
+
 export async function agentsDoctor(
   name: string | undefined,
   options: GlobalOptions,
@@ -127,12 +144,14 @@ async function checkAgent(
 ): Promise<ExitCode> {
   const started = performance.now();
   const step = () => `${Math.round(performance.now() - started)} ms`;
+  let stderrTail = () => "";
   try {
     const agent = await connectAgent({
       launch,
       logger: ctx.logger,
       ...connectionLimits(ctx.config),
     });
+    stderrTail = () => agent.process.stderrTail();
     try {
       const init = agent.initializeResponse!;
       out(`  spawn + initialize: ${step()}\n`);
@@ -155,6 +174,8 @@ async function checkAgent(
     }
   } catch (error) {
     out(`  failed after ${step()}: ${explain(error)}\n`);
+    for (const line of adviceFor(launch.name, error, stderrTail()))
+      out(`  ${line}\n`);
     return toExitCode(error);
   }
 }

@@ -2,18 +2,19 @@
 // as it happens; Ctrl-C once cancels the running turn, twice exits; slash commands for acphub
 // and the agent. With stdin not a terminal, each input line is one turn, rendered plainly.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import type { PermissionMode } from "../config/schema.js";
-import type { RunEvent } from "../contracts/events.js";
 import { errorMessage } from "../shared/errors.js";
 import { SecretMasker } from "../shared/secrets.js";
 import { cliContext, type GlobalOptions } from "./context.js";
+import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalHub, type LocalHub } from "./local-hub.js";
+import { noticeLine, type CliEvent, type NoticeEvent } from "./cli-events.js";
 import { plainRenderer } from "./render.js";
-import { MOCK_NOTICE } from "./run.js";
+import { mockNoticeOnce } from "./mock-notice.js";
 import { runSlash } from "./slash.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyApprover } from "./tty/approver.js";
@@ -30,13 +31,15 @@ export interface ChatOptions extends GlobalOptions {
 
 const HISTORY_SIZE = 500;
 
-function plainTurns(): TurnRenderer {
+// Turns rendered as plain lines; `notice` keeps acphub's notices on a line of their own.
+function plainTurns(): TurnRenderer & { notice: (e: NoticeEvent) => void } {
   const render = plainRenderer({
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
   });
   return {
     event: render,
+    notice: render,
     startTurn: () => undefined,
     endTurn: (s) =>
       process.stdout.write(
@@ -51,7 +54,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
   const interactive =
     process.stdin.isTTY === true && process.stdout.isTTY === true;
   const style = makeStyle(colorWanted(process.stdout));
-  const renderer =
+  const renderer: TurnRenderer & { notice?: (e: NoticeEvent) => void } =
     interactive && style.enabled
       ? ttyRenderer(process.stdout, style, { showThoughts: options.thoughts })
       : plainTurns();
@@ -64,7 +67,12 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     turnAbort?.abort();
   });
   let commands: { name: string; description?: string }[] = [];
-  const onEvent = (event: RunEvent) => {
+  const onEvent = (event: CliEvent) => {
+    if (event.type === "notice") {
+      if (renderer.notice) renderer.notice(event);
+      else renderer.say(style.dim(noticeLine(event)));
+      return;
+    }
     if (
       event.type === "session_update" &&
       event.update.sessionUpdate === "available_commands_update"
@@ -85,7 +93,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       agent: options.agent,
       sessionId: options.session,
       replay: true,
-      cwd: resolve(options.cwd ?? process.cwd()),
+      cwd: workingDir(options.cwd),
       mode:
         options.permissions ??
         ctx.config.permissions?.mode ??
@@ -93,10 +101,15 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       approver: interactive ? ttyApprover(keys, renderer, style) : undefined,
       render: onEvent,
     });
-    if (hub.mockByDefault)
-      process.stderr.write(MOCK_NOTICE(ctx.paths.configFile));
-    for (const notice of hub.notices)
-      process.stderr.write(`acphub: ${notice}\n`);
+    const notice = hub.mockByDefault ? mockNoticeOnce(ctx.paths) : undefined;
+    if (notice) process.stderr.write(notice);
+    for (const title of hub.notices)
+      onEvent({
+        type: "notice",
+        sessionId: hub.sessionId,
+        severity: "warning",
+        title,
+      });
   } catch (error) {
     return fail(error);
   }

@@ -4,7 +4,9 @@ import { parseConfig } from "../config/load.js";
 import { resolvePaths } from "../config/paths.js";
 import { HubError } from "../shared/errors.js";
 import { SecretMasker } from "../shared/secrets.js";
-import { cliContext, type GlobalOptions } from "./context.js";
+import type { GlobalOptions } from "./context.js";
+import { annotatedJson, withConfigDefaults } from "./config-defaults.js";
+import { checkDefaultAgent, loadCliConfig } from "./load-config.js";
 import type { ExitCode } from "./exit-codes.js";
 import { guarded } from "./guard.js";
 
@@ -36,25 +38,50 @@ export function configPath(options: GlobalOptions): ExitCode {
   });
 }
 
-export function configShow(options: GlobalOptions): ExitCode {
+// The effective config: the file's values with the defaults filled in and marked, secrets
+// masked. `--json` gives the same as data: the file, the merged config, the default paths.
+export function configShow(
+  options: GlobalOptions & { json?: boolean },
+): ExitCode {
   return guarded(() => {
-    const { config } = cliContext(options);
-    out(JSON.stringify(masked(config), null, 2) + "\n");
+    const { config, paths, fromFile } = loadCliConfig(options);
+    const { merged, fromDefaults } = withConfigDefaults(masked(config));
+    if (options.json) {
+      const file = fromFile ? paths.configFile : null;
+      out(
+        JSON.stringify({ file, config: merged, defaults: fromDefaults }) + "\n",
+      );
+      return;
+    }
+    const source = fromFile
+      ? `// ${paths.configFile}, with defaults for what it does not set`
+      : `// no config file at ${paths.configFile}: every value is a default`;
+    const mode = config.permissions?.mode
+      ? ""
+      : "// permissions.mode (not set): approve-reads for run, ask for chat at a terminal and acp\n";
+    out(`${source}\n${annotatedJson(merged, new Set(fromDefaults))}\n${mode}`);
   });
 }
 
+// Checks a config file. With no file at all there is nothing to check: defaults apply, as
+// `config path` says; a file named on the command line must exist.
 export function configValidate(
   file: string | undefined,
   options: GlobalOptions,
 ): ExitCode {
   return guarded(() => {
     const target = file ?? resolvePaths(process.env, options.config).configFile;
-    if (!existsSync(target))
-      throw new HubError(
-        "CONFIG_INVALID",
-        `config file ${target} does not exist`,
-      );
-    parseConfig(readFileSync(target, "utf8"), target);
+    if (!existsSync(target)) {
+      if (file !== undefined || options.config !== undefined)
+        throw new HubError(
+          "CONFIG_INVALID",
+          `config file ${target} does not exist`,
+        );
+      out(`no config file at ${target}: nothing to check, defaults apply\n`);
+      return;
+    }
+    const config = parseConfig(readFileSync(target, "utf8"), target);
+    checkDefaultAgent(config, target);
     out(`${target} is valid\n`);
   });
 }

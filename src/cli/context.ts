@@ -1,6 +1,7 @@
 // What every command needs before it touches an agent: config, paths, a logger.
 import type { ConnectionLimits } from "../agents/limits.js";
-import { loadConfig, type LoadedConfig } from "../config/load.js";
+import type { LoadedConfig } from "../config/load.js";
+import { loadCliConfig } from "./load-config.js";
 import type { Config } from "../config/schema.js";
 import { SecretMasker } from "../shared/secrets.js";
 import { createLogger, type Logger, type LogLevel } from "../shared/logger.js";
@@ -9,6 +10,7 @@ export interface GlobalOptions {
   config?: string;
   verbose?: boolean;
   logFile?: string;
+  logFormat?: "json" | "human";
 }
 
 export interface CliContext extends LoadedConfig {
@@ -31,8 +33,16 @@ function logLevel(options: GlobalOptions): LogLevel {
   return fromEnv && LEVELS.has(fromEnv) ? (fromEnv as LogLevel) : "warn";
 }
 
+// --verbose, ACPHUB_LOG=debug|trace or a log file: logs meant for tools, so JSON.
+function debugging(options: GlobalOptions): boolean {
+  const level = logLevel(options);
+  return (
+    level === "debug" || level === "trace" || options.logFile !== undefined
+  );
+}
+
 export function cliContext(options: GlobalOptions): CliContext {
-  return contextFrom(loadConfig({ configFile: options.config }), options);
+  return contextFrom(loadCliConfig(options), options);
 }
 
 // The logger for an already loaded config (run loads the config first, to spawn the agent early).
@@ -44,6 +54,8 @@ export function contextFrom(
   const logger = createLogger({
     level: logLevel(options),
     file: options.logFile,
+    // People read stderr; --verbose (JSON-RPC frames), files and tools get JSON.
+    format: options.logFormat ?? (debugging(options) ? "json" : "human"),
     mask: (text) => masker.mask(text),
   });
   return { ...loaded, logger };

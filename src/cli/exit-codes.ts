@@ -8,7 +8,13 @@ export const EXIT_CODES = {
   timeout: 3,
   noSession: 4,
   permissionDenied: 5,
+  /** The turn stopped at a limit: stop reason `max_tokens` or `max_turn_requests`. */
+  turnLimit: 6,
+  /** The agent refused to continue: stop reason `refusal`. */
+  refusal: 7,
   interrupted: 130,
+  /** stdout's reader went away (`| head -1`): 128 + SIGPIPE, as a shell reports it. */
+  brokenPipe: 141,
 } as const;
 
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];

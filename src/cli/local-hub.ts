@@ -8,11 +8,12 @@ import {
   resolveAgent,
 } from "../agents/registry.js";
 import type { PermissionMode } from "../config/schema.js";
-import type { RawSessionUpdate, RunEvent } from "../contracts/events.js";
+import type { RawSessionUpdate } from "../contracts/events.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { EditorPort, SessionRecord } from "../gateway/ports.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
+import { noticeFrom, type CliEvent } from "./cli-events.js";
 import { type CliContext } from "./context.js";
 import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
@@ -27,10 +28,12 @@ export interface LocalHubOptions {
   cwd: string;
   mode: PermissionMode;
   approver?: Approver;
-  /** Everything the turn produces, as run events. */
-  render: (event: RunEvent) => void;
+  /** Everything the turn produces, as run events, and acphub's notices. */
+  render: (event: CliEvent) => void;
   /** The agent, spawned early by the caller; used for the first connection. */
   prespawned?: AgentProcess;
+  /** Aborts starting (spawn, initialize, session): the agent is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface LocalHub {
@@ -44,7 +47,9 @@ export interface LocalHub {
   close(): Promise<void>;
 }
 
-export function cliEditor(render: (event: RunEvent) => void): EditorPort {
+// The CLI as the gateway's editor: it shows notices (so acphub's voice never arrives as an
+// agent message) and renders everything else as run events.
+export function cliEditor(render: (event: CliEvent) => void): EditorPort {
   return {
     notify: (method, params) => {
       const p = params as {
@@ -53,12 +58,15 @@ export function cliEditor(render: (event: RunEvent) => void): EditorPort {
         _meta?: Record<string, unknown>;
       };
       if (method === "session/update" && p.update) {
-        render({
-          type: "session_update",
-          sessionId: p.sessionId,
-          update: p.update,
-          ...(p._meta ? { meta: p._meta } : {}),
-        });
+        const notice = noticeFrom(p.sessionId, p.update);
+        if (notice) render(notice);
+        else
+          render({
+            type: "session_update",
+            sessionId: p.sessionId,
+            update: p.update,
+            ...(p._meta ? { meta: p._meta } : {}),
+          });
       }
       return Promise.resolve();
     },
@@ -114,14 +122,23 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     host,
     cwd: record?.cwd ?? o.cwd,
     prespawned: o.prespawned,
+    signal: o.signal,
   });
   const close = async () => {
     await gateway.close();
     host.close();
   };
   gateway.attachEditor(cliEditor(o.render));
+  // Giving up on starting closes everything started so far, which fails what is pending.
+  const onAbort = () => void close();
+  o.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    if (o.signal?.aborted) throw new HubError("CLOSED", "starting was aborted");
+    // The CLI shows notices: acphub's messages about the session come as `notice` updates.
+    await gateway.initialize({
+      protocolVersion: 1,
+      clientCapabilities: { session: { notices: {} } },
+    });
     let sessionId: string;
     if (record) {
       sessionId = record.id;
@@ -142,5 +159,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   } catch (error) {
     await close();
     throw error;
+  } finally {
+    o.signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -2,6 +2,8 @@
 // The `acphub` command: commander wiring only; each command lives in its own module.
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ACPHUB_VERSION } from "../shared/version.js";
+import { addLedgerCommands } from "./commands-sessions.js";
+import { addSetupCommands } from "./commands-setup.js";
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -30,8 +32,20 @@ const program = new Command("acphub")
   )
   .option("-v, --verbose", "debug logs on stderr, including JSON-RPC frames")
   .option("--log-file <file>", "write logs to FILE instead of stderr")
+  .addOption(
+    new Option(
+      "--log-format <format>",
+      "log lines as text for people or JSON (default: text on stderr; JSON with --verbose or --log-file)",
+    ).choices(["human", "json"]),
+  )
   .exitOverride((error) => {
     process.exit(error.exitCode === 0 ? 0 : 2);
+  })
+  .hook("preAction", async (_program, action) => {
+    // `acp` and `mock-agent` speak the protocol on stdout and handle its end themselves.
+    if (action.name() === "acp" || action.name() === "mock-agent") return;
+    const { guardOutputPipes } = await import("./broken-pipe.js");
+    guardOutputPipes(program.opts()["verbose"] === true);
   });
 
 program
@@ -47,7 +61,7 @@ program
   .option("--json", "NDJSON output: one event per line, then a result line")
   .option(
     "--timeout <seconds>",
-    "cancel the turn after SECONDS (exit 3)",
+    "bound the whole command to SECONDS: start-up, turn and cancel grace (exit 3)",
     positiveNumber,
   )
   .addOption(
@@ -62,7 +76,9 @@ program
     "after",
     `
 Exit codes: 0 done, 1 error, 2 usage or config, 3 timeout, 4 no such session,
-5 permission denied, 130 interrupted.
+5 permission denied, 6 stopped at a limit (max_tokens, max_turn_requests),
+7 the agent refused (refusal), 130 interrupted or cancelled, 141 stdout closed early.
+A turn that did not end with end_turn says its stop reason on stderr.
 
 Examples:
   acphub run "say hello"
@@ -127,135 +143,8 @@ An editor launches this command as if it were the agent. Example (Zed settings.j
     process.exitCode = await acpCommand({ ...program.opts(), ...options });
   });
 
-const sessions = program
-  .command("sessions")
-  .description("sessions recorded by acphub acp (the ledger)");
-sessions
-  .command("list")
-  .description("list sessions, most recent first")
-  .option("--json", "print them as JSON")
-  .option("-C, --cwd <dir>", "only sessions in this folder")
-  .action(async (options: Record<string, unknown>) => {
-    const { sessionsList } = await import("./sessions.js");
-    process.exitCode = await sessionsList({ ...program.opts(), ...options });
-  });
-sessions
-  .command("show")
-  .description("show a session's history")
-  .argument("<id>", "session id")
-  .option("--json", "print the session and its events as JSON")
-  .action(async (id: string, options: Record<string, unknown>) => {
-    const { sessionsShow } = await import("./sessions.js");
-    process.exitCode = await sessionsShow(id, {
-      ...program.opts(),
-      ...options,
-    });
-  });
-sessions
-  .command("delete")
-  .description("delete a session from the ledger")
-  .argument("<id>", "session id")
-  .action(async (id: string, options: Record<string, unknown>) => {
-    const { sessionsDelete } = await import("./sessions.js");
-    process.exitCode = await sessionsDelete(id, {
-      ...program.opts(),
-      ...options,
-    });
-  });
-
-sessions
-  .command("export")
-  .description("write a session (metadata and events) as JSON lines")
-  .argument("<id>", "session id")
-  .option("-o, --output <file>", "write to FILE instead of stdout")
-  .action(async (id: string, options: Record<string, unknown>) => {
-    const { sessionsExport } = await import("./sessions.js");
-    process.exitCode = await sessionsExport(id, {
-      ...program.opts(),
-      ...options,
-    });
-  });
-sessions
-  .command("import")
-  .description("read a session written by export back into the ledger")
-  .argument("<file>", "the export file, or - for stdin")
-  .option("--replace", "overwrite a session with the same id")
-  .action(async (file: string, options: Record<string, unknown>) => {
-    const { sessionsImport } = await import("./sessions.js");
-    process.exitCode = await sessionsImport(file, {
-      ...program.opts(),
-      ...options,
-    });
-  });
-
-const agents = program
-  .command("agents")
-  .description("the agents acphub knows and how they launch");
-agents
-  .command("list")
-  .description(
-    "registry and config entries, whether each is installed, how it would launch",
-  )
-  .option("--json", "print them as JSON")
-  .action(async (options: Record<string, unknown>) => {
-    const { agentsList } = await import("./agents-cmd.js");
-    process.exitCode = agentsList({ ...program.opts(), ...options });
-  });
-agents
-  .command("doctor")
-  .description(
-    "spawn an agent, run initialize and session/new, time each step, explain failures",
-  )
-  .argument("[name]", "agent name (default: the default agent)")
-  .action(async (name: string | undefined) => {
-    const { agentsDoctor } = await import("./agents-cmd.js");
-    process.exitCode = await agentsDoctor(name, program.opts());
-  });
-
-const config = program.command("config").description("the config file");
-config
-  .command("path")
-  .description("where the config file and the state folder are")
-  .action(async () => {
-    const { configPath } = await import("./config-cmd.js");
-    process.exitCode = configPath(program.opts());
-  });
-config
-  .command("show")
-  .description("the effective config, secrets masked")
-  .action(async () => {
-    const { configShow } = await import("./config-cmd.js");
-    process.exitCode = configShow(program.opts());
-  });
-config
-  .command("validate")
-  .description("check a config file; errors name the key and what was expected")
-  .argument("[file]", "the file (default: the config file in use)")
-  .action(async (file: string | undefined) => {
-    const { configValidate } = await import("./config-cmd.js");
-    process.exitCode = configValidate(file, program.opts());
-  });
-
-const permissions = program
-  .command("permissions")
-  .description("the remembered always-allow / always-reject decisions");
-permissions
-  .command("list")
-  .description("list remembered decisions")
-  .option("--json", "print them as JSON")
-  .action(async (options: Record<string, unknown>) => {
-    const { permissionsList } = await import("./permissions.js");
-    process.exitCode = permissionsList({ ...program.opts(), ...options });
-  });
-permissions
-  .command("forget")
-  .description("forget one decision by id, or all of them")
-  .argument("[id]", "the decision's id")
-  .option("--all", "forget every decision")
-  .action(async (id: string | undefined, options: Record<string, unknown>) => {
-    const { permissionsForget } = await import("./permissions.js");
-    process.exitCode = permissionsForget(id, { ...program.opts(), ...options });
-  });
+addLedgerCommands(program);
+addSetupCommands(program);
 
 program
   .command("mock-agent")

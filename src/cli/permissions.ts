@@ -41,6 +41,10 @@ export function permissionsForget(
     const removed = DecisionMemory.inStateDir(
       cliContext(options).paths.stateDir,
     ).forget(target);
+    if (removed === 0 && options.all) {
+      process.stdout.write("no remembered decisions\n");
+      return;
+    }
     if (removed === 0)
       throw new HubError(
         "USAGE",

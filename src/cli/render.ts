@@ -2,19 +2,48 @@
 // everything else as short lines on stderr) for people and pipes.
 import type { RunEvent } from "../contracts/events.js";
 import { textDelta } from "../agents/prompt-content.js";
+import { noticeLine, type CliEvent } from "./cli-events.js";
 
 export interface Sink {
   out: (text: string) => void;
   err: (text: string) => void;
 }
 
-export type Renderer = (event: RunEvent) => void;
+export type Renderer = (event: CliEvent) => void;
 
 export function jsonRenderer(sink: Sink): Renderer {
   return (event) => sink.out(JSON.stringify(event) + "\n");
 }
 
-function describe(event: RunEvent): string | undefined {
+// Tool lines: one when a tool call is announced, one more when it reaches its final status.
+function toolLines(): (u: ToolUpdate) => string | undefined {
+  const titles = new Map<string, string>();
+  const said = new Map<string, string>();
+  return (u) => {
+    const id = u.toolCallId ?? "";
+    if (u.title) titles.set(id, u.title);
+    const status =
+      u.status ?? (u.sessionUpdate === "tool_call" ? "pending" : undefined);
+    const final = status === "completed" || status === "failed";
+    if (!status || (u.sessionUpdate !== "tool_call" && !final))
+      return undefined;
+    if (said.get(id) === status) return undefined;
+    said.set(id, status);
+    return `[tool] ${titles.get(id) ?? id} (${status})`;
+  };
+}
+
+interface ToolUpdate {
+  sessionUpdate: string;
+  title?: string;
+  status?: string;
+  toolCallId?: string;
+}
+
+function describe(
+  event: RunEvent,
+  tool: (u: ToolUpdate) => string | undefined,
+): string | undefined {
   switch (event.type) {
     case "permission": {
       const what =
@@ -36,14 +65,12 @@ function describe(event: RunEvent): string | undefined {
         ? undefined // fs and terminal refusals are reported by their audit event
         : `[${event.method}] failed: ${event.error?.message ?? ""}`;
     case "session_update": {
-      const u = event.update as {
-        sessionUpdate: string;
-        title?: string;
-        status?: string;
-        toolCallId?: string;
-      };
-      if (u.sessionUpdate === "tool_call")
-        return `[tool] ${u.title ?? u.toolCallId ?? ""} (${u.status ?? "pending"})`;
+      const u = event.update as ToolUpdate;
+      if (
+        u.sessionUpdate === "tool_call" ||
+        u.sessionUpdate === "tool_call_update"
+      )
+        return tool(u);
       return undefined;
     }
     default:
@@ -53,14 +80,16 @@ function describe(event: RunEvent): string | undefined {
 
 export function plainRenderer(sink: Sink): Renderer {
   let midLine = false;
+  const tool = toolLines();
   return (event) => {
-    const text = textDelta(event);
+    const text = event.type === "notice" ? "" : textDelta(event);
     if (text) {
       sink.out(text);
       midLine = !text.endsWith("\n");
       return;
     }
-    const line = describe(event);
+    const line =
+      event.type === "notice" ? noticeLine(event) : describe(event, tool);
     if (!line) return;
     if (midLine) {
       sink.out("\n");

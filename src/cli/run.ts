@@ -1,6 +1,5 @@
 // `acphub run`: one prompt against one agent, streamed as plain text or NDJSON, with exit
 // codes scripts can rely on. Ctrl-C cancels the turn (exit 130); a second Ctrl-C exits now.
-import { resolve } from "node:path";
 import type { RunEvent } from "../contracts/events.js";
 import type { PermissionMode } from "../config/schema.js";
 import { isAllowed } from "../protocol/permission-options.js";
@@ -8,13 +7,23 @@ import { errorMessage, HubError, isHubError } from "../shared/errors.js";
 import { AgentProcess } from "../agents/agent-process.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
-import { loadConfig } from "../config/load.js";
 import type { GlobalOptions } from "./context.js";
-import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { loadCliConfig } from "./load-config.js";
+import { workingDir } from "./cwd.js";
+import { mockNoticeOnce } from "./mock-notice.js";
+import { toExitCode, type ExitCode } from "./exit-codes.js";
+import {
+  commandDeadline,
+  timeoutError,
+  withinDeadline,
+  type Deadline,
+} from "./deadline.js";
+import { runTurn } from "./run-turn.js";
 import type { LocalHub } from "./local-hub.js";
+import { noticeLine, type CliEvent } from "./cli-events.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
-import { ttyRenderer, type TurnRenderer } from "./tty/renderer.js";
+import { ttyRenderer } from "./tty/renderer.js";
 
 export interface RunOptions extends GlobalOptions {
   agent?: string;
@@ -36,15 +45,20 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+// The prompt from the arguments, or from stdin with `-`. One trailing newline is dropped from
+// stdin: `echo "fix it" | acphub run -` means the same prompt as `acphub run "fix it"`; any
+// further whitespace was typed on purpose and is kept.
 async function promptText(words: string[]): Promise<string> {
-  const text =
-    words.length === 1 && words[0] === "-"
-      ? await readStdin()
-      : words.join(" ");
+  const fromStdin = words.length === 1 && words[0] === "-";
+  const text = fromStdin
+    ? (await readStdin()).replace(/\r?\n$/, "")
+    : words.join(" ");
   if (!text.trim())
     throw new HubError(
       "USAGE",
-      "no prompt given: pass it as arguments, or - to read stdin",
+      fromStdin
+        ? "the prompt read from stdin is empty"
+        : "no prompt given: pass it as arguments, or - to read stdin",
     );
   return text;
 }
@@ -73,10 +87,6 @@ export function isRefusal(event: RunEvent): boolean {
   return event.type === "audit" && !event.allowed;
 }
 
-export const MOCK_NOTICE = (configFile: string) =>
-  `acphub: no agent configured, so this is the built-in mock agent. To use a real one, pass ` +
-  `--agent claude|codex|gemini|opencode|goose|pi|kiro or set "defaultAgent" in ${configFile}\n`;
-
 export async function runCommand(
   words: string[],
   options: RunOptions,
@@ -88,14 +98,29 @@ export async function runCommand(
     !json && colorWanted(process.stdout)
       ? ttyRenderer(process.stdout, makeStyle(true))
       : undefined;
-  const render = json
-    ? jsonRenderer(stdio)
-    : (tty?.event ?? plainRenderer(stdio));
+  const render = json ? jsonRenderer(stdio) : plainRenderer(stdio);
+  const show = (event: CliEvent) => {
+    if (event.type === "notice") {
+      // acphub's voice: on stderr (plain), its own event type (--json), never the agent's.
+      if (tty) tty.say(noticeLine(event));
+      else render(event);
+      return;
+    }
+    if (isRefusal(event)) refused = true;
+    (tty?.event ?? render)(event);
+  };
   let prespawned: AgentProcess | undefined;
+  let deadline: Deadline | undefined;
+  let started = false;
   try {
-    const loaded = loadConfig({ configFile: options.config });
+    const loaded = loadCliConfig(options);
+    deadline = commandDeadline(
+      options.timeout,
+      loaded.config.timeouts?.cancelGraceMs ?? DEFAULT_LIMITS.cancelGraceMs,
+    );
+    loaded.config = withinDeadline(loaded.config, deadline);
     const text = await promptText(words);
-    const cwd = resolve(options.cwd ?? process.cwd());
+    const cwd = workingDir(options.cwd);
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
       const { sandboxedLaunch } = await import("./sandbox-wiring.js");
@@ -123,82 +148,40 @@ export async function runCommand(
       agent: options.agent,
       sessionId: options.session,
       cwd,
+      signal: deadline?.signal,
       mode:
         options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads",
-      render: (event) => {
-        if (isRefusal(event)) refused = true;
-        render(event);
-      },
+      render: show,
     });
-    if (hub.mockByDefault && !json)
-      stdio.err(MOCK_NOTICE(ctx.paths.configFile));
-    for (const notice of hub.notices) stdio.err(`acphub: ${notice}\n`);
-    return await turn(hub, text, {
+    const notice =
+      hub.mockByDefault && !json ? mockNoticeOnce(ctx.paths) : undefined;
+    if (notice) stdio.err(notice);
+    for (const title of hub.notices)
+      show({
+        type: "notice",
+        sessionId: hub.sessionId,
+        severity: "warning",
+        title,
+      });
+    started = true;
+    return await runTurn(hub, text, {
       json,
-      timeoutSec: options.timeout,
+      deadline,
       refused: () => refused,
       tty,
+      sink: stdio,
     });
-  } catch (error) {
+  } catch (caught) {
+    // Whatever failed once the deadline passed (a killed agent, an aborted start) is a timeout.
+    const error =
+      deadline?.signal.aborted && !isHubError(caught, "TIMEOUT")
+        ? timeoutError(deadline, started)
+        : caught;
     reportError(error, json, options.verbose);
     return toExitCode(error);
   } finally {
+    deadline?.dispose();
     await hub?.close();
     prespawned?.kill(); // only if it was never handed to a connection
-  }
-}
-
-async function turn(
-  hub: LocalHub,
-  text: string,
-  opts: {
-    json: boolean;
-    timeoutSec?: number;
-    refused: () => boolean;
-    tty?: TurnRenderer;
-  },
-): Promise<ExitCode> {
-  const controller = new AbortController();
-  let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) process.exit(EXIT_CODES.interrupted);
-    interrupted = true;
-    controller.abort();
-  };
-  process.on("SIGINT", onSigint);
-  const timer = opts.timeoutSec
-    ? setTimeout(() => controller.abort(), opts.timeoutSec * 1000)
-    : undefined;
-  opts.tty?.startTurn();
-  try {
-    const prompt = [{ type: "text", text }];
-    const response = await hub.gateway.prompt(
-      { sessionId: hub.sessionId, prompt },
-      controller.signal,
-    );
-    if (opts.json)
-      stdio.out(
-        JSON.stringify({
-          type: "result",
-          sessionId: hub.sessionId,
-          ...response,
-        }) + "\n",
-      );
-    else if (opts.tty)
-      opts.tty.endTurn({ stopReason: String(response["stopReason"]) });
-    else stdio.out("\n");
-    if (interrupted) return EXIT_CODES.interrupted;
-    if (controller.signal.aborted) {
-      const error = new HubError(
-        "TIMEOUT",
-        `the turn did not finish within ${opts.timeoutSec} s; it was cancelled`,
-      );
-      reportError(error, opts.json);
-      return EXIT_CODES.timeout;
-    }
-    return opts.refused() ? EXIT_CODES.permissionDenied : EXIT_CODES.ok;
-  } finally {
-    clearTimeout(timer);
-    process.off("SIGINT", onSigint);
   }
 }

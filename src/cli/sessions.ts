@@ -1,5 +1,6 @@
-// `acphub sessions list|show ID|delete ID [--json]`: the ledger behind `acphub acp`.
+// `acphub sessions list|show|delete|export|import`: the ledger that run, chat and acp write.
 import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { replayItems } from "../gateway/history.js";
 import type {
   LedgerEvent,
@@ -56,7 +57,8 @@ export function sessionsList(options: SessionsOptions): Promise<ExitCode> {
     let cursor: string | null = null;
     do {
       const page: ListPage = await ledger.listSessions({
-        cwd: options.cwd,
+        // `.` and `dir/` name the same folder the ledger recorded as an absolute path.
+        cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
         cursor,
         limit: 500,
       });
@@ -145,7 +147,9 @@ export function sessionsDelete(
   return withLedger(options, async (ledger) => {
     await requireSession(ledger, id);
     await ledger.deleteSession(id);
-    out(`deleted ${id}\n`);
+    out(
+      options.json ? JSON.stringify({ deleted: id }) + "\n" : `deleted ${id}\n`,
+    );
   });
 }
 
@@ -196,7 +200,11 @@ export async function sessionsImport(
         ledger.append(session.id, event.kind, withMetaKey(event)),
       ),
     );
-    out(`imported ${session.id} (${events.length} events)\n`);
+    out(
+      options.json
+        ? JSON.stringify({ imported: session.id, events: events.length }) + "\n"
+        : `imported ${session.id} (${events.length} events)\n`,
+    );
   });
 }
 

@@ -103,6 +103,8 @@ export interface GatewayWiring {
   cwd?: string;
   /** An agent spawned early, used for the first connection. */
   prespawned?: AgentProcess;
+  /** Aborts connecting (spawn and initialize). */
+  signal?: AbortSignal;
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -133,6 +135,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
         logger,
         host: w.host,
         stateDir: paths.stateDir,
+        signal: w.signal,
         ...connectionLimits(config),
       }),
   });

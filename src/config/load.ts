@@ -3,7 +3,9 @@
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { HubError } from "../shared/errors.js";
+import { didYouMean } from "../shared/did-you-mean.js";
 import { configSchema, type Config } from "./schema.js";
+import { allowedKeysAt } from "./schema-keys.js";
 import { resolvePaths, type HubPaths } from "./paths.js";
 
 export interface LoadedConfig {
@@ -26,8 +28,9 @@ function describeIssues(error: z.ZodError): string {
     .map((issue) => {
       const path = issue.path.map(String).join(".");
       if (issue.code === "unrecognized_keys") {
+        const allowed = allowedKeysAt(issue.path);
         const keys = issue.keys
-          .map((k) => (path ? `${path}.${k}` : k))
+          .map((k) => `${path ? `${path}.${k}` : k}${didYouMean(k, allowed)}`)
           .join(", ");
         return `unknown key ${keys}`;
       }

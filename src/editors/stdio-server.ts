@@ -9,6 +9,7 @@ import type { Logger } from "../shared/logger.js";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { frameLogger, loggedStream } from "../protocol/frame-log.js";
 import { FrameWriter } from "./frame-writer.js";
+import { drainOnEof } from "./drain-on-eof.js";
 import { guardStdout } from "./stdout-guard.js";
 import { toRequestError } from "./to-request-error.js";
 
@@ -92,7 +93,16 @@ export async function serveStdio({
     });
   const wire = ndJsonStream(output, input, { maxMessageBytes });
   const connection = app.connect(
-    loggedStream(wire, frameLogger(logger, "editor")),
+    drainOnEof(loggedStream(wire, frameLogger(logger, "editor")), {
+      // Nobody is left to read a running turn: cancel it, so that it is answered `cancelled`.
+      onEof: (pending) => {
+        for (const request of pending) {
+          const r = request as { method?: string; params?: Params };
+          if (r.method === m.session.prompt && r.params)
+            gateway.cancel(r.params);
+        }
+      },
+    }),
   );
   gateway.attachEditor({
     notify: (method, params) => connection.client.notify(method, params),

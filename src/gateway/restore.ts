@@ -78,7 +78,7 @@ export function restoreNotice(
     case "loaded":
       return `acphub reloaded this session into a new ${agent} process.`;
     case "primed":
-      return `${agent} could not resume or load this session; acphub started a new one and will give it the conversation so far with your next message.`;
+      return `${agent} could not resume or load this session; acphub started a new one and gives it the conversation so far along with the next prompt.`;
     default:
       return undefined;
   }

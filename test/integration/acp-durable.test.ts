@@ -148,7 +148,7 @@ describe("after kill -9 of acphub acp", () => {
       mcpServers: [],
     });
     // The mock cannot load or resume: the editor is told, and the next prompt carries the transcript.
-    await restoreNotice(second, "will give it the conversation so far");
+    await restoreNotice(second, "gives it the conversation so far");
     const replay = second.updates();
     expect(visible(replay.slice(0, -1))).toEqual(
       visible(expectedReplay(sessionId, seen)),
@@ -249,7 +249,7 @@ describe("after the agent crashes mid-turn", () => {
       prompt: text("are you back?"),
     });
     const after = JSON.stringify(e.updates().slice(seen.length));
-    expect(after).toContain("will give it the conversation so far");
+    expect(after).toContain("gives it the conversation so far");
     expect(after).toContain("partial");
     expect(after).toContain("are you back?");
     const replayer = editor(home);

@@ -194,7 +194,7 @@ describe("malformed input from the editor", () => {
     );
     expect(await e.exited).toBe(0);
     expect(e.stderr()).toMatch(
-      /"err":"Incoming ACP data exceeds the configured 1048576 byte limit".*"msg":"editor connection closed with an error"/,
+      /acphub: warning: editor connection closed with an error \(err=Incoming ACP data exceeds the configured 1048576 byte limit\)/,
     );
   });
 });

@@ -97,9 +97,12 @@ describe("acphub config", () => {
       }),
     );
     const show = JSON.parse(
-      (await runCli(["config", "show"], { home })).stdout,
-    ) as { agents: { a: { env: Record<string, string> } } };
-    expect(show.agents.a.env).toEqual({ MY_API_KEY: "***", MODE: "fast" });
+      (await runCli(["config", "show", "--json"], { home })).stdout,
+    ) as { config: { agents: { a: { env: Record<string, string> } } } };
+    expect(show.config.agents.a.env).toEqual({
+      MY_API_KEY: "***",
+      MODE: "fast",
+    });
     expect((await runCli(["config", "validate"], { home })).stdout).toBe(
       `${home}/config.json is valid\n`,
     );

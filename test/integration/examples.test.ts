@@ -1,4 +1,4 @@
-// The README's library example must keep working.
+// The library example in docs/library.md must keep working.
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";

@@ -49,7 +49,10 @@ describe("toExitCode", () => {
       timeout: 3,
       noSession: 4,
       permissionDenied: 5,
+      turnLimit: 6,
+      refusal: 7,
       interrupted: 130,
+      brokenPipe: 141,
     });
   });
 });

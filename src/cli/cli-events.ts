@@ -1,0 +1,35 @@
+// What the CLI renders: the run events of a turn, plus acphub's own notices, kept apart from
+// the agent's voice (a notice is never an agent message).
+import type { RunEvent } from "../contracts/events.js";
+
+/** acphub speaking to the user about a session (restored, trimmed, …); never the agent. */
+export interface NoticeEvent {
+  type: "notice";
+  sessionId: string;
+  severity: string;
+  title: string;
+  description?: string;
+}
+
+export type CliEvent = RunEvent | NoticeEvent;
+
+// The ACP `notice` update the gateway sends to an editor that advertised notices, as an event.
+export function noticeFrom(
+  sessionId: string,
+  update: { sessionUpdate: string; [key: string]: unknown },
+): NoticeEvent | undefined {
+  if (update["sessionUpdate"] !== "notice") return undefined;
+  const description = update["description"];
+  return {
+    type: "notice",
+    sessionId,
+    severity: String(update["severity"] ?? "info"),
+    title: String(update["title"] ?? ""),
+    ...(typeof description === "string" ? { description } : {}),
+  };
+}
+
+// A notice as one line for people.
+export function noticeLine(event: NoticeEvent): string {
+  return `acphub: ${event.title}${event.description ? ` ${event.description}` : ""}`;
+}

@@ -1,0 +1,82 @@
+// The `acphub sessions` commands: the ledger that run, chat and acp write.
+import type { Command } from "commander";
+
+// Adds `sessions list|show|delete|export|import` to the program.
+export function addLedgerCommands(program: Command): void {
+  const sessions = program
+    .command("sessions")
+    .description(
+      "the session ledger: every session run, chat and acp (editors) recorded",
+    )
+    .addHelpText(
+      "after",
+      `
+  list, show, delete and import take --json; export always writes JSON lines.
+
+  Examples:
+    acphub sessions list --cwd .
+    acphub sessions show hub-1f0c… --json
+    acphub sessions export hub-1f0c… -o session.jsonl && acphub sessions import session.jsonl`,
+    );
+  sessions
+    .command("list")
+    .description("list sessions, most recent first")
+    .option("--json", "print them as JSON")
+    .option("-C, --cwd <dir>", "only sessions in this folder")
+    .action(async (options: Record<string, unknown>) => {
+      const { sessionsList } = await import("./sessions.js");
+      process.exitCode = await sessionsList({ ...program.opts(), ...options });
+    });
+  sessions
+    .command("show")
+    .description("show a session's history")
+    .argument("<id>", "session id")
+    .option("--json", "print the session and its events as JSON")
+    .action(async (id: string, options: Record<string, unknown>) => {
+      const { sessionsShow } = await import("./sessions.js");
+      process.exitCode = await sessionsShow(id, {
+        ...program.opts(),
+        ...options,
+      });
+    });
+  sessions
+    .command("delete")
+    .description("delete a session from the ledger")
+    .argument("<id>", "session id")
+    .option("--json", 'print {"deleted": ID} as JSON')
+    .action(async (id: string, options: Record<string, unknown>) => {
+      const { sessionsDelete } = await import("./sessions.js");
+      process.exitCode = await sessionsDelete(id, {
+        ...program.opts(),
+        ...options,
+      });
+    });
+
+  sessions
+    .command("export")
+    .description(
+      "write a session (metadata and events) as JSON lines (always JSON: no --json needed)",
+    )
+    .argument("<id>", "session id")
+    .option("-o, --output <file>", "write to FILE instead of stdout")
+    .action(async (id: string, options: Record<string, unknown>) => {
+      const { sessionsExport } = await import("./sessions.js");
+      process.exitCode = await sessionsExport(id, {
+        ...program.opts(),
+        ...options,
+      });
+    });
+  sessions
+    .command("import")
+    .description("read a session written by export back into the ledger")
+    .argument("<file>", "the export file, or - for stdin")
+    .option("--replace", "overwrite a session with the same id")
+    .option("--json", 'print {"imported": ID, "events": N} as JSON')
+    .action(async (file: string, options: Record<string, unknown>) => {
+      const { sessionsImport } = await import("./sessions.js");
+      process.exitCode = await sessionsImport(file, {
+        ...program.opts(),
+        ...options,
+      });
+    });
+}

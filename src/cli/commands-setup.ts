@@ -1,0 +1,87 @@
+// The commands that look at acphub's setup: `agents`, `config`, `permissions`.
+import type { Command } from "commander";
+
+// Adds `agents list|doctor`, `config path|show|validate` and `permissions list|forget`.
+export function addSetupCommands(program: Command): void {
+  const agents = program
+    .command("agents")
+    .description("the agents acphub knows and how they launch");
+  agents
+    .command("list")
+    .description(
+      "registry and config entries, whether each is installed, how it would launch",
+    )
+    .option("--json", "print them as JSON")
+    .action(async (options: Record<string, unknown>) => {
+      const { agentsList } = await import("./agents-cmd.js");
+      process.exitCode = agentsList({ ...program.opts(), ...options });
+    });
+  agents
+    .command("doctor")
+    .description(
+      "spawn an agent, run initialize and session/new, time each step, explain failures",
+    )
+    .argument("[name]", "agent name (default: the default agent)")
+    .action(async (name: string | undefined) => {
+      const { agentsDoctor } = await import("./agents-cmd.js");
+      process.exitCode = await agentsDoctor(name, program.opts());
+    });
+
+  const config = program.command("config").description("the config file");
+  config
+    .command("path")
+    .description("where the config file and the state folder are")
+    .action(async () => {
+      const { configPath } = await import("./config-cmd.js");
+      process.exitCode = configPath(program.opts());
+    });
+  config
+    .command("show")
+    .description(
+      "the effective config: the file's values and the defaults (marked), secrets masked",
+    )
+    .option(
+      "--json",
+      "print the file, the merged config and the default keys as JSON",
+    )
+    .action(async (options: Record<string, unknown>) => {
+      const { configShow } = await import("./config-cmd.js");
+      process.exitCode = configShow({ ...program.opts(), ...options });
+    });
+  config
+    .command("validate")
+    .description(
+      "check a config file; errors name the key and what was expected",
+    )
+    .argument("[file]", "the file (default: the config file in use)")
+    .action(async (file: string | undefined) => {
+      const { configValidate } = await import("./config-cmd.js");
+      process.exitCode = configValidate(file, program.opts());
+    });
+
+  const permissions = program
+    .command("permissions")
+    .description("the remembered always-allow / always-reject decisions");
+  permissions
+    .command("list")
+    .description("list remembered decisions")
+    .option("--json", "print them as JSON")
+    .action(async (options: Record<string, unknown>) => {
+      const { permissionsList } = await import("./permissions.js");
+      process.exitCode = permissionsList({ ...program.opts(), ...options });
+    });
+  permissions
+    .command("forget")
+    .description("forget one decision by id, or all of them")
+    .argument("[id]", "the decision's id")
+    .option("--all", "forget every decision")
+    .action(
+      async (id: string | undefined, options: Record<string, unknown>) => {
+        const { permissionsForget } = await import("./permissions.js");
+        process.exitCode = permissionsForget(id, {
+          ...program.opts(),
+          ...options,
+        });
+      },
+    );
+}
