@@ -142,8 +142,10 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     let sessionId: string;
     if (record) {
       sessionId = record.id;
+      // session/load answers before the agent is restored; the CLI waits for the restoration
+      // (and its notice) before the first prompt, as resume does.
       if (o.replay) await gateway.loadSession({ sessionId });
-      else await gateway.resumeSession({ sessionId });
+      await gateway.resumeSession({ sessionId });
     } else {
       sessionId = String(
         (await gateway.newSession({ cwd: o.cwd, mcpServers: [] }))["sessionId"],

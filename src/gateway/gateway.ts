@@ -5,7 +5,7 @@
 import type { Params } from "../protocol/raw.js";
 import { normalizeProtocolVersion } from "../protocol/version.js";
 import { withDefaults } from "../shared/defaults.js";
-import { HubError } from "../shared/errors.js";
+import { HubError, isHubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import { AgentSlot } from "./agent-slot.js";
 import { EditorChannel } from "./editor-channel.js";
@@ -156,12 +156,14 @@ export class Gateway {
     // Answered from the ledger: the agent is restored meanwhile, and the next prompt waits.
     const live = this.parts.sessions.get(record.id);
     if (live?.agent.alive) return { ...stateOf(live.session) };
-    liveSession(this.parts, record).catch((error: unknown) =>
-      this.parts.logger.warn(
-        { err: error, sessionId: record.id },
-        "restoring the session failed; the next prompt tries again",
-      ),
-    );
+    liveSession(this.parts, record).catch((error: unknown) => {
+      // Closing while the restoration runs is not worth a warning.
+      if (!isHubError(error, "CLOSED"))
+        this.parts.logger.warn(
+          { err: error, sessionId: record.id },
+          "restoring the session failed; the next prompt tries again",
+        );
+    });
     return {};
   }
 
