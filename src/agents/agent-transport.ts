@@ -15,6 +15,7 @@ import { HubError, isHubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { fromAgentError } from "./agent-errors.js";
 import { AgentProcess, exitError } from "./agent-process.js";
+import { AnswerWatch } from "./answer-watch.js";
 import { buildClientApp, type ClientRouter } from "./client-app.js";
 import type { ConnectionLimits } from "./limits.js";
 import { forgetAgent, recordAgent } from "./orphans.js";
@@ -46,6 +47,8 @@ export class AgentTransport {
   readonly closed: Promise<void>;
   /** Set by the handshake; an exit before it is reported as such. */
   initializeResponse: InitializeResponse | undefined;
+  /** Callbacks for answers read off the wire (before the SDK resolves them). */
+  readonly answers = new AnswerWatch();
   private readonly onFail: (error: HubError) => void;
   private readonly sdk: ClientConnection;
   private readonly death = deferred<never>();
@@ -68,12 +71,16 @@ export class AgentTransport {
       });
     this.process.useLogger(this.logger);
     const { stdout, stdin } = this.process.child;
+    const logFrame = frameLogger(this.logger, "agent");
     const stream = ndjsonStream(stdout, stdin, {
       maxLineBytes: this.limits.maxMessageBytes,
       onNoise: (line) => this.onNoise(line),
       onError: (error) => this.fail(this.protocolError(error)),
-      intercept: (message) => options.router.intercept(message),
-      onFrame: frameLogger(this.logger, "agent"),
+      intercept: (message) => this.intercept(options.router, message),
+      onFrame: (direction, message) => {
+        logFrame?.(direction, message);
+        if (direction === "out") this.answers.sent(message);
+      },
     });
     this.sdk = buildClientApp(options.router, "acphub").connect(stream);
     const { stateDir } = options;
@@ -122,6 +129,21 @@ export class AgentTransport {
     );
   }
 
+  // Routes a notification off the raw stream; a consumer's bug is logged and the message
+  // consumed, never a failure of the agent's stdout.
+  private intercept(router: TransportOptions["router"], message: AnyMessage) {
+    try {
+      this.answers.read(message);
+      return router.intercept(message);
+    } catch (error) {
+      this.logger.error(
+        { err: error, method: (message as { method?: unknown }).method },
+        "handling a message from the agent threw; the message was dropped",
+      );
+      return true;
+    }
+  }
+
   private onNoise(line: string): void {
     this.noiseLines += 1;
     this.firstNoise ??= line.slice(0, 200);
@@ -147,14 +169,15 @@ export class AgentTransport {
       : "";
   }
 
-  // Sends a request, mapping agent errors to HubError and failing fast if the agent dies.
+  // Sends a request, mapping agent errors to HubError and failing fast if the agent dies; an
+  // aborted signal stops the wait at once (the agent is sent $/cancel_request).
   async call<T>(
     method: string,
     params: unknown,
     signal?: AbortSignal,
   ): Promise<T> {
     if (this.failure) throw this.failure;
-    const options = { cancellationSignal: signal };
+    const options = { cancellationSignal: signal, stopWaitingOnCancel: true };
     try {
       return await Promise.race([
         this.sdk.agent.request<T>(method, params, options),
@@ -169,6 +192,28 @@ export class AgentTransport {
       throw (
         this.failure ??
         new HubError("CLOSED", `connection to "${this.launch.name}" closed`)
+      );
+    }
+  }
+
+  // A request that must not block forever: it ends at the caller's signal, or with TIMEOUT
+  // after requestTimeoutMs. Every request but session/prompt goes through here.
+  async callWithin<T>(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const ms = this.limits.requestTimeoutMs;
+    const timeout = AbortSignal.timeout(ms);
+    const either = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      return await this.call<T>(method, params, either);
+    } catch (error) {
+      if (!timeout.aborted || signal?.aborted) throw error;
+      throw new HubError(
+        "TIMEOUT",
+        `agent "${this.launch.name}" did not answer ${method} within ${ms} ms (timeouts.requestMs)`,
+        { retryable: true, details: { method, timeoutMs: ms } },
       );
     }
   }

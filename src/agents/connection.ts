@@ -79,7 +79,10 @@ export class AgentConnection {
       agentName: options.launch.name,
       limits,
       host: options.host,
+      logger,
       call: (method, params, signal) => t.call(method, params, signal),
+      callWithin: (method, params, signal) =>
+        t.callWithin(method, params, signal),
       notify: (method, params) => t.notify(method, params),
       fail: (error) => t.fail(error),
     };
@@ -170,10 +173,15 @@ export class AgentConnection {
     requireCapability(this.capabilities, this.launch.name, capability, method);
   }
 
-  // Adds the agent's auth methods to AUTH_REQUIRED so callers can offer `authenticate`.
-  private async sessionCall<T>(method: string, params: unknown): Promise<T> {
+  // A bounded session request; adds the agent's auth methods to AUTH_REQUIRED so callers can
+  // offer `authenticate`.
+  private async sessionCall<T>(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
     try {
-      return await this.transport.call<T>(method, params);
+      return await this.transport.callWithin<T>(method, params, signal);
     } catch (error) {
       if (isHubError(error, "AUTH_REQUIRED"))
         error.details["authMethods"] = this.authMethods;
@@ -187,32 +195,41 @@ export class AgentConnection {
     params: SessionParams,
   ): AgentSession {
     const session = new AgentSession(this.link, id, state);
-    this.sessions.set(id, session);
+    this.router.adopt(session);
     const { cwd, additionalDirectories } = params;
     this.host?.onSessionStart?.(id, { cwd, additionalDirectories });
     return session;
   }
 
-  async newSession(params: SessionParams): Promise<AgentSession> {
+  async newSession(
+    params: SessionParams,
+    signal?: AbortSignal,
+  ): Promise<AgentSession> {
     const response = await this.sessionCall<
       SessionState & { sessionId: string }
-    >(methods.agent.session.new, sessionRequest(params));
+    >(methods.agent.session.new, sessionRequest(params), signal);
     return this.open(response.sessionId, response, params);
   }
 
   async loadSession(
     sessionId: string,
     params: SessionParams,
+    signal?: AbortSignal,
   ): Promise<LoadedSession> {
     this.require("loadSession", methods.agent.session.load);
     const session = this.open(sessionId, {}, params);
+    // The replay is what comes before the answer; what the agent sends with or after its
+    // answer (a command list) is the session's own, kept for the listener that attaches next.
     const replay: RunEvent[] = [];
     const stop = session.onEvent((event) => replay.push(event));
+    const method = methods.agent.session.load;
+    const unwatch = this.transport.answers.watch(method, sessionId, stop);
     try {
       const request = { sessionId, ...sessionRequest(params) };
       session.state = await this.sessionCall<SessionState>(
         methods.agent.session.load,
         request,
+        signal,
       );
       return { session, replay };
     } catch (error) {
@@ -220,42 +237,49 @@ export class AgentConnection {
       throw error;
     } finally {
       stop();
+      unwatch();
     }
   }
 
   async resumeSession(
     sessionId: string,
     params: SessionParams,
+    signal?: AbortSignal,
   ): Promise<AgentSession> {
     this.require("resume", methods.agent.session.resume);
     const request = { sessionId, ...sessionRequest(params) };
     const state = await this.sessionCall<SessionState>(
       methods.agent.session.resume,
       request,
+      signal,
     );
     return this.open(sessionId, state, params);
   }
 
   async listSessions(
     params: { cwd?: string; cursor?: string } = {},
+    signal?: AbortSignal,
   ): Promise<ListSessionsResponse> {
     this.require("list", methods.agent.session.list);
-    return this.transport.call<ListSessionsResponse>(
+    return this.sessionCall<ListSessionsResponse>(
       methods.agent.session.list,
       params,
+      signal,
     );
   }
 
-  async closeSession(sessionId: string): Promise<void> {
+  async closeSession(sessionId: string, signal?: AbortSignal): Promise<void> {
     this.require("close", methods.agent.session.close);
     this.sessions.get(sessionId)?.cancel();
-    await this.transport.call(methods.agent.session.close, { sessionId });
+    const params = { sessionId };
+    await this.sessionCall(methods.agent.session.close, params, signal);
     this.forget(sessionId);
   }
 
-  async deleteSession(sessionId: string): Promise<void> {
+  async deleteSession(sessionId: string, signal?: AbortSignal): Promise<void> {
     this.require("delete", methods.agent.session.delete);
-    await this.transport.call(methods.agent.session.delete, { sessionId });
+    const params = { sessionId };
+    await this.sessionCall(methods.agent.session.delete, params, signal);
     this.forget(sessionId);
   }
 
@@ -264,17 +288,18 @@ export class AgentConnection {
     this.host?.onSessionEnd?.(sessionId);
   }
 
-  async authenticate(methodId: string): Promise<void> {
-    await this.transport.call(methods.agent.authenticate, { methodId });
+  async authenticate(methodId: string, signal?: AbortSignal): Promise<void> {
+    const params = { methodId };
+    await this.transport.callWithin(methods.agent.authenticate, params, signal);
   }
 
-  /** Any request, for extension methods (`_vendor/…`); the response is returned as received. */
+  /** Any request (extension methods, forwarded session requests), bounded; answered as received. */
   request<T = unknown>(
     method: string,
     params: unknown,
     signal?: AbortSignal,
   ): Promise<T> {
-    return this.transport.call<T>(method, params, signal);
+    return this.transport.callWithin<T>(method, params, signal);
   }
 
   /** Whether any session on this connection has a turn running. */

@@ -4,6 +4,8 @@ import { HubError } from "../shared/errors.js";
 export interface ConnectionLimits {
   /** How long `initialize` may take (npx installs on first use can be slow). */
   initializeTimeoutMs: number;
+  /** How long any other request to the agent may take (session/new, load, resume, close, set_mode, …). */
+  requestTimeoutMs: number;
   /** How long a cancelled turn may take to end before the agent is killed. */
   cancelGraceMs: number;
   /** Each step of shutdown (stdin end, SIGTERM) waits this long before the next. */
@@ -18,6 +20,7 @@ export interface ConnectionLimits {
 
 export const DEFAULT_LIMITS: Readonly<ConnectionLimits> = {
   initializeTimeoutMs: 30_000,
+  requestTimeoutMs: 120_000,
   cancelGraceMs: 10_000,
   shutdownMs: 2_000,
   maxMessageBytes: 16 * 1024 * 1024,

@@ -1,5 +1,6 @@
-// No orphans even after `kill -9` of acphub: each live agent is recorded under the state
-// folder with its owner, and a later acphub reaps agents whose owner is gone.
+// No orphans even after `kill -9` of acphub: each live agent (and each terminal's process
+// group) is recorded under the state folder with its owner, and a later acphub reaps those
+// whose owner is gone.
 import {
   mkdirSync,
   readdirSync,
@@ -87,7 +88,7 @@ export function reapOrphans(stateDir: string, logger?: Logger): number[] {
     if (record && isSameProcess(record.pid, record.startTime)) {
       logger?.warn(
         { pid: record.pid, agent: record.name },
-        "reaping orphaned agent",
+        "reaping orphaned process",
       );
       killGroup(record.pid, "SIGKILL");
       killed.push(record.pid);

@@ -1,6 +1,7 @@
 // Agent processes kept warm, keyed by (agent, cwd, key): one spawn per key at a time, idle
 // processes reaped after a TTL (never one serving a prompt), crashed ones dropped and
 // respawned on next use, and a cap on live processes.
+import { addAbortListener } from "node:events";
 import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import { once } from "../shared/once.js";
@@ -15,7 +16,7 @@ export interface PoolKey {
 
 export interface PoolOptions {
   /** Spawns and initializes an agent for a key. */
-  connect: (key: PoolKey, signal?: AbortSignal) => Promise<AgentConnection>;
+  connect: (key: PoolKey) => Promise<AgentConnection>;
   idleTtlMs?: number;
   maxProcesses?: number;
   logger?: Logger;
@@ -34,6 +35,21 @@ interface Entry {
   leases: number;
   lastUsed: number;
   timer?: NodeJS.Timeout;
+}
+
+// The promise's outcome, or the signal's reason once it aborts first (the listener is removed).
+function untilAborted<T>(
+  promise: Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const listener = addAbortListener(signal, () =>
+      reject(signal.reason as Error),
+    );
+    promise.then(resolve, reject).finally(() => listener[Symbol.dispose]());
+  });
 }
 
 export const DEFAULT_IDLE_TTL_MS = 5 * 60_000;
@@ -58,7 +74,8 @@ export class AgentPool {
     return this.entries.size;
   }
 
-  // Returns a warm process for the key, spawning it once however many callers ask at once.
+  // Returns a warm process for the key, spawning it once however many callers ask at once. A
+  // caller's signal ends only its own wait: the spawn is shared (bounded by initialize's timeout).
   async acquire(key: PoolKey, signal?: AbortSignal): Promise<PoolLease> {
     if (this.closing) throw new HubError("CLOSED", "the agent pool is closed");
     const id = JSON.stringify([key.agent, key.cwd, key.key ?? ""]);
@@ -67,19 +84,19 @@ export class AgentPool {
       this.drop(entry);
       entry = undefined;
     }
-    entry ??= this.spawn(id, key, signal);
+    entry ??= this.spawn(id, key);
     entry.leases += 1;
     clearTimeout(entry.timer);
     try {
-      const connection = await entry.ready;
+      const connection = await untilAborted(entry.ready, signal);
       return { connection, release: once(() => this.release(entry)) };
     } catch (error) {
-      entry.leases -= 1;
+      this.release(entry);
       throw error;
     }
   }
 
-  private spawn(id: string, key: PoolKey, signal?: AbortSignal): Entry {
+  private spawn(id: string, key: PoolKey): Entry {
     if (this.entries.size >= this.maxProcesses && !this.evictIdle()) {
       throw new HubError(
         "POOL_FULL",
@@ -92,7 +109,7 @@ export class AgentPool {
       id,
       leases: 0,
       lastUsed: Date.now(),
-      ready: this.options.connect(key, signal),
+      ready: this.options.connect(key),
     };
     this.entries.set(id, entry);
     entry.ready.then(

@@ -23,6 +23,8 @@ export class PromptRun implements AsyncIterable<RunEvent> {
   private started = false;
   private settled = false;
   private cancelRequested = false;
+  /** The queue's LIMIT_EXCEEDED, once the consumer fell too far behind. */
+  private overflow: unknown;
   private graceTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -47,11 +49,19 @@ export class PromptRun implements AsyncIterable<RunEvent> {
     if (this.cancelRequested) this.control.requestCancel();
   }
 
+  // Queues an event for the consumer. A consumer too slow for the queue's bound gets
+  // LIMIT_EXCEEDED, and the agent's turn is cancelled: nobody would relay the rest of it.
   push(event: RunEvent): void {
-    if (!this.settled) this.queue.push(event);
+    if (this.settled || this.overflow !== undefined) return;
+    this.queue.push(event);
+    if (this.queue.error === undefined) return;
+    this.overflow = this.queue.error;
+    this.cancel();
   }
 
+  // Ends the run with the agent's answer (with the overflow error after an overflow).
   finish(result: PromptResult): void {
+    if (this.overflow !== undefined) return this.fail(this.overflow);
     if (this.settled) return;
     this.settle();
     this.queue.end();

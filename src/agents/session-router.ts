@@ -18,8 +18,12 @@ import type {
 } from "../contracts/client-host.js";
 import type { AgentSession } from "./session.js";
 
+/** Updates kept for sessions not yet known (sent with or just before the session/new answer). */
+const MAX_EARLY_UPDATES = 256;
+
 export class SessionRouter implements ClientRouter {
   readonly sessions = new Map<string, AgentSession>();
+  private early: SessionNotification[] = [];
 
   constructor(
     private readonly host: ClientHost | undefined,
@@ -43,25 +47,43 @@ export class SessionRouter implements ClientRouter {
         { params },
         "malformed session/update from agent; dropped",
       );
-    } else if (session) {
-      this.tellHost(session.id, params.update);
-      session.receiveUpdate(params as SessionNotification);
-    } else
-      this.logger.debug(
-        { sessionId: params.sessionId },
-        "update for unknown session",
-      );
+    } else if (session) this.deliver(session, params as SessionNotification);
+    else this.keepEarly(params as SessionNotification);
     return true;
   }
 
-  // The host learns of the update first (a permission request may follow); its bug is logged,
-  // never a failure of the agent's stream.
+  // The host learns of the update first (a permission request may follow), then the session.
+  private deliver(session: AgentSession, notification: SessionNotification) {
+    this.tellHost(session.id, notification.update);
+    session.receiveUpdate(notification);
+  }
+
+  // The host's bug is logged, never a failure of the agent's stream.
   private tellHost(sessionId: string, update: SessionNotification["update"]) {
     try {
       this.host?.onSessionUpdate?.(sessionId, update);
     } catch (error) {
       this.logger.warn({ err: error }, "host failed to see a session/update");
     }
+  }
+
+  // An agent may send updates in the same write as its session/new or session/load answer,
+  // before the session is registered here: keep them (bounded) for adopt().
+  private keepEarly(notification: SessionNotification): void {
+    this.logger.debug(
+      { sessionId: notification.sessionId },
+      "update for a session not yet known; kept",
+    );
+    this.early.push(notification);
+    if (this.early.length > MAX_EARLY_UPDATES) this.early.shift();
+  }
+
+  // Registers a session and hands it the updates that arrived for it before it was known.
+  adopt(session: AgentSession): void {
+    this.sessions.set(session.id, session);
+    const mine = this.early.filter((n) => n.sessionId === session.id);
+    this.early = this.early.filter((n) => n.sessionId !== session.id);
+    for (const notification of mine) this.deliver(session, notification);
   }
 
   onPermission(

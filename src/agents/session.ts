@@ -1,5 +1,6 @@
 // One ACP session on an agent: prompts (one at a time, or queued), permission decisions and
 // bridged requests for it, and mode/config changes when the agent offered them.
+import { addAbortListener } from "node:events";
 import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
@@ -14,6 +15,7 @@ import type {
 import type { PromptResult, RunEvent } from "../contracts/events.js";
 import { methods } from "../protocol/methods.js";
 import { HubError, isHubError } from "../shared/errors.js";
+import type { Logger } from "../shared/logger.js";
 import { unsupported } from "./agent-errors.js";
 import type { ConnectionLimits } from "./limits.js";
 import {
@@ -48,11 +50,23 @@ export interface SessionLink {
   agentName: string;
   limits: Pick<ConnectionLimits, "cancelGraceMs" | "maxQueuedEvents">;
   host: ClientHost | undefined;
+  /** Where a listener's bug is reported (it must not fail the agent's stream). */
+  logger: Logger;
+  /** Unbounded: only session/prompt, which ends by session/cancel. */
   call<T>(method: string, params: unknown, signal?: AbortSignal): Promise<T>;
+  /** Bounded by the signal and the request timeout: every other request. */
+  callWithin<T>(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<T>;
   notify(method: string, params: unknown): void;
   /** Fails the whole connection (an agent that ignored a cancel is killed). */
   fail(error: HubError): void;
 }
+
+/** Events kept for the first listener of a session nobody listens to yet. */
+const MAX_UNHEARD_EVENTS = 256;
 
 export class AgentSession {
   private activeRun: PromptRun | undefined;
@@ -60,6 +74,8 @@ export class AgentSession {
   private pendingRuns = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<(event: RunEvent) => void>();
+  /** Events that came while nobody listened (between session/new and the gateway attaching). */
+  private unheard: RunEvent[] = [];
   private readonly permissionAborts = new Set<AbortController>();
 
   /** What the permission and bridge handlers see of this session. */
@@ -86,12 +102,29 @@ export class AgentSession {
   /** Receives events that arrive outside a turn (load replay, late command lists). */
   onEvent(listener: (event: RunEvent) => void): () => void {
     this.listeners.add(listener);
+    const unheard = this.unheard.splice(0);
+    for (const event of unheard) listener(event);
     return () => this.listeners.delete(listener);
   }
 
+  // Hands an event to the running turn, else to each listener; a listener that throws is
+  // logged and skipped: this runs inside the agent's stream, where a throw fails the agent.
   emit(event: RunEvent): void {
-    if (this.activeRun) this.activeRun.push(event);
-    else for (const listener of this.listeners) listener(event);
+    if (this.activeRun) return this.activeRun.push(event);
+    if (this.listeners.size === 0) {
+      if (this.unheard.push(event) > MAX_UNHEARD_EVENTS) this.unheard.shift();
+      return;
+    }
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.link.logger.error(
+          { err: error, sessionId: this.id, event: event.type },
+          "a session event listener threw; the event was not delivered to it",
+        );
+      }
+    }
   }
 
   receiveUpdate(notification: SessionNotification): void {
@@ -113,21 +146,24 @@ export class AgentSession {
       );
     }
     const { link } = this;
+    let listening: Disposable | undefined;
     const run = new PromptRun(
       {
         agentName: link.agentName,
         cancelGraceMs: link.limits.cancelGraceMs,
         requestCancel: () => this.requestCancel(),
         onUnresponsive: (error) => link.fail(error),
-        onSettle: () => (this.pendingRuns -= 1),
+        onSettle: () => {
+          this.pendingRuns -= 1;
+          listening?.[Symbol.dispose]();
+        },
       },
       link.limits.maxQueuedEvents,
     );
     this.pendingRuns += 1;
-    if (options.signal?.aborted) run.cancel();
-    options.signal?.addEventListener("abort", () => run.cancel(), {
-      once: true,
-    });
+    const { signal } = options;
+    if (signal?.aborted) run.cancel();
+    else if (signal) listening = addAbortListener(signal, () => run.cancel());
     const previous = this.tail;
     this.tail = previous
       .then(() => this.execute(run, input, options))
@@ -225,17 +261,19 @@ export class AgentSession {
     return run.result;
   }
 
-  async setMode(modeId: string): Promise<void> {
+  async setMode(modeId: string, signal?: AbortSignal): Promise<void> {
     if (!this.state.modes)
       throw unsupported(this.link.agentName, "session/set_mode", "modes");
-    await this.link.call(methods.agent.session.setMode, {
-      sessionId: this.id,
-      modeId,
-    });
+    const params = { sessionId: this.id, modeId };
+    await this.link.callWithin(methods.agent.session.setMode, params, signal);
     this.state.modes = { ...this.state.modes, currentModeId: modeId };
   }
 
-  async setConfigOption(configId: string, value: string): Promise<void> {
+  async setConfigOption(
+    configId: string,
+    value: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
     if (!this.state.configOptions) {
       throw unsupported(
         this.link.agentName,
@@ -244,9 +282,9 @@ export class AgentSession {
       );
     }
     const params = { sessionId: this.id, configId, value };
-    const response = await this.link.call<{
+    const response = await this.link.callWithin<{
       configOptions?: { id: string }[];
-    }>(methods.agent.session.setConfigOption, params);
+    }>(methods.agent.session.setConfigOption, params, signal);
     if (response.configOptions)
       this.state.configOptions = response.configOptions;
   }

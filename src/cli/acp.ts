@@ -14,11 +14,14 @@ import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { workflowCommands } from "./flow-commands.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
 export interface AcpOptions extends GlobalOptions {
   agent?: string;
   cwd?: string;
+  /** Present this workflow as the agent. */
+  workflow?: string;
 }
 
 export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
@@ -60,6 +63,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
     ledger,
     host,
     editor,
+    commands: workflowCommands(ctx, ledger, options.workflow),
     cwd,
   });
   const stop = once(async () => {

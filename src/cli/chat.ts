@@ -100,6 +100,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
         (interactive ? "ask" : "approve-reads"),
       approver: interactive ? ttyApprover(keys, renderer, style) : undefined,
       render: onEvent,
+      workflows: true,
     });
     const notice = hub.mockByDefault ? mockNoticeOnce(ctx.paths) : undefined;
     if (notice) process.stderr.write(notice);

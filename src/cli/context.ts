@@ -66,6 +66,7 @@ export function connectionLimits(config: Config): Partial<ConnectionLimits> {
   const { timeouts = {}, limits = {} } = config;
   return {
     initializeTimeoutMs: timeouts.initializeMs,
+    requestTimeoutMs: timeouts.requestMs,
     cancelGraceMs: timeouts.cancelGraceMs,
     shutdownMs: timeouts.shutdownMs,
     maxMessageBytes: limits.maxMessageBytes,

@@ -28,6 +28,10 @@ const BY_CODE: Partial<Record<HubErrorCode, ExitCode>> = {
   INIT_TIMEOUT: EXIT_CODES.timeout,
   SESSION_NOT_FOUND: EXIT_CODES.noSession,
   PERMISSION_DENIED: EXIT_CODES.permissionDenied,
+  WORKFLOW_INVALID: EXIT_CODES.usage,
+  WORKFLOW_NOT_FOUND: EXIT_CODES.usage,
+  WORKFLOW_TIMEOUT: EXIT_CODES.timeout,
+  WORKFLOW_GATE_REJECTED: EXIT_CODES.permissionDenied,
 };
 
 export function toExitCode(error: unknown): ExitCode {

@@ -15,6 +15,7 @@ import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
 import { noticeFrom, type CliEvent } from "./cli-events.js";
 import { type CliContext } from "./context.js";
+import { workflowCommands } from "./flow-commands.js";
 import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { buildGateway, buildHost, openLedger } from "./wiring.js";
 
@@ -32,6 +33,8 @@ export interface LocalHubOptions {
   render: (event: CliEvent) => void;
   /** The agent, spawned early by the caller; used for the first connection. */
   prespawned?: AgentProcess;
+  /** Offer the workflows as slash commands (chat); gates go to the approver. */
+  workflows?: boolean;
   /** Aborts starting (spawn, initialize, session): the agent is stopped. */
   signal?: AbortSignal;
 }
@@ -48,8 +51,11 @@ export interface LocalHub {
 }
 
 // The CLI as the gateway's editor: it shows notices (so acphub's voice never arrives as an
-// agent message) and renders everything else as run events.
-export function cliEditor(render: (event: CliEvent) => void): EditorPort {
+// agent message) and renders everything else as run events; workflow gates go to the approver.
+export function cliEditor(
+  render: (event: CliEvent) => void,
+  approver?: Approver,
+): EditorPort {
   return {
     notify: (method, params) => {
       const p = params as {
@@ -70,10 +76,21 @@ export function cliEditor(render: (event: CliEvent) => void): EditorPort {
       }
       return Promise.resolve();
     },
-    request: (method) =>
-      Promise.reject(
-        new HubError("UNSUPPORTED", `the CLI does not answer ${method}`),
-      ),
+    // Workflow gates ask the person at the terminal, when there is one.
+    request: async <T>(
+      method: string,
+      params: unknown,
+      signal?: AbortSignal,
+    ) => {
+      if (method !== "session/request_permission" || !approver)
+        throw new HubError("UNSUPPORTED", `the CLI does not answer ${method}`);
+      const request = params as Parameters<Approver>[0];
+      const outcome = await approver(
+        request,
+        signal ?? new AbortController().signal,
+      );
+      return { outcome } as T;
+    },
     observe: (_sessionId, event) => render(event),
   };
 }
@@ -122,13 +139,14 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     host,
     cwd: record?.cwd ?? o.cwd,
     prespawned: o.prespawned,
+    ...(o.workflows ? { commands: workflowCommands(o.ctx, ledger) } : {}),
     signal: o.signal,
   });
   const close = async () => {
     await gateway.close();
     host.close();
   };
-  gateway.attachEditor(cliEditor(o.render));
+  gateway.attachEditor(cliEditor(o.render, o.approver));
   // Giving up on starting closes everything started so far, which fails what is pending.
   const onAbort = () => void close();
   o.signal?.addEventListener("abort", onAbort, { once: true });

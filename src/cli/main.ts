@@ -2,6 +2,7 @@
 // The `acphub` command: commander wiring only; each command lives in its own module.
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ACPHUB_VERSION } from "../shared/version.js";
+import { registerFlow } from "./flow-cmd.js";
 import { addLedgerCommands } from "./commands-sessions.js";
 import { addSetupCommands } from "./commands-setup.js";
 
@@ -132,6 +133,10 @@ program
   )
   .option("-a, --agent <name>", "agent name from the registry or config")
   .option("-C, --cwd <dir>", "working directory of the agent process")
+  .option(
+    "--workflow <name>",
+    "present this workflow as the agent: each prompt is one run",
+  )
   .addHelpText(
     "after",
     `
@@ -143,6 +148,7 @@ An editor launches this command as if it were the agent. Example (Zed settings.j
     process.exitCode = await acpCommand({ ...program.opts(), ...options });
   });
 
+registerFlow(program);
 addLedgerCommands(program);
 addSetupCommands(program);
 
@@ -169,6 +175,11 @@ program
     "keep running after stdin closes (like a leaky agent)",
   )
   .option("--init-delay-ms <ms>", "wait before answering initialize", integer)
+  .option(
+    "--resume-delay-ms <ms>",
+    "wait before answering session/resume",
+    integer,
+  )
   .option("--no-init-answer", "never answer initialize")
   .option(
     "--exit-before-init <code>",

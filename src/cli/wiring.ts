@@ -3,14 +3,21 @@
 import { join } from "node:path";
 import type { AgentProcess } from "../agents/agent-process.js";
 import { connectAgent } from "../agents/connection.js";
+import { forgetAgent, recordAgent } from "../agents/orphans.js";
 import type { AgentLaunch } from "../agents/registry.js";
 import type { Config, PermissionMode } from "../config/schema.js";
 import type { EditorChannel } from "../gateway/editor-channel.js";
 import { Gateway } from "../gateway/gateway.js";
-import type { AgentPort, LedgerPort } from "../gateway/ports.js";
+import type {
+  AgentPort,
+  HubCommandsPort,
+  LedgerPort,
+} from "../gateway/ports.js";
 import { openLedgerAt } from "../ledger/open.js";
+import { agentServers, withAgentServers } from "./agent-mcp.js";
 import { connectionLimits, type CliContext } from "./context.js";
 import {
+  type CommandPolicy,
   DEFAULT_ALLOWED_COMMANDS,
   DEFAULT_DENY_RULES,
 } from "../host/command-policy.js";
@@ -59,18 +66,25 @@ export function buildHost(w: HostWiring): HostServices {
       timeoutMs: t.timeoutMs,
       maxPerSession: t.maxPerSession,
     },
-    commands: {
-      allow: [
-        ...(t.allow ?? DEFAULT_ALLOWED_COMMANDS),
-        ...(t.extraAllow ?? []),
-      ],
-      deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
-    },
+    commands: commandPolicyFrom(config),
     logger: w.logger,
     masker,
     editor: w.editor,
+    recorder: {
+      record: (pid, name) => recordAgent(w.stateDir, pid, name),
+      forget: (pid) => forgetAgent(w.stateDir, pid),
+    },
     sandbox: sandboxSettings(config, w),
   });
+}
+
+// The terminal command policy from config (agents' terminals and workflow shell steps).
+export function commandPolicyFrom(config: Config): CommandPolicy {
+  const t = config.terminals ?? {};
+  return {
+    allow: [...(t.allow ?? DEFAULT_ALLOWED_COMMANDS), ...(t.extraAllow ?? [])],
+    deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
+  };
 }
 
 /**
@@ -103,6 +117,8 @@ export interface GatewayWiring {
   cwd?: string;
   /** An agent spawned early, used for the first connection. */
   prespawned?: AgentProcess;
+  /** Commands acphub runs itself in sessions (workflows). */
+  commands?: HubCommandsPort;
   /** Aborts connecting (spawn and initialize). */
   signal?: AbortSignal;
 }
@@ -122,21 +138,26 @@ export function buildGateway(w: GatewayWiring): Gateway {
     ledger: w.ledger,
     logger,
     editor: w.editor,
+    ...(w.commands ? { commands: w.commands } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,
       busyPrompt: limits.busyPrompt,
     },
     connect: async (): Promise<AgentPort> =>
-      connectAgent({
-        process: takeEarly(),
-        launch: w.launch,
-        cwd: w.cwd,
+      withAgentServers(
+        await connectAgent({
+          process: takeEarly(),
+          launch: w.launch,
+          cwd: w.cwd,
+          logger,
+          host: w.host,
+          stateDir: paths.stateDir,
+          signal: w.signal,
+          ...connectionLimits(config),
+        }),
+        agentServers(config, w.agentName),
         logger,
-        host: w.host,
-        stateDir: paths.stateDir,
-        signal: w.signal,
-        ...connectionLimits(config),
-      }),
+      ),
   });
 }

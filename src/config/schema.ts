@@ -1,5 +1,6 @@
 // The config file's schema. Strict: an unknown key is an error, so typos never pass silently.
 import { z } from "zod";
+import { mcpServerSchema } from "../shared/mcp-servers.js";
 
 const positiveMs = z.number().int().positive();
 
@@ -20,6 +21,8 @@ export const agentEntrySchema = z.strictObject({
   /** Names of variables from acphub's environment this agent may see, beyond the base set. */
   passEnv: z.array(z.string().min(1)).optional(),
   description: z.string().optional(),
+  /** MCP servers given to this agent on every session/new, load and resume. */
+  mcpServers: z.array(mcpServerSchema).optional(),
   /** Run the agent process itself inside the OS sandbox. */
   sandbox: agentSandboxSchema.optional(),
 });
@@ -63,6 +66,7 @@ export const configSchema = z.strictObject({
   timeouts: z
     .strictObject({
       initializeMs: positiveMs.optional(),
+      requestMs: positiveMs.optional(),
       cancelGraceMs: positiveMs.optional(),
       shutdownMs: positiveMs.optional(),
     })

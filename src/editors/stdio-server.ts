@@ -48,26 +48,26 @@ export async function serveStdio({
     .onRequest(m.initialize, raw<Params>, ({ params }) =>
       edge(() => gateway.initialize(params)),
     )
-    .onRequest(m.authenticate, raw<Params>, ({ params }) =>
-      edge(() => gateway.authenticate(params)),
+    .onRequest(m.authenticate, raw<Params>, ({ params, signal }) =>
+      edge(() => gateway.authenticate(params, signal)),
     )
-    .onRequest(m.session.new, raw<Params>, ({ params }) =>
-      edge(() => gateway.newSession(params)),
+    .onRequest(m.session.new, raw<Params>, ({ params, signal }) =>
+      edge(() => gateway.newSession(params, signal)),
     )
-    .onRequest(m.session.load, raw<Params>, ({ params }) =>
-      edge(() => gateway.loadSession(params)),
+    .onRequest(m.session.load, raw<Params>, ({ params, signal }) =>
+      edge(() => gateway.loadSession(params, signal)),
     )
     .onRequest(m.session.list, raw<Params>, ({ params }) =>
       edge(() => gateway.listSessions(params)),
     )
-    .onRequest(m.session.resume, raw<Params>, ({ params }) =>
-      edge(() => gateway.resumeSession(params)),
+    .onRequest(m.session.resume, raw<Params>, ({ params, signal }) =>
+      edge(() => gateway.resumeSession(params, signal)),
     )
-    .onRequest(m.session.close, raw<Params>, ({ params }) =>
-      edge(() => gateway.closeSession(params)),
+    .onRequest(m.session.close, raw<Params>, ({ params, signal }) =>
+      edge(() => gateway.closeSession(params, signal)),
     )
-    .onRequest(m.session.delete, raw<Params>, ({ params }) =>
-      edge(() => gateway.deleteSession(params)),
+    .onRequest(m.session.delete, raw<Params>, ({ params, signal }) =>
+      edge(() => gateway.deleteSession(params, signal)),
     )
     .onRequest(m.session.setMode, raw<Params>, forward(m.session.setMode))
     .onRequest(

@@ -28,6 +28,11 @@ export const WIRE_CODE_OF: Record<HubErrorCode, number> = {
   CLOSED: -32603,
   LEDGER_UNAVAILABLE: -32603,
   INTERNAL: -32603,
+  WORKFLOW_INVALID: -32602,
+  WORKFLOW_NOT_FOUND: -32002,
+  WORKFLOW_STEP_FAILED: -32603,
+  WORKFLOW_GATE_REJECTED: -32001,
+  WORKFLOW_TIMEOUT: -32603,
 };
 
 export function toRequestError(error: unknown): RequestError {
@@ -48,7 +53,14 @@ export function toRequestError(error: unknown): RequestError {
     code: error.code,
     retryable: error.retryable,
   };
-  for (const key of ["authMethods", "stderrTail", "code", "signal"] as const) {
+  for (const key of [
+    "authMethods",
+    "stderrTail",
+    "code",
+    "signal",
+    "file",
+    "step",
+  ] as const) {
     if (error.details[key] !== undefined)
       data[key === "code" ? "exitCode" : key] = error.details[key];
   }

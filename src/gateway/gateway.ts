@@ -20,6 +20,7 @@ import type { GatewayParts } from "./parts.js";
 import type {
   AgentPort,
   EditorPort,
+  HubCommandsPort,
   LedgerPort,
   SessionRecord,
 } from "./ports.js";
@@ -32,6 +33,7 @@ import {
 } from "./session-ops.js";
 import { SessionTable } from "./session-table.js";
 import { promptLive, promptOf } from "./turns.js";
+import { commandOf, runHubCommand } from "./hub-commands.js";
 
 export interface GatewayOptions {
   agentName: string;
@@ -42,6 +44,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** The editor side, when the caller builds it first (so the host can talk to the editor). */
   editor?: EditorChannel;
+  /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
+  commands?: HubCommandsPort;
 }
 
 export class Gateway {
@@ -51,6 +55,8 @@ export class Gateway {
   private readonly parts: GatewayParts;
   private readonly limiter: FixedWindowLimiter;
   private initialized = false;
+  /** Hub commands (workflow runs) in progress, by session, for session/cancel. */
+  private readonly commandRuns = new Map<string, AbortController>();
 
   constructor(options: GatewayOptions) {
     this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
@@ -63,6 +69,7 @@ export class Gateway {
       agents: new AgentSlot(options.connect),
       sessions: this.editor.sessions,
       editor: this.editor,
+      ...(options.commands ? { commands: options.commands } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,
@@ -92,11 +99,11 @@ export class Gateway {
     return initializeAnswer(agent.initializeResponse, this.parts.agentName);
   }
 
-  async authenticate(params: Params): Promise<Params> {
-    return (await this.agent()).request("authenticate", params);
+  async authenticate(params: Params, signal?: AbortSignal): Promise<Params> {
+    return (await this.agent()).request("authenticate", params, signal);
   }
 
-  async newSession(params: Params): Promise<Params> {
+  async newSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     if (!this.limiter.take()) {
       throw new HubError(
@@ -105,16 +112,61 @@ export class Gateway {
         { retryable: true },
       );
     }
-    return openSession(this.parts, params);
+    const response = await openSession(this.parts, params, signal);
+    this.advertiseCommands(
+      String(response["sessionId"]),
+      String(params["cwd"]),
+    );
+    return response;
+  }
+
+  // Tells the editor about acphub's own commands in a new session, after the response (through
+  // the session's relay, which adds them to an available_commands_update).
+  private advertiseCommands(hubId: string, cwd: string): void {
+    if (!this.parts.commands?.list(cwd).length) return;
+    const relay = this.parts.sessions.get(hubId)?.relay;
+    setImmediate(() =>
+      relay?.pushOutside({
+        type: "session_update",
+        sessionId: hubId,
+        update: {
+          sessionUpdate: "available_commands_update",
+          availableCommands: [],
+        },
+      }),
+    );
   }
 
   async prompt(params: Params, signal: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = await this.record(params["sessionId"]);
     const prompt = promptOf(params, this.limits.maxPromptBytes);
-    const live = await liveSession(this.parts, record);
+    const command = commandOf(this.parts.commands, record.cwd, prompt);
+    if (command && this.parts.commands)
+      return runHubCommand(
+        this.parts,
+        this.parts.commands,
+        record,
+        prompt,
+        command,
+        signal,
+        this.commandRuns,
+      );
     const meta = params["_meta"] as Params | undefined;
-    return promptLive(this.parts, record, live, prompt, meta, signal);
+    const scope = this.parts.sessions.cancelScope(record.id, signal);
+    try {
+      const live = await liveSession(this.parts, record);
+      return await promptLive(
+        this.parts,
+        record,
+        live,
+        prompt,
+        meta,
+        scope.signal,
+      );
+    } finally {
+      scope.release();
+    }
   }
 
   /** The session's modes and config options as the agent last described them. */
@@ -123,22 +175,30 @@ export class Gateway {
     return live ? stateOf(live.session) : {};
   }
 
-  async setMode(sessionId: string, modeId: string): Promise<void> {
-    const live = await liveSession(this.parts, await this.record(sessionId));
-    await live.session.setMode(modeId);
+  async setMode(
+    sessionId: string,
+    modeId: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const record = await this.record(sessionId);
+    const live = await liveSession(this.parts, record, signal);
+    await live.session.setMode(modeId, signal);
   }
 
   async setConfigOption(
     sessionId: string,
     configId: string,
     value: string,
+    signal?: AbortSignal,
   ): Promise<void> {
-    const live = await liveSession(this.parts, await this.record(sessionId));
-    await live.session.setConfigOption(configId, value);
+    const record = await this.record(sessionId);
+    const live = await liveSession(this.parts, record, signal);
+    await live.session.setConfigOption(configId, value, signal);
   }
 
   cancel(params: Params): void {
-    this.parts.sessions.get(String(params["sessionId"]))?.turn?.cancel();
+    this.commandRuns.get(String(params["sessionId"]))?.abort();
+    this.parts.sessions.cancel(String(params["sessionId"]));
   }
 
   listSessions(params: Params): Promise<Params> {
@@ -146,7 +206,9 @@ export class Gateway {
     return listPage(this.parts, params);
   }
 
-  async loadSession(params: Params): Promise<Params> {
+  // Answered from the ledger without waiting for the agent, so the request's signal has nothing
+  // to stop; the background restoration is bounded by the agent's request timeout.
+  async loadSession(params: Params, _signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = await this.record(params["sessionId"]);
     await Promise.all([
@@ -167,29 +229,23 @@ export class Gateway {
     return {};
   }
 
-  async resumeSession(params: Params): Promise<Params> {
+  async resumeSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = await this.record(params["sessionId"]);
-    const live = await liveSession(this.parts, record);
+    const live = await liveSession(this.parts, record, signal);
     await this.parts.ledger.updateSession(record.id, { state: "active" });
     return { ...stateOf(live.session) };
   }
 
-  async closeSession(params: Params): Promise<Params> {
-    await endSession(
-      this.parts,
-      await this.record(params["sessionId"]),
-      "close",
-    );
+  async closeSession(params: Params, signal?: AbortSignal): Promise<Params> {
+    const record = await this.record(params["sessionId"]);
+    await endSession(this.parts, record, "close", signal);
     return {};
   }
 
-  async deleteSession(params: Params): Promise<Params> {
-    await endSession(
-      this.parts,
-      await this.record(params["sessionId"]),
-      "delete",
-    );
+  async deleteSession(params: Params, signal?: AbortSignal): Promise<Params> {
+    const record = await this.record(params["sessionId"]);
+    await endSession(this.parts, record, "delete", signal);
     return {};
   }
 
@@ -202,6 +258,7 @@ export class Gateway {
     const live = await liveSession(
       this.parts,
       await this.record(params["sessionId"]),
+      signal,
     );
     return live.agent.request(
       method,

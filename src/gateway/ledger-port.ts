@@ -45,10 +45,11 @@ export type SessionPatch = Partial<
 /**
  * What an event records. Payload shapes: `prompt` {prompt, meta?}; `update` {update, _meta?}
  * (exactly a `session/update`'s params without `sessionId`); `permission` {toolCall, outcome,
- * decidedBy, reason}; `turn_end` {stopReason} or {error}; `restore` {mode, agentSessionId}.
+ * decidedBy, reason}; `turn_end` {stopReason} or {error}; `restore` {mode, agentSessionId};
+ * `workflow` a workflow run's progress: run and step starts and ends (workflows/ports.ts).
  */
 export type LedgerEventKind =
-  "prompt" | "update" | "permission" | "turn_end" | "restore";
+  "prompt" | "update" | "permission" | "turn_end" | "restore" | "workflow";
 
 export const LEDGER_EVENT_KINDS: readonly LedgerEventKind[] = [
   "prompt",
@@ -56,6 +57,7 @@ export const LEDGER_EVENT_KINDS: readonly LedgerEventKind[] = [
   "permission",
   "turn_end",
   "restore",
+  "workflow",
 ];
 
 /** An event parsed and checked. */

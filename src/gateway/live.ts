@@ -9,19 +9,20 @@ import type { LiveSession } from "./session-table.js";
 
 type AttachParts = Pick<
   GatewayParts,
-  "ledger" | "editor" | "logger" | "sessions"
+  "ledger" | "editor" | "logger" | "sessions" | "commands"
 >;
 
 // Attaches an agent session to a hub session; its out-of-turn events are relayed from now on.
 export function attachSession(
   parts: AttachParts,
   hubId: string,
+  cwd: string,
   agent: AgentPort,
   session: AgentSessionPort,
   needsPriming: boolean,
 ): LiveSession {
   const relay =
-    parts.sessions.get(hubId)?.relay ?? new SessionRelay(parts, hubId);
+    parts.sessions.get(hubId)?.relay ?? new SessionRelay(parts, hubId, cwd);
   const unsubscribe = session.onEvent((event) => relay.pushOutside(event));
   const entry: LiveSession = {
     agent,
@@ -35,14 +36,20 @@ export function attachSession(
 }
 
 // The live agent session behind a hub session, restoring it onto the agent when needed (one
-// restoration at a time per session: session/load starts one, the next prompt waits for it).
+// restoration at a time per session: session/load starts one, the next prompt waits for it). The
+// signal stops this caller's wait (a prompt passes none: its cancel waits for the restore, bounded).
 export async function liveSession(
   parts: GatewayParts,
   record: SessionRecord,
+  signal?: AbortSignal,
 ): Promise<LiveSession> {
   const existing = parts.sessions.get(record.id);
   if (existing?.agent.alive) return existing;
-  return parts.sessions.restore(record.id, () => restoreLive(parts, record));
+  return parts.sessions.restore(
+    record.id,
+    () => restoreLive(parts, record),
+    signal,
+  );
 }
 
 // Restores the session onto the current agent process and tells the ledger and the editor how.
@@ -51,7 +58,8 @@ async function restoreLive(
   record: SessionRecord,
 ): Promise<LiveSession> {
   const agent = await parts.agents.get();
-  const { session, mode } = await restoreSession(agent, record, parts.logger);
+  const { logger } = parts;
+  const { session, mode } = await restoreSession(agent, record, logger);
   if (session.id !== record.agentSessionId)
     await parts.ledger.updateSession(record.id, { agentSessionId: session.id });
   await parts.ledger.append(record.id, "restore", {
@@ -61,6 +69,7 @@ async function restoreLive(
   const entry = attachSession(
     parts,
     record.id,
+    record.cwd,
     agent,
     session,
     mode === "primed",

@@ -4,7 +4,7 @@ import type { Logger } from "../shared/logger.js";
 import type { AgentSlot } from "./agent-slot.js";
 import type { EditorChannel } from "./editor-channel.js";
 import type { GatewayLimits } from "./limits.js";
-import type { LedgerPort } from "./ports.js";
+import type { HubCommandsPort, LedgerPort } from "./ports.js";
 import type { SessionTable } from "./session-table.js";
 
 export interface GatewayParts {
@@ -16,4 +16,6 @@ export interface GatewayParts {
   agents: AgentSlot;
   sessions: SessionTable;
   editor: EditorChannel;
+  /** Commands acphub runs itself in sessions (workflows), when wired. */
+  commands?: HubCommandsPort;
 }

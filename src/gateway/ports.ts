@@ -30,13 +30,18 @@ export interface AgentSessionPort {
   state: Record<string, unknown>;
   prompt(
     blocks: RawContentBlock[],
-    options: { meta?: Record<string, unknown> },
+    /** An aborted `signal` cancels the turn (at once when it is already aborted). */
+    options: { meta?: Record<string, unknown>; signal?: AbortSignal },
   ): TurnPort;
   cancel(): void;
   /** Events outside a turn (command lists after session/new, mode changes). */
   onEvent(listener: (event: RunEvent) => void): () => void;
-  setMode(modeId: string): Promise<void>;
-  setConfigOption(configId: string, value: string): Promise<void>;
+  setMode(modeId: string, signal?: AbortSignal): Promise<void>;
+  setConfigOption(
+    configId: string,
+    value: string,
+    signal?: AbortSignal,
+  ): Promise<void>;
 }
 
 export interface AgentPort {
@@ -45,18 +50,24 @@ export interface AgentPort {
   supports(
     capability: "loadSession" | "list" | "resume" | "close" | "delete",
   ): boolean;
-  newSession(params: SessionOpenParams): Promise<AgentSessionPort>;
+  // Every request but a turn is bounded: by the signal, and by the agent's request timeout.
+  newSession(
+    params: SessionOpenParams,
+    signal?: AbortSignal,
+  ): Promise<AgentSessionPort>;
   loadSession(
     id: string,
     params: SessionOpenParams,
+    signal?: AbortSignal,
   ): Promise<{ session: AgentSessionPort }>;
   resumeSession(
     id: string,
     params: SessionOpenParams,
+    signal?: AbortSignal,
   ): Promise<AgentSessionPort>;
-  closeSession(id: string): Promise<void>;
-  deleteSession(id: string): Promise<void>;
-  authenticate(methodId: string): Promise<void>;
+  closeSession(id: string, signal?: AbortSignal): Promise<void>;
+  deleteSession(id: string, signal?: AbortSignal): Promise<void>;
+  authenticate(methodId: string, signal?: AbortSignal): Promise<void>;
   request<T = unknown>(
     method: string,
     params: unknown,
@@ -90,4 +101,40 @@ export interface EditorPort {
     params: unknown,
     signal?: AbortSignal,
   ): Promise<T>;
+}
+
+/** A command acphub offers in a session next to the agent's own (a workflow, say). */
+export interface HubCommand {
+  name: string;
+  description: string;
+  input?: { hint: string };
+}
+
+/** What a hub command may do in the session it runs in. */
+export interface HubCommandContext {
+  sessionId: string;
+  cwd: string;
+  /** The text after `/name `. */
+  input: string;
+  /** The editor's own MCP servers of this session (from session/new). */
+  mcpServers: McpServer[];
+  /** Shows an update to the editor (recorded in the ledger first). */
+  send(update: Record<string, unknown>): Promise<void>;
+  /** Asks the editor (`session/request_permission`, say). */
+  request<T = unknown>(
+    method: string,
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<T>;
+  signal: AbortSignal;
+}
+
+/** The commands acphub itself runs in sessions (workflows); the gateway knows them by this port. */
+export interface HubCommandsPort {
+  /** Commands to advertise in a session in this folder. */
+  list(cwd: string): HubCommand[];
+  /** When set, every prompt runs this command (a workflow presented as the agent). */
+  exclusive?: string;
+  /** Runs one; resolves to the prompt's stop reason. */
+  run(name: string, ctx: HubCommandContext): Promise<{ stopReason: string }>;
 }

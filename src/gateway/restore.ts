@@ -36,16 +36,18 @@ export async function restoreSession(
   agent: AgentPort,
   record: SessionRecord,
   logger: Logger,
+  signal?: AbortSignal,
 ): Promise<Restored> {
   const params = openParams(record);
   const agentId = record.agentSessionId;
   if (agentId && agent.supports("resume")) {
     try {
       return {
-        session: await agent.resumeSession(agentId, params),
+        session: await agent.resumeSession(agentId, params, signal),
         mode: "resumed",
       };
     } catch (error) {
+      if (signal?.aborted) throw error;
       logger.warn(
         { sessionId: record.id, err: errorMessage(error) },
         "agent could not resume the session",
@@ -54,16 +56,17 @@ export async function restoreSession(
   }
   if (agentId && agent.supports("loadSession")) {
     try {
-      const { session } = await agent.loadSession(agentId, params);
+      const { session } = await agent.loadSession(agentId, params, signal);
       return { session, mode: "loaded" };
     } catch (error) {
+      if (signal?.aborted) throw error;
       logger.warn(
         { sessionId: record.id, err: errorMessage(error) },
         "agent could not load the session",
       );
     }
   }
-  const session = await agent.newSession(params);
+  const session = await agent.newSession(params, signal);
   return { session, mode: record.eventCount > 0 ? "primed" : "new" };
 }
 

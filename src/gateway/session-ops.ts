@@ -12,6 +12,7 @@ import type { AgentSessionPort, SessionRecord } from "./ports.js";
 export async function openSession(
   parts: GatewayParts,
   params: Params,
+  signal?: AbortSignal,
 ): Promise<Params> {
   const agent = await parts.agents.get();
   const { cwd, mcpServers, additionalDirectories, _meta } = params as {
@@ -20,12 +21,10 @@ export async function openSession(
     additionalDirectories?: string[];
     _meta?: Params;
   };
-  const session = await agent.newSession({
-    cwd,
-    mcpServers: mcpServers ?? [],
-    additionalDirectories,
-    meta: _meta,
-  });
+  const session = await agent.newSession(
+    { cwd, mcpServers: mcpServers ?? [], additionalDirectories, meta: _meta },
+    signal,
+  );
   const id = `hub-${randomUUID()}`;
   const now = Date.now();
   await parts.ledger.createSession({
@@ -43,7 +42,7 @@ export async function openSession(
       ...(_meta ? { _meta } : {}),
     },
   });
-  attachSession(parts, id, agent, session, false);
+  attachSession(parts, id, cwd, agent, session, false);
   return { ...session.state, sessionId: id };
 }
 
@@ -86,18 +85,19 @@ export async function endSession(
   parts: Pick<GatewayParts, "ledger" | "logger" | "sessions">,
   record: SessionRecord,
   how: "close" | "delete",
+  signal?: AbortSignal,
 ): Promise<void> {
   const live = parts.sessions.remove(record.id);
   const agent = live?.agent;
   if (how === "close") {
     if (live && agent?.alive && agent.supports("close"))
-      await agent.closeSession(live.session.id);
+      await agent.closeSession(live.session.id, signal);
     await parts.ledger.updateSession(record.id, { state: "closed" });
     return;
   }
   if (agent?.alive && agent.supports("delete") && record.agentSessionId) {
     await agent
-      .deleteSession(record.agentSessionId)
+      .deleteSession(record.agentSessionId, signal)
       .catch((error: unknown) =>
         parts.logger.warn({ err: error }, "agent could not delete the session"),
       );

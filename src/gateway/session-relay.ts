@@ -5,9 +5,11 @@
 // never reach the editor; the turn then fails with that error.
 import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
+import { withHubCommands } from "./hub-commands.js";
 import type { GatewayParts } from "./parts.js";
 
-export type RelayParts = Pick<GatewayParts, "ledger" | "editor" | "logger">;
+export type RelayParts = Pick<GatewayParts, "ledger" | "editor" | "logger"> &
+  Partial<Pick<GatewayParts, "commands">>;
 
 /** Events relayed but not yet committed and written, before a turn waits for them. */
 const MAX_IN_FLIGHT = 4096;
@@ -17,10 +19,13 @@ export class SessionRelay {
   private inFlight = 0;
   private failure: unknown;
   private held: RunEvent[] | undefined;
+  private onFail: ((error: unknown) => void) | undefined;
 
   constructor(
     private readonly parts: RelayParts,
     readonly hubId: string,
+    /** The session's folder: which hub commands are advertised with the agent's. */
+    private readonly cwd: string,
   ) {}
 
   /** The first append that failed, if any. */
@@ -28,13 +33,19 @@ export class SessionRelay {
     return this.failure;
   }
 
-  /** A turn starts: events outside it wait until its own events have all been pushed. */
-  hold(): void {
+  /**
+   * A turn starts: events outside it wait until its own events have all been pushed. A failure
+   * before it is forgotten (the turn it stopped has failed); `onFail` hears this turn's first one.
+   */
+  hold(onFail?: (error: unknown) => void): void {
+    this.failure = undefined;
+    this.onFail = onFail;
     this.held ??= [];
   }
 
   /** The turn's events are all pushed: the held events follow them. */
   release(): void {
+    this.onFail = undefined;
     const held = this.held ?? [];
     this.held = undefined;
     for (const event of held) this.push(event);
@@ -52,9 +63,13 @@ export class SessionRelay {
     const hubId = this.hubId;
     switch (event.type) {
       case "session_update": {
+        const update =
+          event.update.sessionUpdate === "available_commands_update"
+            ? withHubCommands(this.parts.commands, this.cwd, event.update)
+            : event.update;
         const payload: Params = event.meta
-          ? { update: event.update, _meta: event.meta }
-          : { update: event.update };
+          ? { update, _meta: event.meta }
+          : { update };
         const text = JSON.stringify(payload);
         this.track(ledger.append(hubId, "update", text), () =>
           editor.sendStored(hubId, text, payload),
@@ -121,12 +136,17 @@ export class SessionRelay {
         },
         (error: unknown) => {
           this.inFlight -= 1;
-          this.failure ??= error;
+          this.fail(error);
         },
       )
-      .catch((error: unknown) => {
-        this.failure ??= error;
-      });
+      .catch((error: unknown) => this.fail(error));
+  }
+
+  // Keeps the first failure; the running turn hears of it at once (to end the agent's turn).
+  private fail(error: unknown): void {
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    this.onFail?.(error);
   }
 
   /** Too much is in flight (a slow disk or editor): the turn waits for `settled()`. */

@@ -20,9 +20,18 @@ export interface LiveSession {
   compacting?: Promise<void>;
 }
 
+/** A prompt's cancellation, from its arrival until it answers. */
+export interface CancelScope {
+  /** Aborted by the prompt's own signal or by session/cancel for its session. */
+  signal: AbortSignal;
+  release(): void;
+}
+
 export class SessionTable {
   private readonly live = new Map<string, LiveSession>();
   private readonly restoring = new Map<string, Promise<LiveSession>>();
+  /** Prompts under way per hub session, attached or still being restored. */
+  private readonly prompts = new Map<string, Set<AbortController>>();
 
   get(hubId: string): LiveSession | undefined {
     return this.live.get(hubId);
@@ -34,16 +43,21 @@ export class SessionTable {
     this.live.set(hubId, entry);
   }
 
-  /** One restoration per hub session at a time: later callers wait for the one running. */
+  /**
+   * One restoration per hub session at a time: later callers wait for the one running. A
+   * caller's signal stops its own wait, not the shared restoration (bounded by request timeouts).
+   */
   restore(
     hubId: string,
     start: () => Promise<LiveSession>,
+    signal?: AbortSignal,
   ): Promise<LiveSession> {
-    const running = this.restoring.get(hubId);
-    if (running) return running;
-    const restoring = start().finally(() => this.restoring.delete(hubId));
-    this.restoring.set(hubId, restoring);
-    return restoring;
+    let restoring = this.restoring.get(hubId);
+    if (!restoring) {
+      restoring = start().finally(() => this.restoring.delete(hubId));
+      this.restoring.set(hubId, restoring);
+    }
+    return signal ? untilAborted(restoring, signal) : restoring;
   }
 
   // Detaches a hub session: its turn is cancelled and its relay stopped.
@@ -53,6 +67,28 @@ export class SessionTable {
     entry?.unsubscribe();
     this.live.delete(hubId);
     return entry;
+  }
+
+  // Registers a prompt as soon as it arrives, so a cancel wins at every point of its life
+  // (before the agent session exists, while it is restored, during the turn).
+  cancelScope(hubId: string, signal: AbortSignal): CancelScope {
+    const controller = new AbortController();
+    const set = this.prompts.get(hubId) ?? new Set();
+    this.prompts.set(hubId, set.add(controller));
+    return {
+      signal: AbortSignal.any([signal, controller.signal]),
+      release: () => {
+        set.delete(controller);
+        if (set.size === 0 && this.prompts.get(hubId) === set)
+          this.prompts.delete(hubId);
+      },
+    };
+  }
+
+  // session/cancel: every prompt under way on the hub session ends cancelled.
+  cancel(hubId: string): void {
+    for (const controller of this.prompts.get(hubId) ?? []) controller.abort();
+    this.live.get(hubId)?.turn?.cancel();
   }
 
   values(): LiveSession[] {
@@ -85,4 +121,16 @@ export class SessionTable {
         : undefined;
     return hubId ? { ...p, sessionId: hubId } : params;
   }
+}
+
+// A promise that rejects with the signal's reason once it aborts, else settles as `promise` does.
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

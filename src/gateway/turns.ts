@@ -1,13 +1,14 @@
 // One prompt on a hub session: the busy-session rule, the prompt recorded before the agent sees
 // it, the transcript given to a primed session, and every event of the turn relayed in order.
 import { setTimeout } from "node:timers/promises";
-import type { RawContentBlock } from "../contracts/events.js";
+import type { PromptResult, RawContentBlock } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
 import { errorMessage, HubError } from "../shared/errors.js";
 import { primingBlock, titleFromPrompt } from "./history.js";
 import { checkPromptSize } from "./limits.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionRecord, TurnPort } from "./ports.js";
+import type { SessionRelay } from "./session-relay.js";
 import type { LiveSession } from "./session-table.js";
 
 /** How long after a turn's answer its compaction starts. */
@@ -33,6 +34,8 @@ export async function promptLive(
     live.turn.cancel();
     await live.turnDone;
   }
+  // Cancelled before the agent saw it (while restoring, or waiting for the turn before it).
+  if (signal.aborted) return { stopReason: "cancelled" };
   const { ledger } = parts;
   const promptSeq = await ledger.append(record.id, "prompt", {
     prompt,
@@ -40,7 +43,8 @@ export async function promptLive(
   });
   if (record.title === null)
     await ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
-  const blocks = live.needsPriming
+  const primed = live.needsPriming;
+  const blocks = primed
     ? [
         primingBlock(
           await ledger.events(record.id, { uptoSeq: promptSeq - 1 }),
@@ -48,44 +52,27 @@ export async function promptLive(
         ...prompt,
       ]
     : prompt;
-  const turn = live.session.prompt(blocks, { meta });
-  live.needsPriming = false;
-  return runTurn(parts, record.id, live, turn, signal, promptSeq);
+  const turn = live.session.prompt(blocks, { meta, signal });
+  return runTurn(parts, record.id, live, turn, primed, promptSeq);
 }
 
-// Relays a turn's events through the session's relay (each sent to the editor after its commit),
-// records how the turn ended, compacts it, and clears it from the session either way.
+// Records how a turn ended, compacts it, and clears it from the session either way. A primed
+// session stops needing the transcript only once a primed turn ended well; the next prompt waits
+// (turnDone) until the turn's events are all relayed.
 async function runTurn(
   parts: TurnParts,
   hubId: string,
   live: LiveSession,
   turn: TurnPort,
-  signal: AbortSignal,
+  primed: boolean,
   promptSeq: number,
 ): Promise<Params> {
   live.turn = turn;
-  const { relay } = live;
-  const onAbort = () => turn.cancel();
-  signal.addEventListener("abort", onAbort, { once: true });
-  relay.hold();
-  const done = (async () => {
-    try {
-      for await (const event of turn) {
-        relay.push(event);
-        if (relay.failed !== undefined) turn.cancel();
-        else if (relay.congested) await relay.settled();
-      }
-    } finally {
-      relay.release();
-    }
-    const result = await turn.result;
-    await relay.settled();
-    if (relay.failed !== undefined) throw relay.failed;
-    return result;
-  })();
+  const done = relayTurn(live.relay, turn);
   live.turnDone = done.catch(() => undefined);
   try {
     const result = await done;
+    if (primed) live.needsPriming = false;
     const endSeq = await parts.ledger.append(hubId, "turn_end", {
       stopReason: result.stopReason,
     });
@@ -97,9 +84,35 @@ async function runTurn(
       .catch(() => undefined);
     throw error;
   } finally {
-    signal.removeEventListener("abort", onAbort);
     live.turn = undefined;
   }
+}
+
+// Relays a turn's events through the session's relay (each sent to the editor after its commit).
+// When relaying fails (a failed append, or the turn's event queue overflowed), the agent's turn is
+// cancelled and waited for: the agent must not keep working on a turn nobody relays, and the
+// session must not be left busy for the next prompt.
+async function relayTurn(
+  relay: SessionRelay,
+  turn: TurnPort,
+): Promise<PromptResult> {
+  relay.hold(() => turn.cancel());
+  try {
+    for await (const event of turn) {
+      relay.push(event);
+      if (relay.failed === undefined && relay.congested) await relay.settled();
+    }
+  } catch (error) {
+    turn.cancel();
+    await turn.result.catch(() => undefined);
+    throw error;
+  } finally {
+    relay.release();
+  }
+  const result = await turn.result;
+  await relay.settled();
+  if (relay.failed !== undefined) throw relay.failed;
+  return result;
 }
 
 // Merges the finished turn's streamed chunks in the ledger, once the editor has its answer (a

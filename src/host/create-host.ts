@@ -26,6 +26,7 @@ import { terminalHandlers } from "./terminal-handlers.js";
 import {
   DEFAULT_TERMINAL_LIMITS,
   TerminalManager,
+  type ProcessRecorder,
   type TerminalLimits,
 } from "./terminals.js";
 
@@ -37,6 +38,8 @@ export interface HostOptions {
   roots?: string[];
   fsLimits?: Partial<FsLimits>;
   terminalLimits?: Partial<TerminalLimits>;
+  /** Records terminals' process groups for the orphan reaper. */
+  recorder?: ProcessRecorder;
   commands?: Partial<CommandPolicy>;
   /** The environment terminals start from (filtered; default: this process's). */
   env?: Record<string, string | undefined>;
@@ -66,6 +69,7 @@ export function createHost(options: HostOptions): HostServices {
   const permissions = permissionPath(engine, folders);
   const terminals = new TerminalManager(
     withDefaults(DEFAULT_TERMINAL_LIMITS, options.terminalLimits),
+    options.recorder,
   );
   const sandbox = terminalSandbox(
     withDefaults(DEFAULT_SANDBOX, options.sandbox),

@@ -62,11 +62,20 @@ function argvOf(params: CreateParams) {
     : { command: params.command, args };
 }
 
+/** Records live process groups so a later acphub reaps them if this one is killed (kill -9). */
+export interface ProcessRecorder {
+  record(pid: number, name: string): void;
+  forget(pid: number): void;
+}
+
 export class TerminalManager {
   private readonly terminals = new Map<string, Terminal>();
   private nextId = 1;
 
-  constructor(private readonly limits: TerminalLimits) {}
+  constructor(
+    private readonly limits: TerminalLimits,
+    private readonly recorder?: ProcessRecorder,
+  ) {}
 
   /** Terminals held, by one session or by all. */
   count(sessionId?: string): number {
@@ -119,6 +128,8 @@ export class TerminalManager {
         );
       });
     });
+    const pid = child.pid!;
+    this.recorder?.record(pid, `terminal: ${params.command}`);
     const limit = Math.min(
       params.outputByteLimit ?? Infinity,
       this.limits.outputByteLimit,
@@ -135,6 +146,7 @@ export class TerminalManager {
     const exited = new Promise<ExitStatus>((resolve) => {
       child.once("close", (exitCode, signal) => {
         clearTimeout(timer);
+        this.recorder?.forget(pid);
         release();
         terminal.exit = { exitCode, signal };
         resolve(terminal.exit);

@@ -28,6 +28,8 @@ export interface MockAgentOptions {
   configOptions?: boolean;
   ignoreEof?: boolean;
   initDelayMs?: number;
+  /** Wait this long before answering session/resume (a slow restore). */
+  resumeDelayMs?: number;
   noInitAnswer?: boolean;
   exitBeforeInit?: number;
   banner?: string;
@@ -43,6 +45,8 @@ interface MockSession {
   updatedAt: string;
   turn?: AbortController;
   turns: number;
+  /** The MCP servers the client gave with session/new, load or resume (for tests to read). */
+  mcpServers?: unknown[];
 }
 
 function readSessions(file: string | undefined): Map<string, MockSession> {
@@ -155,6 +159,7 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
         title: null,
         updatedAt: new Date().toISOString(),
         turns: 0,
+        mcpServers: params.mcpServers,
       });
       save();
       return { sessionId, ...sessionState() };
@@ -163,10 +168,11 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
       await replay(client, params.sessionId);
       return sessionState();
     })
-    .onRequest(
-      methods.agent.session.resume,
-      ({ params }) => (find(params.sessionId), sessionState()),
-    )
+    .onRequest(methods.agent.session.resume, async ({ params }) => {
+      if (options.resumeDelayMs) await sleep(options.resumeDelayMs);
+      find(params.sessionId);
+      return sessionState();
+    })
     .onRequest(methods.agent.session.list, ({ params }) => ({
       sessions: [...sessions.entries()]
         .filter(([, s]) => !params.cwd || s.cwd === params.cwd)

@@ -13,6 +13,11 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
 
   constructor(private readonly maxItems: number) {}
 
+  /** Why the queue failed (its bound was exceeded, or fail() was called), if it did. */
+  get error(): unknown {
+    return this.failure;
+  }
+
   get size(): number {
     return this.items.length - this.head;
   }

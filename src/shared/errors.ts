@@ -23,6 +23,11 @@ export const HUB_ERROR_CODES = [
   "CLOSED",
   "LEDGER_UNAVAILABLE",
   "INTERNAL",
+  "WORKFLOW_INVALID",
+  "WORKFLOW_NOT_FOUND",
+  "WORKFLOW_STEP_FAILED",
+  "WORKFLOW_GATE_REJECTED",
+  "WORKFLOW_TIMEOUT",
 ] as const;
 
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];

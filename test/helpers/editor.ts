@@ -151,3 +151,17 @@ export function editorTracker() {
     },
   };
 }
+
+/** A session opened by one `acphub acp` that was then killed -9, and a second one, initialized. */
+export async function afterKill(
+  track: (e: TestEditor) => TestEditor,
+  home: string,
+): Promise<{ second: TestEditor; sessionId: string }> {
+  const first = track(startEditor(home));
+  const sessionId = await openSession(first, home);
+  first.child.kill("SIGKILL");
+  await first.exited;
+  const second = track(startEditor(home));
+  await second.agent.request("initialize", INIT);
+  return { second, sessionId };
+}

@@ -81,7 +81,10 @@ describe("an agent that ignores cancel", () => {
     const run = session.prompt(steps({ text: "x" }, { hang: true }), {
       signal: controller.signal,
     });
-    setTimeout(() => controller.abort(), 100);
+    // Cancel once the agent is past its text, in the step that ignores cancel (a fixed delay
+    // could cancel before that under load, and the agent would end the turn `cancelled`).
+    for await (const _event of run) break;
+    controller.abort();
     await expect(run.result).rejects.toMatchObject({
       code: "AGENT_UNRESPONSIVE",
     });

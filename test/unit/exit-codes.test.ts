@@ -28,6 +28,11 @@ const EXPECTED: Record<HubErrorCode, number> = {
   CLOSED: 1,
   LEDGER_UNAVAILABLE: 2,
   INTERNAL: 1,
+  WORKFLOW_INVALID: 2,
+  WORKFLOW_NOT_FOUND: 2,
+  WORKFLOW_STEP_FAILED: 1,
+  WORKFLOW_GATE_REJECTED: 5,
+  WORKFLOW_TIMEOUT: 3,
 };
 
 describe("toExitCode", () => {

@@ -25,6 +25,20 @@ describe("toRequestError", () => {
     expect(WIRE_CODE_OF.SESSION_NOT_FOUND).toBe(-32002);
     expect(WIRE_CODE_OF.AUTH_REQUIRED).toBe(-32000);
     expect(WIRE_CODE_OF.UNSUPPORTED).toBe(-32601);
+    expect(WIRE_CODE_OF.WORKFLOW_NOT_FOUND).toBe(-32002);
+    expect(WIRE_CODE_OF.WORKFLOW_INVALID).toBe(-32602);
+  });
+  it("a workflow error carries its file and step in data", () => {
+    const error = toRequestError(
+      new HubError("WORKFLOW_STEP_FAILED", "step test failed", {
+        details: { step: "test", file: "/w/f.yaml" },
+      }),
+    );
+    expect(error.data).toMatchObject({
+      code: "WORKFLOW_STEP_FAILED",
+      step: "test",
+      file: "/w/f.yaml",
+    });
   });
   it("an agent's own error passes through unchanged", () => {
     const cause = new RequestError(-32042, "agent says no", { hint: 1 });

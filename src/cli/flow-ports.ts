@@ -1,0 +1,204 @@
+// The concrete parts a workflow run uses from the CLI: step agents (each step in its own
+// agent process and session, recorded in the ledger as a child of the run's session), shell
+// steps under the terminal policy, and the ledger as the run's journal.
+import { randomUUID } from "node:crypto";
+import { connectAgent } from "../agents/connection.js";
+import { resolveAgent } from "../agents/registry.js";
+import type { RunEvent } from "../contracts/events.js";
+import type { AgentSessionPort, LedgerPort } from "../gateway/ports.js";
+import { refusal, type CommandPolicy } from "../host/command-policy.js";
+import type { HostServices } from "../host/create-host.js";
+import { filterEnv } from "../shared/env-filter.js";
+import { HubError } from "../shared/errors.js";
+import type { Logger } from "../shared/logger.js";
+import { mergeServers, serversFor } from "../shared/mcp-servers.js";
+import { agentServers } from "./agent-mcp.js";
+import type {
+  RunJournal,
+  ShellPort,
+  StepAgents,
+  StepSession,
+  StepSessionOptions,
+} from "../workflows/ports.js";
+import { connectionLimits, type CliContext } from "./context.js";
+
+export interface StepAgentWiring {
+  ctx: CliContext;
+  host: HostServices;
+  ledger: LedgerPort;
+  runId: string;
+  /** The editor's own servers (session/new), which win over the workflow's on a name. */
+  editorServers?: Parameters<typeof mergeServers>[0];
+  logger: Logger;
+}
+
+// Opens each step's session in a fresh process of its agent.
+export function stepAgents(w: StepAgentWiring): StepAgents {
+  return { open: (agent, options) => openStep(w, agent, options) };
+}
+
+async function openStep(
+  w: StepAgentWiring,
+  agent: string,
+  o: StepSessionOptions,
+): Promise<StepSession> {
+  const { config, paths } = w.ctx;
+  const launch = resolveAgent(agent, config);
+  const connection = await connectAgent({
+    launch,
+    cwd: o.cwd,
+    logger: w.logger,
+    host: w.host,
+    stateDir: paths.stateDir,
+    signal: o.signal,
+    ...connectionLimits(config),
+  });
+  try {
+    const caps =
+      connection.initializeResponse?.agentCapabilities?.mcpCapabilities;
+    const merged = mergeServers(
+      agentServers(config, agent),
+      o.mcpServers,
+      w.editorServers ?? [],
+    );
+    const { servers, warnings } = serversFor(merged, caps);
+    for (const warning of warnings)
+      w.logger.warn({ agent, step: o.stepId }, warning);
+    const session = await connection.newSession({
+      cwd: o.cwd,
+      mcpServers: servers,
+    });
+    const id = randomUUID();
+    const now = Date.now();
+    await w.ledger.createSession({
+      id,
+      agent,
+      cwd: o.cwd,
+      title: `${w.runId} · ${o.stepId}`,
+      createdAt: now,
+      updatedAt: now,
+      state: "active",
+      agentSessionId: session.id,
+      request: {
+        mcpServers: servers,
+        _meta: { acphub: { parentSession: w.runId, step: o.stepId } },
+      },
+    });
+    return {
+      id,
+      session: recordedPrompts(session, w.ledger, id, w.logger),
+      record: (event) => recordEvent(w.ledger, id, event, w.logger),
+      close: () => connection.close(),
+    };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}
+
+// The session, with each prompt kept in its ledger history first (appended in call order).
+function recordedPrompts(
+  session: AgentSessionPort,
+  ledger: LedgerPort,
+  id: string,
+  logger: Logger,
+): AgentSessionPort {
+  return {
+    id: session.id,
+    state: session.state,
+    prompt: (blocks, options) => {
+      kept(ledger.append(id, "prompt", { prompt: blocks }), logger, id);
+      return session.prompt(blocks, options);
+    },
+    cancel: () => session.cancel(),
+    onEvent: (listener) => session.onEvent(listener),
+    setMode: (mode) => session.setMode(mode),
+    setConfigOption: (cid, value) => session.setConfigOption(cid, value),
+  };
+}
+
+// Keeps a step agent's event in its session's history (appended in arrival order).
+function recordEvent(
+  ledger: LedgerPort,
+  id: string,
+  event: RunEvent,
+  logger: Logger,
+): void {
+  if (event.type === "session_update")
+    kept(
+      ledger.append(
+        id,
+        "update",
+        event.meta
+          ? { update: event.update, meta: event.meta }
+          : { update: event.update },
+      ),
+      logger,
+      id,
+    );
+  else if (event.type === "permission")
+    kept(
+      ledger.append(id, "permission", {
+        request: event.request,
+        outcome: event.outcome,
+        decidedBy: event.decidedBy,
+      }),
+      logger,
+      id,
+    );
+}
+
+// A step session's append not waited for: a failure is logged, never an unhandled rejection.
+function kept(append: Promise<number>, logger: Logger, id: string): void {
+  append.catch((error: unknown) =>
+    logger.warn({ err: error, sessionId: id }, "ledger: step event not stored"),
+  );
+}
+
+// Shell steps run through the host's terminal service, under the allowlist and deny rules.
+export function shellPort(
+  host: HostServices,
+  policy: CommandPolicy,
+  sessionId: string,
+): ShellPort {
+  return {
+    run: async (command, cwd, signal) => {
+      const args = ["-c", command];
+      const refused = refusal(policy, "sh", args);
+      if (refused)
+        throw new HubError("PERMISSION_DENIED", `command refused: ${refused}`);
+      const t = host.terminals;
+      const { terminalId } = await t.create(
+        sessionId,
+        { command: "sh", args },
+        cwd,
+        filterEnv(process.env),
+      );
+      const kill = () => t.kill(sessionId, terminalId);
+      signal.addEventListener("abort", kill, { once: true });
+      try {
+        const status = await t.waitForExit(
+          sessionId,
+          terminalId,
+          new AbortController().signal,
+        );
+        return {
+          exitCode: status.exitCode,
+          output: t.output(sessionId, terminalId).output,
+        };
+      } finally {
+        signal.removeEventListener("abort", kill);
+        t.release(sessionId, terminalId);
+      }
+    },
+  };
+}
+
+// The run's journal: one `workflow` event per entry in the run's own ledger session.
+export function ledgerJournal(ledger: LedgerPort, runId: string): RunJournal {
+  return {
+    record: async (entry) => {
+      await ledger.append(runId, "workflow", { ...entry });
+    },
+  };
+}

@@ -1,0 +1,291 @@
+// `acphub flow run` and `flow resume`: a workflow run from the command line, its progress in
+// the ledger (the run is a session; each step agent's session is a child of it), its events
+// rendered like `acphub run`, gates asked at the terminal or answered by --approve.
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import type { RunEvent } from "../contracts/events.js";
+import type { LedgerPort } from "../gateway/ports.js";
+import { HubError } from "../shared/errors.js";
+import { findWorkflow } from "../workflows/discover.js";
+import { resumePoint, type ResumePoint } from "../workflows/journal.js";
+import type { Workflow } from "../workflows/load.js";
+import type { GatePort, JournalEntry } from "../workflows/ports.js";
+import {
+  outcomeError,
+  runWorkflow,
+  type RunOutcome,
+} from "../workflows/runner.js";
+import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
+import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import {
+  loadOptions,
+  secretMasker,
+  templateEnv,
+  workflowDirs,
+} from "./flow-setup.js";
+import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
+import { reportError } from "./run.js";
+import { jsonRenderer, plainRenderer, type Renderer } from "./render.js";
+import { buildHost, commandPolicyFrom, openLedger } from "./wiring.js";
+
+export interface FlowRunOptions extends GlobalOptions {
+  cwd?: string;
+  json?: boolean;
+  approve?: boolean;
+}
+
+const stdio = {
+  out: (text: string) => process.stdout.write(text),
+  err: (text: string) => process.stderr.write(text),
+};
+
+// Gates: --approve answers yes; a terminal asks; with neither, a gate is refused.
+function gatePort(
+  options: FlowRunOptions,
+  refusedUnasked: () => void,
+): GatePort {
+  return {
+    ask: async (q, signal) => {
+      if (options.approve) return true;
+      if (!process.stdin.isTTY || options.json) {
+        refusedUnasked();
+        return undefined;
+      }
+      const rl = createInterface({
+        input: process.stdin,
+        output: process.stderr,
+      });
+      try {
+        const answer = await rl.question(
+          `\n${q.text}\n${q.title}: approve? [y/N] `,
+          { signal },
+        );
+        return /^y(es)?$/i.test(answer.trim());
+      } finally {
+        rl.close();
+      }
+    },
+  };
+}
+
+// Step lines on stderr for people (the agents' text goes to stdout), or NDJSON.
+function flowRenderer(json: boolean): Renderer {
+  if (json) return jsonRenderer(stdio);
+  const plain = plainRenderer(stdio);
+  return (event) => {
+    const u =
+      event.type === "session_update"
+        ? (event.update as Record<string, unknown>)
+        : {};
+    const meta = u["_meta"] as { acphub?: { step?: string } } | undefined;
+    if (
+      u["sessionUpdate"] === "tool_call_update" &&
+      meta?.acphub?.step &&
+      !String(u["toolCallId"]).startsWith(`${meta.acphub.step}/`)
+    )
+      stdio.err(`\n[step] ${meta.acphub.step}: ${String(u["status"])}\n`);
+    else if (u["sessionUpdate"] !== "plan") plain(event);
+  };
+}
+
+async function createRunSession(
+  ledger: LedgerPort,
+  runId: string,
+  workflow: Workflow,
+  cwd: string,
+  input: string,
+): Promise<void> {
+  const now = Date.now();
+  await ledger.createSession({
+    id: runId,
+    agent: `flow:${workflow.spec.name}`,
+    cwd,
+    title: `flow ${workflow.spec.name}${input ? `: ${input.slice(0, 60)}` : ""}`,
+    createdAt: now,
+    updatedAt: now,
+    state: "active",
+    agentSessionId: null,
+    request: {
+      _meta: { acphub: { workflow: workflow.spec.name, file: workflow.file } },
+    },
+  });
+}
+
+export async function flowRun(
+  name: string,
+  words: string[],
+  options: FlowRunOptions,
+): Promise<ExitCode> {
+  return flowCommand(options, (ctx) => {
+    const cwd = resolve(options.cwd ?? process.cwd());
+    const workflow = findWorkflow(
+      name,
+      workflowDirs(ctx.paths, cwd),
+      loadOptions(ctx.config),
+    );
+    const input = words.join(" ");
+    if (workflow.spec.input?.required && !input.trim())
+      throw new HubError(
+        "USAGE",
+        `workflow ${name} needs an input: ${workflow.spec.input.description ?? "see flow show"}`,
+      );
+    return { workflow, cwd, input, runId: randomUUID(), recorded: [] };
+  });
+}
+
+export async function flowResume(
+  runId: string,
+  options: FlowRunOptions,
+): Promise<ExitCode> {
+  return flowCommand(options, async (ctx, ledger) => {
+    const entries = (await ledger.events(runId))
+      .filter((e) => e.kind === "workflow")
+      .map((e) => e.payload as unknown as JournalEntry);
+    const point: ResumePoint = resumePoint(runId, entries);
+    const { start } = point;
+    const workflow = findWorkflow(
+      start.workflow,
+      workflowDirs(ctx.paths, start.cwd),
+      loadOptions(ctx.config),
+    );
+    return {
+      workflow,
+      cwd: start.cwd,
+      input: start.input,
+      runId,
+      recorded: point.recorded,
+      resumed: true,
+    };
+  });
+}
+
+interface Planned {
+  workflow: Workflow;
+  cwd: string;
+  input: string;
+  runId: string;
+  recorded: ResumePoint["recorded"];
+  resumed?: boolean;
+}
+
+// Opens the ledger and host, plans the run (new or resumed), runs it, converts the outcome.
+async function flowCommand(
+  options: FlowRunOptions,
+  plan: (ctx: CliContext, ledger: LedgerPort) => Planned | Promise<Planned>,
+): Promise<ExitCode> {
+  const json = options.json === true;
+  let ledger: LedgerPort | undefined;
+  let host: ReturnType<typeof buildHost> | undefined;
+  try {
+    const ctx = cliContext(options);
+    ledger = await openLedger(ctx);
+    const p = await plan(ctx, ledger);
+    if (!p.resumed)
+      await createRunSession(ledger, p.runId, p.workflow, p.cwd, p.input);
+    const journal = ledgerJournal(ledger, p.runId);
+    if (!p.resumed)
+      await journal.record({
+        type: "run_start",
+        runId: p.runId,
+        workflow: p.workflow.spec.name,
+        file: p.workflow.file,
+        input: p.input,
+        cwd: p.cwd,
+      });
+    const render = flowRenderer(json);
+    const emit = (event: RunEvent) => render(event);
+    host = buildHost({
+      config: ctx.config,
+      stateDir: ctx.paths.stateDir,
+      configFile: ctx.paths.configFile,
+      mode: ctx.config.permissions?.mode ?? "approve-reads",
+      logger: ctx.logger,
+    });
+    host.onSessionStart?.(p.runId, { cwd: p.cwd });
+    let unasked = false;
+    const masker = secretMasker();
+    if (!json)
+      stdio.err(
+        `acphub: workflow ${p.workflow.spec.name}, run ${p.runId}${p.resumed ? " (resumed)" : ""}\n`,
+      );
+    const outcome = await withSigint((signal) =>
+      runWorkflow({
+        runId: p.runId,
+        workflow: p.workflow,
+        input: p.input,
+        cwd: p.cwd,
+        env: templateEnv(ctx.config),
+        mask: (text) => masker.mask(text),
+        recorded: p.recorded,
+        agents: stepAgents({
+          ctx,
+          host: host!,
+          ledger: ledger!,
+          runId: p.runId,
+          logger: ctx.logger,
+        }),
+        shell: shellPort(host!, commandPolicyFrom(ctx.config), p.runId),
+        gate: gatePort(options, () => (unasked = true)),
+        sink: {
+          update: (update) =>
+            emit({
+              type: "session_update",
+              sessionId: p.runId,
+              update: masker.maskValue(update) as never,
+            }),
+        },
+        journal,
+        signal,
+      }),
+    );
+    return report(outcome, p.runId, json, unasked);
+  } catch (error) {
+    reportError(error, json, options.verbose);
+    return toExitCode(error);
+  } finally {
+    host?.close();
+    await ledger?.close();
+  }
+}
+
+// Ctrl-C cancels the running step and stops the run.
+async function withSigint<T>(
+  body: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.on("SIGINT", onSigint);
+  try {
+    return await body(controller.signal);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+function report(
+  outcome: RunOutcome,
+  runId: string,
+  json: boolean,
+  unasked: boolean,
+): ExitCode {
+  if (json)
+    stdio.out(
+      JSON.stringify({
+        type: "result",
+        runId,
+        status: outcome.status,
+        ...(outcome.step ? { step: outcome.step } : {}),
+      }) + "\n",
+    );
+  else stdio.out("\n");
+  if (outcome.status === "cancelled") return EXIT_CODES.interrupted;
+  const error = outcomeError(outcome);
+  if (!error) return EXIT_CODES.ok;
+  if (unasked && outcome.status === "rejected")
+    error.message = `the gate ${outcome.step} needs an answer and there is no terminal to ask: pass --approve to approve gates (resume with acphub flow resume ${runId})`;
+  else
+    error.message += ` (run ${runId}; continue with acphub flow resume ${runId})`;
+  reportError(error, json);
+  return toExitCode(error);
+}

@@ -1,0 +1,85 @@
+// Commands acphub runs itself inside a session (workflows): advertised next to the agent's own
+// in available_commands_update, and run when a prompt starts with `/name`.
+import type { RawContentBlock } from "../contracts/events.js";
+import type { Params } from "../protocol/raw.js";
+import { errorMessage } from "../shared/errors.js";
+import type { GatewayParts } from "./parts.js";
+import type { HubCommandsPort, SessionRecord } from "./ports.js";
+
+type CommandParts = Pick<GatewayParts, "ledger" | "editor" | "logger">;
+
+/** The hub command a prompt names, and its input; undefined when it names none. */
+export function commandOf(
+  commands: HubCommandsPort | undefined,
+  cwd: string,
+  prompt: RawContentBlock[],
+): { name: string; input: string } | undefined {
+  if (!commands) return undefined;
+  const text = prompt
+    .map((b) =>
+      b.type === "text" ? String((b as { text?: unknown }).text ?? "") : "",
+    )
+    .join("");
+  if (commands.exclusive) return { name: commands.exclusive, input: text };
+  const match = /^\/([a-z][a-z0-9-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match || !commands.list(cwd).some((c) => c.name === match[1]))
+    return undefined;
+  return { name: match[1]!, input: match[2] ?? "" };
+}
+
+// Runs a hub command as the session's turn: prompt and updates recorded, then sent.
+export async function runHubCommand(
+  parts: CommandParts,
+  commands: HubCommandsPort,
+  record: SessionRecord,
+  prompt: RawContentBlock[],
+  command: { name: string; input: string },
+  signal: AbortSignal,
+  running: Map<string, AbortController>,
+): Promise<Params> {
+  const { ledger, editor } = parts;
+  // session/cancel finds the run here; the prompt's own signal also stops it.
+  const run = new AbortController();
+  const stop = () => run.abort();
+  signal.addEventListener("abort", stop, { once: true });
+  running.set(record.id, run);
+  const send = async (update: Record<string, unknown>) => {
+    await ledger.append(record.id, "update", { update });
+    await editor.send("session/update", { sessionId: record.id, update });
+  };
+  try {
+    await ledger.append(record.id, "prompt", { prompt });
+    const { stopReason } = await commands.run(command.name, {
+      sessionId: record.id,
+      cwd: record.cwd,
+      input: command.input,
+      mcpServers: (record.request["mcpServers"] as never[]) ?? [],
+      send,
+      request: (method, params, s) => editor.request(method, params, s),
+      signal: run.signal,
+    });
+    await ledger.append(record.id, "turn_end", { stopReason });
+    return { stopReason };
+  } catch (error) {
+    await ledger
+      .append(record.id, "turn_end", { error: errorMessage(error) })
+      .catch(() => undefined);
+    throw error;
+  } finally {
+    signal.removeEventListener("abort", stop);
+    running.delete(record.id);
+  }
+}
+
+// An available_commands_update with acphub's commands added to the agent's (the agent's win).
+export function withHubCommands(
+  commands: HubCommandsPort | undefined,
+  cwd: string | undefined,
+  update: Record<string, unknown>,
+): Record<string, unknown> {
+  if (!commands || cwd === undefined) return update;
+  const own = (update["availableCommands"] as { name: string }[]) ?? [];
+  const names = new Set(own.map((c) => c.name));
+  const extra = commands.list(cwd).filter((c) => !names.has(c.name));
+  return { ...update, availableCommands: [...own, ...extra] };
+}

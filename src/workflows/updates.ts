@@ -1,0 +1,105 @@
+// The session/update notifications a run shows its client: the plan of steps, one tool call
+// per step, and the step agents' own updates marked with their step.
+import type { RawSessionUpdate } from "../contracts/events.js";
+import { stepKind, type WorkflowStep } from "./schema.js";
+
+export type PlanState =
+  "pending" | "in_progress" | "completed" | "failed" | "skipped";
+
+// A step's display title: `fix · codex`, `test · npm test`, `confirm · approval`.
+export function stepTitle(step: WorkflowStep): string {
+  if ("approve" in step) return `${step.id} · approval`;
+  if ("run" in step)
+    return `${step.id} · ${step.run.split("\n")[0]!.slice(0, 60)}`;
+  if ("parallel" in step)
+    return `${step.id} · ${step.parallel.map((b) => b.agent).join(" + ")}`;
+  return `${step.id} · ${step.agent}`;
+}
+
+const KIND = {
+  agent: "think",
+  approve: "other",
+  run: "execute",
+  parallel: "think",
+} as const;
+
+export function stepToolCallId(runId: string, stepId: string): string {
+  return `${runId}/${stepId}`;
+}
+
+// The plan update: every step with its state (failed and skipped shown in the text).
+export function planUpdate(
+  steps: WorkflowStep[],
+  states: Map<string, PlanState>,
+) {
+  return {
+    sessionUpdate: "plan",
+    entries: steps.map((step) => {
+      const state = states.get(step.id) ?? "pending";
+      const extra =
+        state === "failed" || state === "skipped" ? ` (${state})` : "";
+      return {
+        content: stepTitle(step) + extra,
+        priority: "medium",
+        status: state === "failed" || state === "skipped" ? "completed" : state,
+      };
+    }),
+  };
+}
+
+export function stepToolCall(runId: string, step: WorkflowStep, text?: string) {
+  return {
+    sessionUpdate: "tool_call",
+    toolCallId: stepToolCallId(runId, step.id),
+    title: stepTitle(step),
+    kind: KIND[stepKind(step)],
+    status: "in_progress",
+    ...(text === undefined ? {} : { content: [textContent(text)] }),
+    _meta: { acphub: { step: step.id } },
+  };
+}
+
+export function stepToolCallEnd(
+  runId: string,
+  step: WorkflowStep,
+  ok: boolean,
+  output: string,
+) {
+  return {
+    sessionUpdate: "tool_call_update",
+    toolCallId: stepToolCallId(runId, step.id),
+    status: ok ? "completed" : "failed",
+    content: [textContent(output)],
+    _meta: { acphub: { step: step.id } },
+  };
+}
+
+function textContent(text: string) {
+  return { type: "content", content: { type: "text", text } };
+}
+
+const RELAYED = new Set([
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+]);
+
+// A step agent's update as the run's client sees it: marked with the step, tool call ids
+// prefixed by the step id; updates about the step's own session (plans, commands) stay there.
+export function stepAgentUpdate(
+  stepId: string,
+  update: RawSessionUpdate,
+): Record<string, unknown> | undefined {
+  const u = update as Record<string, unknown>;
+  if (!RELAYED.has(String(u["sessionUpdate"]))) return undefined;
+  const meta = (u["_meta"] as Record<string, unknown> | undefined) ?? {};
+  const acphub = (meta["acphub"] as Record<string, unknown> | undefined) ?? {};
+  const out: Record<string, unknown> = {
+    ...u,
+    _meta: { ...meta, acphub: { ...acphub, step: stepId } },
+  };
+  if (typeof u["toolCallId"] === "string")
+    out["toolCallId"] = `${stepId}/${u["toolCallId"]}`;
+  return out;
+}
