@@ -51,9 +51,14 @@ function commandsIn(ctx: CliContext, cwd: string): HubCommand[] {
 }
 
 // A gate is a permission question to the editor: approve or reject, the text as content.
-function editorGate(c: HubCommandContext): GatePort {
+function editorGate(
+  c: HubCommandContext,
+  shown: () => Promise<void>,
+): GatePort {
   return {
     ask: async (q, signal) => {
+      // Everything shown so far reaches the editor first (updates are stored, then sent).
+      await shown();
       const { outcome } = await c.request<{
         outcome: RequestPermissionOutcome;
       }>(
@@ -148,7 +153,7 @@ async function runInSession(
         logger: ctx.logger,
       }),
       shell: shellPort(host, commandPolicyFrom(ctx.config), runId),
-      gate: editorGate(c),
+      gate: editorGate(c, () => shown),
       sink: {
         update: (u) => {
           shown = shown

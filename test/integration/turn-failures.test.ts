@@ -80,8 +80,10 @@ describe("a turn acphub stops relaying", () => {
     );
     const sessionId = await openOn(gateway, home);
     const signal = new AbortController().signal;
+    // More updates than the session relay keeps in flight (4,096): past that bound the turn waits
+    // for the held editor, so the agent's event queue (4) overflows whatever the timing.
     const flood = steps(
-      { text: "tick ".repeat(20), chunks: 20 },
+      { text: "tick ".repeat(5000), chunks: 5000 },
       { sleep: 600_000 },
     );
     const first = gateway.prompt(prompt(sessionId, flood), signal);
