@@ -1,8 +1,9 @@
 // What an agent advertised in `initialize`, and the session request body every open sends.
 import type { AgentCapabilities, McpServer } from "@agentclientprotocol/sdk";
+import type { AgentCapability } from "../gateway/ports.js";
 import { unsupported } from "./agent-errors.js";
 
-export type Capability = "loadSession" | "list" | "resume" | "close" | "delete";
+export type Capability = AgentCapability;
 
 export interface SessionParams {
   cwd: string;
@@ -17,7 +18,10 @@ export function supportsCapability(
   capability: Capability,
 ): boolean {
   if (capability === "loadSession") return caps.loadSession === true;
-  const value = caps.sessionCapabilities?.[capability];
+  // The stable types do not name the unstable capabilities (fork, title): read them raw.
+  const session = caps.sessionCapabilities as
+    Record<string, unknown> | undefined;
+  const value = session?.[capability];
   return value !== undefined && value !== null;
 }
 

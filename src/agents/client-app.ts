@@ -9,6 +9,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
 } from "@agentclientprotocol/sdk";
+import { isRelayedFromAgent, refusalOf } from "../protocol/method-table.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { raw } from "../protocol/raw.js";
 import { BRIDGE_METHODS, type BridgeMethod } from "../contracts/client-host.js";
@@ -44,7 +45,10 @@ export function buildClientApp(router: ClientRouter, name: string): ClientApp {
     );
   }
   app.onRequest("*", ({ method, params, signal }) => {
-    if (!isExtensionMethod(method)) throw RequestError.methodNotFound(method);
+    const refused = refusalOf(method);
+    if (refused) throw refused;
+    if (!isExtensionMethod(method) && !isRelayedFromAgent(method))
+      throw RequestError.methodNotFound(method);
     return router.onExtRequest(method, params, signal);
   });
   return app;

@@ -256,6 +256,18 @@ export class AgentConnection {
     return this.open(sessionId, state, params);
   }
 
+  async forkSession(
+    sessionId: string,
+    params: SessionParams,
+  ): Promise<AgentSession> {
+    this.require("fork", methods.agent.session.fork);
+    const request = { sessionId, ...sessionRequest(params) };
+    const response = await this.sessionCall<
+      SessionState & { sessionId: string }
+    >(methods.agent.session.fork, request);
+    return this.open(response.sessionId, response, params);
+  }
+
   async listSessions(
     params: { cwd?: string; cursor?: string } = {},
     signal?: AbortSignal,

@@ -32,7 +32,10 @@ export async function initializeAgent(
       methods.agent.initialize,
       {
         protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: hostCapabilities(host),
+        clientCapabilities: {
+          ...hostCapabilities(host),
+          ...host?.relayedCapabilities?.(),
+        },
         clientInfo: {
           name: "acphub",
           title: "acphub",

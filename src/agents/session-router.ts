@@ -8,6 +8,7 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
+import { isRelayedFromAgent } from "../protocol/method-table.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import type { Logger } from "../shared/logger.js";
 import type { ClientRouter } from "./client-app.js";
@@ -35,7 +36,11 @@ export class SessionRouter implements ClientRouter {
   // through unchanged), and reading them here keeps them in wire order with the responses.
   intercept(message: AnyMessage): boolean {
     if (!("method" in message) || "id" in message) return false;
-    if (isExtensionMethod(message.method)) {
+    const { method } = message;
+    if (
+      isExtensionMethod(method) ||
+      (method !== methods.client.session.update && isRelayedFromAgent(method))
+    ) {
       this.onExtNotification(message.method, message.params);
       return true;
     }

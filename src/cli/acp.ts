@@ -1,21 +1,19 @@
 // `acphub acp`: serve the configured agent to an editor over stdio, with sessions recorded in
 // the ledger. Logs go to stderr; stdout carries only protocol frames.
-import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { serveStdio } from "../editors/stdio-server.js";
 import { EditorChannel } from "../gateway/editor-channel.js";
 import { SessionTable } from "../gateway/session-table.js";
-import type { HostServices } from "../host/create-host.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { once } from "../shared/once.js";
-import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
+import { cliContext, type GlobalOptions } from "./context.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { workflowCommands } from "./flow-commands.js";
-import { buildGateway, buildHost, openLedger } from "./wiring.js";
+import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
 
 export interface AcpOptions extends GlobalOptions {
   agent?: string;
@@ -55,7 +53,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   }
   // Wired in one direction: the editor channel first, the host over it, the gateway over both.
   const editor = new EditorChannel(new SessionTable());
-  const host = editorHost(ctx, editor);
+  const host = hostForEditor(ctx, editor, true);
   const gateway = buildGateway({
     ctx,
     agentName: name,
@@ -83,33 +81,4 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   });
   await stop();
   return EXIT_CODES.ok;
-}
-
-// The host services for an editor: permissions asked of it, fs/terminal forwarded to it when
-// it advertised them, and the agent's other `_` requests and notifications relayed to it.
-function editorHost(ctx: CliContext, editor: EditorChannel): HostServices {
-  const { config, paths, logger } = ctx;
-  const host = buildHost({
-    config,
-    stateDir: paths.stateDir,
-    configFile: paths.configFile,
-    mode: config.permissions?.mode ?? "ask",
-    logger,
-    approver: async (request, signal) =>
-      (
-        await editor.request<{ outcome: RequestPermissionOutcome }>(
-          "session/request_permission",
-          request,
-          signal,
-        )
-      ).outcome,
-    editor,
-  });
-  if (host.sandboxWarning) logger.warn(host.sandboxWarning);
-  return {
-    ...host,
-    extensionFallback: (method, params, hostCtx) =>
-      editor.request(method, params, hostCtx.signal),
-    onExtNotification: (method, params) => editor.notify(method, params),
-  };
 }

@@ -23,7 +23,8 @@ import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 
 const out = (text: string) => process.stdout.write(text);
 
-function installed(launch: AgentLaunch): boolean {
+// Whether an agent's command is there to run (npx-launched ones count as not installed).
+export function installed(launch: AgentLaunch): boolean {
   if (launch.source === "npx" || launch.source === "not-installed")
     return false;
   return launch.source === "bundled" || which(launch.command) !== undefined;

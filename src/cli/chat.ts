@@ -10,6 +10,7 @@ import { SecretMasker } from "../shared/secrets.js";
 import { cliContext, type GlobalOptions } from "./context.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
+import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalHub, type LocalHub } from "./local-hub.js";
 import { noticeLine, type CliEvent, type NoticeEvent } from "./cli-events.js";
@@ -20,6 +21,7 @@ import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyApprover } from "./tty/approver.js";
 import { KeyReader } from "./tty/keys.js";
 import { ttyRenderer, type TurnRenderer } from "./tty/renderer.js";
+import { safeDeep, safeText } from "./tty/safe-text.js";
 
 export interface ChatOptions extends GlobalOptions {
   agent?: string;
@@ -27,6 +29,9 @@ export interface ChatOptions extends GlobalOptions {
   session?: string;
   permissions?: PermissionMode;
   thoughts?: boolean;
+  /** A running hub to use instead of spawning the agent here. */
+  hub?: string;
+  tokenFile?: string;
 }
 
 const HISTORY_SIZE = 500;
@@ -67,7 +72,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     turnAbort?.abort();
   });
   let commands: { name: string; description?: string }[] = [];
-  const onEvent = (event: CliEvent) => {
+  const onEvent = (raw: CliEvent) => {
+    const event = safeDeep(raw); // agent text reaches the terminal harmless
     if (event.type === "notice") {
       if (renderer.notice) renderer.notice(event);
       else renderer.say(style.dim(noticeLine(event)));
@@ -83,6 +89,15 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     }
     renderer.event(event);
   };
+  let done = false;
+  let closeInput: (() => void) | undefined;
+  // The reader went away (`acphub chat < script | head -1`): cancel the turn, stop reading
+  // input and shut the agent down, then exit 141 — as `run` does.
+  const undoPipe = whenOutputCloses(() => {
+    done = true;
+    turnAbort?.abort();
+    closeInput?.();
+  });
   let hub: LocalHub;
   let historyFile: string;
   try {
@@ -90,6 +105,13 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     historyFile = join(ctx.paths.stateDir, "chat_history");
     hub = await openLocalHub({
       ctx,
+      launch: options.hub
+        ? (await import("./acp-hub.js")).hubAgentLaunch(
+            ctx.paths.stateDir,
+            options.hub,
+            options.tokenFile,
+          )
+        : undefined,
       agent: options.agent,
       sessionId: options.session,
       replay: true,
@@ -112,6 +134,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
         title,
       });
   } catch (error) {
+    undoPipe();
     return fail(error);
   }
   renderer.say(
@@ -147,13 +170,12 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       );
       renderer.endTurn({ stopReason: String(response["stopReason"]) });
     } catch (error) {
-      renderer.endTurn({ error: errorMessage(error) });
+      renderer.endTurn({ error: safeText(errorMessage(error)) });
     } finally {
       turnAbort = undefined;
       typedAhead = keys.stop();
     }
   };
-  let done = false;
   const handle = async (raw: string) => {
     const line = raw.trim();
     if (!line) return;
@@ -169,7 +191,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     };
     const text = line.startsWith("/")
       ? await runSlash(line, slash).catch(
-          (error: unknown) => void say(style.red(errorMessage(error))),
+          (error: unknown) =>
+            void say(style.red(safeText(errorMessage(error)))),
         )
       : line;
     if (text && !done) await turn(text);
@@ -182,6 +205,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
         saveHistory,
         style.bold("› "),
         typedAhead,
+        (close) => (closeInput = close),
       );
       typedAhead = "";
       if (line === undefined) break;
@@ -189,6 +213,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     }
   } else {
     const rl = createInterface({ input: process.stdin, terminal: false });
+    closeInput = () => rl.close();
     for await (const line of rl) {
       await handle(line);
       if (done) break;
@@ -196,7 +221,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     rl.close();
   }
   await hub.close();
-  return EXIT_CODES.ok;
+  undoPipe();
+  return outputClosed() ? EXIT_CODES.brokenPipe : EXIT_CODES.ok;
 }
 
 // Reads one line at the terminal; undefined on Ctrl-D, or Ctrl-C twice within two seconds.
@@ -205,6 +231,7 @@ function readLine(
   save: (h: string[]) => void,
   promptText: string,
   typedAhead: string,
+  onOpen: (close: () => void) => void,
 ): Promise<string | undefined> {
   return new Promise((resolve) => {
     const rl = createInterface({
@@ -215,6 +242,7 @@ function readLine(
       historySize: HISTORY_SIZE,
       prompt: promptText,
     });
+    onOpen(() => rl.close());
     let answered = false;
     let lastInterrupt = 0;
     rl.on("history", save);

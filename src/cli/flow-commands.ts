@@ -12,6 +12,7 @@ import { listWorkflows, findWorkflow } from "../workflows/discover.js";
 import { loadWorkflowFile } from "../workflows/load.js";
 import type { GatePort } from "../workflows/ports.js";
 import { outcomeError, runWorkflow } from "../workflows/runner.js";
+import { clientPermissionRequest } from "../workflows/updates.js";
 import type { CliContext } from "./context.js";
 import {
   loadOptions,
@@ -20,7 +21,8 @@ import {
   workflowDirs,
 } from "./flow-setup.js";
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
-import { buildHost, commandPolicyFrom } from "./wiring.js";
+import { createRunSession } from "./flow-run.js";
+import { buildHost } from "./wiring.js";
 
 const GATE_OPTIONS = [
   { optionId: "approve", name: "Approve", kind: "allow_once" },
@@ -119,13 +121,14 @@ async function runInSession(
       (
         await c.request<{ outcome: RequestPermissionOutcome }>(
           "session/request_permission",
-          { ...request, sessionId: c.sessionId },
+          { ...clientPermissionRequest(request), sessionId: c.sessionId },
           signal,
         )
       ).outcome,
   });
   host.onSessionStart?.(runId, { cwd: c.cwd });
-  const journal = ledgerJournal(ledger, c.sessionId);
+  await createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
+  const journal = ledgerJournal(ledger, runId);
   await journal.record({
     type: "run_start",
     runId,
@@ -148,11 +151,11 @@ async function runInSession(
         ctx,
         host,
         ledger,
-        runId: c.sessionId,
+        runId,
         editorServers: c.mcpServers,
         logger: ctx.logger,
       }),
-      shell: shellPort(host, commandPolicyFrom(ctx.config), runId),
+      shell: shellPort(host, runId),
       gate: editorGate(c, () => shown),
       sink: {
         update: (u) => {

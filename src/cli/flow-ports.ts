@@ -6,12 +6,10 @@ import { connectAgent } from "../agents/connection.js";
 import { resolveAgent } from "../agents/registry.js";
 import type { RunEvent } from "../contracts/events.js";
 import type { AgentSessionPort, LedgerPort } from "../gateway/ports.js";
-import { refusal, type CommandPolicy } from "../host/command-policy.js";
 import type { HostServices } from "../host/create-host.js";
-import { filterEnv } from "../shared/env-filter.js";
-import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { mergeServers, serversFor } from "../shared/mcp-servers.js";
+import { markStepRequest } from "../workflows/updates.js";
 import { agentServers } from "./agent-mcp.js";
 import type {
   RunJournal,
@@ -48,7 +46,7 @@ async function openStep(
     launch,
     cwd: o.cwd,
     logger: w.logger,
-    host: w.host,
+    host: stepHost(w.host, o.stepId),
     stateDir: paths.stateDir,
     signal: o.signal,
     ...connectionLimits(config),
@@ -96,6 +94,18 @@ async function openStep(
   }
 }
 
+// The host as one step's agent sees it: its permission requests marked with the step, so the
+// client is asked about the step's prefixed tool call id.
+function stepHost(host: HostServices, stepId: string): HostServices {
+  const ask = host.requestPermission;
+  if (!ask) return host;
+  return {
+    ...host,
+    requestPermission: (request, ctx) =>
+      ask(markStepRequest(stepId, request), ctx),
+  };
+}
+
 // The session, with each prompt kept in its ledger history first (appended in call order).
 function recordedPrompts(
   session: AgentSessionPort,
@@ -130,7 +140,7 @@ function recordEvent(
         id,
         "update",
         event.meta
-          ? { update: event.update, meta: event.meta }
+          ? { update: event.update, _meta: event.meta }
           : { update: event.update },
       ),
       logger,
@@ -155,24 +165,16 @@ function kept(append: Promise<number>, logger: Logger, id: string): void {
   );
 }
 
-// Shell steps run through the host's terminal service, under the allowlist and deny rules.
-export function shellPort(
-  host: HostServices,
-  policy: CommandPolicy,
-  sessionId: string,
-): ShellPort {
+// Shell steps run as the host's own terminals: the command policy, the roots and the OS
+// sandbox, the one path every terminal acphub starts goes through.
+export function shellPort(host: HostServices, sessionId: string): ShellPort {
   return {
     run: async (command, cwd, signal) => {
-      const args = ["-c", command];
-      const refused = refusal(policy, "sh", args);
-      if (refused)
-        throw new HubError("PERMISSION_DENIED", `command refused: ${refused}`);
       const t = host.terminals;
-      const { terminalId } = await t.create(
+      const { terminalId } = await host.startTerminal(
         sessionId,
-        { command: "sh", args },
-        cwd,
-        filterEnv(process.env),
+        { command: "sh", args: ["-c", command], cwd },
+        signal,
       );
       const kill = () => t.kill(sessionId, terminalId);
       signal.addEventListener("abort", kill, { once: true });

@@ -27,7 +27,7 @@ import {
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
 import { reportError } from "./run.js";
 import { jsonRenderer, plainRenderer, type Renderer } from "./render.js";
-import { buildHost, commandPolicyFrom, openLedger } from "./wiring.js";
+import { buildHost, openLedger } from "./wiring.js";
 
 export interface FlowRunOptions extends GlobalOptions {
   cwd?: string;
@@ -89,12 +89,15 @@ function flowRenderer(json: boolean): Renderer {
   };
 }
 
-async function createRunSession(
+// The run's own ledger session, where its journal goes (`flow resume RUN_ID` reads it); a run
+// started inside another session (a slash command) names it as its parent.
+export async function createRunSession(
   ledger: LedgerPort,
   runId: string,
   workflow: Workflow,
   cwd: string,
   input: string,
+  parentSession?: string,
 ): Promise<void> {
   const now = Date.now();
   await ledger.createSession({
@@ -107,7 +110,13 @@ async function createRunSession(
     state: "active",
     agentSessionId: null,
     request: {
-      _meta: { acphub: { workflow: workflow.spec.name, file: workflow.file } },
+      _meta: {
+        acphub: {
+          workflow: workflow.spec.name,
+          file: workflow.file,
+          ...(parentSession ? { parentSession } : {}),
+        },
+      },
     },
   });
 }
@@ -225,7 +234,7 @@ async function flowCommand(
           runId: p.runId,
           logger: ctx.logger,
         }),
-        shell: shellPort(host!, commandPolicyFrom(ctx.config), p.runId),
+        shell: shellPort(host!, p.runId),
         gate: gatePort(options, () => (unasked = true)),
         sink: {
           update: (update) =>

@@ -1,6 +1,7 @@
 // The CLI as an in-process editor of the gateway: `run` and `chat` get the same ledger,
 // restoration and policy as `acphub acp`, so their sessions can be listed, shown and resumed.
 import type { AgentProcess } from "../agents/agent-process.js";
+import type { AgentLaunch } from "../agents/registry.js";
 import { reapOrphans } from "../agents/orphans.js";
 import {
   defaultAgentName,
@@ -31,6 +32,8 @@ export interface LocalHubOptions {
   approver?: Approver;
   /** Everything the turn produces, as run events, and acphub's notices. */
   render: (event: CliEvent) => void;
+  /** What to launch instead of a registry agent (the shim to a hub, for `--hub`). */
+  launch?: AgentLaunch;
   /** The agent, spawned early by the caller; used for the first connection. */
   prespawned?: AgentProcess;
   /** Offer the workflows as slash commands (chat); gates go to the approver. */
@@ -110,15 +113,18 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
       );
     }
   }
-  const agentName = o.agent ?? record?.agent ?? defaultAgentName(config);
+  const agentName =
+    o.launch?.name ?? o.agent ?? record?.agent ?? defaultAgentName(config);
   let launch;
   try {
-    launch = await sandboxedLaunch(
-      resolveAgent(agentName, config),
-      config,
-      paths,
-      o.cwd ?? process.cwd(),
-    );
+    launch =
+      o.launch ??
+      (await sandboxedLaunch(
+        resolveAgent(agentName, config),
+        config,
+        paths,
+        o.cwd ?? process.cwd(),
+      ));
   } catch (error) {
     await ledger.close();
     throw error;
@@ -168,6 +174,8 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
       sessionId = String(
         (await gateway.newSession({ cwd: o.cwd, mcpServers: [] }))["sessionId"],
       );
+      // The commands advertised after session/new are known before the first prompt (/help).
+      await gateway.settled(sessionId);
     }
     const mockByDefault =
       agentName === MOCK_AGENT_NAME &&

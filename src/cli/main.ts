@@ -54,6 +54,8 @@ program
   .description("send one prompt to an agent and stream the turn")
   .argument("<prompt...>", "the prompt; - reads it from stdin")
   .option("-a, --agent <name>", "agent name from the registry or config")
+  .option("--hub <url>", "use a running `acphub serve` instead of spawning")
+  .option("--token-file <file>", "the hub's bearer token (with --hub)")
   .option("-C, --cwd <dir>", "working directory of the session")
   .option(
     "-s, --session <id>",
@@ -100,6 +102,8 @@ program
     "talk with an agent at the terminal: streamed turns, slash commands, approvals",
   )
   .option("-a, --agent <name>", "agent name from the registry or config")
+  .option("--hub <url>", "use a running `acphub serve` instead of spawning")
+  .option("--token-file <file>", "the hub's bearer token (with --hub)")
   .option("-C, --cwd <dir>", "working directory of the session")
   .option(
     "-s, --session <id>",
@@ -134,6 +138,11 @@ program
   .option("-a, --agent <name>", "agent name from the registry or config")
   .option("-C, --cwd <dir>", "working directory of the agent process")
   .option(
+    "--hub <url>",
+    "relay to a running `acphub serve` (reconnects if it restarts)",
+  )
+  .option("--token-file <file>", "the hub's bearer token (with --hub)")
+  .option(
     "--workflow <name>",
     "present this workflow as the agent: each prompt is one run",
   )
@@ -144,8 +153,49 @@ An editor launches this command as if it were the agent. Example (Zed settings.j
   "agent_servers": { "acphub": { "command": "acphub", "args": ["acp", "--agent", "claude"] } }`,
   )
   .action(async (options: Record<string, unknown>) => {
+    if (typeof options["hub"] === "string") {
+      const { acpHubCommand } = await import("./acp-hub.js");
+      process.exitCode = await acpHubCommand({
+        ...program.opts(),
+        ...options,
+        hub: options["hub"],
+      });
+      return;
+    }
     const { acpCommand } = await import("./acp.js");
     process.exitCode = await acpCommand({ ...program.opts(), ...options });
+  });
+
+program
+  .command("serve")
+  .description(
+    "run the hub as a network service: ACP over WebSocket and Streamable HTTP on /acp",
+  )
+  .option("--host <addr>", "address to listen on", "127.0.0.1")
+  .option("--port <n>", "port (0 picks a free one)", "8787")
+  .option("-a, --agent <name>", "agent for sessions that name none")
+  .option("--token-file <file>", "read the bearer token from FILE")
+  .option(
+    "--allow-origin <origin>",
+    "also accept requests from this browser origin (repeatable)",
+    (value: string, all: string[] = []) => [...all, value],
+  )
+  .option("--tls-cert <file>", "serve HTTPS/WSS with this certificate")
+  .option("--tls-key <file>", "and this private key")
+  .option(
+    "--allow-plain-http",
+    "allow plain HTTP on a non-loopback address (exposes the token)",
+  )
+  .option("--json", 'print {"event":"listening","url":…} on stdout')
+  .addHelpText(
+    "after",
+    `
+The token: --token-file, else ACPHUB_TOKEN, else generated into the state folder (serve-token).
+Editors connect through the stdio shim: acphub acp --hub ws://127.0.0.1:8787/acp`,
+  )
+  .action(async (options: Record<string, unknown>) => {
+    const { serveCommand } = await import("./serve.js");
+    process.exitCode = await serveCommand({ ...program.opts(), ...options });
   });
 
 registerFlow(program);
@@ -164,12 +214,18 @@ program
   .option("--load-session", "advertise loadSession")
   .option(
     "--session-capabilities <list>",
-    "advertise list,resume,close,delete",
+    "advertise list,resume,close,delete,fork,status,title,archive",
     (v) => v.split(","),
   )
   .option("--auth-required", "session/new fails with -32000 until authenticate")
   .option("--modes", "offer session modes (ask, code)")
   .option("--config-options", "offer a model config option")
+  .option("--models", "offer models and session/set_model (legacy unstable)")
+  .option(
+    "--advertise <list>",
+    "advertise logout,auth-status,providers,mcp-acp",
+    (v) => v.split(","),
+  )
   .option(
     "--ignore-eof",
     "keep running after stdin closes (like a leaky agent)",

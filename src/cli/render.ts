@@ -3,6 +3,7 @@
 import type { RunEvent } from "../contracts/events.js";
 import { textDelta } from "../agents/prompt-content.js";
 import { noticeLine, type CliEvent } from "./cli-events.js";
+import { safeDeep } from "./tty/safe-text.js";
 
 export interface Sink {
   out: (text: string) => void;
@@ -11,8 +12,18 @@ export interface Sink {
 
 export type Renderer = (event: CliEvent) => void;
 
+// JSON escapes C0 controls but not DEL and C1 (U+009B is a CSI to some terminals): those are
+// written as \u escapes too, the same JSON value, so NDJSON on a terminal stays inert.
+const RAW_CONTROLS = /[\u007f-\u009f]/g;
+
 export function jsonRenderer(sink: Sink): Renderer {
-  return (event) => sink.out(JSON.stringify(event) + "\n");
+  return (event) =>
+    sink.out(
+      JSON.stringify(event).replace(
+        RAW_CONTROLS,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      ) + "\n",
+    );
 }
 
 // Tool lines: one when a tool call is announced, one more when it reaches its final status.
@@ -81,7 +92,8 @@ function describe(
 export function plainRenderer(sink: Sink): Renderer {
   let midLine = false;
   const tool = toolLines();
-  return (event) => {
+  return (raw) => {
+    const event = safeDeep(raw); // agent text, shown inert (run, chat, flow run)
     const text = event.type === "notice" ? "" : textDelta(event);
     if (text) {
       sink.out(text);

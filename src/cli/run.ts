@@ -24,6 +24,7 @@ import { noticeLine, type CliEvent } from "./cli-events.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyRenderer } from "./tty/renderer.js";
+import { safeText, safeDeep } from "./tty/safe-text.js";
 
 export interface RunOptions extends GlobalOptions {
   agent?: string;
@@ -32,6 +33,9 @@ export interface RunOptions extends GlobalOptions {
   json?: boolean;
   timeout?: number;
   permissions?: PermissionMode;
+  /** A running hub to use instead of spawning the agent here. */
+  hub?: string;
+  tokenFile?: string;
 }
 
 const stdio: Sink = {
@@ -76,7 +80,7 @@ export function reportError(
     );
   else
     stdio.err(
-      `acphub: ${errorMessage(error)}\n${verbose && error instanceof Error && error.stack ? `${error.stack}\n` : ""}`,
+      `acphub: ${safeText(errorMessage(error))}\n${verbose && error instanceof Error && error.stack ? `${error.stack}\n` : ""}`,
     );
 }
 
@@ -99,7 +103,9 @@ export async function runCommand(
       ? ttyRenderer(process.stdout, makeStyle(true))
       : undefined;
   const render = json ? jsonRenderer(stdio) : plainRenderer(stdio);
-  const show = (event: CliEvent) => {
+  const show = (raw: CliEvent) => {
+    // --json relays what the agent sent; anything shown to people is made terminal-safe.
+    const event = json ? raw : safeDeep(raw);
     if (event.type === "notice") {
       // acphub's voice: on stderr (plain), its own event type (--json), never the agent's.
       if (tty) tty.say(noticeLine(event));
@@ -121,18 +127,27 @@ export async function runCommand(
     loaded.config = withinDeadline(loaded.config, deadline);
     const text = await promptText(words);
     const cwd = workingDir(options.cwd);
+    const hubLaunch = options.hub
+      ? (await import("./acp-hub.js")).hubAgentLaunch(
+          loaded.paths.stateDir,
+          options.hub,
+          options.tokenFile,
+        )
+      : undefined;
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
       const { sandboxedLaunch } = await import("./sandbox-wiring.js");
-      const launch = await sandboxedLaunch(
-        resolveAgent(
-          options.agent ?? defaultAgentName(loaded.config),
+      const launch =
+        hubLaunch ??
+        (await sandboxedLaunch(
+          resolveAgent(
+            options.agent ?? defaultAgentName(loaded.config),
+            loaded.config,
+          ),
           loaded.config,
-        ),
-        loaded.config,
-        loaded.paths,
-        cwd,
-      );
+          loaded.paths,
+          cwd,
+        ));
       const stderrTailBytes =
         loaded.config.limits?.stderrTailBytes ?? DEFAULT_LIMITS.stderrTailBytes;
       prespawned = new AgentProcess(launch, { cwd, stderrTailBytes });
@@ -145,6 +160,7 @@ export async function runCommand(
     hub = await openLocalHub({
       ctx,
       prespawned,
+      launch: hubLaunch,
       agent: options.agent,
       sessionId: options.session,
       cwd,

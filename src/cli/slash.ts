@@ -2,6 +2,7 @@
 // available_commands_update), which are sent to the agent as a prompt.
 import type { Gateway } from "../gateway/gateway.js";
 import type { Style } from "./tty/ansi.js";
+import { safeDeep } from "./tty/safe-text.js";
 
 export interface SlashContext {
   gateway: Gateway;
@@ -14,6 +15,10 @@ export interface SlashContext {
 }
 
 type Mode = { id: string; name?: string };
+type Models = {
+  currentModelId: string;
+  availableModels: { modelId: string; name?: string }[];
+};
 type ConfigOption = {
   id: string;
   name?: string;
@@ -42,6 +47,27 @@ function describeOption(o: ConfigOption, style: Style): string {
   return `  ${o.id.padEnd(14)} ${choices}`;
 }
 
+// `/model` for agents that report models (session/set_model) rather than a config option.
+async function models(
+  ctx: SlashContext,
+  state: Models,
+  value: string | undefined,
+): Promise<undefined> {
+  const { style, say } = ctx;
+  if (!value) {
+    const ids = state.availableModels.map((m) =>
+      m.modelId === state.currentModelId
+        ? style.bold(`*${m.modelId}`)
+        : m.modelId,
+    );
+    say(`  ${"model".padEnd(14)} ${ids.join(" ")}`);
+    return undefined;
+  }
+  await ctx.gateway.setModel({ sessionId: ctx.sessionId, modelId: value });
+  say(`model: ${value}`);
+  return undefined;
+}
+
 // Runs a slash command; returns the prompt text to send when it is the agent's own command.
 export async function runSlash(
   line: string,
@@ -49,9 +75,11 @@ export async function runSlash(
 ): Promise<string | undefined> {
   const [command = "", ...args] = line.trim().split(/\s+/);
   const { gateway, sessionId, style, say } = ctx;
-  const state = () =>
-    gateway.sessionState(sessionId) as {
+  const state = async () =>
+    // The agent's mode and option names are shown: made terminal-safe.
+    safeDeep(await gateway.sessionState(sessionId)) as {
       modes?: { currentModeId: string; availableModes: Mode[] };
+      models?: Models;
       configOptions?: ConfigOption[];
     };
   switch (command) {
@@ -71,7 +99,7 @@ export async function runSlash(
       say(style.dim("no turn is running"));
       return undefined;
     case "/sessions": {
-      const list = (await gateway.listSessions({})) as {
+      const list = safeDeep(await gateway.listSessions({})) as {
         sessions: {
           sessionId: string;
           title: string | null;
@@ -85,7 +113,7 @@ export async function runSlash(
       return undefined;
     }
     case "/mode": {
-      const modes = state().modes;
+      const modes = (await state()).modes;
       if (!modes)
         return (say(style.dim("this agent offers no modes")), undefined);
       if (!args[0]) {
@@ -95,13 +123,16 @@ export async function runSlash(
           );
         return undefined;
       }
-      await gateway.setMode(sessionId, args[0]);
+      await gateway.setMode({ sessionId, modeId: args[0] });
       say(`mode: ${args[0]}`);
       return undefined;
     }
     case "/model":
+      if ((await state()).models)
+        return models(ctx, (await state()).models!, args[0]);
+    // falls through: the agent describes its model as a config option
     case "/config": {
-      const options = state().configOptions ?? [];
+      const options = (await state()).configOptions ?? [];
       const model = options.find(
         (o) => o.category === "model" || o.id === "model",
       );
@@ -119,7 +150,11 @@ export async function runSlash(
       }
       if (!target)
         return (say(style.red(`no config option ${args[0] ?? ""}`)), undefined);
-      await gateway.setConfigOption(sessionId, target.id, value);
+      await gateway.setConfigOption({
+        sessionId,
+        configId: target.id,
+        value,
+      });
       say(`${target.id}: ${value}`);
       return undefined;
     }

@@ -1,5 +1,7 @@
 // Wires the concrete parts a CLI command needs: the host services (files, terminals,
 // permissions), the ledger, and the gateway over an agent.
+import { relayedClientCapabilities } from "../protocol/capabilities.js";
+import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import type { AgentProcess } from "../agents/agent-process.js";
 import { connectAgent } from "../agents/connection.js";
@@ -8,6 +10,7 @@ import type { AgentLaunch } from "../agents/registry.js";
 import type { Config, PermissionMode } from "../config/schema.js";
 import type { EditorChannel } from "../gateway/editor-channel.js";
 import { Gateway } from "../gateway/gateway.js";
+import type { GatewayLimits } from "../gateway/limits.js";
 import type {
   AgentPort,
   HubCommandsPort,
@@ -117,6 +120,10 @@ export interface GatewayWiring {
   cwd?: string;
   /** An agent spawned early, used for the first connection. */
   prespawned?: AgentProcess;
+  /** Overrides of the config's gateway limits. */
+  limits?: Partial<GatewayLimits>;
+  /** Called with each agent process the gateway starts (metrics). */
+  onAgent?: (agent: { closed: Promise<void> }) => void;
   /** Commands acphub runs itself in sessions (workflows). */
   commands?: HubCommandsPort;
   /** Aborts connecting (spawn and initialize). */
@@ -143,21 +150,57 @@ export function buildGateway(w: GatewayWiring): Gateway {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,
       busyPrompt: limits.busyPrompt,
+      ...w.limits,
     },
-    connect: async (): Promise<AgentPort> =>
-      withAgentServers(
-        await connectAgent({
-          process: takeEarly(),
-          launch: w.launch,
-          cwd: w.cwd,
-          logger,
-          host: w.host,
-          stateDir: paths.stateDir,
-          signal: w.signal,
-          ...connectionLimits(config),
-        }),
-        agentServers(config, w.agentName),
+    connect: async (): Promise<AgentPort> => {
+      const agent = await connectAgent({
+        process: takeEarly(),
+        launch: w.launch,
+        cwd: w.cwd,
         logger,
-      ),
+        host: w.host,
+        stateDir: paths.stateDir,
+        signal: w.signal,
+        ...connectionLimits(config),
+      });
+      w.onAgent?.(agent);
+      return withAgentServers(agent, agentServers(config, w.agentName), logger);
+    },
   });
+}
+
+// The host services over an editor channel: permissions asked of the editor(s), the agent's
+// other `_` requests and notifications relayed to them, and — when `forwardFs` — fs/terminal
+// forwarded to an editor that advertised them (a network hub serves them itself).
+export function hostForEditor(
+  ctx: CliContext,
+  editor: EditorChannel,
+  forwardFs: boolean,
+): HostServices {
+  const { config, paths, logger } = ctx;
+  const host = buildHost({
+    config,
+    stateDir: paths.stateDir,
+    configFile: paths.configFile,
+    mode: config.permissions?.mode ?? "ask",
+    logger,
+    approver: async (request, signal) =>
+      (
+        await editor.request<{ outcome: RequestPermissionOutcome }>(
+          "session/request_permission",
+          request,
+          signal,
+        )
+      ).outcome,
+    ...(forwardFs ? { editor } : {}),
+  });
+  if (host.sandboxWarning) logger.warn(host.sandboxWarning);
+  return {
+    ...host,
+    extensionFallback: (method, params, hostCtx) =>
+      editor.request(method, params, hostCtx.signal),
+    onExtNotification: (method, params) => editor.notify(method, params),
+    relayedCapabilities: () =>
+      relayedClientCapabilities(editor.editorCapabilities),
+  };
 }

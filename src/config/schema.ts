@@ -137,6 +137,23 @@ export const configSchema = z.strictObject({
   env: z
     .strictObject({ allow: z.array(z.string().min(1)).optional() })
     .optional(),
+  serve: z
+    .strictObject({
+      /** Cancel a connection's running turns when it disconnects. */
+      cancelOnDisconnect: z.boolean().optional(),
+      allowOrigins: z.array(z.string().min(1)).optional(),
+      maxConnections: z.number().int().positive().optional(),
+      maxBodyBytes: z.number().int().positive().optional(),
+      maxFrameBytes: z.number().int().positive().optional(),
+      maxQueuedMessages: z.number().int().positive().optional(),
+      maxBufferedBytes: z.number().int().positive().optional(),
+      sessionsPerMinute: z.number().int().positive().optional(),
+      headersTimeoutMs: positiveMs.optional(),
+      idleTimeoutMs: positiveMs.optional(),
+      maxFailedAuth: z.number().int().positive().optional(),
+      authBackoffMs: positiveMs.optional(),
+    })
+    .optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

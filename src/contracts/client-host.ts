@@ -65,6 +65,9 @@ export interface ClientHost {
   ) => Promise<unknown>;
   /** Receives `_`-prefixed notifications that name no open session. */
   onExtNotification?: (method: string, params: unknown) => void;
+  /** Client capabilities for what is relayed to the editor (elicitation), added to
+   *  `initialize` toward the agent. */
+  relayedCapabilities?: () => Record<string, unknown>;
   /** Called when a session opens (new, load, resume), with its working folders. */
   onSessionStart?: (sessionId: string, folders: SessionFolders) => void;
   /** Sees each session/update before it is relayed (to learn the tool calls a session announced). */

@@ -1,25 +1,17 @@
-// `acphub acp`: acphub as an ACP agent on stdin/stdout. Every handler takes params as sent
-// (pass-through parsers), hands them to the gateway, and converts errors at this edge.
+// `acphub acp`: acphub as an ACP agent on stdin/stdout. The handlers (dispatch.ts) take params
+// as sent (pass-through parsers), hand them to the gateway, and convert errors at this edge.
 import { Readable } from "node:stream";
-import { agent, RequestError } from "@agentclientprotocol/sdk";
+import { agent } from "@agentclientprotocol/sdk";
 import type { Gateway } from "../gateway/gateway.js";
-import { isExtensionMethod, methods } from "../protocol/methods.js";
-import { raw, type Params } from "../protocol/raw.js";
+import { methods } from "../protocol/methods.js";
+import type { Params } from "../protocol/raw.js";
 import type { Logger } from "../shared/logger.js";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { frameLogger, loggedStream } from "../protocol/frame-log.js";
 import { FrameWriter } from "./frame-writer.js";
 import { drainOnEof } from "./drain-on-eof.js";
 import { guardStdout } from "./stdout-guard.js";
-import { toRequestError } from "./to-request-error.js";
-
-async function edge<T>(run: () => Promise<T> | T): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw toRequestError(error);
-  }
-}
+import { registerEditorMethods } from "./dispatch.js";
 
 export interface StdioServerOptions {
   gateway: Gateway;
@@ -40,57 +32,7 @@ export async function serveStdio({
   });
   const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
   const app = agent({ name: "acphub" });
-  const m = methods.agent;
-  const forward =
-    (method: string) => (ctx: { params: Params; signal: AbortSignal }) =>
-      edge(() => gateway.forwardSessionRequest(method, ctx.params, ctx.signal));
-  app
-    .onRequest(m.initialize, raw<Params>, ({ params }) =>
-      edge(() => gateway.initialize(params)),
-    )
-    .onRequest(m.authenticate, raw<Params>, ({ params, signal }) =>
-      edge(() => gateway.authenticate(params, signal)),
-    )
-    .onRequest(m.session.new, raw<Params>, ({ params, signal }) =>
-      edge(() => gateway.newSession(params, signal)),
-    )
-    .onRequest(m.session.load, raw<Params>, ({ params, signal }) =>
-      edge(() => gateway.loadSession(params, signal)),
-    )
-    .onRequest(m.session.list, raw<Params>, ({ params }) =>
-      edge(() => gateway.listSessions(params)),
-    )
-    .onRequest(m.session.resume, raw<Params>, ({ params, signal }) =>
-      edge(() => gateway.resumeSession(params, signal)),
-    )
-    .onRequest(m.session.close, raw<Params>, ({ params, signal }) =>
-      edge(() => gateway.closeSession(params, signal)),
-    )
-    .onRequest(m.session.delete, raw<Params>, ({ params, signal }) =>
-      edge(() => gateway.deleteSession(params, signal)),
-    )
-    .onRequest(m.session.setMode, raw<Params>, forward(m.session.setMode))
-    .onRequest(
-      m.session.setConfigOption,
-      raw<Params>,
-      forward(m.session.setConfigOption),
-    )
-    .onRequest(m.session.prompt, raw<Params>, ({ params, signal }) =>
-      edge(() => gateway.prompt(params, signal)),
-    )
-    .onNotification(m.session.cancel, raw<Params>, ({ params }) =>
-      gateway.cancel(params),
-    )
-    .onRequest("*", ({ method, params, signal }) => {
-      if (!isExtensionMethod(method)) throw RequestError.methodNotFound(method);
-      return edge(() => gateway.forwardExtension(method, params, signal));
-    })
-    .onNotification("*", ({ method, params }) => {
-      if (isExtensionMethod(method))
-        void gateway
-          .forwardExtensionNotification(method, params)
-          .catch(() => undefined);
-    });
+  registerEditorMethods(app, gateway);
   const wire = ndJsonStream(output, input, { maxMessageBytes });
   const connection = app.connect(
     drainOnEof(loggedStream(wire, frameLogger(logger, "editor")), {
@@ -98,7 +40,7 @@ export async function serveStdio({
       onEof: (pending) => {
         for (const request of pending) {
           const r = request as { method?: string; params?: Params };
-          if (r.method === m.session.prompt && r.params)
+          if (r.method === methods.agent.session.prompt && r.params)
             gateway.cancel(r.params);
         }
       },

@@ -2,6 +2,9 @@
 // and every message acphub sends it, with the agent's session ids replaced by acphub's.
 import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
+import { isAvailable } from "../protocol/capabilities.js";
+import { methodEntry } from "../protocol/method-table.js";
+import { notServed } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
 import { replayItems } from "./history.js";
 import { parseEvents } from "./stored-events.js";
@@ -50,6 +53,7 @@ export class EditorChannel {
     signal?: AbortSignal,
   ): Promise<T> {
     if (!this.editor) throw new HubError("CLOSED", "no editor is connected");
+    this.checkRelay(method);
     return this.editor.request<T>(
       method,
       this.sessions.toHubIds(params),
@@ -59,27 +63,40 @@ export class EditorChannel {
 
   /** A notification from the agent to the editor; one the editor cannot take is dropped. */
   notify(method: string, params: unknown): void {
+    if (!this.mayRelay(method)) return;
     void this.editor
       ?.notify(method, this.sessions.toHubIds(params))
       .catch(() => undefined);
   }
 
-  // Sends a notification whose session id is already acphub's, in order with relayed frames.
-  async send(method: string, params: Params): Promise<void> {
+  // Sends a notification whose session id is already acphub's (with its ledger seq, if any),
+  // in order with relayed frames.
+  async send(
+    method: string,
+    params: Params,
+    delivery?: { seq?: number },
+  ): Promise<void> {
     if (this.editor?.writeFrames)
       this.editor.writeFrames(
         `${JSON.stringify({ jsonrpc: "2.0", method, params })}\n`,
       );
-    else await this.editor?.notify(method, params);
+    else await this.editor?.notify(method, params, delivery);
   }
 
-  /** A relayed update: `text` is the stored JSON of `payload` (params without sessionId). */
-  sendStored(hubId: string, text: string, payload: Params): unknown {
+  /** A relayed update stored as `seq`: `text` is the stored JSON of `payload` (params without
+   *  sessionId). An editor that takes frames gets those bytes; others the params and the seq. */
+  sendStored(
+    hubId: string,
+    seq: number,
+    text: string,
+    payload: Params,
+  ): unknown {
     if (!this.editor?.writeFrames)
-      return this.editor?.notify("session/update", {
-        sessionId: hubId,
-        ...payload,
-      });
+      return this.editor?.notify(
+        "session/update",
+        { sessionId: hubId, ...payload },
+        { seq },
+      );
     if (this.head?.hubId !== hubId)
       this.head = { hubId, text: updateFrameHead(hubId) };
     this.editor.writeFrames(storedUpdateFrame(this.head.text, text));
@@ -123,6 +140,27 @@ export class EditorChannel {
           content: { type: "text", text: `[acphub] ${text}\n` },
         };
     await this.send("session/update", { sessionId: hubId, update });
+  }
+
+  // Throws unless the editor may receive `method` from the agent: a relayed method needs the
+  // capability the editor advertised; a refused one never goes; unknown ones do.
+  private checkRelay(method: string): void {
+    const entry = methodEntry(method);
+    if (!entry || entry.from === "editor") return;
+    if (entry.handling === "refused") throw notServed(method, entry.note);
+    if (entry.handling !== "relayed" || isAvailable(entry, this.capabilities))
+      return;
+    const what = entry.capability?.join(".") ?? method;
+    throw notServed(method, `the editor did not advertise ${what}`);
+  }
+
+  private mayRelay(method: string): boolean {
+    try {
+      this.checkRelay(method);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private get noticesShown(): boolean {

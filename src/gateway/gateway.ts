@@ -24,16 +24,30 @@ import type {
   LedgerPort,
   SessionRecord,
 } from "./ports.js";
+import { forkSession } from "./fork.js";
+import {
+  forwardToAgent,
+  forwardUnknown,
+  forwardUnknownNotification,
+} from "./forward.js";
+import {
+  sessionStatus,
+  setSessionConfigOption,
+  setSessionMode,
+  setSessionModel,
+  setSessionTitle,
+} from "./session-controls.js";
 import {
   endSession,
   listPage,
   openSession,
   replayHistory,
-  stateOf,
+  requireRecord,
 } from "./session-ops.js";
+import { SettingsStore } from "./session-settings.js";
 import { SessionTable } from "./session-table.js";
 import { promptLive, promptOf } from "./turns.js";
-import { commandOf, runHubCommand } from "./hub-commands.js";
+import { advertiseCommands, commandOf, runHubCommand } from "./hub-commands.js";
 
 export interface GatewayOptions {
   agentName: string;
@@ -55,6 +69,8 @@ export class Gateway {
   private readonly parts: GatewayParts;
   private readonly limiter: FixedWindowLimiter;
   private initialized = false;
+  /** Hub commands being advertised in new sessions (after the response), by session. */
+  private readonly advertising = new Map<string, Promise<void>>();
   /** Hub commands (workflow runs) in progress, by session, for session/cancel. */
   private readonly commandRuns = new Map<string, AbortController>();
 
@@ -69,6 +85,7 @@ export class Gateway {
       agents: new AgentSlot(options.connect),
       sessions: this.editor.sessions,
       editor: this.editor,
+      settings: new SettingsStore(options.ledger),
       ...(options.commands ? { commands: options.commands } : {}),
     };
     this.limiter = new FixedWindowLimiter(
@@ -99,10 +116,6 @@ export class Gateway {
     return initializeAnswer(agent.initializeResponse, this.parts.agentName);
   }
 
-  async authenticate(params: Params, signal?: AbortSignal): Promise<Params> {
-    return (await this.agent()).request("authenticate", params, signal);
-  }
-
   async newSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     if (!this.limiter.take()) {
@@ -120,21 +133,19 @@ export class Gateway {
     return response;
   }
 
-  // Tells the editor about acphub's own commands in a new session, after the response (through
-  // the session's relay, which adds them to an available_commands_update).
+  // Tells the editor about acphub's own commands in a new session, after the response.
   private advertiseCommands(hubId: string, cwd: string): void {
-    if (!this.parts.commands?.list(cwd).length) return;
-    const relay = this.parts.sessions.get(hubId)?.relay;
-    setImmediate(() =>
-      relay?.pushOutside({
-        type: "session_update",
-        sessionId: hubId,
-        update: {
-          sessionUpdate: "available_commands_update",
-          availableCommands: [],
-        },
-      }),
-    );
+    const pushed = advertiseCommands(this.parts, hubId, cwd);
+    if (!pushed) return;
+    this.advertising.set(hubId, pushed);
+    void pushed.then(() => this.advertising.delete(hubId));
+  }
+
+  /** Resolves once what the session was sent so far (the commands advertised after
+   *  session/new included) is stored and handed to the editor. */
+  async settled(sessionId: string): Promise<void> {
+    await this.advertising.get(sessionId);
+    await this.parts.sessions.get(sessionId)?.relay.settled();
   }
 
   async prompt(params: Params, signal: AbortSignal): Promise<Params> {
@@ -169,31 +180,36 @@ export class Gateway {
     }
   }
 
-  /** The session's modes and config options as the agent last described them. */
-  sessionState(sessionId: string): Params {
-    const live = this.parts.sessions.get(sessionId);
-    return live ? stateOf(live.session) : {};
+  /** The session's modes, models and config options, as kept (session-settings.ts). */
+  async sessionState(sessionId: string): Promise<Params> {
+    return { ...(await this.parts.settings.get(sessionId)) };
   }
 
-  async setMode(
-    sessionId: string,
-    modeId: string,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const record = await this.record(sessionId);
-    const live = await liveSession(this.parts, record, signal);
-    await live.session.setMode(modeId, signal);
+  /** session/set_mode, set_config_option, set_model: the agent switches, the state follows. */
+  setMode(params: Params, signal?: AbortSignal): Promise<Params> {
+    return setSessionMode(this.parts, params, signal);
   }
 
-  async setConfigOption(
-    sessionId: string,
-    configId: string,
-    value: string,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const record = await this.record(sessionId);
-    const live = await liveSession(this.parts, record, signal);
-    await live.session.setConfigOption(configId, value, signal);
+  setConfigOption(params: Params, signal?: AbortSignal): Promise<Params> {
+    return setSessionConfigOption(this.parts, params, signal);
+  }
+
+  setModel(params: Params, signal?: AbortSignal): Promise<Params> {
+    return setSessionModel(this.parts, params, signal);
+  }
+
+  /** session/fork for any agent (fork.ts). */
+  fork(params: Params): Promise<Params> {
+    return forkSession(this.parts, params);
+  }
+
+  /** session/status and session/set_title, from acphub's own view (session-controls.ts). */
+  status(params: Params): Promise<Params> {
+    return sessionStatus(this.parts, params);
+  }
+
+  setTitle(params: Params, signal?: AbortSignal): Promise<Params> {
+    return setSessionTitle(this.parts, params, signal);
   }
 
   cancel(params: Params): void {
@@ -207,7 +223,8 @@ export class Gateway {
   }
 
   // Answered from the ledger without waiting for the agent, so the request's signal has nothing
-  // to stop; the background restoration is bounded by the agent's request timeout.
+  // to stop; the background restoration is bounded by the agent's request timeout. The settings
+  // answered are the ones the ledger keeps; the restoration reapplies them to the agent.
   async loadSession(params: Params, _signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = await this.record(params["sessionId"]);
@@ -215,26 +232,25 @@ export class Gateway {
       this.parts.ledger.updateSession(record.id, { state: "active" }),
       replayHistory(this.parts, record),
     ]);
-    // Answered from the ledger: the agent is restored meanwhile, and the next prompt waits.
     const live = this.parts.sessions.get(record.id);
-    if (live?.agent.alive) return { ...stateOf(live.session) };
-    liveSession(this.parts, record).catch((error: unknown) => {
-      // Closing while the restoration runs is not worth a warning.
-      if (!isHubError(error, "CLOSED"))
-        this.parts.logger.warn(
-          { err: error, sessionId: record.id },
-          "restoring the session failed; the next prompt tries again",
-        );
-    });
-    return {};
+    if (!live?.agent.alive)
+      liveSession(this.parts, record).catch((error: unknown) => {
+        // Closing while the restoration runs is not worth a warning.
+        if (!isHubError(error, "CLOSED"))
+          this.parts.logger.warn(
+            { err: error, sessionId: record.id },
+            "restoring the session failed; the next prompt tries again",
+          );
+      });
+    return this.sessionState(record.id);
   }
 
   async resumeSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
     const record = await this.record(params["sessionId"]);
-    const live = await liveSession(this.parts, record, signal);
+    await liveSession(this.parts, record, signal);
     await this.parts.ledger.updateSession(record.id, { state: "active" });
-    return { ...stateOf(live.session) };
+    return this.sessionState(record.id);
   }
 
   async closeSession(params: Params, signal?: AbortSignal): Promise<Params> {
@@ -249,22 +265,18 @@ export class Gateway {
     return {};
   }
 
-  // Session-scoped requests relayed to the agent with its own session id (set_mode, …).
-  async forwardSessionRequest(
-    method: string,
-    params: Params,
-    signal: AbortSignal,
-  ): Promise<unknown> {
-    const live = await liveSession(
-      this.parts,
-      await this.record(params["sessionId"]),
-      signal,
-    );
-    return live.agent.request(
-      method,
-      { ...params, sessionId: live.session.id },
-      signal,
-    );
+  /** A method the table marks forwarded (logout, providers/*): to the agent if it offers it. */
+  forward(method: string, params: Params, signal?: AbortSignal) {
+    return forwardToAgent(this.parts, method, params, signal);
+  }
+
+  /** A method acphub does not know: to the agent when it names a known session. */
+  forwardUnknown(method: string, params: unknown, signal?: AbortSignal) {
+    return forwardUnknown(this.parts, method, params, signal);
+  }
+
+  forwardUnknownNotification(method: string, params: unknown): void {
+    forwardUnknownNotification(this.parts, method, params);
   }
 
   /** An editor's `_`-prefixed request or notification, relayed with the session id mapped. */
@@ -301,16 +313,7 @@ export class Gateway {
     if (!this.initialized) throw new HubError("USAGE", "send initialize first");
   }
 
-  private async record(id: unknown): Promise<SessionRecord> {
-    const record =
-      typeof id === "string"
-        ? await this.parts.ledger.getSession(id)
-        : undefined;
-    if (!record)
-      throw new HubError(
-        "SESSION_NOT_FOUND",
-        `no session ${JSON.stringify(id)}`,
-      );
-    return record;
+  private record(id: unknown): Promise<SessionRecord> {
+    return requireRecord(this.parts, id);
   }
 }

@@ -27,6 +27,34 @@ export function commandOf(
   return { name: match[1]!, input: match[2] ?? "" };
 }
 
+/**
+ * Pushes acphub's commands to a new session's relay on the next tick (after the session/new
+ * answer), which adds them to an available_commands_update; resolves once pushed. Undefined when
+ * there is nothing to advertise.
+ */
+export function advertiseCommands(
+  parts: Pick<GatewayParts, "commands" | "sessions">,
+  hubId: string,
+  cwd: string,
+): Promise<void> | undefined {
+  if (!parts.commands?.list(cwd).length) return undefined;
+  const relay = parts.sessions.get(hubId)?.relay;
+  if (!relay) return undefined;
+  return new Promise<void>((resolve) =>
+    setImmediate(() => {
+      relay.pushOutside({
+        type: "session_update",
+        sessionId: hubId,
+        update: {
+          sessionUpdate: "available_commands_update",
+          availableCommands: [],
+        },
+      });
+      resolve();
+    }),
+  );
+}
+
 // Runs a hub command as the session's turn: prompt and updates recorded, then sent.
 export async function runHubCommand(
   parts: CommandParts,
@@ -44,8 +72,12 @@ export async function runHubCommand(
   signal.addEventListener("abort", stop, { once: true });
   running.set(record.id, run);
   const send = async (update: Record<string, unknown>) => {
-    await ledger.append(record.id, "update", { update });
-    await editor.send("session/update", { sessionId: record.id, update });
+    const seq = await ledger.append(record.id, "update", { update });
+    await editor.send(
+      "session/update",
+      { sessionId: record.id, update },
+      { seq },
+    );
   };
   try {
     await ledger.append(record.id, "prompt", { prompt });

@@ -1,29 +1,19 @@
-// acphub's `initialize` answer to an editor: the agent's capabilities, merged with the session
-// methods acphub serves from its ledger whatever the agent supports, under acphub's own name.
+// acphub's `initialize` answer to an editor, under acphub's own name: the capabilities derived
+// from the method table (what acphub serves, and what the agent offers that acphub forwards).
 import type { InitializeResponse } from "@agentclientprotocol/sdk";
+import { editorFacingCapabilities } from "../protocol/capabilities.js";
 import type { Params } from "../protocol/raw.js";
 import { ACPHUB_VERSION } from "../shared/version.js";
 
-// Merges the agent's initialize response with what the gateway adds.
+// The answer to the editor's initialize, from the agent's.
 export function initializeAnswer(
   init: InitializeResponse | undefined,
   agentName: string,
 ): Params {
-  const caps = init?.agentCapabilities ?? {};
   const info = init?.agentInfo;
   return {
     protocolVersion: 1,
-    agentCapabilities: {
-      ...caps,
-      loadSession: true,
-      sessionCapabilities: {
-        ...(caps["sessionCapabilities"] as Params),
-        list: {},
-        resume: {},
-        close: {},
-        delete: {},
-      },
-    },
+    agentCapabilities: editorFacingCapabilities(init?.agentCapabilities),
     authMethods: init?.authMethods ?? [],
     agentInfo: {
       name: "acphub",

@@ -31,12 +31,18 @@ export interface SessionRecord {
   incomplete: boolean;
   eventCount: number;
   bytes: number;
+  /** The modes, models and config options the agent last reported (see session-settings). */
+  settings: Record<string, unknown> | null;
+  /** The session this one was forked from, if any. */
+  forkedFrom: string | null;
 }
 
+/** What a new session starts with; the ledger fills in the counters. */
 export type NewSessionRecord = Omit<
   SessionRecord,
-  "incomplete" | "eventCount" | "bytes"
->;
+  "incomplete" | "eventCount" | "bytes" | "settings" | "forkedFrom"
+> &
+  Partial<Pick<SessionRecord, "settings" | "forkedFrom">>;
 
 export type SessionPatch = Partial<
   Pick<SessionRecord, "title" | "state" | "agentSessionId" | "updatedAt">
@@ -123,6 +129,11 @@ export interface LedgerPort {
    * reads again after compaction gets the whole merged run again.
    */
   compact(sessionId: string, afterSeq: number, uptoSeq?: number): Promise<void>;
+  /** Stores the session's modes, models and config options (replacing what was there). */
+  saveSettings(
+    sessionId: string,
+    settings: Record<string, unknown>,
+  ): Promise<void>;
   /** A new session holding copies of another's events up to `uptoSeq` (all when absent): fork. */
   copySession(
     fromId: string,

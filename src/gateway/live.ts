@@ -3,13 +3,14 @@
 // told how.
 import type { GatewayParts } from "./parts.js";
 import type { AgentPort, AgentSessionPort, SessionRecord } from "./ports.js";
+import { reapplySettings } from "./reapply-settings.js";
 import { SessionRelay } from "./session-relay.js";
 import { restoreNotice, restoreSession } from "./restore.js";
 import type { LiveSession } from "./session-table.js";
 
 type AttachParts = Pick<
   GatewayParts,
-  "ledger" | "editor" | "logger" | "sessions" | "commands"
+  "ledger" | "editor" | "logger" | "sessions" | "settings" | "commands"
 >;
 
 // Attaches an agent session to a hub session; its out-of-turn events are relayed from now on.
@@ -66,6 +67,8 @@ async function restoreLive(
     mode,
     agentSessionId: session.id,
   });
+  const fresh = mode === "primed" || mode === "new";
+  await reapplySettings(parts, record.id, agent, session, fresh);
   const entry = attachSession(
     parts,
     record.id,

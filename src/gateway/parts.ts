@@ -6,6 +6,7 @@ import type { EditorChannel } from "./editor-channel.js";
 import type { GatewayLimits } from "./limits.js";
 import type { HubCommandsPort, LedgerPort } from "./ports.js";
 import type { SessionTable } from "./session-table.js";
+import type { SettingsStore } from "./session-settings.js";
 
 export interface GatewayParts {
   /** The configured agent's name, as recorded in the ledger and shown to people. */
@@ -16,6 +17,8 @@ export interface GatewayParts {
   agents: AgentSlot;
   sessions: SessionTable;
   editor: EditorChannel;
+  /** Each session's modes, models and config options, kept in the ledger. */
+  settings: SettingsStore;
   /** Commands acphub runs itself in sessions (workflows), when wired. */
   commands?: HubCommandsPort;
 }

@@ -44,12 +44,13 @@ export interface AgentSessionPort {
   ): Promise<void>;
 }
 
+export type AgentCapability =
+  "loadSession" | "list" | "resume" | "close" | "delete" | "fork" | "title";
+
 export interface AgentPort {
   readonly alive: boolean;
   readonly initializeResponse: InitializeResponse | undefined;
-  supports(
-    capability: "loadSession" | "list" | "resume" | "close" | "delete",
-  ): boolean;
+  supports(capability: AgentCapability): boolean;
   // Every request but a turn is bounded: by the signal, and by the agent's request timeout.
   newSession(
     params: SessionOpenParams,
@@ -61,6 +62,12 @@ export interface AgentPort {
     signal?: AbortSignal,
   ): Promise<{ session: AgentSessionPort }>;
   resumeSession(
+    id: string,
+    params: SessionOpenParams,
+    signal?: AbortSignal,
+  ): Promise<AgentSessionPort>;
+  /** Forks the agent's session `id` (session/fork); needs the `fork` capability. */
+  forkSession(
     id: string,
     params: SessionOpenParams,
     signal?: AbortSignal,
@@ -88,7 +95,12 @@ export interface SessionOpenParams {
 export interface EditorPort {
   /** In-process editors (the CLI) also see permission, audit and request events. */
   observe?(sessionId: string, event: RunEvent): void;
-  notify(method: string, params: unknown): Promise<void>;
+  /** `delivery.seq` is the ledger sequence number of a recorded session/update. */
+  notify(
+    method: string,
+    params: unknown,
+    delivery?: { seq?: number },
+  ): Promise<void>;
   /**
    * Editors whose output acphub frames itself (stdio): whole newline-terminated JSON-RPC frames,
    * written in order with everything else this editor is sent. Without it, `notify` is used.

@@ -4,9 +4,10 @@
 import { randomUUID } from "node:crypto";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { Params } from "../protocol/raw.js";
+import { HubError } from "../shared/errors.js";
 import { attachSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
-import type { AgentSessionPort, SessionRecord } from "./ports.js";
+import type { SessionRecord } from "./ports.js";
 
 // Opens an agent session and records it under a new hub id.
 export async function openSession(
@@ -42,6 +43,7 @@ export async function openSession(
       ...(_meta ? { _meta } : {}),
     },
   });
+  await parts.settings.merge(id, session.state);
   attachSession(parts, id, cwd, agent, session, false);
   return { ...session.state, sessionId: id };
 }
@@ -82,7 +84,7 @@ export async function replayHistory(
 
 // Ends a hub session: detached here, and closed or deleted on the agent when it can do that.
 export async function endSession(
-  parts: Pick<GatewayParts, "ledger" | "logger" | "sessions">,
+  parts: Pick<GatewayParts, "ledger" | "logger" | "sessions" | "settings">,
   record: SessionRecord,
   how: "close" | "delete",
   signal?: AbortSignal,
@@ -103,14 +105,17 @@ export async function endSession(
       );
   }
   await parts.ledger.deleteSession(record.id);
+  parts.settings.forget(record.id);
 }
 
-/** The session's modes and config options as the agent last described them. */
-export function stateOf(session: AgentSessionPort): Params {
-  const { modes, configOptions, models } = session.state;
-  return {
-    ...(modes ? { modes } : {}),
-    ...(configOptions ? { configOptions } : {}),
-    ...(models ? { models } : {}),
-  };
+/** The ledger record of a session, or SESSION_NOT_FOUND. */
+export async function requireRecord(
+  parts: Pick<GatewayParts, "ledger">,
+  id: unknown,
+): Promise<SessionRecord> {
+  const record =
+    typeof id === "string" ? await parts.ledger.getSession(id) : undefined;
+  if (!record)
+    throw new HubError("SESSION_NOT_FOUND", `no session ${JSON.stringify(id)}`);
+  return record;
 }

@@ -8,7 +8,10 @@ import type { Params } from "../protocol/raw.js";
 import { withHubCommands } from "./hub-commands.js";
 import type { GatewayParts } from "./parts.js";
 
-export type RelayParts = Pick<GatewayParts, "ledger" | "editor" | "logger"> &
+export type RelayParts = Pick<
+  GatewayParts,
+  "ledger" | "editor" | "logger" | "settings"
+> &
   Partial<Pick<GatewayParts, "commands">>;
 
 /** Events relayed but not yet committed and written, before a turn waits for them. */
@@ -71,9 +74,14 @@ export class SessionRelay {
           ? { update, _meta: event.meta }
           : { update };
         const text = JSON.stringify(payload);
-        this.track(ledger.append(hubId, "update", text), () =>
-          editor.sendStored(hubId, text, payload),
+        this.track(ledger.append(hubId, "update", text), (seq) =>
+          editor.sendStored(hubId, seq, text, payload),
         );
+        this.parts.settings
+          .apply(hubId, update as Params)
+          .catch((error: unknown) =>
+            logger.warn({ err: error }, "ledger: session settings not stored"),
+          );
         const title = (event.update as Params)["title"];
         if (
           event.update.sessionUpdate === "session_info_update" &&
@@ -124,15 +132,15 @@ export class SessionRelay {
 
   // Sends after `stored` settles and after everything pushed before it was sent; the first
   // failure (an append, or the editor's output) stops every send after it.
-  private track(stored: Promise<unknown>, send?: () => unknown): void {
+  private track<T>(stored: Promise<T>, send?: (stored: T) => unknown): void {
     this.inFlight += 1;
     stored.catch(() => undefined); // seen in order below; never an unhandled rejection
     this.last = this.last
       .then(() => stored)
       .then(
-        () => {
+        (value) => {
           this.inFlight -= 1;
-          if (this.failure === undefined) return send?.();
+          if (this.failure === undefined) return send?.(value);
         },
         (error: unknown) => {
           this.inFlight -= 1;

@@ -37,6 +37,12 @@ export class SessionTable {
     return this.live.get(hubId);
   }
 
+  /** The live session, only while its agent process is alive. */
+  alive(hubId: string): LiveSession | undefined {
+    const entry = this.live.get(hubId);
+    return entry?.agent.alive ? entry : undefined;
+  }
+
   // Replaces whatever was attached to the hub session before (its relay is stopped).
   set(hubId: string, entry: LiveSession): void {
     this.live.get(hubId)?.unsubscribe();

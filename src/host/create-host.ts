@@ -22,8 +22,13 @@ import { DEFAULT_SANDBOX, type SandboxSettings } from "./sandbox/settings.js";
 import { stopSandbox } from "./sandbox/os-sandbox.js";
 import { terminalSandbox } from "./sandbox/terminal-sandbox.js";
 import { SessionFolderBook } from "./session-folders.js";
-import { terminalHandlers } from "./terminal-handlers.js";
 import {
+  startOwnTerminal,
+  terminalHandlers,
+  type TerminalHandlerDeps,
+} from "./terminal-handlers.js";
+import {
+  type CreateParams,
   DEFAULT_TERMINAL_LIMITS,
   TerminalManager,
   type ProcessRecorder,
@@ -53,6 +58,15 @@ export interface HostOptions {
 
 export interface HostServices extends ClientHost {
   terminals: TerminalManager;
+  /**
+   * Starts a terminal acphub runs for itself in a session (a workflow's shell step): the
+   * command policy, a cwd inside the session's roots and the OS sandbox, as an agent's.
+   */
+  startTerminal(
+    sessionId: string,
+    params: CreateParams & { cwd?: string },
+    signal: AbortSignal,
+  ): Promise<{ terminalId: string }>;
   /** Set when terminals run without the OS sandbox it asked for (`auto`): show it once. */
   sandboxWarning?: string;
   close(): void;
@@ -79,6 +93,17 @@ export function createHost(options: HostOptions): HostServices {
     allow: options.commands?.allow ?? DEFAULT_ALLOWED_COMMANDS,
     deny: options.commands?.deny ?? DEFAULT_DENY_RULES,
   };
+  const terminalDeps: TerminalHandlerDeps = {
+    guard,
+    audit,
+    folders,
+    policy,
+    terminals,
+    terminalEnv: filterEnv(source),
+    masker,
+    editor,
+    sandbox,
+  };
   const bridge = {
     ...fsHandlers({
       guard,
@@ -86,20 +111,16 @@ export function createHost(options: HostOptions): HostServices {
       limits: withDefaults(DEFAULT_FS_LIMITS, options.fsLimits),
       editor,
     }),
-    ...terminalHandlers({
-      guard,
-      audit,
-      folders,
-      policy,
-      terminals,
-      terminalEnv: filterEnv(source),
-      masker,
-      editor,
-      sandbox,
-    }),
+    ...terminalHandlers(terminalDeps),
   };
   return {
     terminals,
+    startTerminal: (sessionId, params, signal) =>
+      startOwnTerminal(terminalDeps, params, {
+        sessionId,
+        signal,
+        emit: () => undefined,
+      }),
     sandboxWarning: sandbox.warning,
     bridge: bridge as ClientHost["bridge"],
     requestPermission: permissions.requestPermission,

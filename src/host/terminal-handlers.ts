@@ -74,21 +74,81 @@ async function createTerminal(
   params: Params,
   ctx: HostContext,
 ): Promise<{ response: { terminalId: string }; viaEditor: boolean }> {
-  const { audit, folders, editor } = deps;
   const p = params as unknown as CreateParams & { cwd?: string | null };
-  const args = p.args ?? [];
-  const command = deps.masker.mask(commandLine(String(p.command), args));
-  const viaEditor = editor?.handles(methods.client.terminal.create) === true;
-  // The allowlist is dropped only where acphub's own sandbox will run the command.
+  const viaEditor =
+    deps.editor?.handles(methods.client.terminal.create) === true;
+  const cwd = await checkTerminal(deps, p, ctx, viaEditor);
+  const keys = terminalKeys(String(p.command), p.args ?? []);
+  return deps.guard(
+    ctx,
+    "execute",
+    "terminal",
+    { command: shownCommand(deps, p) },
+    async () => {
+      if (!viaEditor)
+        return { response: await spawnLocal(deps, p, cwd, ctx), viaEditor };
+      const response = (await deps.editor!.request(
+        methods.client.terminal.create,
+        params,
+        ctx.signal,
+      )) as { terminalId: string };
+      return { response, viaEditor: true };
+    },
+    keys,
+  );
+}
+
+// A terminal acphub starts for itself (a workflow's shell step: its author wrote the command,
+// so no permission question), through the same checks and the same OS sandbox as an agent's.
+export async function startOwnTerminal(
+  deps: TerminalHandlerDeps,
+  params: CreateParams & { cwd?: string | null },
+  ctx: HostContext,
+): Promise<{ terminalId: string }> {
+  const cwd = await checkTerminal(deps, params, ctx, false);
+  auditTerminal(deps, ctx, params, true, "acphub's own command");
+  return spawnLocal(deps, params, cwd, ctx);
+}
+
+// The command as shown in audit records and permission questions (secrets masked).
+function shownCommand(deps: TerminalHandlerDeps, p: CreateParams): string {
+  return deps.masker.mask(commandLine(String(p.command), p.args ?? []));
+}
+
+// One audit record for a terminal, allowed or refused.
+function auditTerminal(
+  deps: TerminalHandlerDeps,
+  ctx: HostContext,
+  p: CreateParams,
+  allowed: boolean,
+  reason: string,
+): void {
+  deps.audit(ctx, {
+    action: "terminal",
+    command: shownCommand(deps, p),
+    allowed,
+    reason,
+  });
+}
+
+// The command policy (the allowlist dropped only where acphub's own sandbox runs the command)
+// and a cwd inside the session's roots; returns the cwd's real path.
+async function checkTerminal(
+  deps: TerminalHandlerDeps,
+  p: CreateParams & { cwd?: string | null },
+  ctx: HostContext,
+  viaEditor: boolean,
+): Promise<string> {
+  const { folders } = deps;
   const sandboxed = deps.sandbox.active && !viaEditor;
-  const refused = refusal(deps.policy, String(p.command), args, sandboxed);
+  const refused = refusal(
+    deps.policy,
+    String(p.command),
+    p.args ?? [],
+    sandboxed,
+  );
   if (refused) {
-    audit(ctx, {
-      action: "terminal",
-      command,
-      allowed: false,
-      reason: refused,
-    });
+    auditTerminal(deps, ctx, p, false, refused);
     throw permissionDenied(refused, { reason: refused });
   }
   const cwd = await resolveInRoots(
@@ -100,31 +160,24 @@ async function createTerminal(
       `terminal cwd ${p.cwd ?? ""} is not an existing folder`,
     );
   }
-  const keys = terminalKeys(String(p.command), args);
-  return deps.guard(
-    ctx,
-    "execute",
-    "terminal",
-    { command },
-    async () => {
-      if (!viaEditor) {
-        const roots = folders.rootsOf(ctx.sessionId);
-        const { terminalId } = await deps.terminals.create(
-          ctx.sessionId,
-          p,
-          cwd.real,
-          deps.terminalEnv,
-          (argv) => deps.sandbox.wrap(argv, cwd.real, roots, ctx.signal),
-        );
-        return { response: { terminalId }, viaEditor: false };
-      }
-      const response = (await editor!.request(
-        methods.client.terminal.create,
-        params,
-        ctx.signal,
-      )) as { terminalId: string };
-      return { response, viaEditor: true };
-    },
-    keys,
+  return cwd.real;
+}
+
+// Spawns the terminal in acphub, inside the OS sandbox when there is one (refused under `os`
+// without it).
+async function spawnLocal(
+  deps: TerminalHandlerDeps,
+  p: CreateParams,
+  cwd: string,
+  ctx: HostContext,
+): Promise<{ terminalId: string }> {
+  const roots = deps.folders.rootsOf(ctx.sessionId);
+  const { terminalId } = await deps.terminals.create(
+    ctx.sessionId,
+    p,
+    cwd,
+    deps.terminalEnv,
+    (argv) => deps.sandbox.wrap(argv, cwd, roots, ctx.signal),
   );
+  return { terminalId };
 }

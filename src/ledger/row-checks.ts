@@ -34,6 +34,8 @@ const sessionRow = z.object({
   incomplete: z.union([z.number(), z.boolean()]),
   event_count: int,
   bytes: int,
+  settings: jsonObject.nullable().optional(),
+  forked_from: z.string().nullable().optional(),
 });
 
 export function toSession(row: unknown): SessionRecord | undefined {
@@ -53,6 +55,8 @@ export function toSession(row: unknown): SessionRecord | undefined {
     incomplete: r.incomplete !== 0 && r.incomplete !== false,
     eventCount: r.event_count,
     bytes: r.bytes,
+    settings: r.settings ?? null,
+    forkedFrom: r.forked_from ?? null,
   };
 }
 

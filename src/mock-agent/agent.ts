@@ -7,7 +7,6 @@ import {
   ndJsonStream,
   RequestError,
   type AgentContext,
-  type SessionConfigOption,
 } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -18,6 +17,12 @@ import {
   type Scenario,
 } from "./scenario.js";
 import { runTurn } from "./turn.js";
+import {
+  addUnstableMethods,
+  FROM_MOCK,
+  initializeAnswer,
+} from "./unstable-methods.js";
+import { configOf, sessionStateOf, type MockSession } from "./session-state.js";
 
 export interface MockAgentOptions {
   scenario?: string;
@@ -36,17 +41,10 @@ export interface MockAgentOptions {
   protocolVersion?: number;
   /** Keep sessions in this JSON file, so load/resume work across restarts. */
   sessionsFile?: string;
-}
-
-interface MockSession {
-  cwd: string;
-  history: Record<string, unknown>[];
-  title: string | null;
-  updatedAt: string;
-  turn?: AbortController;
-  turns: number;
-  /** The MCP servers the client gave with session/new, load or resume (for tests to read). */
-  mcpServers?: unknown[];
+  /** Offer models (the legacy unstable `models` state) and `session/set_model`. */
+  models?: boolean;
+  /** Advertise these unstable capabilities: logout, auth-status, providers, mcp-acp. */
+  advertise?: string[];
 }
 
 function readSessions(file: string | undefined): Map<string, MockSession> {
@@ -65,26 +63,6 @@ function loadScenarios(file: string | undefined): Scenario[] | undefined {
   return [validateScenario(value, file)];
 }
 
-const MODES = {
-  currentModeId: "ask",
-  availableModes: [
-    { id: "ask", name: "Ask" },
-    { id: "code", name: "Code" },
-  ],
-};
-const CONFIG: SessionConfigOption[] = [
-  {
-    id: "model",
-    name: "Model",
-    type: "select",
-    currentValue: "mock-small",
-    options: [
-      { value: "mock-small", name: "Small" },
-      { value: "mock-large", name: "Large" },
-    ],
-  },
-];
-
 export async function runMockAgent(options: MockAgentOptions): Promise<void> {
   if (options.banner) process.stdout.write(options.banner + "\n");
   if (options.exitBeforeInit !== undefined)
@@ -98,8 +76,8 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
     );
     writeFileSync(options.sessionsFile, JSON.stringify(plain));
   };
-  const caps = new Set(options.sessionCapabilities ?? []);
   let authenticated = !options.authRequired;
+  let clientCapabilities: unknown = {};
   let nextId = 1;
 
   const find = (sessionId: string) => {
@@ -108,10 +86,8 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
       throw new RequestError(-32002, `session ${sessionId} not found`);
     return session;
   };
-  const sessionState = () => ({
-    ...(options.modes ? { modes: MODES } : {}),
-    ...(options.configOptions ? { configOptions: CONFIG } : {}),
-  });
+  const sessionState = (session: MockSession) =>
+    sessionStateOf(session, options);
   const replay = async (client: AgentContext, sessionId: string) => {
     for (const update of find(sessionId).history)
       await client.notify(methods.client.session.update as string, {
@@ -121,57 +97,39 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
   };
 
   const app = agent({ name: "acphub-mock-agent" })
-    .onRequest(methods.agent.initialize, async () => {
+    .onRequest(methods.agent.initialize, async ({ params }) => {
+      clientCapabilities = params.clientCapabilities ?? {};
       if (options.noInitAnswer) await new Promise(() => undefined);
       if (options.initDelayMs) await sleep(options.initDelayMs);
-      return {
-        protocolVersion: options.protocolVersion ?? 1,
-        agentInfo: { name: "acphub-mock-agent", version: "1" },
-        authMethods: options.authRequired
-          ? [
-              {
-                id: "mock-login",
-                name: "Mock login",
-                description: "Always succeeds",
-              },
-            ]
-          : [],
-        agentCapabilities: {
-          loadSession: options.loadSession === true,
-          promptCapabilities: { embeddedContext: true },
-          sessionCapabilities: Object.fromEntries(
-            [...caps].map((c) => [c, {}]),
-          ),
-        },
-      };
+      return initializeAnswer(options);
     })
     .onRequest(methods.agent.authenticate, () => {
       authenticated = true;
-      return {};
+      return FROM_MOCK;
     })
     .onRequest(methods.agent.session.new, ({ params }) => {
       if (!authenticated)
         throw new RequestError(-32000, "Authentication required");
       const sessionId = `mock-${process.pid}-${Date.now()}-${nextId++}`;
-      sessions.set(sessionId, {
+      const session: MockSession = {
         cwd: params.cwd,
         history: [],
         title: null,
         updatedAt: new Date().toISOString(),
         turns: 0,
         mcpServers: params.mcpServers,
-      });
+      };
+      sessions.set(sessionId, session);
       save();
-      return { sessionId, ...sessionState() };
+      return { sessionId, ...sessionState(session) };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       await replay(client, params.sessionId);
-      return sessionState();
+      return sessionState(find(params.sessionId));
     })
     .onRequest(methods.agent.session.resume, async ({ params }) => {
       if (options.resumeDelayMs) await sleep(options.resumeDelayMs);
-      find(params.sessionId);
-      return sessionState();
+      return sessionState(find(params.sessionId));
     })
     .onRequest(methods.agent.session.list, ({ params }) => ({
       sessions: [...sessions.entries()]
@@ -192,6 +150,8 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
       ({ params }) => (sessions.delete(params.sessionId), save(), {}),
     )
     .onRequest(methods.agent.session.setMode, async ({ params, client }) => {
+      find(params.sessionId).modeId = params.modeId;
+      save();
       await client.notify(methods.client.session.update, {
         sessionId: params.sessionId,
         update: {
@@ -202,10 +162,13 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
       return {};
     })
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
-      const configOptions = CONFIG.map((c) =>
-        c.id === params.configId ? { ...c, currentValue: params.value } : c,
-      );
-      return { configOptions } as { configOptions: SessionConfigOption[] };
+      const session = find(params.sessionId);
+      session.config = {
+        ...session.config,
+        [params.configId]: String(params.value),
+      };
+      save();
+      return { configOptions: configOf(session) };
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.turn?.abort();
@@ -220,8 +183,10 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
           sessionUpdate: "user_message_chunk",
           content: block,
         });
+      const last = params.prompt.at(-1);
       const scenario =
         scenarioFromPrompt(text) ??
+        (last?.type === "text" ? scenarioFromPrompt(last.text) : undefined) ??
         scenarios?.[Math.min(session.turns, scenarios.length - 1)] ??
         echoScenario(text);
       session.turns += 1;
@@ -235,6 +200,11 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
             sessionId: params.sessionId,
             signal: session.turn.signal,
             remember: (u) => session.history.push(u),
+            history: () => session.history,
+            report: () => ({
+              clientCapabilities,
+              ...sessionState(session),
+            }),
             writeRaw: (line) => process.stdout.write(line + "\n"),
           },
           scenario,
@@ -245,6 +215,13 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
       }
     });
 
+  addUnstableMethods(app, {
+    options,
+    sessions,
+    find,
+    save,
+    newId: () => `mock-${process.pid}-${Date.now()}-${nextId++}`,
+  });
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout),
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

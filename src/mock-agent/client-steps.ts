@@ -143,3 +143,49 @@ export async function terminal(
     `terminal exit: ${JSON.stringify(exit.ok ? exit.result : null)}; output: ${JSON.stringify(output.ok ? output.result : null)}\n`,
   );
 }
+
+// Sends any request to the client (an extension, or a method acphub may refuse); the answer,
+// or the error, is reported as text.
+export async function extRequest(
+  ctx: TurnContext,
+  spec: Record<string, unknown>,
+) {
+  try {
+    const result = await ctx.client.request<unknown>(
+      String(spec["method"]),
+      spec["params"] ?? {},
+    );
+    await say(ctx, `ext result: ${JSON.stringify(result)}\n`);
+  } catch (error) {
+    const e = error as RequestError;
+    await say(ctx, `ext failed: ${e.code} ${e.message}\n`);
+  }
+}
+
+// Asks the client for input (elicitation/create); with cancelAfterMs, withdraws the request
+// with $/cancel_request after that long. The outcome is reported as text.
+export async function elicit(ctx: TurnContext, spec: Record<string, unknown>) {
+  const { cancelAfterMs, ...rest } = spec;
+  const signal =
+    typeof cancelAfterMs === "number"
+      ? AbortSignal.timeout(cancelAfterMs)
+      : undefined;
+  const params = {
+    sessionId: ctx.sessionId,
+    message: "Mock question",
+    mode: "form",
+    requestedSchema: { type: "object", properties: {} },
+    ...rest,
+  };
+  try {
+    const result = await ctx.client.request<unknown>(
+      methods.client.elicitation.create,
+      params,
+      { cancellationSignal: signal },
+    );
+    await say(ctx, `elicitation: ${JSON.stringify(result)}\n`);
+  } catch (error) {
+    const e = error as RequestError;
+    await say(ctx, `elicitation failed: ${e.code} ${e.message}\n`);
+  }
+}

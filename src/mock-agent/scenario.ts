@@ -32,6 +32,11 @@ export const STEP_HELP: Record<string, string> = {
   extRequest:
     '{method, params} — an extension request (e.g. "_acphub.test/echo")',
   extNotification: "{method, params} — an extension notification",
+  elicit:
+    "{message, mode, requestedSchema, cancelAfterMs} — elicitation/create, the answer reported as text",
+  history: "true — report the user text this session has seen so far",
+  state:
+    "true — report the client's capabilities and the session's mode, model and options",
   sleep: "MS — wait; session/cancel ends the turn with cancelled",
   hang: "true — never answer and ignore session/cancel",
   exit: "CODE — exit the process mid-turn",

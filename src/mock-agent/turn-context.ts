@@ -11,6 +11,10 @@ export interface TurnContext {
   /** Records an update for session/load replay. */
   remember: (update: Record<string, unknown>) => void;
   writeRaw: (line: string) => void;
+  /** The session's history so far (user and agent updates), for the `history` step. */
+  history?: () => Record<string, unknown>[];
+  /** What the `state` step reports: the client's capabilities and the session's settings. */
+  report?: () => unknown;
 }
 
 export class EndTurn {

@@ -3,7 +3,13 @@ import { RequestError, type PromptResponse } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Scenario, Step } from "./scenario.js";
-import { callClient, permission, terminal } from "./client-steps.js";
+import {
+  callClient,
+  elicit,
+  extRequest,
+  permission,
+  terminal,
+} from "./client-steps.js";
 import { ownShell } from "./own-shell.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
 
@@ -92,15 +98,16 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     }
     case "terminal":
       return terminal(ctx, spec);
-    case "extRequest": {
-      const result = await ctx.client.request<unknown>(
-        String(spec["method"]),
-        spec["params"] ?? {},
-      );
-      return say(ctx, `ext result: ${JSON.stringify(result)}\n`);
-    }
+    case "extRequest":
+      return extRequest(ctx, spec);
     case "extNotification":
       return ctx.client.notify(String(spec["method"]), spec["params"] ?? {});
+    case "elicit":
+      return elicit(ctx, spec);
+    case "state":
+      return say(ctx, `state: ${JSON.stringify(ctx.report?.() ?? null)}\n`);
+    case "history":
+      return say(ctx, `history: ${historyText(ctx)}\n`);
     case "sleep":
       try {
         await sleep(Number(value), undefined, { signal: ctx.signal });
@@ -134,6 +141,14 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     case "stop":
       throw new EndTurn(value as PromptResponse["stopReason"]);
   }
+}
+
+// The user text of the session so far, joined, for the `history` step.
+function historyText(ctx: TurnContext): string {
+  return (ctx.history?.() ?? [])
+    .filter((u) => u["sessionUpdate"] === "user_message_chunk")
+    .map((u) => (u["content"] as { text?: string } | undefined)?.text ?? "")
+    .join(" | ");
 }
 
 export async function runTurn(

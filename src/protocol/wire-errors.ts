@@ -29,3 +29,12 @@ export function invalidParams(
 ): RequestError {
   return new RequestError(-32602, message, data);
 }
+
+/** A method acphub does not serve: never advertised, refused with the reason. */
+export function notServed(method: string, reason: string): RequestError {
+  return new RequestError(
+    -32601,
+    `acphub does not serve ${method}: ${reason}`,
+    { method, reason },
+  );
+}

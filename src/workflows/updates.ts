@@ -93,13 +93,42 @@ export function stepAgentUpdate(
 ): Record<string, unknown> | undefined {
   const u = update as Record<string, unknown>;
   if (!RELAYED.has(String(u["sessionUpdate"]))) return undefined;
-  const meta = (u["_meta"] as Record<string, unknown> | undefined) ?? {};
-  const acphub = (meta["acphub"] as Record<string, unknown> | undefined) ?? {};
-  const out: Record<string, unknown> = {
-    ...u,
-    _meta: { ...meta, acphub: { ...acphub, step: stepId } },
-  };
+  const out: Record<string, unknown> = { ...u, _meta: withStep(u, stepId) };
   if (typeof u["toolCallId"] === "string")
     out["toolCallId"] = `${stepId}/${u["toolCallId"]}`;
   return out;
+}
+
+type Meta = Record<string, unknown>;
+interface PermissionLike {
+  toolCall: { toolCallId: string };
+  _meta?: Meta | null;
+}
+
+// The record's `_meta` with `acphub.step` set (the rest kept).
+function withStep(record: { _meta?: unknown }, stepId: string): Meta {
+  const meta = (record._meta as Meta | null | undefined) ?? {};
+  const acphub = (meta["acphub"] as Meta | undefined) ?? {};
+  return { ...meta, acphub: { ...acphub, step: stepId } };
+}
+
+// A step agent's permission request marked with its step, so the edge that asks the run's
+// client knows which step's tool call it is (the agent's own ids are kept for the policy).
+export function markStepRequest<T extends PermissionLike>(
+  stepId: string,
+  request: T,
+): T {
+  return { ...request, _meta: withStep(request, stepId) };
+}
+
+// The permission request as the run's client sees it: a step agent's tool call id prefixed
+// by its step, as its relayed tool calls are; other requests unchanged.
+export function clientPermissionRequest<T extends PermissionLike>(
+  request: T,
+): T {
+  const acphub = request._meta?.["acphub"] as Meta | undefined;
+  const step = acphub?.["step"];
+  if (typeof step !== "string") return request;
+  const toolCallId = `${step}/${request.toolCall.toolCallId}`;
+  return { ...request, toolCall: { ...request.toolCall, toolCallId } };
 }

@@ -58,3 +58,19 @@ export function jsonLines(stdout: string): Record<string, unknown>[] {
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
+
+/** The latest session's recorded events, and the stderr of `sessions list` (orphan reports). */
+export async function lastSessionEvents(home: string): Promise<{
+  events: { kind: string; payload: Record<string, unknown> }[];
+  listStderr: string;
+}> {
+  const list = await runCli(["sessions", "list", "--json"], { home });
+  const [session] = JSON.parse(list.stdout) as { id: string }[];
+  const show = await runCli(["sessions", "show", session!.id, "--json"], {
+    home,
+  });
+  const { events } = jsonLines(show.stdout)[0] as {
+    events: { kind: string; payload: Record<string, unknown> }[];
+  };
+  return { events, listStderr: list.stderr };
+}

@@ -15,7 +15,11 @@ export interface Notification {
 
 export interface EditorOptions {
   /** Handles requests from acphub (permission, fs, terminal, `_` methods). */
-  onRequest?: (method: string, params: Record<string, unknown>) => unknown;
+  onRequest?: (
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ) => unknown;
   args?: string[];
   env?: Record<string, string>;
 }
@@ -72,6 +76,8 @@ export function startEditor(
     maxLineBytes: 64 * 1024 * 1024,
     intercept: (message) => {
       if (!("method" in message) || "id" in message) return false;
+      // $/cancel_request is the SDK's own business: it aborts the handler's signal.
+      if (message.method.startsWith("$/")) return false;
       notifications.push({
         method: message.method,
         params: message.params as Record<string, unknown>,
@@ -81,9 +87,13 @@ export function startEditor(
   });
   const app = client({ name: "test-editor" }).onRequest(
     "*",
-    ({ method, params }) => {
+    ({ method, params, signal }) => {
       if (!options.onRequest) throw new Error(`unexpected request ${method}`);
-      return options.onRequest(method, params as Record<string, unknown>);
+      return options.onRequest(
+        method,
+        params as Record<string, unknown>,
+        signal,
+      );
     },
   );
   const connection = app.connect(stream);

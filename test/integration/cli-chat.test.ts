@@ -52,10 +52,49 @@ describe("acphub chat in a terminal", () => {
     mark = session.screen().length;
     session.type("/mode code\r");
     await session.waitFor("mode: code", mark);
+    session.type("/mode\r");
+    await session.waitFor(/\*code +Code/, mark);
     session.type("/model\r");
     await session.waitFor(/model +\*mock-small mock-large/, mark);
 
     mark = session.screen().length;
+    session.type("/exit\r");
+    expect(await session.exited).toBe(0);
+  });
+
+  it("/model lists and switches the models an agent reports (session/set_model), and a resumed chat shows the choice", async () => {
+    const dir = home(["--models", "--modes"]);
+    session = ptyCli(["chat"], { HOME: dir, ACPHUB_HOME: dir });
+    await session.waitFor("›");
+    let mark = session.screen().length;
+    session.type("/model\r");
+    await session.waitFor(/model +\*mock-default mock-opus/, mark);
+    session.type("/model mock-opus\r");
+    await session.waitFor("model: mock-opus", mark);
+    mark = session.screen().length;
+    session.type(`${steps({ state: true })}\r`);
+    await session.waitFor('"currentModelId":"mock-opus"', mark);
+    await session.waitFor(/— end_turn/, mark);
+    session.type("/exit\r");
+    expect(await session.exited).toBe(0);
+
+    const list = await runCli(["sessions", "list", "--json"], { home: dir });
+    const [first] = JSON.parse(list.stdout) as {
+      id: string;
+      settings: { models: { currentModelId: string } };
+    }[];
+    expect(first!.settings.models.currentModelId).toBe("mock-opus");
+    session = ptyCli(["chat", "--session", first!.id], {
+      HOME: dir,
+      ACPHUB_HOME: dir,
+    });
+    await session.waitFor("›");
+    mark = session.screen().length;
+    session.type("/model\r");
+    await session.waitFor(/model +mock-default \*mock-opus/, mark);
+    session.type(`${steps({ state: true })}\r`);
+    await session.waitFor('"currentModelId":"mock-opus"', mark);
+    await session.waitFor(/— end_turn/, mark);
     session.type("/exit\r");
     expect(await session.exited).toBe(0);
   });

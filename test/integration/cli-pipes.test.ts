@@ -1,7 +1,7 @@
 // Issue 16, item 1: a reader that goes away (`| head -1`) ends the output quietly: exit 141,
 // no stack trace, and a running turn is cancelled rather than left behind.
 import { describe, expect, it } from "vitest";
-import { jsonLines, runCli } from "../helpers/cli.js";
+import { lastSessionEvents, runCli } from "../helpers/cli.js";
 import { steps, tempDir } from "../helpers/mock.js";
 
 const STACK = /EPIPE|\n\s+at /;
@@ -29,20 +29,13 @@ describe("closing the pipe early", () => {
     const r = await withClosedStdout(["run", prompt], home, true);
     expect(r.stderr).not.toMatch(STACK);
     expect(r.code).toBe(141);
-    const list = await runCli(["sessions", "list", "--json"], { home });
-    const [session] = JSON.parse(list.stdout) as { id: string }[];
-    const show = await runCli(["sessions", "show", session!.id, "--json"], {
-      home,
-    });
-    const { events } = jsonLines(show.stdout)[0] as {
-      events: { kind: string; payload: Record<string, unknown> }[];
-    };
+    const { events, listStderr } = await lastSessionEvents(home);
     expect(events.at(-1)).toMatchObject({
       kind: "turn_end",
       payload: { stopReason: "cancelled" },
     });
     // The agent went with it: nothing was left for the next command to reap.
-    expect(list.stderr).not.toMatch(/orphan/);
+    expect(listStderr).not.toMatch(/orphan/);
   });
 
   it("sessions list and sessions show with a closed pipe exit 141 quietly", async () => {

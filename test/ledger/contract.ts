@@ -278,6 +278,43 @@ export function ledgerContract(factory: LedgerFactory): void {
     await ledger.close();
   });
 
+  it("a fork records its parent, its counters and next seq; it keeps its copy when the parent is evicted", async () => {
+    const { ledger } = await factory.create({ maxSessions: 3 });
+    await ledger.createSession(session("p", 1));
+    for (const n of [1, 2, 3]) await ledger.append("p", "update", { n });
+    await ledger.copySession("p", { ...session("f", 2), forkedFrom: "p" }, 2);
+    expect(await ledger.getSession("f")).toMatchObject({
+      eventCount: 2,
+      forkedFrom: "p",
+      incomplete: false,
+    });
+    expect(await ledger.append("f", "update", { n: 9 })).toBe(3);
+    expect(await ledger.events("p")).toHaveLength(3);
+    expect(await ledger.deleteSession("f")).toBe(true);
+    await ledger.createSession(session("a", Date.now() + 10));
+    await ledger.createSession(session("b", Date.now() + 20));
+    await ledger.copySession("p", session("g", Date.now() + 30));
+    expect(await ledger.getSession("p")).toBeUndefined();
+    expect((await ledger.events("g")).map((e) => e.payload["n"])).toEqual([
+      1, 2, 3,
+    ]);
+    await ledger.close();
+  });
+
+  it("stores a session's settings (null until saved) and keeps them across a reopen", async () => {
+    const { ledger, where } = await factory.create();
+    await ledger.createSession(session("s"));
+    expect((await ledger.getSession("s"))?.settings).toBeNull();
+    expect((await ledger.getSession("s"))?.forkedFrom).toBeNull();
+    const settings = { modes: { currentModeId: "code", availableModes: [] } };
+    await ledger.saveSettings("s", { modes: { currentModeId: "ask" } });
+    await ledger.saveSettings("s", settings);
+    await ledger.close();
+    const again = await factory.reopen(where);
+    expect((await again.getSession("s"))?.settings).toEqual(settings);
+    await again.close();
+  });
+
   it("skips a damaged row and keeps the rest", async () => {
     const { ledger, where } = await factory.create();
     await ledger.createSession(session("s1"));

@@ -4,6 +4,10 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresLedger } from "../../src/ledger/postgres/pg-ledger.js";
+import {
+  PG_SCHEMA_VERSION,
+  pgMigrationSql,
+} from "../../src/ledger/postgres/pg-schema.js";
 import { startPostgres, type PgServer } from "../helpers/postgres.js";
 import { session } from "./contract.js";
 
@@ -24,6 +28,32 @@ describe("PostgreSQL ledger faults", () => {
       /^ledger postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/acphub is unreachable/,
     );
     expect(String((error as Error).message)).not.toContain("hunter22");
+  });
+
+  it("migrates a ledger written by an older acphub on open (schema 1: no settings, no forkedFrom)", async () => {
+    const url = await server.database();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(pgMigrationSql(1));
+    await client.query(
+      `CREATE TABLE acphub_schema (version INTEGER NOT NULL); INSERT INTO acphub_schema VALUES (1);
+       INSERT INTO acphub_sessions (id, agent, cwd, created_at, updated_at, state, request, next_seq)
+       VALUES ('old', 'a', '/w', 1, 1, 'active', '{}', 1)`,
+    );
+    const ledger = await PostgresLedger.open(url);
+    expect(await ledger.getSession("old")).toMatchObject({
+      settings: null,
+      forkedFrom: null,
+    });
+    await ledger.saveSettings("old", { modes: { currentModeId: "m" } });
+    expect(await ledger.append("old", "update", { i: 1 })).toBe(1);
+    expect((await ledger.getSession("old"))?.settings).toEqual({
+      modes: { currentModeId: "m" },
+    });
+    await ledger.close();
+    const { rows } = await client.query("SELECT version FROM acphub_schema");
+    expect(rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
+    await client.end();
   });
 
   it("refuses a ledger written by a newer acphub", async () => {

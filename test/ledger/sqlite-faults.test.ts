@@ -33,6 +33,10 @@ describe("SQLite ledger faults", () => {
     old.run(2, JSON.stringify({ update: { sessionUpdate: "plan" } }));
     db.close();
     const ledger = new SqliteLedger(where);
+    expect(await ledger.getSession("s1")).toMatchObject({
+      settings: null,
+      forkedFrom: null,
+    });
     expect((await ledger.events("s1")).map((e) => e.payload)).toEqual([
       { update: { sessionUpdate: "plan" }, _meta: { m: 1 } },
       { update: { sessionUpdate: "plan" } },
@@ -42,6 +46,33 @@ describe("SQLite ledger faults", () => {
     const after = new Database(where);
     expect(after.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
     after.close();
+  });
+
+  it("migrates a ledger of schema 2 (issue 14's settings and forked_from, updates with meta), keeping both", async () => {
+    const where = file();
+    const db = new Database(where);
+    db.exec(migrationSql(1));
+    db.exec(migrationSql(2));
+    db.pragma("user_version = 2");
+    db.prepare(
+      `INSERT INTO sessions (id, agent, cwd, created_at, updated_at, state, request, next_seq, event_count, bytes, settings, forked_from)
+       VALUES ('f', 'a', '/w', 1, 1, 'active', '{}', 2, 1, 5, '{"modes":{"currentModeId":"ask"}}', 'p')`,
+    ).run();
+    db.prepare(
+      "INSERT INTO events (session_id, seq, kind, payload, bytes, at) VALUES ('f', 1, 'update', ?, 5, 1)",
+    ).run(
+      JSON.stringify({ update: { sessionUpdate: "plan" }, meta: { m: 2 } }),
+    );
+    db.close();
+    const ledger = new SqliteLedger(where);
+    expect(await ledger.getSession("f")).toMatchObject({
+      settings: { modes: { currentModeId: "ask" } },
+      forkedFrom: "p",
+    });
+    expect((await ledger.read("f")).map((e) => e.text)).toEqual([
+      '{"update":{"sessionUpdate":"plan"},"_meta":{"m":2}}',
+    ]);
+    await ledger.close();
   });
 
   it("refuses a ledger written by a newer acphub, saying so", () => {

@@ -8,6 +8,7 @@ import type { Approver } from "../../host/permission-engine.js";
 import type { Style } from "./ansi.js";
 import { renderDiff } from "./diff.js";
 import type { KeyReader } from "./keys.js";
+import { safeDeep } from "./safe-text.js";
 import type { TurnRenderer } from "./renderer.js";
 
 function details(request: RequestPermissionRequest, style: Style): string[] {
@@ -35,6 +36,27 @@ function details(request: RequestPermissionRequest, style: Style): string[] {
   return lines;
 }
 
+// Prints the question: what the agent wants and its options under number keys.
+function printQuestion(
+  shown: RequestPermissionRequest,
+  renderer: TurnRenderer,
+  style: Style,
+): void {
+  const { toolCall, options } = shown;
+  renderer.say(
+    style.bold(
+      style.magenta(`? ${toolCall.title ?? "The agent asks for permission"}`),
+    ) + style.dim(` (${toolCall.kind ?? "other"})`),
+  );
+  for (const line of details(shown, style)) renderer.say(line);
+  renderer.say(
+    options
+      .map((o, i) => `  ${style.bold(String(i + 1))}) ${o.name}`)
+      .join("   "),
+  );
+  renderer.say(style.dim(`  press 1-${options.length}, Esc to refuse`));
+}
+
 export function ttyApprover(
   keys: KeyReader,
   renderer: TurnRenderer,
@@ -42,32 +64,28 @@ export function ttyApprover(
 ): Approver {
   return async (request, signal): Promise<RequestPermissionOutcome> => {
     renderer.hold();
-    const { toolCall, options } = request;
-    renderer.say(
-      style.bold(
-        style.magenta(`? ${toolCall.title ?? "The agent asks for permission"}`),
-      ) + style.dim(` (${toolCall.kind ?? "other"})`),
-    );
-    for (const line of details(request, style)) renderer.say(line);
-    renderer.say(
-      options
-        .map((o, i) => `  ${style.bold(String(i + 1))}) ${o.name}`)
-        .join("   "),
-    );
-    renderer.say(style.dim(`  press 1-${options.length}, Esc to refuse`));
-    for (;;) {
-      const key = await keys.next(signal);
-      if (key === "\u001b") {
-        const reject = options.find((o) => o.kind === "reject_once");
-        return reject
-          ? { outcome: "selected", optionId: reject.optionId }
-          : { outcome: "cancelled" };
+    // Shown made terminal-safe; the answer carries the agent's own optionId.
+    const shown = safeDeep(request);
+    const { options } = shown;
+    keys.beginQuestion(); // before printing: a key pressed once it shows is never lost
+    try {
+      printQuestion(shown, renderer, style);
+      for (;;) {
+        const key = await keys.next(signal);
+        const index =
+          key === "\u001b"
+            ? options.findIndex((o) => o.kind === "reject_once")
+            : Number(key) - 1;
+        const chosen = request.options[index];
+        if (key === "\u001b" && !chosen) return { outcome: "cancelled" };
+        if (chosen) {
+          if (key !== "\u001b")
+            renderer.say(style.dim(`  → ${options[index]!.name}`));
+          return { outcome: "selected", optionId: chosen.optionId };
+        }
       }
-      const chosen = options[Number(key) - 1];
-      if (chosen) {
-        renderer.say(style.dim(`  → ${chosen.name}`));
-        return { outcome: "selected", optionId: chosen.optionId };
-      }
+    } finally {
+      keys.endQuestion();
     }
   };
 }

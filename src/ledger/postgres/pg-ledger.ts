@@ -138,6 +138,8 @@ export class PostgresLedger implements LedgerPort, EventStore {
       record.state,
       record.agentSessionId,
       this.mask(JSON.stringify(record.request)),
+      record.settings ? JSON.stringify(record.settings) : null,
+      record.forkedFrom ?? null,
     ];
   }
 
@@ -215,6 +217,16 @@ export class PostgresLedger implements LedgerPort, EventStore {
   async listSessions(filter: ListFilter): Promise<ListPage> {
     const q = listQuery("acphub_sessions", filter, (n) => `$${n}`);
     return toPage((await this.db.query(q.sql, q.args)).rows, q.limit);
+  }
+
+  async saveSettings(
+    sessionId: string,
+    settings: Record<string, unknown>,
+  ): Promise<void> {
+    await this.db.query(
+      "UPDATE acphub_sessions SET settings = $2 WHERE id = $1",
+      [sessionId, JSON.stringify(settings)],
+    );
   }
 
   async copySession(

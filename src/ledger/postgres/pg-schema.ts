@@ -30,9 +30,18 @@ const MIGRATIONS: string[] = [
      at BIGINT NOT NULL,
      PRIMARY KEY (session_id, seq)
    );`,
+  // 2: the session's modes, models and config options as last reported (JSON text), and the
+  // session it was forked from (issue 14's columns, as in the SQLite ledger).
+  `ALTER TABLE acphub_sessions ADD COLUMN settings TEXT;
+   ALTER TABLE acphub_sessions ADD COLUMN forked_from TEXT;`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The statements of each version, for tests that build an older ledger. */
+export function pgMigrationSql(version: number): string {
+  return MIGRATIONS[version - 1] ?? "";
+}
 const LOCK_KEY = 0x61637068; // "acph"
 
 // Brings the database to the newest schema; refuses one written by a newer acphub.

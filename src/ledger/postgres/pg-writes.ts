@@ -5,14 +5,14 @@ import type { MergedRun } from "../compaction.js";
 const RECOUNT = `event_count = (SELECT COUNT(*) FROM acphub_events WHERE session_id = $1),
   bytes = (SELECT COALESCE(SUM(bytes), 0) FROM acphub_events WHERE session_id = $1)`;
 
-// Inserts a session row from its nine column values.
+// Inserts a session row from its eleven column values.
 export async function insertSessionPg(
   client: PoolClient,
   args: unknown[],
 ): Promise<void> {
   await client.query(
-    `INSERT INTO acphub_sessions (id, agent, cwd, title, created_at, updated_at, state, agent_session_id, request)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    `INSERT INTO acphub_sessions (id, agent, cwd, title, created_at, updated_at, state, agent_session_id, request, settings, forked_from)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     args,
   );
 }

@@ -30,7 +30,11 @@ const MIGRATIONS: string[] = [
      at INTEGER NOT NULL,
      PRIMARY KEY (session_id, seq)
    ) WITHOUT ROWID;`,
-  // 2: an update's payload is exactly the session/update params without sessionId, so replay
+  // 2 (issue 14): the session's modes, models and config options as last reported (JSON), and
+  // the session it was forked from.
+  `ALTER TABLE sessions ADD COLUMN settings TEXT;
+   ALTER TABLE sessions ADD COLUMN forked_from TEXT;`,
+  // 3: an update's payload is exactly the session/update params without sessionId, so replay
   // sends the stored text as it is: its notification metadata moves from `meta` to `_meta`.
   `UPDATE events
      SET payload = json_remove(json_set(payload, '$._meta', json(json_extract(payload, '$.meta'))), '$.meta')

@@ -140,6 +140,8 @@ export class SqliteLedger implements LedgerPort, EventStore {
       ...record,
       title: record.title === null ? null : this.mask(record.title),
       request: this.mask(JSON.stringify(record.request)),
+      settings: record.settings ? JSON.stringify(record.settings) : null,
+      forkedFrom: record.forkedFrom ?? null,
     };
   }
 
@@ -211,6 +213,15 @@ export class SqliteLedger implements LedgerPort, EventStore {
     return this.run(() => {
       const q = listQuery("sessions", filter, () => "?");
       return toPage(this.db.prepare(q.sql).all(...q.args), q.limit);
+    });
+  }
+
+  saveSettings(
+    sessionId: string,
+    settings: Record<string, unknown>,
+  ): Promise<void> {
+    return this.run(() => {
+      this.stmt.saveSettings.run(JSON.stringify(settings), sessionId);
     });
   }
 

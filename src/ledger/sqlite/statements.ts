@@ -2,8 +2,9 @@
 import type Database from "better-sqlite3";
 
 const SQL = {
-  insertSession: `INSERT INTO sessions (id, agent, cwd, title, created_at, updated_at, state, agent_session_id, request)
-       VALUES (@id, @agent, @cwd, @title, @createdAt, @updatedAt, @state, @agentSessionId, @request)`,
+  insertSession: `INSERT INTO sessions (id, agent, cwd, title, created_at, updated_at, state, agent_session_id, request, settings, forked_from)
+       VALUES (@id, @agent, @cwd, @title, @createdAt, @updatedAt, @state, @agentSessionId, @request, @settings, @forkedFrom)`,
+  saveSettings: "UPDATE sessions SET settings = ? WHERE id = ?",
   getSession: "SELECT * FROM sessions WHERE id = ?",
   deleteSession: "DELETE FROM sessions WHERE id = ?",
   countSessions: "SELECT COUNT(*) AS n FROM sessions",

@@ -1,0 +1,75 @@
+// `acphub acp --hub URL`: the stdio shim an editor launches to reach a running `acphub serve`.
+import { existsSync } from "node:fs";
+import { hubLaunch } from "../agents/hub-client.js";
+import { DEFAULT_LIMITS } from "../agents/limits.js";
+import type { AgentLaunch } from "../agents/registry.js";
+import { runHubShim } from "../editors/hub-shim.js";
+import { defaultTokenFile, loadToken } from "../server/token.js";
+import { HubError } from "../shared/errors.js";
+import { cliContext, type GlobalOptions } from "./context.js";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { fail } from "./guard.js";
+
+export interface AcpHubOptions extends GlobalOptions {
+  hub: string;
+  tokenFile?: string;
+}
+
+// The hub's /acp WebSocket URL from what the user typed (http(s) or ws(s), with or without /acp).
+export function hubAcpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new HubError(
+      "USAGE",
+      `--hub must be a URL, got ${JSON.stringify(raw)}`,
+    );
+  }
+  url.protocol = url.protocol.replace(/^http/, "ws");
+  if (!/^wss?:$/.test(url.protocol))
+    throw new HubError(
+      "USAGE",
+      `--hub must be an http(s) or ws(s) URL, got ${raw}`,
+    );
+  if (url.pathname === "/" || url.pathname === "") url.pathname = "/acp";
+  return url.toString();
+}
+
+// The token: --token-file, else ACPHUB_TOKEN, else the hub's own file on this machine.
+export function hubToken(stateDir: string, tokenFile?: string): string {
+  if (!tokenFile && process.env["ACPHUB_TOKEN"] === undefined) {
+    const own = defaultTokenFile(stateDir);
+    if (!existsSync(own))
+      throw new HubError(
+        "CONFIG_INVALID",
+        `no token: give --token-file or ACPHUB_TOKEN (the hub on this machine keeps it in ${own})`,
+      );
+  }
+  return loadToken({ stateDir, tokenFile }).token;
+}
+
+export async function acpHubCommand(o: AcpHubOptions): Promise<ExitCode> {
+  try {
+    const ctx = cliContext(o);
+    await runHubShim({
+      url: hubAcpUrl(o.hub),
+      token: hubToken(ctx.paths.stateDir, o.tokenFile),
+      logger: ctx.logger,
+      maxMessageBytes:
+        ctx.config.limits?.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes,
+    });
+    return EXIT_CODES.ok;
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+/** `--hub URL [--token-file F]` of run and chat: the shim to that hub, as the agent to launch. */
+export function hubAgentLaunch(
+  stateDir: string,
+  url: string,
+  tokenFile?: string,
+): AgentLaunch {
+  return hubLaunch(hubAcpUrl(url), hubToken(stateDir, tokenFile));
+}

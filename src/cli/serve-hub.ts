@@ -1,0 +1,100 @@
+// Wires the session hub `acphub serve` runs: one gateway (and host services) per agent, all
+// over one ledger; permission questions go to the hub's attached editors.
+import { reapOrphans } from "../agents/orphans.js";
+import {
+  defaultAgentName,
+  knownAgentNames,
+  resolveAgent,
+} from "../agents/registry.js";
+import { EditorChannel } from "../gateway/editor-channel.js";
+import type { Gateway } from "../gateway/gateway.js";
+import { SessionTable } from "../gateway/session-table.js";
+import type { LedgerPort } from "../gateway/ports.js";
+import { SessionHub } from "../gateway/session-hub.js";
+import type { HostServices } from "../host/create-host.js";
+import type { HubMetrics } from "../server/metrics.js";
+import { installed } from "./agents-cmd.js";
+import type { CliContext } from "./context.js";
+import { sandboxedLaunch } from "./sandbox-wiring.js";
+import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
+
+export interface ServeHub {
+  hub: SessionHub;
+  listAgents(): unknown[];
+  /** Cancels turns, closes agents and host services, flushes the ledger. */
+  close(): Promise<void>;
+}
+
+// Opens the ledger first: one that cannot be opened (Postgres unreachable) stops serve here.
+export async function openServeHub(
+  ctx: CliContext,
+  agent: string | undefined,
+  metrics: HubMetrics,
+  cancelOnDisconnect: boolean,
+): Promise<ServeHub> {
+  const { config, paths, logger } = ctx;
+  reapOrphans(paths.stateDir, logger);
+  const defaultAgent = agent ?? defaultAgentName(config);
+  resolveAgent(defaultAgent, config); // fails early on an unknown name
+  const ledger = await openLedger(ctx);
+  const hosts: HostServices[] = [];
+  let closing = false;
+  const createGateway = async (
+    name: string,
+    ledger: LedgerPort,
+  ): Promise<Gateway> => {
+    const editor = new EditorChannel(new SessionTable());
+    const host = hostForEditor(ctx, editor, false);
+    hosts.push(host);
+    return buildGateway({
+      ctx,
+      agentName: name,
+      launch: await sandboxedLaunch(
+        resolveAgent(name, config),
+        config,
+        paths,
+        process.cwd(),
+      ),
+      ledger,
+      host,
+      editor,
+      limits: {
+        sessionsPerMinute: Number.MAX_SAFE_INTEGER,
+        busyPrompt: "reject",
+      },
+      onAgent: (a) => {
+        metrics.agentSpawned();
+        void a.closed.then(() => {
+          if (!closing) metrics.agentCrashed();
+        });
+      },
+    });
+  };
+  const hub = new SessionHub({
+    ledger: metrics.timeLedger(ledger),
+    defaultAgent,
+    createGateway,
+    cancelOnDisconnect,
+    observer: metrics.observer,
+    logger,
+  });
+  const listAgents = () =>
+    knownAgentNames(config).map((name) => {
+      const launch = resolveAgent(name, config);
+      return {
+        name,
+        title: launch.description ?? name,
+        installed: installed(launch),
+        default: name === defaultAgent,
+      };
+    });
+  return {
+    hub,
+    listAgents,
+    close: async () => {
+      closing = true;
+      await hub.close();
+      for (const host of hosts) host.close();
+    },
+  };
+}

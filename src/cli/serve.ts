@@ -1,0 +1,129 @@
+// `acphub serve`: the hub as a long-running network service. ACP over WebSocket and
+// Streamable HTTP on /acp, bearer token on every request, one session hub shared by all.
+import { readFileSync } from "node:fs";
+import { hubConnector } from "../editors/hub-connection.js";
+import { startHubServer, type HubServer } from "../server/http-server.js";
+import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
+import { createMetrics } from "../server/metrics.js";
+import { loadToken } from "../server/token.js";
+import { HubError } from "../shared/errors.js";
+import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { fail } from "./guard.js";
+import { openServeHub, type ServeHub } from "./serve-hub.js";
+
+export interface ServeOptions extends GlobalOptions {
+  host?: string;
+  port?: string;
+  agent?: string;
+  tokenFile?: string;
+  allowOrigin?: string[];
+  tlsCert?: string;
+  tlsKey?: string;
+  allowPlainHttp?: boolean;
+  json?: boolean;
+}
+
+const out = (text: string) => process.stdout.write(text);
+
+function portOf(value: string | undefined): number {
+  const port = Number(value ?? "8787");
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new HubError("USAGE", `--port must be 0–65535, got ${value}`);
+  return port;
+}
+
+function tlsOf(o: ServeOptions): { cert: Buffer; key: Buffer } | undefined {
+  if (!o.tlsCert && !o.tlsKey) return undefined;
+  if (!o.tlsCert || !o.tlsKey)
+    throw new HubError("USAGE", "--tls-cert and --tls-key go together");
+  return { cert: readFileSync(o.tlsCert), key: readFileSync(o.tlsKey) };
+}
+
+// Starts the hub and its server; the caller stops both on a signal.
+async function start(
+  ctx: CliContext,
+  o: ServeOptions,
+): Promise<{ server: HubServer; hub: ServeHub; tokenSource: string }> {
+  const serve = ctx.config.serve ?? {};
+  const { token, source } = loadToken({
+    stateDir: ctx.paths.stateDir,
+    tokenFile: o.tokenFile,
+  });
+  let liveSessions = () => 0;
+  const metrics = createMetrics(() => liveSessions());
+  const hub = await openServeHub(
+    ctx,
+    o.agent,
+    metrics,
+    serve.cancelOnDisconnect ?? false,
+  );
+  liveSessions = () => hub.hub.attachments.sessionCount;
+  const limits = { ...DEFAULT_SERVER_LIMITS, ...serve };
+  const connector = hubConnector({
+    hub: hub.hub,
+    logger: ctx.logger,
+    listAgents: hub.listAgents,
+    sessionsPerMinute: limits.sessionsPerMinute,
+    maxQueuedMessages: limits.maxQueuedMessages,
+    onOpen: metrics.connectionOpened,
+    onClose: metrics.connectionClosed,
+  });
+  try {
+    const server = await startHubServer({
+      host: o.host ?? "127.0.0.1",
+      port: portOf(o.port),
+      token,
+      allowOrigins: [...(serve.allowOrigins ?? []), ...(o.allowOrigin ?? [])],
+      tls: tlsOf(o),
+      allowPlainHttp: o.allowPlainHttp,
+      createAgent: () => connector,
+      openConnections: () => metrics.openConnections,
+      limits,
+      metrics: async () => ({
+        contentType: metrics.registry.contentType,
+        body: await metrics.registry.metrics(),
+      }),
+      logger: ctx.logger,
+    });
+    return { server, hub, tokenSource: source };
+  } catch (error) {
+    await hub.close();
+    throw error;
+  }
+}
+
+export async function serveCommand(o: ServeOptions): Promise<ExitCode> {
+  let ctx: CliContext;
+  let started;
+  try {
+    ctx = cliContext(o);
+    started = await start(ctx, o);
+  } catch (error) {
+    return fail(error);
+  }
+  const { server, hub, tokenSource } = started;
+  if (o.json) {
+    out(
+      `${JSON.stringify({ event: "listening", url: server.url, pid: process.pid, tokenFrom: tokenSource })}\n`,
+    );
+  } else {
+    out(
+      `acphub serve listening on ${server.url} (ACP on ${server.url}/acp, WebSocket or Streamable HTTP)\n` +
+        `Clients send "Authorization: Bearer <token>"; the token is in ${tokenSource}.\n` +
+        `Editors: acphub acp --hub ${server.url.replace(/^http/, "ws")}/acp\n`,
+    );
+  }
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  ctx.logger.info("shutting down");
+  server.stopAccepting();
+  await hub
+    .close()
+    .catch((error: unknown) => ctx.logger.warn({ err: error }, "shutdown"));
+  await server.close();
+  if (o.json) out(`${JSON.stringify({ event: "stopped" })}\n`);
+  return EXIT_CODES.ok;
+}

@@ -1,0 +1,228 @@
+// One network connection of `acphub serve`, as an ACP agent: its own initialize, session
+// rate limit, pending requests and bounded outbound queue, over the session hub that every
+// connection shares. Handlers take params as sent, so unknown fields pass through.
+import { randomUUID } from "node:crypto";
+import {
+  agent,
+  RequestError,
+  type AgentConnection,
+  type Stream,
+} from "@agentclientprotocol/sdk";
+import { FixedWindowLimiter } from "../gateway/limits.js";
+import type { HubClient } from "../gateway/hub-clients.js";
+import type { SessionHub } from "../gateway/session-hub.js";
+import { isExtensionMethod, methods } from "../protocol/methods.js";
+import { HubError } from "../shared/errors.js";
+import type { Logger } from "../shared/logger.js";
+import { raw, type Params } from "../protocol/raw.js";
+import { edge } from "./edge.js";
+import { OutboundQueue } from "./outbound-queue.js";
+import { registerTableMethods, withoutFork } from "./hub-table.js";
+
+export interface HubConnectionOptions {
+  hub: SessionHub;
+  logger: Logger;
+  /** The agents a client may pick from, for `_acphub/agents`. */
+  listAgents: () => Promise<unknown[]> | unknown[];
+  sessionsPerMinute: number;
+  /** Notifications queued for one client past which, with nothing written for a while, it is
+   *  disconnected as too slow (outbound-queue.ts). */
+  maxQueuedMessages: number;
+  onOpen?: () => void;
+  onClose?: () => void;
+}
+
+/** The per-connection state behind the handlers. */
+interface Conn {
+  client: HubClient;
+  /** Notifications handed to the SDK and not yet written. */
+  sending: Set<Promise<void>>;
+  limiter: FixedWindowLimiter;
+  connection?: AgentConnection;
+}
+
+// What the SDK's AcpServer calls for each accepted connection (`createAgent`).
+export function hubConnector(o: HubConnectionOptions) {
+  return {
+    connect(stream: Stream, options?: { deferConnectHandlers?: boolean }) {
+      const conn = newConn(o);
+      const app = buildApp(o, conn);
+      const connect = app.connect.bind(app) as (
+        s: Stream,
+        opts?: unknown,
+      ) => AgentConnection;
+      const connection = connect(stream, options);
+      conn.connection = connection;
+      o.hub.addClient(conn.client);
+      o.onOpen?.();
+      void connection.closed
+        .catch(() => undefined)
+        .finally(() => {
+          o.hub.removeClient(conn.client);
+          o.onClose?.();
+        });
+      return connection;
+    },
+  };
+}
+
+// The HubClient of one connection: notifications queue without blocking, up to a bound (a
+// client that stops reading is disconnected, one that is handed a burst is not).
+function newConn(o: HubConnectionOptions): Conn {
+  const outbound = new OutboundQueue(o.maxQueuedMessages, (queued) => {
+    o.logger.warn({ queued }, "client too slow; disconnecting");
+    conn.connection?.close(
+      new HubError(
+        "LIMIT_EXCEEDED",
+        `outbound queue over ${o.maxQueuedMessages} messages: reattach from your last seq`,
+      ),
+    );
+  });
+  const conn: Conn = {
+    sending: new Set(),
+    limiter: new FixedWindowLimiter(o.sessionsPerMinute, 60_000),
+    client: {
+      id: randomUUID(),
+      get closed() {
+        return conn.connection?.signal.aborted ?? false;
+      },
+      notify(method, params, catchUp) {
+        const c = conn.connection;
+        if (!c || c.signal.aborted) return;
+        if (catchUp) return track(conn, c.client.notify(method, params));
+        if (outbound.admit())
+          track(conn, outbound.count(c.client.notify(method, params)));
+      },
+      request: (method, params, signal) => {
+        const c = conn.connection;
+        if (!c) throw new HubError("CLOSED", "connection not ready");
+        return c.client.request(method, params, { cancellationSignal: signal });
+      },
+    },
+  };
+  return conn;
+}
+
+// Keeps a notification's write until it is done, so a response can wait for it.
+function track(conn: Conn, sent: Promise<void>): void {
+  const p = sent.catch(() => undefined);
+  conn.sending.add(p);
+  void p.then(() => conn.sending.delete(p));
+}
+
+// Runs a handler, then waits until every notification it caused is written: a reply never
+// overtakes the updates before it (a load's replay, a turn's last chunks).
+async function inOrder<T>(conn: Conn, run: () => Promise<T>): Promise<T> {
+  const result = await run();
+  await Promise.all([...conn.sending]);
+  return result;
+}
+
+// A signal for the turn that follows the client's own cancel, but not its disconnection.
+function explicitCancel(request: AbortSignal, conn: Conn): AbortSignal {
+  const controller = new AbortController();
+  request.addEventListener(
+    "abort",
+    () =>
+      setImmediate(() => {
+        if (!conn.client.closed) controller.abort(request.reason);
+      }),
+    { once: true },
+  );
+  return controller.signal;
+}
+
+function buildApp(o: HubConnectionOptions, conn: Conn) {
+  const { hub } = o;
+  const client = conn.client;
+  const m = methods.agent;
+  const app = agent({ name: "acphub" });
+  registerTableMethods(app, hub, client);
+  return app
+    .onRequest(m.initialize, raw<Params>, ({ params }) =>
+      edge(async () =>
+        withoutFork(
+          await (
+            await hub.gatewayFor(hub.defaultAgent)
+          ).initialize({
+            protocolVersion: params["protocolVersion"],
+            clientCapabilities: {},
+          }),
+        ),
+      ),
+    )
+    .onRequest(m.session.new, raw<Params>, ({ params }) =>
+      edge(() => {
+        if (!conn.limiter.take())
+          throw new HubError(
+            "LIMIT_EXCEEDED",
+            `too many new sessions on this connection: the limit is ${o.sessionsPerMinute} per minute`,
+            { retryable: true },
+          );
+        return inOrder(conn, () => hub.newSession(client, params));
+      }),
+    )
+    .onRequest(m.session.load, raw<Params>, ({ params }) =>
+      edge(() => inOrder(conn, () => hub.loadSession(client, params))),
+    )
+    .onRequest(m.session.list, raw<Params>, ({ params }) =>
+      edge(() => hub.listSessions(params)),
+    )
+    .onRequest(m.session.resume, raw<Params>, ({ params }) =>
+      edge(() => inOrder(conn, () => hub.resumeSession(client, params))),
+    )
+    .onRequest(m.session.close, raw<Params>, ({ params }) =>
+      edge(() => hub.closeSession(client, params)),
+    )
+    .onRequest(m.session.delete, raw<Params>, ({ params }) =>
+      edge(() => hub.deleteSession(params)),
+    )
+    .onRequest(m.session.prompt, raw<Params>, ({ params, signal }) =>
+      edge(() =>
+        inOrder(conn, () =>
+          hub.prompt(client, params, explicitCancel(signal, conn)),
+        ),
+      ),
+    )
+    .onNotification(m.session.cancel, raw<Params>, ({ params }) => {
+      if (hub.attachments.isAttached(String(params["sessionId"]), client))
+        void hub.cancel(params).catch(() => undefined);
+    })
+    .onRequest("*", ({ method, params, signal }) => {
+      const p = params as Params | undefined;
+      if (isExtensionMethod(method))
+        return edge(() => extension(o, conn, method, p, signal));
+      if (typeof p?.["sessionId"] !== "string")
+        throw RequestError.methodNotFound(method);
+      return edge(async () =>
+        (await hub.gatewayOf(client, p["sessionId"])).forwardUnknown(
+          method,
+          p,
+          signal,
+        ),
+      );
+    })
+    .onNotification("*", ({ method, params }) => {
+      if (!isExtensionMethod(method)) return;
+      const p = params as Params | undefined;
+      void hub
+        .gatewayOf(client, p?.["sessionId"])
+        .then((g) => g.forwardExtensionNotification(method, params))
+        .catch(() => undefined);
+    });
+}
+
+// acphub's own extension methods, else the agent's (with the session id mapped).
+async function extension(
+  o: HubConnectionOptions,
+  conn: Conn,
+  method: string,
+  params: Params | undefined,
+  signal: AbortSignal,
+): Promise<unknown> {
+  if (method === "_acphub/agents") return { agents: await o.listAgents() };
+  if (method === "_acphub/session/replay")
+    return o.hub.replay(conn.client, params ?? {});
+  const gateway = await o.hub.gatewayOf(conn.client, params?.["sessionId"]);
+  return gateway.forwardExtension(method, params, signal);
+}

@@ -1,0 +1,123 @@
+// A WebSocket to `acphub serve` that comes back: after the hub goes away it reconnects with
+// jittered, capped exponential back-off for a bounded time, and reports each new connection
+// (a generation) so its owner can re-attach what it had.
+import WebSocket from "ws";
+import { HubError } from "../shared/errors.js";
+import type { Logger } from "../shared/logger.js";
+
+export interface HubLinkOptions {
+  url: string;
+  token: string;
+  logger: Logger;
+  /** Longest wait between attempts. */
+  maxBackoffMs?: number;
+  /** Give up after the hub has been unreachable this long. */
+  reconnectForMs?: number;
+  maxFrameBytes?: number;
+  onMessage: (message: Record<string, unknown>) => void;
+  /** A connection is up (generation 1 is the first). */
+  onUp: (generation: number) => void;
+  onDown: (reason: string) => void;
+  /** The hub stayed unreachable past reconnectForMs, or refused the token. */
+  onGiveUp: (error: HubError) => void;
+}
+
+export interface HubLink {
+  send(message: Record<string, unknown>): boolean;
+  readonly up: boolean;
+  close(): void;
+}
+
+// Opens the link; it keeps itself up until close() or give-up.
+export function openHubLink(o: HubLinkOptions): HubLink {
+  const maxBackoff = o.maxBackoffMs ?? 5_000;
+  const reconnectFor = o.reconnectForMs ?? 5 * 60_000;
+  let socket: WebSocket | undefined;
+  let generation = 0;
+  let attempt = 0;
+  let downSince: number | undefined;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const retry = (reason: string) => {
+    if (closed) return;
+    downSince ??= Date.now();
+    if (Date.now() - downSince > reconnectFor) {
+      closed = true;
+      o.onGiveUp(
+        new HubError(
+          "CLOSED",
+          `the hub at ${o.url} stayed unreachable: ${reason}`,
+        ),
+      );
+      return;
+    }
+    const ceiling = Math.min(maxBackoff, 100 * 2 ** attempt);
+    attempt += 1;
+    timer = setTimeout(connect, ceiling / 2 + Math.random() * (ceiling / 2));
+  };
+
+  const connect = () => {
+    const ws = new WebSocket(o.url, {
+      headers: { Authorization: `Bearer ${o.token}` },
+      maxPayload: o.maxFrameBytes ?? 64 * 1024 * 1024,
+    });
+    socket = ws;
+    let opened = false;
+    ws.on("open", () => {
+      opened = true;
+      attempt = 0;
+      downSince = undefined;
+      generation += 1;
+      o.onUp(generation);
+    });
+    ws.on("message", (data: Buffer) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(data.toString("utf8"));
+      } catch {
+        o.logger.warn("hub sent a frame that is not JSON; ignored");
+        return;
+      }
+      if (message && typeof message === "object" && !Array.isArray(message))
+        o.onMessage(message as Record<string, unknown>);
+    });
+    ws.on("unexpected-response", (_req, res) => {
+      res.resume();
+      if (res.statusCode === 401 || res.statusCode === 403) {
+        closed = true;
+        o.onGiveUp(
+          new HubError(
+            "AUTH_REQUIRED",
+            `the hub refused the connection (${res.statusCode}): check the token`,
+          ),
+        );
+      }
+      ws.terminate();
+    });
+    ws.on("error", (error) => o.logger.debug({ err: error }, "hub link error"));
+    ws.on("close", (code, why) => {
+      if (socket === ws) socket = undefined;
+      const reason = `${code} ${why.toString()}`.trim();
+      if (opened) o.onDown(reason);
+      retry(reason);
+    });
+  };
+
+  connect();
+  return {
+    send(message) {
+      if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+      socket.send(JSON.stringify(message));
+      return true;
+    },
+    get up() {
+      return socket?.readyState === WebSocket.OPEN;
+    },
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      socket?.close(1000, "shim closing");
+    },
+  };
+}

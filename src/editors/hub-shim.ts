@@ -1,0 +1,288 @@
+// `acphub acp --hub URL`: to the editor on stdio, exactly a local `acphub acp`; behind it, a
+// raw JSON-RPC relay to a running hub over WebSocket that survives the hub restarting. It
+// keeps its own request ids toward the hub, a cursor (the hub's seq) per session, and the
+// editor's unanswered requests; after a reconnect it re-initializes, resumes each session
+// from its cursor (missed updates first), and re-sends what was unanswered — prompts carry
+// an idempotency key, so a turn that finished meanwhile is answered from the hub's ledger.
+import { randomUUID } from "node:crypto";
+import { LineSplitter } from "../protocol/ndjson.js";
+import type { Logger } from "../shared/logger.js";
+import { openHubLink, type HubLink } from "./hub-link.js";
+import { guardStdout } from "./stdout-guard.js";
+
+type Msg = Record<string, unknown>;
+
+export interface HubShimOptions {
+  url: string;
+  token: string;
+  logger: Logger;
+  maxMessageBytes: number;
+  reconnectForMs?: number;
+}
+
+interface Pending {
+  /** The editor's id; undefined for the shim's own requests. */
+  editorId?: unknown;
+  message: Msg;
+  done?: (reply: Msg) => void;
+}
+
+/** The relay's state across reconnects. */
+class Shim {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly fromHub = new Map<number, { hubId: unknown; gen: number }>();
+  private readonly cursors = new Map<string, number>();
+  /** Sessions the editor is loading: their replay passes even below the cursor. */
+  private readonly loading = new Set<string>();
+  private readonly held: Msg[] = [];
+  private initParams: Msg | undefined;
+  private gen = 0;
+  private ready = false;
+  link!: HubLink;
+
+  constructor(
+    private readonly write: (m: Msg) => void,
+    private readonly logger: Logger,
+  ) {}
+
+  // A message from the editor: relayed now, or held until the hub is back.
+  fromEditor(m: Msg): void {
+    if (!this.ready) {
+      if (this.held.length >= 10_000) this.held.shift();
+      this.held.push(m);
+      return;
+    }
+    if ("method" in m && "id" in m) return this.editorRequest(m);
+    if ("method" in m) return this.editorNotification(m);
+    this.editorResponse(m);
+  }
+
+  private editorRequest(m: Msg): void {
+    const message = { ...m };
+    if (m["method"] === "initialize") this.initParams = m["params"] as Msg;
+    if (m["method"] === "session/prompt")
+      message["params"] = withKey(m["params"]);
+    if (m["method"] === "session/load")
+      this.loading.add(String((m["params"] as Msg | undefined)?.["sessionId"]));
+    const id = this.nextId++;
+    this.pending.set(id, { editorId: m["id"], message });
+    this.link.send({ ...message, id });
+  }
+
+  private editorNotification(m: Msg): void {
+    if (m["method"] === "$/cancel_request") {
+      const target = (m["params"] as Msg | undefined)?.["requestId"];
+      for (const [id, p] of this.pending)
+        if (p.editorId === target)
+          this.link.send({
+            ...m,
+            params: { ...(m["params"] as Msg), requestId: id },
+          });
+      return;
+    }
+    this.link.send(m);
+  }
+
+  // The editor's answer to a hub request; dropped when that hub connection is gone.
+  private editorResponse(m: Msg): void {
+    const entry = this.fromHub.get(Number(m["id"]));
+    this.fromHub.delete(Number(m["id"]));
+    if (entry && entry.gen === this.gen)
+      this.link.send({ ...m, id: entry.hubId });
+  }
+
+  fromHubMessage(m: Msg): void {
+    if ("method" in m && "id" in m) {
+      const id = this.nextId++;
+      this.fromHub.set(id, { hubId: m["id"], gen: this.gen });
+      return this.write({ ...m, id });
+    }
+    if ("method" in m) return this.hubNotification(m);
+    const p = this.pending.get(Number(m["id"]));
+    if (!p) return;
+    this.pending.delete(Number(m["id"]));
+    if (p.done) return p.done(m);
+    this.track(p.message, m);
+    this.write({ ...m, id: p.editorId });
+  }
+
+  private hubNotification(m: Msg): void {
+    const params = (m["params"] as Msg | undefined) ?? {};
+    if (m["method"] === "session/update") {
+      const sessionId = String(params["sessionId"]);
+      const seq = seqOf(params);
+      const cursor = this.cursors.get(sessionId) ?? 0;
+      if (seq !== undefined) {
+        if (seq <= cursor && !this.loading.has(sessionId)) return;
+        this.cursors.set(sessionId, Math.max(seq, cursor));
+      }
+    }
+    if (m["method"] === "$/cancel_request") {
+      for (const [id, e] of this.fromHub)
+        if (e.hubId === params["requestId"] && e.gen === this.gen)
+          return this.write({ ...m, params: { ...params, requestId: id } });
+      return;
+    }
+    this.write(m);
+  }
+
+  // Remembers the sessions the editor has open, to resume them after a reconnect.
+  private track(request: Msg, reply: Msg): void {
+    const method = request["method"];
+    const params = (request["params"] as Msg | undefined) ?? {};
+    if (method === "session/load")
+      this.loading.delete(String(params["sessionId"]));
+    if (!("result" in reply)) return;
+    const result = (reply["result"] as Msg | null) ?? {};
+    const id =
+      method === "session/new" ? result["sessionId"] : params["sessionId"];
+    if (typeof id !== "string") return;
+    if (method === "session/close" || method === "session/delete")
+      this.cursors.delete(id);
+    else if (
+      ["session/new", "session/load", "session/resume"].includes(String(method))
+    )
+      this.cursors.set(id, this.cursors.get(id) ?? 0);
+  }
+
+  up(gen: number): void {
+    this.gen = gen;
+    void this.reattach(gen).catch((error: unknown) =>
+      this.logger.warn({ err: error }, "re-attaching to the hub failed"),
+    );
+  }
+
+  // The hub went away: its requests to the editor can no longer be answered.
+  down(): void {
+    this.ready = false;
+    for (const [id, e] of this.fromHub)
+      if (e.gen === this.gen)
+        this.write({
+          jsonrpc: "2.0",
+          method: "$/cancel_request",
+          params: { requestId: id },
+        });
+  }
+
+  // After a reconnect: initialize, resume each session from its cursor, re-send, flush.
+  private async reattach(gen: number): Promise<void> {
+    if (gen > 1) {
+      await this.ask(
+        "initialize",
+        this.initParams ?? { protocolVersion: 1, clientCapabilities: {} },
+      );
+      for (const [sessionId, afterSeq] of this.cursors)
+        await this.ask("session/resume", {
+          sessionId,
+          cwd: process.cwd(),
+          mcpServers: [],
+          _meta: { acphub: { afterSeq } },
+        });
+      for (const [id, p] of this.pending)
+        if (!p.done) this.link.send({ ...p.message, id });
+    }
+    if (gen !== this.gen) return;
+    this.ready = true;
+    for (const m of this.held.splice(0)) this.fromEditor(m);
+  }
+
+  private ask(method: string, params: Msg): Promise<Msg> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, { message: { method, params }, done: resolve });
+      this.link.send({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  // The hub stayed away: every request the editor still waits on gets an error.
+  giveUp(message: string): void {
+    const waiting = [
+      ...[...this.pending.values()].map((p) => p.editorId),
+      ...this.held
+        .filter((m) => "method" in m && "id" in m)
+        .map((m) => m["id"]),
+    ];
+    this.pending.clear();
+    this.held.length = 0;
+    for (const id of waiting)
+      if (id !== undefined)
+        this.write({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+  }
+}
+
+function withKey(params: unknown): Msg {
+  const p = (params as Msg | undefined) ?? {};
+  const meta = (p["_meta"] as Msg | undefined) ?? {};
+  const acphub = (meta["acphub"] as Msg | undefined) ?? {};
+  if (typeof acphub["idempotencyKey"] === "string") return p;
+  return {
+    ...p,
+    _meta: { ...meta, acphub: { ...acphub, idempotencyKey: randomUUID() } },
+  };
+}
+
+function seqOf(params: Msg): number | undefined {
+  const seq = (params["_meta"] as { acphub?: { seq?: unknown } } | undefined)
+    ?.acphub?.seq;
+  return typeof seq === "number" ? seq : undefined;
+}
+
+// Runs the shim until the editor closes stdin (resolves) or the hub stays away (rejects).
+export async function runHubShim(o: HubShimOptions): Promise<void> {
+  const out = guardStdout(o.logger);
+  const write = (m: Msg) =>
+    void out
+      .write(Buffer.from(`${JSON.stringify(m)}\n`))
+      .catch(() => undefined);
+  const shim = new Shim(write, o.logger);
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<never>((_r, reject) => (fail = reject));
+  shim.link = openHubLink({
+    url: o.url,
+    token: o.token,
+    logger: o.logger,
+    reconnectForMs: o.reconnectForMs,
+    onMessage: (m) => shim.fromHubMessage(m),
+    onUp: (gen) => shim.up(gen),
+    onDown: (reason) => {
+      o.logger.warn({ reason }, "hub connection lost; reconnecting");
+      shim.down();
+    },
+    onGiveUp: (error) => {
+      shim.giveUp(error.message);
+      fail(error);
+    },
+  });
+  try {
+    await Promise.race([
+      readEditor(o.maxMessageBytes, (m) => shim.fromEditor(m), o.logger),
+      failed,
+    ]);
+  } finally {
+    shim.link.close();
+    process.stdin.destroy();
+  }
+}
+
+// Reads the editor's JSON-RPC lines from stdin until it ends.
+async function readEditor(
+  max: number,
+  onMessage: (m: Msg) => void,
+  logger: Logger,
+): Promise<void> {
+  const splitter = new LineSplitter(max);
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    for (const line of splitter.push(chunk)) {
+      const text = line.toString("utf8").trim();
+      if (!text) continue;
+      try {
+        const value: unknown = JSON.parse(text);
+        if (value && typeof value === "object" && !Array.isArray(value))
+          onMessage(value as Msg);
+      } catch {
+        logger.warn("editor sent a line that is not JSON; ignored");
+      }
+    }
+  }
+}

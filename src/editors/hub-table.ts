@@ -1,0 +1,73 @@
+// The method table's requests that a hub connection serves through the gateway of the
+// session's agent (set_mode, set_model, status, set_title, …), forwards (logout, providers/*)
+// or refuses — so `acphub serve` answers what its initialize advertises, as `acphub acp` does.
+import type { AgentApp } from "@agentclientprotocol/sdk";
+import type { HubClient } from "../gateway/hub-clients.js";
+import type { SessionHub } from "../gateway/session-hub.js";
+import { editorMethods } from "../protocol/method-table.js";
+import { methods } from "../protocol/methods.js";
+import { raw, type Params } from "../protocol/raw.js";
+import { notServed } from "../protocol/wire-errors.js";
+import { SERVED } from "./dispatch.js";
+import { edge } from "./edge.js";
+
+const m = methods.agent;
+
+/** Requests the hub connection handles itself (sessions live in the hub, not one gateway). */
+const OWN = new Set<string>([
+  m.initialize,
+  m.session.new,
+  m.session.load,
+  m.session.list,
+  m.session.resume,
+  m.session.close,
+  m.session.delete,
+  m.session.prompt,
+  m.session.fork,
+]);
+
+const FORK_REASON =
+  "acphub serve does not fork sessions yet; fork through acphub acp";
+
+/** Registers every table request the hub connection does not handle itself. */
+export function registerTableMethods(
+  app: AgentApp,
+  hub: SessionHub,
+  client: HubClient,
+): void {
+  // The gateway of the session named in params, else of the hub's default agent.
+  const gatewayFor = (params: Params) =>
+    typeof params["sessionId"] === "string"
+      ? hub.gatewayOf(client, params["sessionId"])
+      : hub.gatewayFor(hub.defaultAgent);
+  app.onRequest(m.session.fork, raw<Params>, () => {
+    throw notServed(m.session.fork, FORK_REASON);
+  });
+  for (const entry of editorMethods()) {
+    if (entry.kind !== "request" || OWN.has(entry.method)) continue;
+    const served = SERVED[entry.method];
+    app.onRequest(entry.method, raw<Params>, ({ params, signal }) => {
+      if (entry.handling === "served" && served)
+        return edge(async () =>
+          served(await gatewayFor(params), params, signal),
+        );
+      if (entry.handling === "forwarded")
+        return edge(async () =>
+          (await gatewayFor(params)).forward(entry.method, params, signal),
+        );
+      throw notServed(entry.method, entry.note);
+    });
+  }
+}
+
+/** The gateway's initialize answer without the fork capability the hub does not serve. */
+export function withoutFork(answer: Params): Params {
+  const caps = answer["agentCapabilities"] as Params | undefined;
+  const session = caps?.["sessionCapabilities"] as Params | undefined;
+  if (!session || !("fork" in session)) return answer;
+  const { fork: _fork, ...rest } = session;
+  return {
+    ...answer,
+    agentCapabilities: { ...caps, sessionCapabilities: rest },
+  };
+}

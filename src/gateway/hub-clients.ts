@@ -1,0 +1,245 @@
+// The editors attached to each hub session, and the one EditorPort the shared gateways talk
+// to: it fans each session's updates out to every attached editor (stamped with the ledger
+// sequence number, never one an editor already has) and routes the agent's requests to the
+// editor whose prompt is running, else to the others.
+import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
+import { outcomeFor } from "../protocol/permission-options.js";
+import { HubError } from "../shared/errors.js";
+import type { EditorPort } from "./ports.js";
+
+type Params = Record<string, unknown>;
+
+/** One editor connection of the hub, as the session hub sees it. */
+export interface HubClient {
+  readonly id: string;
+  /** True once the connection has gone. */
+  readonly closed: boolean;
+  /** Queues a notification; never blocks the relay (a slow client is disconnected).
+   *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. */
+  notify(method: string, params: Params, catchUp?: boolean): void;
+  request<T = unknown>(
+    method: string,
+    params: Params,
+    signal?: AbortSignal,
+  ): Promise<T>;
+}
+
+interface Attached {
+  client: HubClient;
+  /** The highest sequence number this client has been sent for the session. */
+  seq: number;
+  /** Live notifications held back while the client catches up from the ledger. */
+  held?: { method: string; params: Params; seq?: number }[];
+}
+
+/** Who is attached to which session, and whose prompt runs in each. */
+export class Attachments {
+  private readonly bySession = new Map<string, Map<string, Attached>>();
+  private readonly owners = new Map<string, HubClient>();
+  private readonly clients = new Map<string, HubClient>();
+
+  // Registers a connection so that session-less notifications reach it.
+  addClient(client: HubClient): void {
+    this.clients.set(client.id, client);
+  }
+
+  // Attaches a client to a session, remembering the last sequence number it was sent; a client
+  // still catching up (`hold`) gets its live notifications only at `release`.
+  attach(sessionId: string, client: HubClient, seq = 0, hold = false): void {
+    let map = this.bySession.get(sessionId);
+    if (!map) this.bySession.set(sessionId, (map = new Map()));
+    const prior = map.get(client.id);
+    map.set(client.id, {
+      client,
+      seq: Math.max(seq, prior?.seq ?? 0),
+      ...(hold ? { held: prior?.held ?? [] } : {}),
+    });
+  }
+
+  /** The client has been sent everything up to `seq`: what was held back follows, once (as
+   *  part of the catch-up, which the client's queue bound does not count). */
+  release(sessionId: string, client: HubClient, seq: number): void {
+    const attached = this.bySession.get(sessionId)?.get(client.id);
+    if (!attached) return;
+    const held = attached.held ?? [];
+    delete attached.held;
+    attached.seq = Math.max(attached.seq, seq);
+    for (const item of held)
+      deliver(attached, item.method, item.params, item.seq, true);
+  }
+
+  isAttached(sessionId: string, client: HubClient): boolean {
+    return this.bySession.get(sessionId)?.has(client.id) === true;
+  }
+
+  // Drops a client from one session (close), or from all of them (disconnect).
+  detach(client: HubClient, sessionId?: string): void {
+    const ids = sessionId ? [sessionId] : [...this.bySession.keys()];
+    for (const id of ids) {
+      const map = this.bySession.get(id);
+      map?.delete(client.id);
+      if (map?.size === 0) this.bySession.delete(id);
+      if (this.owners.get(id) === client) this.owners.delete(id);
+    }
+    if (!sessionId) this.clients.delete(client.id);
+  }
+
+  forgetSession(sessionId: string): void {
+    this.bySession.delete(sessionId);
+    this.owners.delete(sessionId);
+  }
+
+  setOwner(sessionId: string, client: HubClient | undefined): void {
+    if (client) this.owners.set(sessionId, client);
+    else this.owners.delete(sessionId);
+  }
+
+  owner(sessionId: string): HubClient | undefined {
+    return this.owners.get(sessionId);
+  }
+
+  attached(sessionId: string): Attached[] {
+    return [...(this.bySession.get(sessionId)?.values() ?? [])];
+  }
+
+  get sessionCount(): number {
+    return this.bySession.size;
+  }
+
+  get allClients(): HubClient[] {
+    return [...this.clients.values()];
+  }
+}
+
+/** What the fan-out tells the hub's observers (metrics). */
+export interface FanOutObserver {
+  updateRelayed?(): void;
+  permissionDecided?(outcome: string): void;
+}
+
+// The EditorPort shared by every gateway of the hub.
+export function fanOutEditor(
+  attachments: Attachments,
+  observer: FanOutObserver = {},
+): EditorPort {
+  return {
+    notify: (method, raw, delivery) => {
+      const params = raw as Params;
+      const sessionId = params["sessionId"];
+      if (typeof sessionId !== "string") {
+        for (const c of attachments.allClients) c.notify(method, params);
+        return Promise.resolve();
+      }
+      const seq = delivery?.seq;
+      const stamped = seq === undefined ? params : withSeq(params, seq);
+      for (const a of attachments.attached(sessionId)) {
+        if (a.held) a.held.push({ method, params: stamped, seq });
+        else if (
+          deliver(a, method, stamped, seq) &&
+          method === "session/update"
+        )
+          observer.updateRelayed?.();
+      }
+      return Promise.resolve();
+    },
+    request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
+      const params = raw as Params;
+      if (method === "session/request_permission") {
+        const outcome = await askPermission(attachments, params, signal);
+        observer.permissionDecided?.(
+          (outcome as { outcome: { outcome: string } }).outcome.outcome,
+        );
+        return outcome as T;
+      }
+      const target = targetsOf(attachments, params)[0];
+      if (!target)
+        throw new HubError(
+          "CLOSED",
+          `no editor is attached to answer ${method}`,
+        );
+      return target.request<T>(method, params, signal);
+    },
+  };
+}
+
+// Sends one notification unless the client already has its sequence number; true when sent.
+function deliver(
+  a: Attached,
+  method: string,
+  params: Params,
+  seq: number | undefined,
+  catchUp = false,
+): boolean {
+  if (seq !== undefined) {
+    if (seq <= a.seq) return false;
+    a.seq = seq;
+  }
+  a.client.notify(method, params, catchUp);
+  return true;
+}
+
+/** The params of a session/update with the hub's sequence number in `_meta.acphub.seq`. */
+export function withSeq(params: Params, seq: number): Params {
+  const meta = (params["_meta"] as Params | undefined) ?? {};
+  const acphub = (meta["acphub"] as Params | undefined) ?? {};
+  return { ...params, _meta: { ...meta, acphub: { ...acphub, seq } } };
+}
+
+// The prompting editor first, then every other attached editor.
+function targetsOf(attachments: Attachments, params: Params): HubClient[] {
+  const sessionId = String(params["sessionId"]);
+  const owner = attachments.owner(sessionId);
+  const others = attachments
+    .attached(sessionId)
+    .map((a) => a.client)
+    .filter((c) => c !== owner && !c.closed);
+  return owner && !owner.closed ? [owner, ...others] : others;
+}
+
+// Asks the prompting editor; if it is gone, races the other attached editors (first answer
+// wins, the rest are cancelled); with nobody attached, refuses (the policy's "ask" fallback).
+async function askPermission(
+  attachments: Attachments,
+  params: Params,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const sessionId = String(params["sessionId"]);
+  const owner = attachments.owner(sessionId);
+  if (owner) {
+    try {
+      return await owner.request("session/request_permission", params, signal);
+    } catch (error) {
+      if (signal?.aborted || !owner.closed) throw error;
+    }
+  }
+  const others = targetsOf(attachments, params);
+  if (others.length === 0) {
+    const options = (params as unknown as RequestPermissionRequest).options;
+    return { outcome: outcomeFor("reject", options) };
+  }
+  return firstAnswer(others, params, signal);
+}
+
+// Sends the request to every client; the first answer wins and the others are cancelled.
+async function firstAnswer(
+  clients: HubClient[],
+  params: Params,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const controllers = clients.map(() => new AbortController());
+  const onAbort = () => controllers.forEach((c) => c.abort());
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await Promise.any(
+      clients.map((c, i) =>
+        c.request("session/request_permission", params, controllers[i]!.signal),
+      ),
+    );
+  } catch (error) {
+    const first = (error as AggregateError).errors?.[0] as unknown;
+    throw first ?? error;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    onAbort();
+  }
+}

@@ -1,0 +1,318 @@
+// The hub's shared core for many editor connections at once: one gateway per agent (sharing
+// the ledger), sessions any connection can attach to (replay, then live, stitched by sequence
+// number), the prompting connection tracked for permission requests, and prompts that carry
+// an idempotency key answered from the ledger when they were already run.
+import { HubError } from "../shared/errors.js";
+import { silentLogger, type Logger } from "../shared/logger.js";
+import type { Gateway } from "./gateway.js";
+import {
+  Attachments,
+  fanOutEditor,
+  type FanOutObserver,
+  type HubClient,
+} from "./hub-clients.js";
+import { afterSeqOf, agentOf, unclosable } from "./hub-meta.js";
+import type { EditorPort, LedgerPort, SessionRecord } from "./ports.js";
+import {
+  idempotencyKeyOf,
+  lastSeq,
+  recordedTurn,
+  updatesAfter,
+} from "./turn-records.js";
+
+type Params = Record<string, unknown>;
+
+export interface SessionHubObserver extends FanOutObserver {
+  turnEnded?(stopReason: string): void;
+}
+
+export interface SessionHubOptions {
+  ledger: LedgerPort;
+  defaultAgent: string;
+  /** A gateway over one agent; the hub initializes it and attaches its fan-out editor. */
+  createGateway: (
+    agentName: string,
+    ledger: LedgerPort,
+  ) => Gateway | Promise<Gateway>;
+  /** Cancel a connection's running turns when it disconnects (default: let them finish). */
+  cancelOnDisconnect?: boolean;
+  observer?: SessionHubObserver;
+  logger?: Logger;
+}
+
+export class SessionHub {
+  readonly attachments = new Attachments();
+  private readonly gateways = new Map<string, Promise<Gateway>>();
+  private readonly editor: EditorPort;
+  private readonly shared: LedgerPort;
+  /** Turns running now, by session, with the idempotency key that started them. */
+  private readonly running = new Map<
+    string,
+    { key?: string; done: Promise<Params> }
+  >();
+  private readonly logger: Logger;
+
+  constructor(private readonly options: SessionHubOptions) {
+    this.logger = options.logger ?? silentLogger();
+    this.editor = fanOutEditor(this.attachments, options.observer);
+    this.shared = unclosable(options.ledger);
+  }
+
+  get defaultAgent(): string {
+    return this.options.defaultAgent;
+  }
+
+  get ledger(): LedgerPort {
+    return this.shared;
+  }
+
+  // The gateway for an agent, created and initialized once however many ask at once.
+  gatewayFor(agentName: string): Promise<Gateway> {
+    let gateway = this.gateways.get(agentName);
+    if (!gateway) {
+      gateway = this.createGateway(agentName);
+      this.gateways.set(agentName, gateway);
+      gateway.catch(() => this.gateways.delete(agentName));
+    }
+    return gateway;
+  }
+
+  private async createGateway(agentName: string): Promise<Gateway> {
+    const created = await this.options.createGateway(agentName, this.shared);
+    created.attachEditor(this.editor);
+    await created.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    return created;
+  }
+
+  addClient(client: HubClient): void {
+    this.attachments.addClient(client);
+  }
+
+  // A connection left: detach it everywhere, and cancel its turns if configured to.
+  removeClient(client: HubClient): void {
+    for (const [sessionId] of this.running) {
+      if (
+        this.options.cancelOnDisconnect &&
+        this.attachments.owner(sessionId) === client
+      )
+        void this.cancel({ sessionId });
+    }
+    this.attachments.detach(client);
+  }
+
+  async record(id: unknown): Promise<SessionRecord> {
+    const record =
+      typeof id === "string" ? await this.shared.getSession(id) : undefined;
+    if (!record)
+      throw new HubError(
+        "SESSION_NOT_FOUND",
+        `no session ${JSON.stringify(id)}`,
+      );
+    return record;
+  }
+
+  // A session this connection has opened or loaded; others must be loaded first.
+  async attachedRecord(client: HubClient, id: unknown): Promise<SessionRecord> {
+    const record = await this.record(id);
+    if (!this.attachments.isAttached(record.id, client))
+      throw new HubError(
+        "SESSION_NOT_FOUND",
+        `session ${record.id} is not open on this connection: session/load or session/resume it first`,
+      );
+    return record;
+  }
+
+  /**
+   * Sends the client what it missed after `afterSeq`, then what arrived live meanwhile: it is
+   * attached at once with live updates held back, read from the ledger, and released.
+   */
+  async catchUp(
+    client: HubClient,
+    sessionId: string,
+    afterSeq: number,
+  ): Promise<void> {
+    this.attachments.attach(sessionId, client, afterSeq, true);
+    try {
+      const events = await this.shared.events(sessionId, { afterSeq });
+      for (const item of updatesAfter(sessionId, events, afterSeq))
+        client.notify("session/update", item.params, true);
+      this.attachments.release(sessionId, client, lastSeq(events, afterSeq));
+    } catch (error) {
+      this.attachments.detach(client, sessionId);
+      throw error;
+    }
+  }
+
+  async newSession(client: HubClient, params: Params): Promise<Params> {
+    const agent = agentOf(params["_meta"]) ?? this.options.defaultAgent;
+    const gateway = await this.gatewayFor(agent);
+    const result = await gateway.newSession(params);
+    await this.catchUp(client, String(result["sessionId"]), 0);
+    return result;
+  }
+
+  async loadSession(client: HubClient, params: Params): Promise<Params> {
+    const record = await this.record(params["sessionId"]);
+    const gateway = await this.gatewayFor(record.agent);
+    if (record.incomplete)
+      client.notify("session/update", {
+        sessionId: record.id,
+        update: {
+          sessionUpdate: "agent_message_chunk",
+          content: {
+            type: "text",
+            text: "[acphub] older history of this session was trimmed (ledger caps); the replay starts later\n",
+          },
+        },
+      });
+    await this.catchUp(client, record.id, 0);
+    return gateway.resumeSession({ sessionId: record.id });
+  }
+
+  async resumeSession(client: HubClient, params: Params): Promise<Params> {
+    const record = await this.record(params["sessionId"]);
+    const gateway = await this.gatewayFor(record.agent);
+    const after = afterSeqOf(params["_meta"]);
+    // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
+    if (after !== undefined) await this.catchUp(client, record.id, after);
+    else this.attachments.attach(record.id, client);
+    return gateway.resumeSession({ sessionId: record.id });
+  }
+
+  /** What a client missed: the updates after its cursor, and how the last turn stands. */
+  async replay(client: HubClient, params: Params): Promise<Params> {
+    const record = await this.attachedRecord(client, params["sessionId"]);
+    const afterSeq = Number(params["afterSeq"] ?? 0);
+    const events = await this.shared.events(record.id, { afterSeq });
+    return {
+      updates: updatesAfter(record.id, events, afterSeq).map((i) => i.params),
+      lastSeq: lastSeq(events, afterSeq),
+      running: this.running.has(record.id),
+    };
+  }
+
+  async prompt(
+    client: HubClient,
+    params: Params,
+    signal: AbortSignal,
+  ): Promise<Params> {
+    const record = await this.attachedRecord(client, params["sessionId"]);
+    const key = idempotencyKeyOf(params["_meta"]);
+    if (key) {
+      const again = await this.recorded(record.id, key);
+      if (again) return again;
+    }
+    const gateway = await this.gatewayFor(record.agent);
+    this.attachments.setOwner(record.id, client);
+    const done = gateway.prompt(params, signal);
+    if (!this.running.has(record.id))
+      this.running.set(record.id, { key, done });
+    try {
+      const result = await done;
+      this.options.observer?.turnEnded?.(String(result["stopReason"]));
+      return result;
+    } finally {
+      if (this.running.get(record.id)?.done === done) {
+        this.running.delete(record.id);
+        if (this.attachments.owner(record.id) === client)
+          this.attachments.setOwner(record.id, undefined);
+      }
+    }
+  }
+
+  // The answer to a prompt whose idempotency key the ledger has seen, without running it again.
+  private async recorded(
+    sessionId: string,
+    key: string,
+  ): Promise<Params | undefined> {
+    const live = this.running.get(sessionId);
+    if (live?.key === key) return live.done;
+    const turn = recordedTurn(await this.shared.events(sessionId), key);
+    if (!turn) return undefined;
+    if (turn.error !== undefined)
+      throw new HubError(
+        "AGENT_ERROR",
+        `the recorded turn failed: ${turn.error}`,
+      );
+    const interrupted = turn.stopReason === undefined;
+    if (interrupted) await this.endInterrupted(sessionId);
+    return {
+      stopReason: turn.stopReason ?? "cancelled",
+      _meta: {
+        acphub: { replayed: true, promptSeq: turn.promptSeq, interrupted },
+      },
+    };
+  }
+
+  // A turn the hub's restart killed: tell the session why, and record its end as cancelled.
+  private async endInterrupted(sessionId: string): Promise<void> {
+    const update = {
+      sessionUpdate: "agent_message_chunk",
+      content: {
+        type: "text",
+        text: "[acphub] the hub stopped while this turn ran; it ended as cancelled\n",
+      },
+    };
+    const seq = await this.shared.append(sessionId, "update", { update });
+    await this.editor.notify("session/update", { sessionId, update }, { seq });
+    await this.shared.append(sessionId, "turn_end", {
+      stopReason: "cancelled",
+      interrupted: true,
+    });
+  }
+
+  async cancel(params: Params): Promise<void> {
+    const record = await this.shared.getSession(String(params["sessionId"]));
+    if (!record) return;
+    (await this.gatewayFor(record.agent)).cancel(params);
+  }
+
+  async listSessions(params: Params): Promise<Params> {
+    return (await this.gatewayFor(this.options.defaultAgent)).listSessions(
+      params,
+    );
+  }
+
+  // Closing a session only detaches this connection while others still watch it.
+  async closeSession(client: HubClient, params: Params): Promise<Params> {
+    const record = await this.record(params["sessionId"]);
+    this.attachments.detach(client, record.id);
+    if (this.attachments.attached(record.id).length > 0) return {};
+    return (await this.gatewayFor(record.agent)).closeSession(params);
+  }
+
+  async deleteSession(params: Params): Promise<Params> {
+    const record = await this.record(params["sessionId"]);
+    const result = await (
+      await this.gatewayFor(record.agent)
+    ).deleteSession(params);
+    this.attachments.forgetSession(record.id);
+    return result;
+  }
+
+  /** The gateway that owns a session, for requests relayed to its agent. */
+  async gatewayOf(client: HubClient, sessionId: unknown): Promise<Gateway> {
+    if (sessionId === undefined)
+      return this.gatewayFor(this.options.defaultAgent);
+    return this.gatewayFor(
+      (await this.attachedRecord(client, sessionId)).agent,
+    );
+  }
+
+  get liveTurns(): number {
+    return this.running.size;
+  }
+
+  // Cancels running turns (each ends within the agent's cancel grace), closes every agent,
+  // then the ledger.
+  async close(): Promise<void> {
+    const gateways = await Promise.allSettled(this.gateways.values());
+    await Promise.allSettled(
+      gateways.map((g) =>
+        g.status === "fulfilled" ? g.value.close() : Promise.resolve(),
+      ),
+    );
+    await this.options.ledger.close();
+    this.logger.info("session hub closed");
+  }
+}

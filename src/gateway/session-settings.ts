@@ -1,0 +1,137 @@
+// The modes, models and config options of each session, as the agent last reported them (in
+// session/new, load, resume and fork answers, current_mode_update and config_option_update,
+// and the answers to set_* calls), cached per session and persisted in the ledger so that
+// `chat`, `session/load` and every other client show the truth.
+import type { Params } from "../protocol/raw.js";
+import type { LedgerPort } from "./ports.js";
+
+export interface SessionSettings {
+  modes?: { currentModeId: string; availableModes: unknown[] } & Params;
+  models?: { currentModelId: string; availableModels: unknown[] } & Params;
+  configOptions?: ({ id: string; currentValue?: unknown } & Params)[];
+}
+
+const KEYS = ["modes", "models", "configOptions"] as const;
+
+/** The settings in an agent's answer (modes, models, configOptions), when it has any. */
+export function settingsIn(answer: unknown): SessionSettings | undefined {
+  if (answer === null || typeof answer !== "object") return undefined;
+  const out: Params = {};
+  for (const key of KEYS) {
+    const value = (answer as Params)[key];
+    if (value !== undefined && value !== null) out[key] = value;
+  }
+  return Object.keys(out).length ? (out as SessionSettings) : undefined;
+}
+
+// The settings after one session/update, or undefined when the update changes none.
+export function afterUpdate(
+  settings: SessionSettings,
+  update: Params,
+): SessionSettings | undefined {
+  switch (update["sessionUpdate"]) {
+    case "current_mode_update":
+      return typeof update["currentModeId"] === "string"
+        ? withMode(settings, update["currentModeId"])
+        : undefined;
+    case "config_option_update":
+      return Array.isArray(update["configOptions"])
+        ? {
+            ...settings,
+            configOptions: update[
+              "configOptions"
+            ] as SessionSettings["configOptions"],
+          }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The settings with another current mode (when the session has modes). */
+export function withMode(s: SessionSettings, modeId: string): SessionSettings {
+  return s.modes ? { ...s, modes: { ...s.modes, currentModeId: modeId } } : s;
+}
+
+/** The settings with another current model (when the session has models). */
+export function withModel(
+  s: SessionSettings,
+  modelId: string,
+): SessionSettings {
+  return s.models
+    ? { ...s, models: { ...s.models, currentModelId: modelId } }
+    : s;
+}
+
+/** The per-session cache, written through to the ledger (asynchronously, in order). */
+export class SettingsStore {
+  private readonly cache = new Map<string, SessionSettings>();
+  private readonly loading = new Map<string, Promise<void>>();
+  private readonly writes = new Map<string, Promise<void>>();
+
+  constructor(private readonly ledger: LedgerPort) {}
+
+  /** The session's settings: the cache, else the ledger, else none. */
+  async get(sessionId: string): Promise<SessionSettings> {
+    await this.load(sessionId);
+    return this.cache.get(sessionId) ?? {};
+  }
+
+  // Fills the cache from the ledger once, however many ask at once; a value set meanwhile wins.
+  private load(sessionId: string): Promise<void> {
+    if (this.cache.has(sessionId)) return Promise.resolve();
+    let loading = this.loading.get(sessionId);
+    if (!loading) {
+      loading = this.ledger
+        .getSession(sessionId)
+        .then((record) => {
+          if (!this.cache.has(sessionId))
+            this.cache.set(
+              sessionId,
+              (record?.settings ?? {}) as SessionSettings,
+            );
+        })
+        .finally(() => this.loading.delete(sessionId));
+      this.loading.set(sessionId, loading);
+    }
+    return loading;
+  }
+
+  /** Replaces the session's settings; resolves once stored (writes of a session keep order). */
+  set(sessionId: string, settings: SessionSettings): Promise<void> {
+    this.cache.set(sessionId, settings);
+    const before = this.writes.get(sessionId) ?? Promise.resolve();
+    const write = before
+      .catch(() => undefined)
+      .then(() => this.ledger.saveSettings(sessionId, settings as Params));
+    this.writes.set(sessionId, write);
+    const done = () => {
+      if (this.writes.get(sessionId) === write) this.writes.delete(sessionId);
+    };
+    write.then(done, done);
+    return write;
+  }
+
+  /** Merges what an agent answered (new, load, resume, fork, set_*) into the settings. */
+  async merge(sessionId: string, answer: unknown): Promise<void> {
+    const found = settingsIn(answer);
+    if (!found) return;
+    await this.load(sessionId);
+    await this.set(sessionId, { ...this.cache.get(sessionId), ...found });
+  }
+
+  /** Applies a session/update; true when it changed the settings. */
+  async apply(sessionId: string, update: Params): Promise<boolean> {
+    const kind = update["sessionUpdate"];
+    if (kind !== "current_mode_update" && kind !== "config_option_update")
+      return false;
+    await this.load(sessionId);
+    const next = afterUpdate(this.cache.get(sessionId) ?? {}, update);
+    if (next) await this.set(sessionId, next);
+    return next !== undefined;
+  }
+
+  forget(sessionId: string): void {
+    this.cache.delete(sessionId);
+  }
+}

@@ -1,0 +1,89 @@
+// What the ledger says about a session for clients of the hub: the session/updates after a
+// cursor (each with its sequence number), and the recorded turn a prompt's idempotency key
+// names, so that a prompt re-sent after a reconnect is answered without running it again.
+import { withSeq } from "./hub-clients.js";
+import type { LedgerEvent } from "./ports.js";
+
+type Params = Record<string, unknown>;
+
+export interface FeedItem {
+  seq: number;
+  params: Params;
+}
+
+// The session/update params a client sees for each event after `afterSeq`, in order.
+export function updatesAfter(
+  sessionId: string,
+  events: LedgerEvent[],
+  afterSeq: number,
+): FeedItem[] {
+  const out: FeedItem[] = [];
+  for (const event of events) {
+    if (event.seq <= afterSeq) continue;
+    for (const item of feedItems(event)) {
+      const params = {
+        sessionId,
+        update: item.update,
+        ...(item.meta ? { _meta: item.meta } : {}),
+      };
+      out.push({ seq: event.seq, params: withSeq(params, event.seq) });
+    }
+  }
+  return out;
+}
+
+function feedItems(event: LedgerEvent): { update: unknown; meta?: Params }[] {
+  if (event.kind === "prompt") {
+    const blocks = (event.payload["prompt"] as unknown[] | undefined) ?? [];
+    return blocks.map((content) => ({
+      update: { sessionUpdate: "user_message_chunk", content },
+    }));
+  }
+  if (event.kind !== "update") return [];
+  const meta = event.payload["_meta"] as Params | undefined;
+  return [{ update: event.payload["update"], ...(meta ? { meta } : {}) }];
+}
+
+/** The last sequence number among events read after `afterSeq` (`afterSeq` for none). */
+export function lastSeq(events: LedgerEvent[], afterSeq = 0): number {
+  return events.at(-1)?.seq ?? afterSeq;
+}
+
+/** The idempotency key a prompt carries in `_meta.acphub.idempotencyKey`, if any. */
+export function idempotencyKeyOf(meta: unknown): string | undefined {
+  const acphub = (meta as { acphub?: { idempotencyKey?: unknown } } | undefined)
+    ?.acphub;
+  const key = acphub?.idempotencyKey;
+  return typeof key === "string" && key !== "" ? key : undefined;
+}
+
+export interface RecordedTurn {
+  /** The prompt event's sequence number. */
+  promptSeq: number;
+  /** The recorded stop reason; undefined while no turn_end follows the prompt. */
+  stopReason?: string;
+  error?: string;
+}
+
+// The turn a prompt with this idempotency key started, as the ledger recorded it.
+export function recordedTurn(
+  events: LedgerEvent[],
+  key: string,
+): RecordedTurn | undefined {
+  const index = events.findIndex(
+    (e) => e.kind === "prompt" && idempotencyKeyOf(e.payload["meta"]) === key,
+  );
+  if (index < 0) return undefined;
+  const promptSeq = events[index]!.seq;
+  for (const event of events.slice(index + 1)) {
+    if (event.kind === "prompt") break;
+    if (event.kind === "turn_end") {
+      const { stopReason, error } = event.payload as {
+        stopReason?: string;
+        error?: string;
+      };
+      return { promptSeq, stopReason, error };
+    }
+  }
+  return { promptSeq };
+}

@@ -1,0 +1,219 @@
+// `acphub serve`'s one node:http(s) server: `/acp` speaks ACP over Streamable HTTP and
+// WebSocket through the SDK's server transports, `/healthz` answers without a token, and
+// `/metrics` with one. Every other request and every upgrade passes the guard first.
+import {
+  createServer as createHttp,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { createServer as createHttps } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import {
+  AcpServer,
+  type AgentFactory,
+} from "@agentclientprotocol/sdk/experimental/server";
+import {
+  createNodeHttpHandler,
+  createNodeWebSocketUpgradeHandler,
+} from "@agentclientprotocol/sdk/experimental/node";
+import { WebSocketServer } from "ws";
+import { HubError } from "../shared/errors.js";
+import { silentLogger, type Logger } from "../shared/logger.js";
+import { RequestGuard, type Verdict } from "./guard.js";
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./limits.js";
+import { ownOrigins, isLoopback } from "./origins.js";
+import { keepAlive } from "./ws-keepalive.js";
+
+export interface HubServerOptions {
+  host: string;
+  port: number;
+  token: string;
+  allowOrigins?: readonly string[];
+  tls?: { cert: Buffer; key: Buffer };
+  allowPlainHttp?: boolean;
+  /** The ACP agent side of one connection (a fresh one for each). */
+  createAgent: AgentFactory;
+  /** ACP connections open now, for the connection bound. */
+  openConnections: () => number;
+  limits?: Partial<ServerLimits>;
+  metrics?: () => Promise<{ contentType: string; body: string }>;
+  logger?: Logger;
+}
+
+export interface HubServer {
+  url: string;
+  /** Stops accepting connections; the open ones carry on. */
+  stopAccepting(): void;
+  /** Closes every ACP connection (clients are told) and the server. */
+  close(): Promise<void>;
+}
+
+// Refuses a plain-HTTP bind on a non-loopback address unless the caller insisted.
+function checkBind(o: HubServerOptions): void {
+  if (o.tls || isLoopback(o.host) || o.allowPlainHttp) return;
+  throw new HubError(
+    "USAGE",
+    `refusing to serve plain HTTP on ${o.host}: anyone on that network could read the token and drive your agents. Give --tls-cert/--tls-key, or --allow-plain-http to accept that`,
+  );
+}
+
+export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
+  checkBind(o);
+  const limits = { ...DEFAULT_SERVER_LIMITS, ...o.limits };
+  const logger = o.logger ?? silentLogger();
+  const guard = new RequestGuard({
+    token: o.token,
+    allowOrigins: o.allowOrigins ?? [],
+    maxFailedAuth: limits.maxFailedAuth,
+    authBackoffMs: limits.authBackoffMs,
+  });
+  const acp = new AcpServer({
+    createAgent: o.createAgent,
+    maxBufferedBytes: limits.maxBufferedBytes,
+  });
+  const onHttp = createNodeHttpHandler(acp, {
+    maxRequestBodyBytes: limits.maxBodyBytes,
+  });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.maxFrameBytes,
+  });
+  const onUpgrade = createNodeWebSocketUpgradeHandler(acp, wss);
+  const stopPings = keepAlive(wss, limits.idleTimeoutMs);
+  const serverOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+  };
+  const server: Server = o.tls
+    ? createHttps({ ...serverOptions, cert: o.tls.cert, key: o.tls.key })
+    : createHttp(serverOptions);
+  server.maxConnections = limits.maxConnections * 2;
+  const atCapacity = () => o.openConnections() >= limits.maxConnections;
+
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const path = pathOf(req);
+    if (path === "/healthz" && req.method === "GET")
+      return send(
+        res,
+        200,
+        JSON.stringify({ status: "ok" }),
+        "application/json",
+      );
+    const verdict = guard.check(req, true);
+    if (!verdict.ok) return refuse(res, verdict);
+    if (path === "/metrics" && req.method === "GET" && o.metrics) {
+      void o.metrics().then(
+        (m) => send(res, 200, m.body, m.contentType),
+        () => send(res, 500, "metrics failed", "text/plain"),
+      );
+      return;
+    }
+    if (path !== "/acp") return send(res, 404, "not found", "text/plain");
+    if (
+      req.method === "POST" &&
+      !req.headers["acp-connection-id"] &&
+      atCapacity()
+    )
+      return send(res, 503, "too many connections", "text/plain");
+    onHttp(req, res);
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const verdict = guard.check(req, true);
+    if (!verdict.ok) return refuseUpgrade(socket, verdict);
+    if (pathOf(req) !== "/acp")
+      return refuseUpgrade(socket, {
+        ok: false,
+        status: 404,
+        message: "not found",
+      });
+    if (atCapacity())
+      return refuseUpgrade(socket, {
+        ok: false,
+        status: 503,
+        message: "too many connections",
+      });
+    onUpgrade(req, socket, head);
+  });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    const status =
+      error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? "408 Request Timeout"
+        : "400 Bad Request";
+    if (socket.writable)
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const scheme = o.tls ? "https" : "http";
+  guard.setOwnOrigins(ownOrigins(scheme, o.host, port));
+  const url = `${scheme}://${hostForUrl(o.host)}:${port}`;
+  logger.info({ url }, "acphub serve listening");
+  return {
+    url,
+    stopAccepting: () => server.close(),
+    close: async () => {
+      server.close();
+      stopPings();
+      await acp.close();
+      server.closeAllConnections();
+    },
+  };
+}
+
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? "/").split("?", 1)[0] ?? "/";
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  type: string,
+): void {
+  res.writeHead(status, { "Content-Type": type, "Cache-Control": "no-store" });
+  res.end(body);
+}
+
+function refuse(res: ServerResponse, v: Exclude<Verdict, { ok: true }>): void {
+  if (v.retryAfterS !== undefined)
+    res.setHeader("Retry-After", String(v.retryAfterS));
+  if (v.status === 401)
+    res.setHeader("WWW-Authenticate", 'Bearer realm="acphub"');
+  send(res, v.status, v.message, "text/plain");
+}
+
+// Answers a refused upgrade with a plain HTTP status line and drops the socket.
+function refuseUpgrade(
+  socket: Duplex,
+  v: Exclude<Verdict, { ok: true }>,
+): void {
+  const extra =
+    v.retryAfterS !== undefined ? `Retry-After: ${v.retryAfterS}\r\n` : "";
+  socket.end(
+    `HTTP/1.1 ${v.status} ${reasonOf(v.status)}\r\nConnection: close\r\nContent-Type: text/plain\r\n${extra}Content-Length: ${Buffer.byteLength(v.message)}\r\n\r\n${v.message}`,
+  );
+}
+
+function reasonOf(status: number): string {
+  const reasons: Record<number, string> = {
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    429: "Too Many Requests",
+    503: "Service Unavailable",
+  };
+  return reasons[status] ?? "Error";
+}

@@ -1,0 +1,106 @@
+// The hub's Prometheus metrics (`GET /metrics`): connections, live sessions, turns by stop
+// reason, updates relayed, permission decisions, agent spawns and crashes, ledger append latency.
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { LedgerPort } from "../gateway/ports.js";
+import type { SessionHubObserver } from "../gateway/session-hub.js";
+
+export interface HubMetrics {
+  registry: Registry;
+  observer: SessionHubObserver;
+  connectionOpened(): void;
+  connectionClosed(): void;
+  agentSpawned(): void;
+  agentCrashed(): void;
+  /** The ledger with each append timed into the latency histogram. */
+  timeLedger(ledger: LedgerPort): LedgerPort;
+  /** How many ACP connections are open now. */
+  readonly openConnections: number;
+}
+
+// One registry per hub (not prom-client's global), so tests can run several hubs.
+export function createMetrics(liveSessions: () => number): HubMetrics {
+  const registry = new Registry();
+  const r = { registers: [registry] };
+  let open = 0;
+  const connections = new Gauge({
+    name: "acphub_connections",
+    help: "ACP connections open now",
+    ...r,
+  });
+  new Gauge({
+    name: "acphub_sessions_live",
+    help: "Sessions with at least one attached connection",
+    collect() {
+      this.set(liveSessions());
+    },
+    ...r,
+  });
+  const turns = new Counter({
+    name: "acphub_turns_total",
+    help: "Turns ended, by stop reason",
+    labelNames: ["stop_reason"],
+    ...r,
+  });
+  const updates = new Counter({
+    name: "acphub_updates_relayed_total",
+    help: "session/update notifications sent to clients",
+    ...r,
+  });
+  const permissions = new Counter({
+    name: "acphub_permission_decisions_total",
+    help: "Permission requests answered through the hub, by outcome",
+    labelNames: ["outcome"],
+    ...r,
+  });
+  const spawns = new Counter({
+    name: "acphub_agent_spawns_total",
+    help: "Agent processes started",
+    ...r,
+  });
+  const crashes = new Counter({
+    name: "acphub_agent_crashes_total",
+    help: "Agent processes that died while in use",
+    ...r,
+  });
+  const append = new Histogram({
+    name: "acphub_ledger_append_seconds",
+    help: "Time to append one event to the ledger",
+    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5],
+    ...r,
+  });
+  return {
+    registry,
+    observer: {
+      turnEnded: (reason) => turns.inc({ stop_reason: reason }),
+      updateRelayed: () => updates.inc(),
+      permissionDecided: (outcome) => permissions.inc({ outcome }),
+    },
+    connectionOpened: () => connections.set(++open),
+    connectionClosed: () => connections.set(--open),
+    agentSpawned: () => spawns.inc(),
+    agentCrashed: () => crashes.inc(),
+    timeLedger: (ledger) => timedLedger(ledger, append),
+    get openConnections() {
+      return open;
+    },
+  };
+}
+
+// Wraps append (sync or async) with a timer; everything else passes through.
+function timedLedger(ledger: LedgerPort, histogram: Histogram): LedgerPort {
+  return new Proxy(ledger, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      const fn = (value as (...a: unknown[]) => unknown).bind(target);
+      if (key !== "append") return fn;
+      return (...args: unknown[]) => {
+        const end = histogram.startTimer();
+        const result = fn(...args);
+        if (result instanceof Promise) result.then(end, end);
+        else end();
+        return result;
+      };
+    },
+  });
+}

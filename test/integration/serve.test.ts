@@ -1,0 +1,270 @@
+// `acphub serve` as a real subprocess; the SDK's own WebSocket and Streamable HTTP clients
+// drive full turns through it against the mock agent.
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  allowOnce,
+  hubFixture,
+  INIT,
+  openSession,
+  processesWith,
+  seqOf,
+  text,
+  until,
+} from "../helpers/hub.js";
+import { steps } from "../helpers/mock.js";
+
+const fx = hubFixture();
+afterEach(() => fx.cleanup());
+const hub = (flags: string[] = []) => fx.start({}, flags);
+const connect = fx.connect;
+const open = openSession;
+const allowFirst = allowOnce;
+
+describe.each(["ws", "http"] as const)("acphub serve over %s", (transport) => {
+  it("runs a full turn: unknown variants and _meta intact, a permission answered, seq on every update", async () => {
+    const { h, home } = await hub();
+    const asked: Record<string, unknown>[] = [];
+    const c = connect(
+      h,
+      transport,
+      (m, p) => (asked.push(p), allowFirst(m, p)),
+    );
+    const sessionId = await open(c, home);
+    expect(sessionId).toMatch(/^hub-/);
+    const future = {
+      sessionUpdate: "future_variant",
+      nested: { a: [1] },
+      _meta: { "vendor/x": true },
+    };
+    const result = await c.agent.request<Record<string, unknown>>(
+      "session/prompt",
+      {
+        sessionId,
+        prompt: text(
+          steps(
+            { text: "hello", _meta: { chunkMeta: 1 } },
+            { update: future },
+            { permission: { title: "Edit the file", kind: "edit" } },
+          ),
+        ),
+      },
+    );
+    expect(result["stopReason"]).toBe("end_turn");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!["sessionId"]).toBe(sessionId);
+    const updates = c.updates(sessionId);
+    const kinds = updates.map(
+      (u) => (u["update"] as { sessionUpdate: string }).sessionUpdate,
+    );
+    expect(kinds).toContain("future_variant");
+    expect(
+      updates.find(
+        (u) =>
+          (u["update"] as { sessionUpdate: string }).sessionUpdate ===
+          "future_variant",
+      )!["update"],
+    ).toEqual(future);
+    const hello = updates.find((u) => JSON.stringify(u).includes("hello"))!;
+    expect(hello["_meta"]).toMatchObject({
+      chunkMeta: 1,
+      acphub: { seq: expect.any(Number) },
+    });
+    const seqs = updates.map(seqOf);
+    expect(seqs.every((s) => s > 0)).toBe(true);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    expect(JSON.stringify(updates)).toContain("permission granted");
+  });
+
+  it("cancels a running turn from session/cancel", async () => {
+    const { h, home } = await hub();
+    const c = connect(h, transport);
+    const sessionId = await open(c, home);
+    const turn = c.agent.request<{ stopReason: string }>("session/prompt", {
+      sessionId,
+      prompt: text(
+        steps({ text: "started" }, { sleep: 20_000 }, { text: "never" }),
+      ),
+    });
+    await until(() => c.updates(sessionId).length > 0);
+    await c.agent.notify("session/cancel", { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    expect(JSON.stringify(c.updates(sessionId))).not.toContain("never");
+  });
+});
+
+describe.each(["ws", "http"] as const)(
+  "acphub serve answers what it advertises, over %s",
+  (transport) => {
+    it("serves session/set_mode from the method table; fork is neither advertised nor served", async () => {
+      const { h, home } = await hub([
+        "--modes",
+        "--session-capabilities",
+        "fork,list,resume,close",
+      ]);
+      const c = connect(h, transport);
+      const init = await c.agent.request<Record<string, unknown>>(
+        "initialize",
+        INIT,
+      );
+      const caps = init["agentCapabilities"] as Record<string, unknown>;
+      expect(caps["sessionCapabilities"]).not.toHaveProperty("fork");
+      const { sessionId } = await c.agent.request<{ sessionId: string }>(
+        "session/new",
+        { cwd: home, mcpServers: [] },
+      );
+      await c.agent.request("session/set_mode", { sessionId, modeId: "code" });
+      const status = await c.agent.request<Record<string, unknown>>(
+        "session/status",
+        { sessionId },
+      );
+      expect(status["status"]).toBe("open");
+      await expect(
+        c.agent.request("session/fork", {
+          sessionId,
+          cwd: home,
+          mcpServers: [],
+        }),
+      ).rejects.toThrow(/does not fork/);
+    });
+  },
+);
+
+describe("acphub serve: one hub, many clients", () => {
+  it("a second connection loads a session while its turn streams: every update once, in order", async () => {
+    const { h, home } = await hub();
+    const driver = connect(h, "ws");
+    const sessionId = await open(driver, home);
+    const many = Array.from({ length: 40 }, (_, i) => [
+      { text: `u${i} ` },
+      { sleep: 10 },
+    ]).flat();
+    const turn = driver.agent.request<{ stopReason: string }>(
+      "session/prompt",
+      {
+        sessionId,
+        prompt: text(steps(...many)),
+      },
+    );
+    await until(() => driver.updates(sessionId).length >= 10);
+    const observer = connect(h, "http");
+    await observer.agent.request("initialize", INIT);
+    await observer.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    expect((await turn).stopReason).toBe("end_turn");
+    const said = (list: Record<string, unknown>[]) =>
+      list
+        .map(
+          (u) =>
+            u["update"] as {
+              sessionUpdate: string;
+              content?: { text?: string };
+            },
+        )
+        .filter((u) => u.sessionUpdate === "agent_message_chunk")
+        .map((u) => u.content?.text);
+    // The agent's last chunk (the prompt's own text, replayed, also contains "u39 ").
+    await until(() => said(observer.updates(sessionId)).includes("u39 "));
+    const expected = Array.from({ length: 40 }, (_, i) => `u${i} `);
+    expect(
+      said(observer.updates(sessionId)),
+      JSON.stringify(observer.updates(sessionId).map(seqOf)),
+    ).toEqual(expected);
+    expect(said(driver.updates(sessionId))).toEqual(expected);
+    const seqs = observer.updates(sessionId).map(seqOf);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+  });
+
+  it("a Streamable HTTP client loads a session another connection drove: the whole history, in order", async () => {
+    const { h, home } = await hub();
+    const driver = connect(h, "ws");
+    const sessionId = await open(driver, home);
+    await driver.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(
+        steps({ text: "one " }, { text: "two " }, { text: "three" }),
+      ),
+    });
+    const reader = connect(h, "http");
+    await reader.agent.request("initialize", INIT);
+    await reader.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    await until(() =>
+      JSON.stringify(reader.updates(sessionId)).includes("three"),
+    );
+    const seqs = reader.updates(sessionId).map(seqOf);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    const chunks = reader
+      .updates(sessionId)
+      .map(
+        (u) => (u["update"] as { content?: { text?: string } }).content?.text,
+      )
+      .filter((t) => t !== undefined);
+    expect(chunks.join("")).toContain("one two three");
+  });
+
+  it("lists agents with _acphub/agents and picks the agent from session/new _meta", async () => {
+    const { h, home } = await hub();
+    const c = connect(h, "ws");
+    await c.agent.request("initialize", INIT);
+    const { agents } = await c.agent.request<{
+      agents: { name: string; installed: boolean }[];
+    }>("_acphub/agents", {});
+    expect(agents.map((a) => a.name)).toContain("mock");
+    const { sessionId } = await c.agent
+      .request<{ sessionId: string }>("session/new", {
+        cwd: home,
+        mcpServers: [],
+        _meta: { acphub: { agent: "nope" } },
+      })
+      .catch((error: { message: string }) => ({ sessionId: error.message }));
+    expect(sessionId).toMatch(/unknown agent "nope"/);
+  });
+});
+
+describe("acphub serve: endpoints and shutdown", () => {
+  it("answers /healthz without a token and /metrics only with one", async () => {
+    const { h } = await hub();
+    const health = await fetch(`${h.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    expect((await fetch(`${h.url}/metrics`)).status).toBe(401);
+    const metrics = await fetch(`${h.url}/metrics`, {
+      headers: { Authorization: `Bearer ${h.token}` },
+    });
+    expect(metrics.status).toBe(200);
+    const body = await metrics.text();
+    for (const name of [
+      "acphub_connections",
+      "acphub_turns_total",
+      "acphub_ledger_append_seconds",
+    ])
+      expect(body).toContain(name);
+  });
+
+  it("SIGTERM mid-turn: the turn ends cancelled, the hub exits 0 and no agent survives", async () => {
+    const { h, home } = await hub();
+    const c = connect(h, "ws");
+    const sessionId = await open(c, home);
+    const marker = join(home, "agent-marker.json");
+    expect(processesWith(marker).length).toBeGreaterThan(0);
+    const turn = c.agent
+      .request<{ stopReason: string }>("session/prompt", {
+        sessionId,
+        prompt: text(steps({ text: "working" }, { sleep: 20_000 })),
+      })
+      .catch((error: Error) => ({ stopReason: `error: ${error.message}` }));
+    await until(() => c.updates(sessionId).length > 0);
+    h.child.kill("SIGTERM");
+    expect((await turn).stopReason).toBe("cancelled");
+    expect(await h.exited).toBe(0);
+    expect(h.stdout()).toContain('"event":"stopped"');
+    await until(() => processesWith(marker).length === 0);
+  });
+});
