@@ -95,7 +95,7 @@ export function commandPolicyFrom(config: Config): CommandPolicy {
  * folder; the caps from config. Never a fallback: a ledger that cannot be opened is an error.
  */
 export function openLedger(ctx: CliContext): Promise<LedgerPort> {
-  const { url, ...caps } = ctx.config.ledger ?? {};
+  const { url, retryMs, ...caps } = ctx.config.ledger ?? {};
   const where =
     process.env["ACPHUB_LEDGER_URL"] ||
     url ||
@@ -103,6 +103,7 @@ export function openLedger(ctx: CliContext): Promise<LedgerPort> {
   const masker = SecretMasker.fromEnv(process.env);
   return openLedgerAt(where, {
     caps,
+    ...(retryMs ? { retryMs } : {}),
     logger: ctx.logger,
     mask: (text) => masker.maskJson(text),
   });

@@ -96,6 +96,8 @@ export const configSchema = z.strictObject({
         .optional(),
       /** Sessions not updated for this many days are deleted; absent: kept. */
       retentionDays: z.number().positive().optional(),
+      /** PostgreSQL: how long a write retries a lost connection before the turn fails (ms). */
+      retryMs: z.number().int().positive().optional(),
       maxSessions: z.number().int().positive().optional(),
       maxEventsPerSession: z.number().int().positive().optional(),
       maxBytesPerSession: z.number().int().positive().optional(),

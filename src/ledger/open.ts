@@ -2,6 +2,7 @@
 // path of a SQLite file. There is no fallback: a ledger that cannot be opened is an error.
 import type { LedgerPort } from "../gateway/ledger-port.js";
 import type { LedgerOptions } from "./caps.js";
+import type { PgConnectionOptions } from "./postgres/pg-connection.js";
 import { PostgresLedger } from "./postgres/pg-ledger.js";
 import { SqliteLedger } from "./sqlite/sqlite-ledger.js";
 
@@ -11,7 +12,7 @@ export function isPostgresUrl(where: string): boolean {
 
 export async function openLedgerAt(
   where: string,
-  options: LedgerOptions = {},
+  options: LedgerOptions & Pick<PgConnectionOptions, "retryMs"> = {},
 ): Promise<LedgerPort> {
   return isPostgresUrl(where)
     ? PostgresLedger.open(where, options)

@@ -88,6 +88,87 @@ describe("acphub acp on a PostgreSQL ledger", () => {
     ).toBe(true);
   });
 
+  it("PostgreSQL restarted mid-turn: the turn goes on once it is back; away past ledger.retryMs: the turn fails and the editor saw only what was stored", async () => {
+    const url = await server.database();
+    const home = tempDir();
+    mockConfig(home, [], { ledger: { retryMs: 1500 } });
+    const e = editors.track(
+      startEditor(home, { env: { ACPHUB_LEDGER_URL: url } }),
+    );
+    await e.agent.request("initialize", INIT);
+    const { sessionId } = await e.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: home, mcpServers: [] },
+    );
+    const chunks = (from: number) =>
+      e
+        .updates()
+        .slice(from)
+        .map(
+          (u) =>
+            (u["update"] as { content?: { text?: string } }).content?.text ??
+            "",
+        )
+        .join("");
+    // A restart shorter than the retry budget, while the agent streams: nothing is lost.
+    const first = e.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "one " }, { sleep: 600 }, { text: "two " })),
+    });
+    await waitFor(() => chunks(0).includes("one "));
+    await server.restart(200);
+    await first;
+    expect(chunks(0)).toContain("one two ");
+    // Away for longer than the budget: the turn fails with the URL named; "four" never shown.
+    const seen = e.updates().length;
+    const second = e.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(
+        steps({ text: "three " }, { sleep: 600 }, { text: "four " }),
+      ),
+    });
+    await waitFor(() => chunks(seen).includes("three "));
+    server.stopOnly();
+    try {
+      await expect(second).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(
+          /ledger postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ is unreachable/,
+        ),
+      });
+    } finally {
+      server.startAgain();
+    }
+    expect(chunks(seen)).not.toContain("four");
+    const again = editors.track(
+      startEditor(home, { env: { ACPHUB_LEDGER_URL: url } }),
+    );
+    await again.agent.request("initialize", INIT);
+    await again.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    const history = JSON.stringify(again.updates());
+    for (const word of ["one ", "two ", "three "])
+      expect(history).toContain(word);
+    expect(history).not.toContain('"text":"four "');
+  });
+
+  it("acphub serve exits 2 the same way when PostgreSQL is unreachable", async () => {
+    const home = tempDir();
+    mockConfig(home);
+    const r = await runCli(["serve", "--port", "0"], {
+      home,
+      env: { ACPHUB_LEDGER_URL: "postgres://me:s3cret-pw@127.0.0.1:1/acphub" },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^acphub: ledger postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/acphub is unreachable/,
+    );
+    expect(r.stderr).not.toContain("s3cret-pw");
+  });
+
   it("exits 2 with one line naming the URL, password masked, when PostgreSQL is unreachable", async () => {
     const home = tempDir();
     mockConfig(home);

@@ -2,7 +2,7 @@
 // bounded backoff while the server is away, and errors that name the URL (password masked).
 import pg from "pg";
 import type { Logger } from "../../shared/logger.js";
-import { maskUrl, pgError, withRetry } from "./pg-retry.js";
+import { isConnectionError, maskUrl, pgError, withRetry } from "./pg-retry.js";
 import { migratePg } from "./pg-schema.js";
 
 export interface PgConnectionOptions {
@@ -67,16 +67,19 @@ export class PgConnection {
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return withRetry(this.where, this.retryMs, async () => {
       const client = await this.pool.connect();
+      let lost: Error | undefined;
       try {
         await client.query("BEGIN");
         const result = await work(client);
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
+        // A connection the server dropped is discarded, not handed to the next batch.
+        if (isConnectionError(error)) lost = error as Error;
+        else await client.query("ROLLBACK").catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        client.release(lost);
       }
     });
   }
