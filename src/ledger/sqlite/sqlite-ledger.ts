@@ -49,6 +49,7 @@ export class SqliteLedger implements LedgerPort, EventStore {
   private readonly mask: (text: string) => string;
   private readonly log: EventLog;
   private readonly retention: NodeJS.Timeout | undefined;
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(
     readonly file: string,
@@ -199,10 +200,20 @@ export class SqliteLedger implements LedgerPort, EventStore {
     const sql = `UPDATE sessions SET ${sets.map((k) => `${columns[k]} = @${k}`).join(", ")} WHERE id = @id`;
     const title = patch.title ? this.mask(patch.title) : patch.title;
     return this.run(() => {
-      this.db
-        .prepare(sql)
-        .run({ ...patch, ...("title" in patch ? { title } : {}), id });
+      this.prepared(sql).run({
+        ...patch,
+        ...("title" in patch ? { title } : {}),
+        id,
+      });
     });
+  }
+
+  // A statement built from the call's columns, prepared once per distinct text.
+  private prepared(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement)
+      this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
   }
 
   deleteSession(id: string): Promise<boolean> {
@@ -212,7 +223,7 @@ export class SqliteLedger implements LedgerPort, EventStore {
   listSessions(filter: ListFilter): Promise<ListPage> {
     return this.run(() => {
       const q = listQuery("sessions", filter, () => "?");
-      return toPage(this.db.prepare(q.sql).all(...q.args), q.limit);
+      return toPage(this.prepared(q.sql).all(...q.args), q.limit);
     });
   }
 
