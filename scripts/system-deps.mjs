@@ -26,6 +26,11 @@ const NEEDS = [
     pkg: "postgresql",
     why: "the ledger contract tests against a real PostgreSQL",
   },
+  {
+    program: "setpriv",
+    pkg: "util-linux",
+    why: "sandboxed processes die with acphub (no orphans after kill -9)",
+  },
 ];
 
 // True when `program` is an executable on PATH (or an absolute path that exists).

@@ -20,8 +20,11 @@ import { sandboxReport } from "./sandbox-doctor.js";
 import { sandboxedLaunch } from "./sandbox-wiring.js";
 import { stopSandbox } from "../host/sandbox/os-sandbox.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { safeText } from "./tty/safe-text.js";
 
 const out = (text: string) => process.stdout.write(text);
+// Doctor's lines carry what the agent said (its name, errors, stderr): no escape sequences.
+const say = (text: string) => out(safeText(text));
 
 // Whether an agent's command is there to run (npx-launched ones count as not installed).
 export function installed(launch: AgentLaunch): boolean {
@@ -118,10 +121,10 @@ export async function agentsDoctor(
   } catch (error) {
     return fail(error);
   }
-  out(
+  say(
     `agent ${agentName()}: ${[launch.command, ...launch.args].join(" ")} (${launch.source})\n`,
   );
-  for (const line of await sandboxReport(ctx.config)) out(line);
+  for (const line of await sandboxReport(ctx.config)) say(line);
   try {
     launch = await sandboxedLaunch(
       launch,
@@ -131,7 +134,7 @@ export async function agentsDoctor(
     );
     return await checkAgent(ctx, launch);
   } catch (error) {
-    out(`  failed: ${explain(error)}\n`);
+    say(`  failed: ${explain(error)}\n`);
     return toExitCode(error);
   } finally {
     await stopSandbox();
@@ -155,28 +158,28 @@ async function checkAgent(
     stderrTail = () => agent.process.stderrTail();
     try {
       const init = agent.initializeResponse!;
-      out(`  spawn + initialize: ${step()}\n`);
-      out(
+      say(`  spawn + initialize: ${step()}\n`);
+      say(
         `  agent: ${init.agentInfo?.title ?? init.agentInfo?.name ?? "?"} ${init.agentInfo?.version ?? ""}, protocol version ${init.protocolVersion}\n`,
       );
-      out(`  capabilities: ${JSON.stringify(init.agentCapabilities ?? {})}\n`);
-      out(
+      say(`  capabilities: ${JSON.stringify(init.agentCapabilities ?? {})}\n`);
+      say(
         `  auth methods: ${(init.authMethods ?? []).map((m) => m.id).join(", ") || "none"}\n`,
       );
       const before = performance.now();
       const session = await agent.newSession({ cwd: process.cwd() });
-      out(
+      say(
         `  session/new: ${Math.round(performance.now() - before)} ms${session.state.modes ? ", modes" : ""}${session.state.configOptions ? ", config options" : ""}\n`,
       );
-      out("ok\n");
+      say("ok\n");
       return EXIT_CODES.ok;
     } finally {
       await agent.close();
     }
   } catch (error) {
-    out(`  failed after ${step()}: ${explain(error)}\n`);
+    say(`  failed after ${step()}: ${explain(error)}\n`);
     for (const line of adviceFor(launch.name, error, stderrTail()))
-      out(`  ${line}\n`);
+      say(`  ${line}\n`);
     return toExitCode(error);
   }
 }

@@ -3,7 +3,6 @@
 // rendered like `acphub run`, gates asked at the terminal or answered by --approve.
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
-import { createInterface } from "node:readline/promises";
 import type { RunEvent } from "../contracts/events.js";
 import type { LedgerPort } from "../gateway/ports.js";
 import { HubError } from "../shared/errors.js";
@@ -18,6 +17,7 @@ import {
 } from "../workflows/runner.js";
 import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
+import { flowApprover, terminalAsker, type AskLine } from "./flow-approver.js";
 import {
   loadOptions,
   secretMasker,
@@ -26,7 +26,7 @@ import {
 } from "./flow-setup.js";
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
 import { reportError } from "./run.js";
-import { jsonRenderer, plainRenderer, type Renderer } from "./render.js";
+import { flowRenderer, stdio } from "./flow-render.js";
 import { buildHost, openLedger } from "./wiring.js";
 
 export interface FlowRunOptions extends GlobalOptions {
@@ -35,57 +35,25 @@ export interface FlowRunOptions extends GlobalOptions {
   approve?: boolean;
 }
 
-const stdio = {
-  out: (text: string) => process.stdout.write(text),
-  err: (text: string) => process.stderr.write(text),
-};
-
 // Gates: --approve answers yes; a terminal asks; with neither, a gate is refused.
 function gatePort(
   options: FlowRunOptions,
+  ask: AskLine | undefined,
   refusedUnasked: () => void,
 ): GatePort {
   return {
     ask: async (q, signal) => {
       if (options.approve) return true;
-      if (!process.stdin.isTTY || options.json) {
+      if (!ask) {
         refusedUnasked();
         return undefined;
       }
-      const rl = createInterface({
-        input: process.stdin,
-        output: process.stderr,
-      });
-      try {
-        const answer = await rl.question(
-          `\n${q.text}\n${q.title}: approve? [y/N] `,
-          { signal },
-        );
-        return /^y(es)?$/i.test(answer.trim());
-      } finally {
-        rl.close();
-      }
+      const answer = await ask(
+        `\n${q.text}\n${q.title}: approve? [y/N] `,
+        signal,
+      );
+      return /^y(es)?$/i.test(answer.trim());
     },
-  };
-}
-
-// Step lines on stderr for people (the agents' text goes to stdout), or NDJSON.
-function flowRenderer(json: boolean): Renderer {
-  if (json) return jsonRenderer(stdio);
-  const plain = plainRenderer(stdio);
-  return (event) => {
-    const u =
-      event.type === "session_update"
-        ? (event.update as Record<string, unknown>)
-        : {};
-    const meta = u["_meta"] as { acphub?: { step?: string } } | undefined;
-    if (
-      u["sessionUpdate"] === "tool_call_update" &&
-      meta?.acphub?.step &&
-      !String(u["toolCallId"]).startsWith(`${meta.acphub.step}/`)
-    )
-      stdio.err(`\n[step] ${meta.acphub.step}: ${String(u["status"])}\n`);
-    else if (u["sessionUpdate"] !== "plan") plain(event);
   };
 }
 
@@ -202,14 +170,18 @@ async function flowCommand(
         input: p.input,
         cwd: p.cwd,
       });
-    const render = flowRenderer(json);
+    const steps = p.workflow.spec.steps;
+    const render = flowRenderer(json, steps);
     const emit = (event: RunEvent) => render(event);
+    // A person at a terminal answers gates and the step agents' permission requests.
+    const ask = process.stdin.isTTY && !json ? terminalAsker() : undefined;
     host = buildHost({
       config: ctx.config,
       stateDir: ctx.paths.stateDir,
       configFile: ctx.paths.configFile,
-      mode: ctx.config.permissions?.mode ?? "approve-reads",
+      mode: ctx.config.permissions?.mode ?? (ask ? "ask" : "approve-reads"),
       logger: ctx.logger,
+      ...(ask ? { approver: flowApprover(steps, ask) } : {}),
     });
     host.onSessionStart?.(p.runId, { cwd: p.cwd });
     let unasked = false;
@@ -235,7 +207,7 @@ async function flowCommand(
           logger: ctx.logger,
         }),
         shell: shellPort(host!, p.runId),
-        gate: gatePort(options, () => (unasked = true)),
+        gate: gatePort(options, ask, () => (unasked = true)),
         sink: {
           update: (update) =>
             emit({

@@ -4,6 +4,7 @@ import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "./context.js";
 import type { ExitCode } from "./exit-codes.js";
 import { guarded } from "./guard.js";
+import { inertJson, safeText } from "./tty/safe-text.js";
 
 export function permissionsList(
   options: GlobalOptions & { json?: boolean },
@@ -14,13 +15,14 @@ export function permissionsList(
     );
     const decisions = memory.list();
     if (options.json) {
-      process.stdout.write(JSON.stringify(decisions) + "\n");
+      process.stdout.write(inertJson(decisions) + "\n");
     } else if (decisions.length === 0) {
       process.stdout.write("no remembered decisions\n");
     } else {
       for (const d of decisions) {
+        // The subject is the agent's command or title: shown inert.
         process.stdout.write(
-          `${d.id}  ${d.decision.padEnd(6)} ${d.kind.padEnd(8)} ${JSON.stringify(d.subject)}  in ${d.workspace}\n`,
+          `${d.id}  ${d.decision.padEnd(6)} ${d.kind.padEnd(8)} ${safeText(JSON.stringify(d.subject))}  in ${safeText(d.workspace)}\n`,
         );
       }
     }

@@ -3,7 +3,7 @@
 import type { RunEvent } from "../contracts/events.js";
 import { textDelta } from "../agents/prompt-content.js";
 import { noticeLine, type CliEvent } from "./cli-events.js";
-import { safeDeep } from "./tty/safe-text.js";
+import { inertJson, safeDeep } from "./tty/safe-text.js";
 
 export interface Sink {
   out: (text: string) => void;
@@ -12,18 +12,9 @@ export interface Sink {
 
 export type Renderer = (event: CliEvent) => void;
 
-// JSON escapes C0 controls but not DEL and C1 (U+009B is a CSI to some terminals): those are
-// written as \u escapes too, the same JSON value, so NDJSON on a terminal stays inert.
-const RAW_CONTROLS = /[\u007f-\u009f]/g;
-
+// NDJSON, one event a line, inert on a terminal.
 export function jsonRenderer(sink: Sink): Renderer {
-  return (event) =>
-    sink.out(
-      JSON.stringify(event).replace(
-        RAW_CONTROLS,
-        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-      ) + "\n",
-    );
+  return (event) => sink.out(inertJson(event) + "\n");
 }
 
 // Tool lines: one when a tool call is announced, one more when it reaches its final status.

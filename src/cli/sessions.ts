@@ -12,6 +12,7 @@ import { errorMessage, HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "./context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
+import { inertJson, safeText } from "./tty/safe-text.js";
 import { openLedger } from "./wiring.js";
 
 export interface SessionsOptions extends GlobalOptions {
@@ -38,6 +39,8 @@ async function withLedger(
 }
 
 const out = (text: string) => process.stdout.write(text);
+// Text for people: titles, cwd and history came from agents and editors (no escape sequences).
+const say = (text: string) => out(safeText(text));
 const when = (ms: number) =>
   new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 
@@ -65,9 +68,9 @@ export function sessionsList(options: SessionsOptions): Promise<ExitCode> {
       all.push(...page.sessions);
       cursor = page.nextCursor;
     } while (cursor);
-    if (options.json) out(JSON.stringify(all) + "\n");
+    if (options.json) out(inertJson(all) + "\n");
     else if (all.length === 0) out("no sessions\n");
-    else for (const s of all) out(line(s));
+    else for (const s of all) say(line(s));
   });
 }
 
@@ -92,15 +95,15 @@ export function sessionsShow(
     const record = await requireSession(ledger, id);
     const events = await ledger.events(id);
     if (options.json) {
-      out(JSON.stringify({ session: record, events }) + "\n");
+      out(inertJson({ session: record, events }) + "\n");
       return;
     }
-    out(line(record));
-    out(
+    say(line(record));
+    say(
       `cwd: ${record.cwd}\nagent session: ${record.agentSessionId ?? "-"}\n\n`,
     );
     for (const line of readable(replayItems(events).map((i) => i.update)))
-      out(line + "\n");
+      say(line + "\n");
   });
 }
 
@@ -160,9 +163,9 @@ export function sessionsExport(
 ): Promise<ExitCode> {
   return withLedger(options, async (ledger) => {
     const record = await requireSession(ledger, id);
-    const lines = [JSON.stringify({ type: "session", session: record })];
+    const lines = [inertJson({ type: "session", session: record })];
     for (const event of await ledger.events(id))
-      lines.push(JSON.stringify({ type: "event", ...event }));
+      lines.push(inertJson({ type: "event", ...event }));
     const text = lines.join("\n") + "\n";
     if (options.output) writeFileSync(options.output, text, { mode: 0o600 });
     else out(text);

@@ -6,9 +6,10 @@ import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 /** How long answers to requests received before stdin ended are waited for. */
 export const DRAIN_ON_EOF_MS = 30_000;
 
-type Id = string | number;
+export type Id = string | number;
 
-function requestId(message: AnyMessage): Id | undefined {
+/** The id of a request (a message with a method and an id), else undefined. */
+export function requestId(message: AnyMessage): Id | undefined {
   const m = message as { id?: unknown; method?: unknown };
   return typeof m.method === "string" &&
     (typeof m.id === "string" || typeof m.id === "number")
@@ -16,7 +17,8 @@ function requestId(message: AnyMessage): Id | undefined {
     : undefined;
 }
 
-function responseId(message: AnyMessage): Id | undefined {
+/** The id of a response (an id without a method), else undefined. */
+export function responseId(message: AnyMessage): Id | undefined {
   const m = message as { id?: unknown; method?: unknown };
   return m.method === undefined &&
     (typeof m.id === "string" || typeof m.id === "number")

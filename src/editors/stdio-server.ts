@@ -10,6 +10,7 @@ import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { frameLogger, loggedStream } from "../protocol/frame-log.js";
 import { FrameWriter } from "./frame-writer.js";
 import { drainOnEof } from "./drain-on-eof.js";
+import { initializeFirst } from "./initialize-first.js";
 import { guardStdout } from "./stdout-guard.js";
 import { registerEditorMethods } from "./dispatch.js";
 
@@ -35,16 +36,19 @@ export async function serveStdio({
   registerEditorMethods(app, gateway);
   const wire = ndJsonStream(output, input, { maxMessageBytes });
   const connection = app.connect(
-    drainOnEof(loggedStream(wire, frameLogger(logger, "editor")), {
-      // Nobody is left to read a running turn: cancel it, so that it is answered `cancelled`.
-      onEof: (pending) => {
-        for (const request of pending) {
-          const r = request as { method?: string; params?: Params };
-          if (r.method === methods.agent.session.prompt && r.params)
-            gateway.cancel(r.params);
-        }
+    drainOnEof(
+      initializeFirst(loggedStream(wire, frameLogger(logger, "editor"))),
+      {
+        // Nobody is left to read a running turn: cancel it, so that it is answered `cancelled`.
+        onEof: (pending) => {
+          for (const request of pending) {
+            const r = request as { method?: string; params?: Params };
+            if (r.method === methods.agent.session.prompt && r.params)
+              gateway.cancel(r.params);
+          }
+        },
       },
-    }),
+    ),
   );
   gateway.attachEditor({
     notify: (method, params) => connection.client.notify(method, params),

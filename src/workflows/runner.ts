@@ -20,6 +20,7 @@ import {
   stepToolCallEnd,
   stepToolCallId,
   stepTitle,
+  branchStepId,
   type PlanState,
 } from "./updates.js";
 
@@ -212,7 +213,7 @@ async function execute(
   if ("run" in step) return runShell(o, render(step.run, s.scope), signal);
   if ("parallel" in step) {
     const branches = step.parallel.map((branch, i) => ({
-      id: `${step.id}.${branch.id ?? String(i + 1)}`,
+      id: branchStepId(step.id, branch, i),
       branch,
       prompt: render(branch.prompt, s.scope),
       mcpServers: servers(branch.mcpServers),

@@ -16,6 +16,31 @@ export function stepTitle(step: WorkflowStep): string {
   return `${step.id} · ${step.agent}`;
 }
 
+// A parallel branch's step id: `review.1`, or `review.lint` when the branch names itself.
+export function branchStepId(
+  parentId: string,
+  branch: { id?: string },
+  index: number,
+): string {
+  return `${parentId}.${branch.id ?? String(index + 1)}`;
+}
+
+// What a person reads for a step or branch id: `look · mock`, `review.1 · codex`.
+export function stepLabel(
+  steps: readonly WorkflowStep[],
+  stepId: string,
+): string {
+  for (const step of steps) {
+    if (step.id === stepId) return stepTitle(step);
+    if (!("parallel" in step)) continue;
+    const index = step.parallel.findIndex(
+      (b, i) => branchStepId(step.id, b, i) === stepId,
+    );
+    if (index >= 0) return `${stepId} · ${step.parallel[index]!.agent}`;
+  }
+  return stepId;
+}
+
 const KIND = {
   agent: "think",
   approve: "other",

@@ -1,5 +1,7 @@
 // Runs the real CLI as a subprocess with a temporary ACPHUB_HOME.
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { CLI, tempDir } from "./mock.js";
 
 export interface CliResult {
@@ -73,4 +75,18 @@ export async function lastSessionEvents(home: string): Promise<{
     events: { kind: string; payload: Record<string, unknown> }[];
   };
   return { events, listStderr: list.stderr };
+}
+
+/** A fresh ACPHUB_HOME whose config has one agent `name`: a Node script with this source. */
+export function homeWithScriptAgent(name: string, source: string): string {
+  const home = tempDir("acphub-home-");
+  const script = join(home, `${name}-agent.cjs`);
+  writeFileSync(script, source);
+  writeFileSync(
+    join(home, "config.json"),
+    JSON.stringify({
+      agents: { [name]: { command: process.execPath, args: [script] } },
+    }),
+  );
+  return home;
 }

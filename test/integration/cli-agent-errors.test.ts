@@ -1,10 +1,7 @@
 // Issue 16, item 2: the agent's own reason for an error reaches the user, and `agents doctor`
 // names the usual causes.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { jsonLines, runCli } from "../helpers/cli.js";
-import { tempDir } from "../helpers/mock.js";
+import { homeWithScriptAgent, jsonLines, runCli } from "../helpers/cli.js";
 
 // A tiny ACP agent that starts fine and then fails session/new the way Claude's adapter does
 // when Claude Code is not logged in: "Internal error", the reason in `data`, a line on stderr.
@@ -21,19 +18,6 @@ rl.on("line", (line) => {
       data: { details: "Claude Code process exited with code 1" } } });
   }
 });`;
-
-function homeWithFailingAgent(): string {
-  const home = tempDir("acphub-home-");
-  const script = join(home, "failing-agent.cjs");
-  writeFileSync(script, FAILING_AGENT);
-  writeFileSync(
-    join(home, "config.json"),
-    JSON.stringify({
-      agents: { failing: { command: process.execPath, args: [script] } },
-    }),
-  );
-  return home;
-}
 
 describe("the agent's own error reason", () => {
   it("run shows the message and data of the agent's error, not just Internal error", async () => {
@@ -64,7 +48,7 @@ describe("the agent's own error reason", () => {
 
   it("agents doctor shows the agent's reason, its stderr and a hint", async () => {
     const r = await runCli(["agents", "doctor", "failing"], {
-      home: homeWithFailingAgent(),
+      home: homeWithScriptAgent("failing", FAILING_AGENT),
     });
     expect(r.stdout).toContain("spawn + initialize");
     expect(r.stdout).toContain(

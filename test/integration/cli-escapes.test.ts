@@ -8,11 +8,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { jsonLines, runCli } from "../helpers/cli.js";
 import { mockConfig } from "../helpers/editor.js";
 import { tempDir } from "../helpers/mock.js";
+import { CONTROLS, EVIL, INERT, LIVE } from "../helpers/evil-text.js";
 import { ptyCli, type PtySession } from "../helpers/pty.js";
 import { renderScreen } from "../helpers/vt-screen.js";
 
-const EVIL =
-  "\x1b]0;pwned\x07 \x1b[2J \x1b[31mRED \x9b2J \x1bP1$qm\x1b\\ harmless\rEVIL";
 const TURN = [
   { text: "BEFORE-MARK\n" },
   { text: `${EVIL}\n` },
@@ -38,18 +37,6 @@ const TURN = [
   },
   { toolCallUpdate: { toolCallId: "t1", status: "completed" } },
 ];
-// Live sequences and controls as they would reach the terminal from the agent.
-const LIVE = [
-  "\x1b]",
-  "\x1b[2J",
-  "\x1b[31mRED",
-  "\x1bP",
-  "\u009b",
-  "\rEVIL",
-  "\x07",
-];
-const INERT = "^[]0;pwned^G ^[[2J ^[[31mRED \ufffd2J ^[P1$qm^[\\ harmlessEVIL";
-
 function home() {
   const dir = tempDir();
   const scenario = join(dir, "scenario.json");
@@ -93,10 +80,8 @@ describe("escape sequences from the agent", () => {
       home: dir,
     });
     expect(plain.code).toBe(0);
-    // eslint-disable-next-line no-control-regex -- looking for control characters
-    const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
-    expect(plain.stdout).not.toMatch(controls);
-    expect(plain.stderr).not.toMatch(controls);
+    expect(plain.stdout).not.toMatch(CONTROLS);
+    expect(plain.stderr).not.toMatch(CONTROLS);
     expect(plain.stdout).toContain(INERT);
     expect(plain.stderr).toContain(`[tool] tool ${INERT} (pending)`);
     expect(plain.stderr).toContain(`[permission] ask ${INERT}`);
@@ -106,7 +91,7 @@ describe("escape sequences from the agent", () => {
       { home: dir },
     );
     expect(json.code).toBe(0);
-    expect(json.stdout).not.toMatch(controls);
+    expect(json.stdout).not.toMatch(CONTROLS);
     const updates = jsonLines(json.stdout).map(
       (e) => (e["update"] ?? {}) as Record<string, unknown>,
     );

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
 import which from "which";
 import { errorMessage, HubError } from "../../shared/errors.js";
+import { deathSignalPrefix, socatWithParent } from "./die-with-parent.js";
 
 export interface SandboxCheck {
   available: boolean;
@@ -63,19 +64,24 @@ function ensureStarted(bwrapPath?: string): Promise<void> {
   if (initialized && initialized.bwrapPath !== bwrapPath)
     throw new HubError("CONFIG_INVALID", "one bubblewrap path per process");
   if (initialized) return initialized.done;
-  const done = SandboxManager.initialize({
-    network: { allowedDomains: [], deniedDomains: [] },
-    filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
-    ...(bwrapPath ? { bwrapPath } : {}),
-  }).catch((error: unknown) => {
-    // A failed start is not remembered: the next terminal tries again.
-    if (initialized?.done === done) initialized = undefined;
-    throw new HubError(
-      "AGENT_SPAWN_FAILED",
-      `the OS sandbox did not start: ${errorMessage(error)}`,
-      { cause: error },
-    );
-  });
+  const done = socatWithParent()
+    .then((socatPath) =>
+      SandboxManager.initialize({
+        network: { allowedDomains: [], deniedDomains: [] },
+        filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+        ...(bwrapPath ? { bwrapPath } : {}),
+        ...(socatPath ? { socatPath } : {}),
+      }),
+    )
+    .catch((error: unknown) => {
+      // A failed start is not remembered: the next terminal tries again.
+      if (initialized?.done === done) initialized = undefined;
+      throw new HubError(
+        "AGENT_SPAWN_FAILED",
+        `the OS sandbox did not start: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    });
   initialized = { bwrapPath, done };
   return done;
 }
@@ -105,7 +111,8 @@ export async function wrapInSandbox(req: WrapRequest): Promise<WrappedCommand> {
       req.cwd,
       { commandId, commandText: req.script },
     );
-    const [command, ...args] = argv;
+    // The shell around bubblewrap dies with acphub; bubblewrap's --die-with-parent does the rest.
+    const [command, ...args] = [...(await deathSignalPrefix()), ...argv];
     return {
       command: command!,
       args,

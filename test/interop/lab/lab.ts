@@ -63,25 +63,6 @@ function processesWith(marker: string): string[] {
   return pids;
 }
 
-// Known leak, reported (not yet fixed): the terminal sandbox's socat bridges (sandbox-runtime
-// spawns them as plain children of acphub) outlive a kill -9 of acphub and nothing reaps them.
-// They are named on stderr, left out of the assertion, and killed by close().
-const SANDBOX_BRIDGE = /\bsocat UNIX-LISTEN:\S*claude-(http|socks)-/;
-
-const reported = new Set<string>();
-
-function withoutKnownLeaks(processes: string[]): string[] {
-  for (const p of processes.filter(
-    (x) => SANDBOX_BRIDGE.test(x) && !reported.has(x),
-  )) {
-    reported.add(p);
-    process.stderr.write(
-      `interop: known leak, sandbox bridge still running: ${p}\n`,
-    );
-  }
-  return processes.filter((p) => !SANDBOX_BRIDGE.test(p));
-}
-
 /** Sets up a lab run; `tee` records the agent's frames (for the relay comparison). */
 export async function openLab(
   agent: AgentName,
@@ -120,9 +101,7 @@ export async function openLab(
     },
     direct: { command: launch.command, args: launch.args, env, cwd: work },
     leftovers: () =>
-      withoutKnownLeaks(
-        processesWith(marker + "\0").concat(processesWith(marker + "-hub\0")),
-      ),
+      processesWith(marker + "\0").concat(processesWith(marker + "-hub\0")),
     // Kills whatever a failed test left running, then stops the model.
     close: async () => {
       for (const p of processesWith(marker + "\0").concat(

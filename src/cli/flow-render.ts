@@ -1,0 +1,52 @@
+// What `flow run` shows people: the step agents' text on stdout, step and tool lines on stderr
+// named by step and agent (`look · mock`), not by raw ids; or NDJSON with --json.
+import type { WorkflowStep } from "../workflows/schema.js";
+import { stepLabel } from "../workflows/updates.js";
+import { jsonRenderer, plainRenderer, type Renderer } from "./render.js";
+
+export const stdio = {
+  out: (text: string) => process.stdout.write(text),
+  err: (text: string) => process.stderr.write(text),
+};
+
+type Update = Record<string, unknown>;
+
+// A step agent's tool call, titled `look · mock › its title` (else its kind, else its own id)
+// instead of showing the step-prefixed id; other updates unchanged.
+function readableStepTool(
+  u: Update,
+  step: string,
+  steps: readonly WorkflowStep[],
+): Update {
+  const id = String(u["toolCallId"]);
+  const own = id.slice(step.length + 1);
+  const named =
+    u["title"] ??
+    (u["sessionUpdate"] === "tool_call" ? (u["kind"] ?? own) : undefined);
+  if (named === undefined) return u;
+  return { ...u, title: `${stepLabel(steps, step)} › ${String(named)}` };
+}
+
+// Step lines on stderr for people (the agents' text goes to stdout), or NDJSON.
+export function flowRenderer(
+  json: boolean,
+  steps: readonly WorkflowStep[],
+): Renderer {
+  if (json) return jsonRenderer(stdio);
+  const plain = plainRenderer(stdio);
+  return (event) => {
+    if (event.type !== "session_update") return plain(event);
+    const u = event.update as Update;
+    const kind = u["sessionUpdate"];
+    const step = (u["_meta"] as { acphub?: { step?: string } } | undefined)
+      ?.acphub?.step;
+    const isTool = kind === "tool_call" || kind === "tool_call_update";
+    const ofStepAgent = step && String(u["toolCallId"]).startsWith(`${step}/`);
+    if (kind === "plan") return;
+    if (kind === "tool_call_update" && step && !ofStepAgent)
+      stdio.err(`\n[step] ${stepLabel(steps, step)}: ${String(u["status"])}\n`);
+    else if (isTool && step && ofStepAgent)
+      plain({ ...event, update: readableStepTool(u, step, steps) as never });
+    else plain(event);
+  };
+}
