@@ -2,9 +2,11 @@
 import { z } from "zod";
 import {
   LEDGER_EVENT_KINDS,
+  type NewSessionRecord,
   type SessionRecord,
   type StoredEvent,
 } from "../gateway/ledger-port.js";
+import type { Logger } from "../shared/logger.js";
 import { parseObject } from "../gateway/stored-events.js";
 
 const jsonObject = z.union([
@@ -57,6 +59,32 @@ export function toSession(row: unknown): SessionRecord | undefined {
     bytes: r.bytes,
     settings: r.settings ?? null,
     forkedFrom: r.forked_from ?? null,
+  };
+}
+
+/** A session row as read, checked; a damaged one is logged and treated as absent. */
+export function checkedSession(
+  row: unknown,
+  id: string,
+  logger: Logger,
+): SessionRecord | undefined {
+  if (row === undefined) return undefined;
+  const record = toSession(row);
+  if (!record)
+    logger.warn({ sessionId: id }, "ledger: damaged session row ignored");
+  return record;
+}
+
+/** The stored values of a new session's text columns: known secrets masked, JSON as text. */
+export function sessionValues(
+  record: NewSessionRecord,
+  mask: (text: string) => string,
+) {
+  return {
+    title: record.title === null ? null : mask(record.title),
+    request: mask(JSON.stringify(record.request)),
+    settings: record.settings ? JSON.stringify(record.settings) : null,
+    forkedFrom: record.forkedFrom ?? null,
   };
 }
 

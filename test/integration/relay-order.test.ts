@@ -9,31 +9,17 @@ import type {
   AgentPort,
   AgentSessionPort,
   EditorPort,
-  LedgerPort,
   TurnPort,
 } from "../../src/gateway/ports.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import { HubError } from "../../src/shared/errors.js";
-import { connectMock, steps, tempDir } from "../helpers/mock.js";
+import {
+  POISONED_TURN,
+  expectOnlyStored,
+  poisonedLedger,
+} from "../helpers/ledger-proxies.js";
+import { connectMock, tempDir } from "../helpers/mock.js";
 
 const text = (t: string) => [{ type: "text", text: t }];
-
-// A ledger that fails to store the second update of a session (as a full disk would).
-function poisonedLedger(): LedgerPort {
-  const ledger = new SqliteLedger(join(tempDir(), "ledger.db"));
-  let updates = 0;
-  return new Proxy(ledger, {
-    get(target, key) {
-      if (key === "append")
-        return (...args: Parameters<LedgerPort["append"]>) =>
-          args[1] === "update" && ++updates === 2
-            ? Promise.reject(new HubError("LEDGER_UNAVAILABLE", "disk full"))
-            : target.append(...args);
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 // An editor that records what it was sent: as frames acphub wrote itself, or as notifications.
 function recordingEditor(frames: boolean): {
@@ -70,20 +56,12 @@ describe("the relay", () => {
       const turn = gateway.prompt(
         {
           sessionId,
-          prompt: text(
-            steps(
-              { text: "stored first" },
-              { text: "not stored" },
-              { text: "after it" },
-            ),
-          ),
+          prompt: text(POISONED_TURN),
         },
         new AbortController().signal,
       );
       await expect(turn).rejects.toMatchObject({ code: "LEDGER_UNAVAILABLE" });
-      expect(editor.seen()).toContain("stored first");
-      expect(editor.seen()).not.toContain("not stored");
-      expect(editor.seen()).not.toContain("after it");
+      expectOnlyStored(editor.seen());
       await gateway.close();
     },
   );

@@ -24,7 +24,7 @@ import { listQuery, toPage } from "../list-query.js";
 import type { MergedRun } from "../compaction.js";
 import { EventLog, type EventMethods, type EventStore } from "../event-log.js";
 import type { PendingEvent } from "../group-commit.js";
-import { toSession } from "../row-checks.js";
+import { checkedSession, sessionValues } from "../row-checks.js";
 import { writePgBatch } from "./pg-batch.js";
 import { compactPg, copyEventsPg, insertSessionPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
@@ -128,18 +128,19 @@ export class PostgresLedger implements LedgerPort, EventStore {
   }
 
   private sessionArgs(record: NewSessionRecord): unknown[] {
+    const v = sessionValues(record, this.mask);
     return [
       record.id,
       record.agent,
       record.cwd,
-      record.title === null ? null : this.mask(record.title),
+      v.title,
       record.createdAt,
       record.updatedAt,
       record.state,
       record.agentSessionId,
-      this.mask(JSON.stringify(record.request)),
-      record.settings ? JSON.stringify(record.settings) : null,
-      record.forkedFrom ?? null,
+      v.request,
+      v.settings,
+      v.forkedFrom,
     ];
   }
 
@@ -182,14 +183,7 @@ export class PostgresLedger implements LedgerPort, EventStore {
       "SELECT * FROM acphub_sessions WHERE id = $1",
       [id],
     );
-    const row = rows[0];
-    const record = row === undefined ? undefined : toSession(row);
-    if (row !== undefined && !record)
-      this.logger.warn(
-        { sessionId: id },
-        "ledger: damaged session row ignored",
-      );
-    return record;
+    return checkedSession(rows[0], id, this.logger);
   }
 
   async updateSession(id: string, patch: SessionPatch): Promise<void> {

@@ -25,7 +25,7 @@ import { listQuery, toPage } from "../list-query.js";
 import type { MergedRun } from "../compaction.js";
 import { EventLog, type EventMethods, type EventStore } from "../event-log.js";
 import type { PendingEvent } from "../group-commit.js";
-import { toSession } from "../row-checks.js";
+import { checkedSession, sessionValues } from "../row-checks.js";
 import { migrate } from "./migrations.js";
 import { writeBatch } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
@@ -137,13 +137,7 @@ export class SqliteLedger implements LedgerPort, EventStore {
   }
 
   private sessionRow(record: NewSessionRecord) {
-    return {
-      ...record,
-      title: record.title === null ? null : this.mask(record.title),
-      request: this.mask(JSON.stringify(record.request)),
-      settings: record.settings ? JSON.stringify(record.settings) : null,
-      forkedFrom: record.forkedFrom ?? null,
-    };
+    return { ...record, ...sessionValues(record, this.mask) };
   }
 
   // Past maxSessions, the least recently updated sessions go (never the one just created).
@@ -176,16 +170,9 @@ export class SqliteLedger implements LedgerPort, EventStore {
   }
 
   getSession(id: string): Promise<SessionRecord | undefined> {
-    return this.run(() => {
-      const row = this.stmt.getSession.get(id);
-      const record = row === undefined ? undefined : toSession(row);
-      if (row !== undefined && !record)
-        this.logger.warn(
-          { sessionId: id },
-          "ledger: damaged session row ignored",
-        );
-      return record;
-    });
+    return this.run(() =>
+      checkedSession(this.stmt.getSession.get(id), id, this.logger),
+    );
   }
 
   updateSession(id: string, patch: SessionPatch): Promise<void> {
