@@ -6,11 +6,11 @@ export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "coverage/"] },
   js.configs.recommended,
   {
-    files: ["**/*.ts"],
+    files: ["**/*.ts", "**/*.tsx"],
     extends: [...tseslint.configs.recommended],
     languageOptions: {
       parserOptions: {
-        project: ["./tsconfig.test.json"],
+        project: ["./tsconfig.test.json", "./tsconfig.web.json"],
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -23,7 +23,7 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ["src/**/*.ts"], rules: { "no-console": "error" } },
+  { files: ["src/**/*.ts", "src/**/*.tsx"], rules: { "no-console": "error" } },
   {
     files: ["**/*.mjs", "**/*.js"],
     languageOptions: { globals: globals.node },

@@ -1,4 +1,8 @@
 // Shared bits of the benchmarks: the mock agent launch and small statistics.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 export const CLI = fileURLToPath(
@@ -26,4 +30,44 @@ export function streamPrompt(count) {
   return JSON.stringify({
     steps: [{ text: "x".repeat(count), chunks: count }],
   });
+}
+
+// A minimal JSON-RPC client over a raw WebSocket: `ask(method, params)` resolves with the
+// result; every other message (notifications) goes to onOther.
+export function rpcOver(ws, onOther = () => {}) {
+  const waiting = new Map();
+  let id = 0;
+  ws.on("message", (data) => {
+    const m = JSON.parse(data.toString());
+    if (m.id !== undefined && waiting.has(m.id)) {
+      waiting.get(m.id)(m);
+      waiting.delete(m.id);
+    } else onOther(m);
+  });
+  return (method, params) =>
+    new Promise((resolve, reject) => {
+      const my = ++id;
+      waiting.set(my, (m) =>
+        m.error ? reject(new Error(m.error.message)) : resolve(m.result),
+      );
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: my, method, params }));
+    });
+}
+
+// Starts `acphub serve --port 0 --json` with ACPHUB_HOME=dir; its http URL, pid and token.
+export async function spawnServe(dir) {
+  const child = spawn(
+    process.execPath,
+    [CLI, "serve", "--port", "0", "--json"],
+    {
+      env: { ...process.env, ACPHUB_HOME: dir },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const line = await new Promise((resolve) =>
+    createInterface({ input: child.stdout }).once("line", resolve),
+  );
+  const { url, pid } = JSON.parse(line);
+  const token = readFileSync(join(dir, "serve-token"), "utf8").trim();
+  return { child, url, pid, token };
 }

@@ -10,4 +10,6 @@ console.log();
 await import("./startup.mjs");
 console.log();
 await import("./terminal.mjs");
+console.log();
+await import("./web.mjs");
 process.exit(0);

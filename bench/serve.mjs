@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import WebSocket from "ws";
-import { CLI, median, streamPrompt } from "./common.mjs";
+import { CLI, median, rpcOver, spawnServe, streamPrompt } from "./common.mjs";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 200);
@@ -31,20 +31,8 @@ function home() {
 }
 
 async function startHub(dir) {
-  const child = spawn(
-    process.execPath,
-    [CLI, "serve", "--port", "0", "--json"],
-    {
-      env: { ...process.env, ACPHUB_HOME: dir },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const line = await new Promise((resolve) =>
-    createInterface({ input: child.stdout }).once("line", resolve),
-  );
-  const { url, pid } = JSON.parse(line);
-  const token = readFileSync(join(dir, "serve-token"), "utf8").trim();
-  return { child, url: `${url.replace(/^http/, "ws")}/acp`, pid, token };
+  const hub = await spawnServe(dir);
+  return { ...hub, url: `${hub.url.replace(/^http/, "ws")}/acp` };
 }
 
 function rssMb(pid) {
@@ -57,32 +45,17 @@ async function oneClient(hub, updates, onLive) {
   const ws = new WebSocket(hub.url, {
     headers: { Authorization: `Bearer ${hub.token}` },
   });
-  const waiting = new Map();
   let count = 0;
   let firstAt;
-  ws.on("message", (data) => {
-    const m = JSON.parse(data.toString());
-    if (m.method === "session/update") {
-      count += 1;
-      firstAt ??= performance.now();
-    } else if (m.id !== undefined && waiting.has(m.id)) {
-      waiting.get(m.id)(m);
-      waiting.delete(m.id);
-    }
+  const ask = rpcOver(ws, (m) => {
+    if (m.method !== "session/update") return;
+    count += 1;
+    firstAt ??= performance.now();
   });
   await new Promise((resolve, reject) => {
     ws.once("open", resolve);
     ws.once("error", reject);
   });
-  let id = 0;
-  const ask = (method, params) =>
-    new Promise((resolve, reject) => {
-      const my = ++id;
-      waiting.set(my, (m) =>
-        m.error ? reject(new Error(m.error.message)) : resolve(m.result),
-      );
-      ws.send(JSON.stringify({ jsonrpc: "2.0", id: my, method, params }));
-    });
   await ask("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await ask("session/new", {
     cwd: process.cwd(),

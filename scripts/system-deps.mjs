@@ -31,6 +31,11 @@ const NEEDS = [
     pkg: "util-linux",
     why: "sandboxed processes die with acphub (no orphans after kill -9)",
   },
+  {
+    program: "/usr/bin/chromium",
+    pkg: "chromium",
+    why: "the web page's tests in a real browser",
+  },
 ];
 
 // True when `program` is an executable on PATH (or an absolute path that exists).

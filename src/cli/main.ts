@@ -222,6 +222,10 @@ program
   .option("--config-options", "offer a model config option")
   .option("--models", "offer models and session/set_model (legacy unstable)")
   .option(
+    "--forget-settings",
+    "session/load, resume and fork answer the default mode, model and config",
+  )
+  .option(
     "--advertise <list>",
     "advertise logout,auth-status,providers,mcp-acp",
     (v) => v.split(","),

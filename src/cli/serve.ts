@@ -11,6 +11,7 @@ import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { openServeHub, type ServeHub } from "./serve-hub.js";
+import { serveWeb, type ServeWeb } from "./serve-web.js";
 
 export interface ServeOptions extends GlobalOptions {
   host?: string;
@@ -44,7 +45,12 @@ function tlsOf(o: ServeOptions): { cert: Buffer; key: Buffer } | undefined {
 async function start(
   ctx: CliContext,
   o: ServeOptions,
-): Promise<{ server: HubServer; hub: ServeHub; tokenSource: string }> {
+): Promise<{
+  server: HubServer;
+  hub: ServeHub;
+  tokenSource: string;
+  web: ServeWeb;
+}> {
   const serve = ctx.config.serve ?? {};
   const { token, source } = loadToken({
     stateDir: ctx.paths.stateDir,
@@ -60,6 +66,8 @@ async function start(
   );
   liveSessions = () => hub.hub.attachments.sessionCount;
   const limits = { ...DEFAULT_SERVER_LIMITS, ...serve };
+  const tls = tlsOf(o);
+  const web = serveWeb(ctx.paths.stateDir, tls !== undefined);
   const connector = hubConnector({
     hub: hub.hub,
     logger: ctx.logger,
@@ -75,7 +83,7 @@ async function start(
       port: portOf(o.port),
       token,
       allowOrigins: [...(serve.allowOrigins ?? []), ...(o.allowOrigin ?? [])],
-      tls: tlsOf(o),
+      tls,
       allowPlainHttp: o.allowPlainHttp,
       createAgent: () => connector,
       openConnections: () => metrics.openConnections,
@@ -84,9 +92,12 @@ async function start(
         contentType: metrics.registry.contentType,
         body: await metrics.registry.metrics(),
       }),
+      web: web.routes,
+      alsoAccepts: web.alsoAccepts,
       logger: ctx.logger,
     });
-    return { server, hub, tokenSource: source };
+    web.listening(server.url);
+    return { server, hub, tokenSource: source, web };
   } catch (error) {
     await hub.close();
     throw error;
@@ -102,14 +113,16 @@ export async function serveCommand(o: ServeOptions): Promise<ExitCode> {
   } catch (error) {
     return fail(error);
   }
-  const { server, hub, tokenSource } = started;
+  const { server, hub, tokenSource, web } = started;
+  const loginUrl = web.routes.loginUrl();
   if (o.json) {
     out(
-      `${JSON.stringify({ event: "listening", url: server.url, pid: process.pid, tokenFrom: tokenSource })}\n`,
+      `${JSON.stringify({ event: "listening", url: server.url, pid: process.pid, tokenFrom: tokenSource, loginUrl })}\n`,
     );
   } else {
     out(
       `acphub serve listening on ${server.url} (ACP on ${server.url}/acp, WebSocket or Streamable HTTP)\n` +
+        `Web page (this link logs one browser in, once): ${loginUrl}\n` +
         `Clients send "Authorization: Bearer <token>"; the token is in ${tokenSource}.\n` +
         `Editors: acphub acp --hub ${server.url.replace(/^http/, "ws")}/acp\n`,
     );

@@ -11,13 +11,15 @@ import {
 import { FixedWindowLimiter } from "../gateway/limits.js";
 import type { HubClient } from "../gateway/hub-clients.js";
 import type { SessionHub } from "../gateway/session-hub.js";
+import { listWithState, wantsWatch } from "../gateway/hub-watch.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { raw, type Params } from "../protocol/raw.js";
 import { edge } from "./edge.js";
 import { OutboundQueue } from "./outbound-queue.js";
-import { registerTableMethods, withoutFork } from "./hub-table.js";
+import { forkOnHub } from "../gateway/hub-fork.js";
+import { registerTableMethods } from "./hub-table.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
@@ -140,16 +142,13 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
   registerTableMethods(app, hub, client);
   return app
     .onRequest(m.initialize, raw<Params>, ({ params }) =>
-      edge(async () =>
-        withoutFork(
-          await (
-            await hub.gatewayFor(hub.defaultAgent)
-          ).initialize({
-            protocolVersion: params["protocolVersion"],
-            clientCapabilities: {},
-          }),
-        ),
-      ),
+      edge(async () => {
+        client.watch = wantsWatch(params);
+        return (await hub.gatewayFor(hub.defaultAgent)).initialize({
+          protocolVersion: params["protocolVersion"],
+          clientCapabilities: {},
+        });
+      }),
     )
     .onRequest(m.session.new, raw<Params>, ({ params }) =>
       edge(() => {
@@ -166,10 +165,15 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       edge(() => inOrder(conn, () => hub.loadSession(client, params))),
     )
     .onRequest(m.session.list, raw<Params>, ({ params }) =>
-      edge(() => hub.listSessions(params)),
+      edge(async () =>
+        listWithState(await hub.listSessions(params), hub.ledger, hub.watch),
+      ),
     )
     .onRequest(m.session.resume, raw<Params>, ({ params }) =>
       edge(() => inOrder(conn, () => hub.resumeSession(client, params))),
+    )
+    .onRequest(m.session.fork, raw<Params>, ({ params }) =>
+      edge(() => inOrder(conn, () => forkOnHub(hub, client, params))),
     )
     .onRequest(m.session.close, raw<Params>, ({ params }) =>
       edge(() => hub.closeSession(client, params)),

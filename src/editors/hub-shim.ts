@@ -135,14 +135,13 @@ class Shim {
       this.loading.delete(String(params["sessionId"]));
     if (!("result" in reply)) return;
     const result = (reply["result"] as Msg | null) ?? {};
-    const id =
-      method === "session/new" ? result["sessionId"] : params["sessionId"];
+    // session/new and session/fork open the session their answer names.
+    const opens = method === "session/new" || method === "session/fork";
+    const id = opens ? result["sessionId"] : params["sessionId"];
     if (typeof id !== "string") return;
     if (method === "session/close" || method === "session/delete")
       this.cursors.delete(id);
-    else if (
-      ["session/new", "session/load", "session/resume"].includes(String(method))
-    )
+    else if (opens || method === "session/load" || method === "session/resume")
       this.cursors.set(id, this.cursors.get(id) ?? 0);
   }
 

@@ -1,6 +1,7 @@
 // The method table's requests that a hub connection serves through the gateway of the
 // session's agent (set_mode, set_model, status, set_title, …), forwards (logout, providers/*)
 // or refuses — so `acphub serve` answers what its initialize advertises, as `acphub acp` does.
+// Session lifecycle methods (new, load, fork, …) are the hub connection's own.
 import type { AgentApp } from "@agentclientprotocol/sdk";
 import type { HubClient } from "../gateway/hub-clients.js";
 import type { SessionHub } from "../gateway/session-hub.js";
@@ -26,9 +27,6 @@ const OWN = new Set<string>([
   m.session.fork,
 ]);
 
-const FORK_REASON =
-  "acphub serve does not fork sessions yet; fork through acphub acp";
-
 /** Registers every table request the hub connection does not handle itself. */
 export function registerTableMethods(
   app: AgentApp,
@@ -40,9 +38,6 @@ export function registerTableMethods(
     typeof params["sessionId"] === "string"
       ? hub.gatewayOf(client, params["sessionId"])
       : hub.gatewayFor(hub.defaultAgent);
-  app.onRequest(m.session.fork, raw<Params>, () => {
-    throw notServed(m.session.fork, FORK_REASON);
-  });
   for (const entry of editorMethods()) {
     if (entry.kind !== "request" || OWN.has(entry.method)) continue;
     const served = SERVED[entry.method];
@@ -58,16 +53,4 @@ export function registerTableMethods(
       throw notServed(entry.method, entry.note);
     });
   }
-}
-
-/** The gateway's initialize answer without the fork capability the hub does not serve. */
-export function withoutFork(answer: Params): Params {
-  const caps = answer["agentCapabilities"] as Params | undefined;
-  const session = caps?.["sessionCapabilities"] as Params | undefined;
-  if (!session || !("fork" in session)) return answer;
-  const { fork: _fork, ...rest } = session;
-  return {
-    ...answer,
-    agentCapabilities: { ...caps, sessionCapabilities: rest },
-  };
 }

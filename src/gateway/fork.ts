@@ -9,6 +9,7 @@ import { errorMessage } from "../shared/errors.js";
 import type { SessionRecord } from "./ports.js";
 import { attachSession, liveSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
+import { reapplySettings } from "./reapply-settings.js";
 import { requireRecord } from "./session-ops.js";
 
 // What the fork is opened with: the editor's fields, else the parent's.
@@ -50,8 +51,9 @@ async function forkOnAgent(
         string[] | undefined,
       meta: request["_meta"] as Params | undefined,
     });
+    // The agent may fork with its default settings: it gets the parent's again.
+    await reapplySettings(parts, child.id, live.agent, session);
     attachSession(parts, child.id, child.cwd, live.agent, session, false);
-    await parts.settings.merge(child.id, session.state);
     return session.id;
   } catch (error) {
     parts.logger.warn(

@@ -14,6 +14,8 @@ export interface HubClient {
   readonly id: string;
   /** True once the connection has gone. */
   readonly closed: boolean;
+  /** Asked at initialize for the hub's watch notifications (see hub-watch.ts). */
+  watch?: boolean;
   /** Queues a notification; never blocks the relay (a slow client is disconnected).
    *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. */
   notify(method: string, params: Params, catchUp?: boolean): void;
@@ -24,12 +26,12 @@ export interface HubClient {
   ): Promise<T>;
 }
 
-interface Attached {
+export interface Attached {
   client: HubClient;
   /** The highest sequence number this client has been sent for the session. */
   seq: number;
   /** Live notifications held back while the client catches up from the ledger. */
-  held?: { method: string; params: Params; seq?: number }[];
+  held?: { method: string; batch: Params[]; seq?: number }[];
 }
 
 /** Who is attached to which session, and whose prompt runs in each. */
@@ -65,7 +67,7 @@ export class Attachments {
     delete attached.held;
     attached.seq = Math.max(attached.seq, seq);
     for (const item of held)
-      deliver(attached, item.method, item.params, item.seq, true);
+      deliver(attached, item.method, item.batch, item.seq, true);
   }
 
   isAttached(sessionId: string, client: HubClient): boolean {
@@ -132,14 +134,9 @@ export function fanOutEditor(
       }
       const seq = delivery?.seq;
       const stamped = seq === undefined ? params : withSeq(params, seq);
-      for (const a of attachments.attached(sessionId)) {
-        if (a.held) a.held.push({ method, params: stamped, seq });
-        else if (
-          deliver(a, method, stamped, seq) &&
-          method === "session/update"
-        )
+      for (const a of attachments.attached(sessionId))
+        if (offer(a, method, [stamped], seq) && method === "session/update")
           observer.updateRelayed?.();
-      }
       return Promise.resolve();
     },
     request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
@@ -162,11 +159,26 @@ export function fanOutEditor(
   };
 }
 
-// Sends one notification unless the client already has its sequence number; true when sent.
+/**
+ * Sends an attached client the notifications of one ledger event (`seq`; none for what is not
+ * recorded), or holds them while it catches up; false when it already has that event.
+ */
+export function offer(
+  a: Attached,
+  method: string,
+  batch: Params[],
+  seq: number | undefined,
+): boolean {
+  if (!a.held) return deliver(a, method, batch, seq);
+  a.held.push({ method, batch, seq });
+  return true;
+}
+
+// Sends the notifications unless the client already has their sequence number; true when sent.
 function deliver(
   a: Attached,
   method: string,
-  params: Params,
+  batch: Params[],
   seq: number | undefined,
   catchUp = false,
 ): boolean {
@@ -174,7 +186,7 @@ function deliver(
     if (seq <= a.seq) return false;
     a.seq = seq;
   }
-  a.client.notify(method, params, catchUp);
+  for (const params of batch) a.client.notify(method, params, catchUp);
   return true;
 }
 

@@ -67,8 +67,7 @@ async function restoreLive(
     mode,
     agentSessionId: session.id,
   });
-  const fresh = mode === "primed" || mode === "new";
-  await reapplySettings(parts, record.id, agent, session, fresh);
+  await reapplySettings(parts, record.id, agent, session);
   const entry = attachSession(
     parts,
     record.id,

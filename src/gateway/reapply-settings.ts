@@ -1,6 +1,7 @@
-// After a restoration, the settings acphub keeps and the agent's session agree again: an
-// agent that resumed or loaded the session is believed; a fresh agent session (primed) is
-// switched back to the mode, model and config values the session had.
+// After a restoration, the settings acphub keeps and the agent's session agree again: the
+// restored agent session (fresh, resumed or loaded) is switched back to the mode, model and
+// config values the session had — real agents forget some of them on resume or load
+// (claude-code-acp answers its default model, pi-acp its default thinking level).
 import type { Params } from "../protocol/raw.js";
 import { LEGACY_METHODS, methods } from "../protocol/methods.js";
 import { errorMessage } from "../shared/errors.js";
@@ -38,12 +39,11 @@ export async function reapplySettings(
   hubId: string,
   agent: AgentPort,
   session: AgentSessionPort,
-  fresh: boolean,
 ): Promise<void> {
   const { settings: store, logger } = parts;
   const reported = settingsIn(session.state) ?? {};
   const kept = await store.get(hubId);
-  if (!fresh || !settingsIn(kept)) return store.merge(hubId, session.state);
+  if (!settingsIn(kept)) return store.merge(hubId, session.state);
   for (const [method, params] of requestsFor(kept, reported)) {
     try {
       await agent.request(method, { ...params, sessionId: session.id });

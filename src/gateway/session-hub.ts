@@ -12,6 +12,7 @@ import {
   type HubClient,
 } from "./hub-clients.js";
 import { afterSeqOf, agentOf, unclosable } from "./hub-meta.js";
+import { HubWatch, watchedLedger } from "./hub-watch.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "./ports.js";
 import {
   idempotencyKeyOf,
@@ -42,6 +43,7 @@ export interface SessionHubOptions {
 
 export class SessionHub {
   readonly attachments = new Attachments();
+  readonly watch = new HubWatch(this.attachments);
   private readonly gateways = new Map<string, Promise<Gateway>>();
   private readonly editor: EditorPort;
   private readonly shared: LedgerPort;
@@ -55,7 +57,7 @@ export class SessionHub {
   constructor(private readonly options: SessionHubOptions) {
     this.logger = options.logger ?? silentLogger();
     this.editor = fanOutEditor(this.attachments, options.observer);
-    this.shared = unclosable(options.ledger);
+    this.shared = unclosable(watchedLedger(options.ledger, this.watch));
   }
 
   get defaultAgent(): string {

@@ -95,6 +95,7 @@ export async function endSession(
     if (live && agent?.alive && agent.supports("close"))
       await agent.closeSession(live.session.id, signal);
     await parts.ledger.updateSession(record.id, { state: "closed" });
+    parts.settings.forget(record.id);
     return;
   }
   if (agent?.alive && agent.supports("delete") && record.agentSessionId) {

@@ -63,18 +63,41 @@ export function withModel(
     : s;
 }
 
-/** The per-session cache, written through to the ledger (asynchronously, in order). */
+/** How many sessions' settings the cache holds at most (the ledger holds them all). */
+export const MAX_CACHED_SETTINGS = 256;
+
+/**
+ * The per-session cache, written through to the ledger (asynchronously, in order per session).
+ * It holds the sessions used last, at most `maxCached`: a session closed or deleted leaves it at
+ * once, one the ledger evicted (or another process changed) ages out; whatever left it is read
+ * from the ledger again when used, after its own pending writes.
+ */
 export class SettingsStore {
   private readonly cache = new Map<string, SessionSettings>();
   private readonly loading = new Map<string, Promise<void>>();
   private readonly writes = new Map<string, Promise<void>>();
 
-  constructor(private readonly ledger: LedgerPort) {}
+  constructor(
+    private readonly ledger: LedgerPort,
+    private readonly maxCached = MAX_CACHED_SETTINGS,
+  ) {}
+
+  /** How many sessions the cache holds now. */
+  get size(): number {
+    return this.cache.size;
+  }
 
   /** The session's settings: the cache, else the ledger, else none. */
   async get(sessionId: string): Promise<SessionSettings> {
     await this.load(sessionId);
-    return this.cache.get(sessionId) ?? {};
+    return this.current(sessionId);
+  }
+
+  // The cached settings, counted as a use (loaded before; a value aged out since reads none).
+  private current(sessionId: string): SessionSettings {
+    const settings = this.cache.get(sessionId) ?? {};
+    this.remember(sessionId, settings);
+    return settings;
   }
 
   // Fills the cache from the ledger once, however many ask at once; a value set meanwhile wins.
@@ -82,11 +105,13 @@ export class SettingsStore {
     if (this.cache.has(sessionId)) return Promise.resolve();
     let loading = this.loading.get(sessionId);
     if (!loading) {
-      loading = this.ledger
-        .getSession(sessionId)
+      const written = this.writes.get(sessionId) ?? Promise.resolve();
+      loading = written
+        .catch(() => undefined)
+        .then(() => this.ledger.getSession(sessionId))
         .then((record) => {
           if (!this.cache.has(sessionId))
-            this.cache.set(
+            this.remember(
               sessionId,
               (record?.settings ?? {}) as SessionSettings,
             );
@@ -99,7 +124,7 @@ export class SettingsStore {
 
   /** Replaces the session's settings; resolves once stored (writes of a session keep order). */
   set(sessionId: string, settings: SessionSettings): Promise<void> {
-    this.cache.set(sessionId, settings);
+    this.remember(sessionId, settings);
     const before = this.writes.get(sessionId) ?? Promise.resolve();
     const write = before
       .catch(() => undefined)
@@ -117,7 +142,7 @@ export class SettingsStore {
     const found = settingsIn(answer);
     if (!found) return;
     await this.load(sessionId);
-    await this.set(sessionId, { ...this.cache.get(sessionId), ...found });
+    await this.set(sessionId, { ...this.current(sessionId), ...found });
   }
 
   /** Applies a session/update; true when it changed the settings. */
@@ -126,12 +151,23 @@ export class SettingsStore {
     if (kind !== "current_mode_update" && kind !== "config_option_update")
       return false;
     await this.load(sessionId);
-    const next = afterUpdate(this.cache.get(sessionId) ?? {}, update);
+    const next = afterUpdate(this.current(sessionId), update);
     if (next) await this.set(sessionId, next);
     return next !== undefined;
   }
 
+  /** Drops a session that was closed or deleted. */
   forget(sessionId: string): void {
     this.cache.delete(sessionId);
+  }
+
+  // Puts the session last in the cache (most recently used), dropping the oldest past the bound.
+  private remember(sessionId: string, settings: SessionSettings): void {
+    this.cache.delete(sessionId);
+    this.cache.set(sessionId, settings);
+    for (const oldest of this.cache.keys()) {
+      if (this.cache.size <= this.maxCached) break;
+      this.cache.delete(oldest);
+    }
   }
 }

@@ -45,6 +45,9 @@ export interface MockAgentOptions {
   models?: boolean;
   /** Advertise these unstable capabilities: logout, auth-status, providers, mcp-acp. */
   advertise?: string[];
+  /** session/load, resume and fork start from the default mode, model and config (as real
+   *  agents do). */
+  forgetSettings?: boolean;
 }
 
 function readSessions(file: string | undefined): Map<string, MockSession> {
@@ -88,6 +91,17 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
   };
   const sessionState = (session: MockSession) =>
     sessionStateOf(session, options);
+  // A session brought back by load or resume, its settings forgotten when the flag says so.
+  const restored = (sessionId: string) => {
+    const session = find(sessionId);
+    if (options.forgetSettings)
+      Object.assign(session, {
+        modeId: undefined,
+        modelId: undefined,
+        config: undefined,
+      });
+    return sessionState(session);
+  };
   const replay = async (client: AgentContext, sessionId: string) => {
     for (const update of find(sessionId).history)
       await client.notify(methods.client.session.update as string, {
@@ -125,11 +139,11 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       await replay(client, params.sessionId);
-      return sessionState(find(params.sessionId));
+      return restored(params.sessionId);
     })
     .onRequest(methods.agent.session.resume, async ({ params }) => {
       if (options.resumeDelayMs) await sleep(options.resumeDelayMs);
-      return sessionState(find(params.sessionId));
+      return restored(params.sessionId);
     })
     .onRequest(methods.agent.session.list, ({ params }) => ({
       sessions: [...sessions.entries()]

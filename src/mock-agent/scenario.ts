@@ -13,7 +13,7 @@ export type Step = Record<string, unknown>;
 
 /** Step keys and what each does; also the `--help` text. */
 export const STEP_HELP: Record<string, string> = {
-  text: '"…" — stream agent_message_chunk text (split in "chunks": N pieces)',
+  text: '"…" — stream agent_message_chunk text ("repeat": N times over, split in "chunks": N pieces)',
   thought: '"…" — stream an agent_thought_chunk',
   toolCall:
     "{toolCallId, title, kind, status, content, locations} — a tool_call",

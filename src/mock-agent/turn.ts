@@ -33,10 +33,8 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     case "thought": {
       const sessionUpdate =
         kind === "text" ? "agent_message_chunk" : "agent_thought_chunk";
-      for (const piece of chunkText(
-        String(value),
-        Number(step["chunks"] ?? 1),
-      )) {
+      const whole = String(value).repeat(Number(step["repeat"] ?? 1));
+      for (const piece of chunkText(whole, Number(step["chunks"] ?? 1))) {
         await update(
           ctx,
           { sessionUpdate, content: { type: "text", text: piece } },

@@ -17,6 +17,7 @@ export interface MockMethodOptions {
   modes?: boolean;
   configOptions?: boolean;
   models?: boolean;
+  forgetSettings?: boolean;
 }
 
 export interface MockMethodContext {
@@ -75,6 +76,13 @@ function addSessionMethods(app: AgentApp, ctx: MockMethodContext): void {
       const sessionId = ctx.newId();
       const { turn: _turn, ...copy } = parent;
       const child = { ...copy, history: [...parent.history], turns: 0 };
+      // Like claude-code-acp: the forked session starts from the default settings.
+      if (options.forgetSettings)
+        Object.assign(child, {
+          modeId: undefined,
+          modelId: undefined,
+          config: undefined,
+        });
       ctx.sessions.set(sessionId, child);
       save();
       return { sessionId, ...sessionStateOf(child, options), ...FROM_MOCK };

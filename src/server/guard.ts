@@ -12,6 +12,8 @@ export interface GuardOptions {
   maxFailedAuth: number;
   /** How long an address is refused once it passed maxFailedAuth. */
   authBackoffMs: number;
+  /** Another credential that counts as the token (the web page's session cookie). */
+  alsoAccepts?: (req: IncomingMessage) => boolean;
   now?: () => number;
 }
 
@@ -41,7 +43,7 @@ export class RequestGuard {
     for (const o of origins) this.own.add(o.toLowerCase());
   }
 
-  // Origin, then back-off, then token; the first that fails decides the answer.
+  // Origin, then back-off, then token (or cookie); the first that fails decides the answer.
   check(req: IncomingMessage, needsToken: boolean): Verdict {
     const origin = req.headers.origin;
     if (origin !== undefined && !this.originAllowed(origin))
@@ -61,7 +63,10 @@ export class RequestGuard {
         message: "too many failed logins from this address; try again later",
         retryAfterS: Math.ceil((entry.blockedUntil - t) / 1000),
       };
-    if (tokenMatches(bearerOf(req) ?? "", this.options.token)) {
+    if (
+      tokenMatches(bearerOf(req) ?? "", this.options.token) ||
+      this.options.alsoAccepts?.(req) === true
+    ) {
       this.failures.delete(address);
       return { ok: true };
     }

@@ -24,6 +24,7 @@ import { silentLogger, type Logger } from "../shared/logger.js";
 import { RequestGuard, type Verdict } from "./guard.js";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./limits.js";
 import { ownOrigins, isLoopback } from "./origins.js";
+import type { WebRoutes } from "./web-routes.js";
 import { keepAlive } from "./ws-keepalive.js";
 
 export interface HubServerOptions {
@@ -39,6 +40,10 @@ export interface HubServerOptions {
   openConnections: () => number;
   limits?: Partial<ServerLimits>;
   metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** The web page's routes (`/`, assets, login, logout); none: no page. */
+  web?: WebRoutes;
+  /** A credential accepted besides the bearer token (the web page's cookie). */
+  alsoAccepts?: (req: IncomingMessage) => boolean;
   logger?: Logger;
 }
 
@@ -68,6 +73,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     allowOrigins: o.allowOrigins ?? [],
     maxFailedAuth: limits.maxFailedAuth,
     authBackoffMs: limits.authBackoffMs,
+    alsoAccepts: o.alsoAccepts,
   });
   const acp = new AcpServer({
     createAgent: o.createAgent,
@@ -103,6 +109,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
         JSON.stringify({ status: "ok" }),
         "application/json",
       );
+    if (o.web?.owns(path)) return o.web.handle(req, res, guard);
     const verdict = guard.check(req, true);
     if (!verdict.ok) return refuse(res, verdict);
     if (path === "/metrics" && req.method === "GET" && o.metrics) {

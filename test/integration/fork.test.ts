@@ -13,6 +13,11 @@ import { steps, tempDir } from "../helpers/mock.js";
 
 const startEditor = useEditors();
 
+interface Settings {
+  modes?: { currentModeId: string };
+  models?: { currentModelId: string };
+}
+
 // The user text replayed by session/load for a session.
 async function replayedUserText(e: TestEditor, sessionId: string, cwd: string) {
   const from = e.updates().length;
@@ -71,6 +76,31 @@ describe.each([
     expect(forkReplay.join("\n")).not.toContain("only in the parent");
     const parentReplay = await replayedUserText(e, parent, home);
     expect(parentReplay.join("\n")).not.toContain("only in the fork");
+  });
+
+  it("the fork keeps the parent's mode and model, also when the agent's fork forgets them", async () => {
+    const home = tempDir();
+    mockConfig(home, [...flags, "--modes", "--models", "--forget-settings"]);
+    const e = startEditor(home);
+    const parent = await openSession(e, home);
+    await e.agent.request("session/set_mode", {
+      sessionId: parent,
+      modeId: "code",
+    });
+    await e.agent.request("session/set_model", {
+      sessionId: parent,
+      modelId: "mock-opus",
+    });
+    const fork = await e.agent.request<Settings & { sessionId: string }>(
+      "session/fork",
+      { sessionId: parent, cwd: home, mcpServers: [] },
+    );
+    expect(fork.modes?.currentModeId).toBe("code");
+    expect(fork.models?.currentModelId).toBe("mock-opus");
+    const said = await turn(e, fork.sessionId, steps({ state: true }));
+    const agent = JSON.parse(said.replace(/^[\s\S]*state: /, "")) as Settings;
+    expect(agent.modes?.currentModeId).toBe("code");
+    expect(agent.models?.currentModelId).toBe("mock-opus");
   });
 
   it("a fork survives a restart of acphub and loads from the ledger", async () => {

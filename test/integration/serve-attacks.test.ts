@@ -263,6 +263,12 @@ describe("acphub serve refuses what it must", () => {
     await until(async () => (await gauge(h, "acphub_connections")) === 0);
     socket.resume();
     expect(await closed).toBeGreaterThan(1000);
+    // The turn ends without its client. (A watcher attached while it still streamed would be
+    // held to the same 50-message bound, and a loaded machine can make any reader that slow.)
+    await until(
+      async () =>
+        (await gauge(h, 'acphub_turns_total{stop_reason="end_turn"}')) === 1,
+    );
     const watcher = fx.connect(h, "ws");
     await watcher.agent.request("initialize", INIT.params);
     await watcher.agent.request("session/load", {

@@ -48,18 +48,26 @@ const said = (e: TestEditor) =>
     })
     .join("");
 
+// A hub over the mock agent and an editor reaching it through the shim, initialized.
+async function editorThroughShim() {
+  const home = tempDir();
+  mockConfig(home);
+  const first = await hubOn(home);
+  const editor = startEditor(home, { args: ["--hub", first.url] });
+  editors.push(editor);
+  await editor.agent.request("initialize", INIT);
+  const open = () =>
+    editor.agent.request<{ sessionId: string }>("session/new", {
+      cwd: home,
+      mcpServers: [],
+    });
+  return { home, first, editor, open };
+}
+
 describe("acphub acp --hub", () => {
   it("relays a turn, and survives kill -9 of the hub mid-turn: cancelled with a notice, then load and a new prompt work", async () => {
-    const home = tempDir();
-    mockConfig(home);
-    const first = await hubOn(home);
-    const editor = startEditor(home, { args: ["--hub", first.url] });
-    editors.push(editor);
-    await editor.agent.request("initialize", INIT);
-    const { sessionId } = await editor.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: home, mcpServers: [] },
-    );
+    const { home, first, editor, open } = await editorThroughShim();
+    const { sessionId } = await open();
     const warmup = await editor.agent.request<{ stopReason: string }>(
       "session/prompt",
       { sessionId, prompt: text("hello through the shim") },
@@ -118,6 +126,29 @@ describe("acphub acp --hub", () => {
       .join("");
     expect(reply).toMatch(/^mock agent received: [\s\S]*and after the restart/);
     expect(onlyProtocolOnStdout(editor.stdout())).toBe(true);
+  });
+
+  it("a fork made through the shim is re-attached after the hub restarts, like a new session", async () => {
+    const { home, first, editor, open } = await editorThroughShim();
+    const { sessionId: parent } = await open();
+    await editor.agent.request("session/prompt", {
+      sessionId: parent,
+      prompt: text("the parent's word is zebra"),
+    });
+    const { sessionId } = await editor.agent.request<{ sessionId: string }>(
+      "session/fork",
+      { sessionId: parent, cwd: home, mcpServers: [] },
+    );
+    first.child.kill("SIGKILL");
+    await first.exited;
+    await hubOn(home, new URL(first.url).port);
+    // No session/load: the shim resumed the fork on the new hub by itself.
+    const after = await editor.agent.request<{ stopReason: string }>(
+      "session/prompt",
+      { sessionId, prompt: text(steps({ history: true })) },
+    );
+    expect(after.stopReason).toBe("end_turn");
+    expect(said(editor)).toContain("the parent's word is zebra");
   });
 
   it("a wrong token is a clear error, not a hang", async () => {

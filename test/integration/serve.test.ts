@@ -96,7 +96,7 @@ describe.each(["ws", "http"] as const)("acphub serve over %s", (transport) => {
 describe.each(["ws", "http"] as const)(
   "acphub serve answers what it advertises, over %s",
   (transport) => {
-    it("serves session/set_mode from the method table; fork is neither advertised nor served", async () => {
+    it("serves session/set_mode and session/fork from the method table, and advertises fork", async () => {
       const { h, home } = await hub([
         "--modes",
         "--session-capabilities",
@@ -108,7 +108,7 @@ describe.each(["ws", "http"] as const)(
         INIT,
       );
       const caps = init["agentCapabilities"] as Record<string, unknown>;
-      expect(caps["sessionCapabilities"]).not.toHaveProperty("fork");
+      expect(caps["sessionCapabilities"]).toHaveProperty("fork");
       const { sessionId } = await c.agent.request<{ sessionId: string }>(
         "session/new",
         { cwd: home, mcpServers: [] },
@@ -119,13 +119,26 @@ describe.each(["ws", "http"] as const)(
         { sessionId },
       );
       expect(status["status"]).toBe("open");
-      await expect(
-        c.agent.request("session/fork", {
-          sessionId,
-          cwd: home,
-          mcpServers: [],
-        }),
-      ).rejects.toThrow(/does not fork/);
+      await c.agent.request("session/prompt", {
+        sessionId,
+        prompt: text("remember the word zebra"),
+      });
+      const fork = await c.agent.request<{
+        sessionId: string;
+        modes?: { currentModeId: string };
+      }>("session/fork", { sessionId, cwd: home, mcpServers: [] });
+      expect(fork.sessionId).toMatch(/^hub-/);
+      expect(fork.sessionId).not.toBe(sessionId);
+      expect(fork.modes?.currentModeId).toBe("code");
+      // The forking connection is attached to the fork: its first prompt has the parent's context.
+      const result = await c.agent.request<{ stopReason: string }>(
+        "session/prompt",
+        { sessionId: fork.sessionId, prompt: text(steps({ history: true })) },
+      );
+      expect(result.stopReason).toBe("end_turn");
+      expect(JSON.stringify(c.updates(fork.sessionId))).toContain(
+        "remember the word zebra",
+      );
     });
   },
 );
@@ -207,6 +220,45 @@ describe("acphub serve: one hub, many clients", () => {
       )
       .filter((t) => t !== undefined);
     expect(chunks.join("")).toContain("one two three");
+  });
+
+  it("a fork one connection made is a hub session: another lists it, loads the parent's history and sees its turns", async () => {
+    const { h, home } = await hub();
+    const maker = connect(h, "ws");
+    const parent = await open(maker, home);
+    await maker.agent.request("session/prompt", {
+      sessionId: parent,
+      prompt: text("the parent's only message"),
+    });
+    const { sessionId } = await maker.agent.request<{ sessionId: string }>(
+      "session/fork",
+      { sessionId: parent, cwd: home, mcpServers: [] },
+    );
+    const other = connect(h, "ws");
+    await other.agent.request("initialize", INIT);
+    const list = await other.agent.request<{
+      sessions: { sessionId: string }[];
+    }>("session/list", {});
+    expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
+    await other.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    expect(JSON.stringify(other.updates(sessionId))).toContain(
+      "the parent's only message",
+    );
+    // The fork's turns reach every connection attached to it, and not the parent's.
+    await maker.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "said in the fork" })),
+    });
+    await until(() =>
+      JSON.stringify(other.updates(sessionId)).includes("said in the fork"),
+    );
+    expect(JSON.stringify(maker.updates(parent))).not.toContain(
+      "said in the fork",
+    );
   });
 
   it("lists agents with _acphub/agents and picks the agent from session/new _meta", async () => {

@@ -1,6 +1,7 @@
 // Modes, models and config options kept true through `acphub acp`: what the editor set and
 // what the agent reported is what session/load and session/resume answer, also from a new
 // acphub process, and a fresh agent session is switched back to it.
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { restart, text, turn, useEditors } from "../helpers/acp-session.js";
 import { mockConfig, openSession, type TestEditor } from "../helpers/editor.js";
@@ -111,6 +112,47 @@ describe("session state kept true", () => {
     expect((await load(second, sessionId, home)).models?.currentModelId).toBe(
       "mock-opus",
     );
+  });
+
+  it("an agent that forgets settings on resume or load is switched back to the kept ones", async () => {
+    // As claude-code-acp (its default model on resume) and pi-acp (its default thinking level
+    // on load) do: acphub sets the chosen values again after a restart.
+    const home = tempDir();
+    const common = ["--modes", "--models", "--config-options"];
+    const file = join(home, "mock-sessions.json");
+    for (const how of [
+      ["--session-capabilities", "resume"],
+      ["--load-session"],
+    ]) {
+      mockConfig(home, [
+        ...common,
+        ...how,
+        "--sessions-file",
+        file,
+        "--forget-settings",
+      ]);
+      const first = startEditor(home);
+      const sessionId = await openSession(first, home);
+      const set = (method: string, params: Record<string, unknown>) =>
+        first.agent.request(method, { sessionId, ...params });
+      await set("session/set_mode", { modeId: "code" });
+      await set("session/set_model", { modelId: "mock-opus" });
+      await set("session/set_config_option", {
+        configId: "model",
+        value: "mock-large",
+      });
+      const second = await restart(first, home, startEditor);
+      const loaded = await load(second, sessionId, home);
+      expect(loaded.modes?.currentModeId, how[0]).toBe("code");
+      expect(loaded.models?.currentModelId, how[0]).toBe("mock-opus");
+      expect(loaded.configOptions?.[0]?.currentValue, how[0]).toBe(
+        "mock-large",
+      );
+      const agent = await agentState(second, sessionId);
+      expect(agent.modes?.currentModeId, how[0]).toBe("code");
+      expect(agent.models?.currentModelId, how[0]).toBe("mock-opus");
+      expect(agent.configOptions?.[0]?.currentValue, how[0]).toBe("mock-large");
+    }
   });
 
   it("set_* on a session whose agent reported no such setting is refused, saying why", async () => {

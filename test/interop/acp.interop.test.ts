@@ -2,16 +2,12 @@
 // advertising fs and terminal (acphub forwards them to the editor) and once advertising neither
 // (acphub's own host services do the work). The whole scenario, then kill -9 and session/load.
 import { existsSync } from "node:fs";
-import { afterEach, describe, expect, it, onTestFailed } from "vitest";
-import { startEditorOn } from "./lab/editor-client.mjs";
+import { describe, expect, it, onTestFailed } from "vitest";
 import {
-  acphubArgv,
   recordedFrames,
   dumpOnFailure,
-  openLab,
   readFileOr,
   recordedUpdates,
-  type Lab,
 } from "./lab/lab.js";
 import * as scenario from "./lab/scenario.js";
 import {
@@ -19,6 +15,7 @@ import {
   messageChunks,
   messageText,
   promptTurn,
+  labRuns,
   questionsPerToolCall,
   until,
   withoutSessionId,
@@ -26,29 +23,8 @@ import {
 } from "./lab/turns.js";
 import { AGENT_NAMES } from "./lab/versions.mjs";
 
-let lab: Lab | undefined;
-const editors: LabEditor[] = [];
-
-afterEach(async () => {
-  await Promise.all(editors.map((e) => e.close()));
-  await lab?.close();
-  lab = undefined;
-});
-
-// Starts `acphub acp` for the lab's agent with an SDK editor on its stdio.
-function acphubEditor(l: Lab, caps: boolean): LabEditor {
-  const e = startEditorOn(
-    {
-      command: process.execPath,
-      args: acphubArgv("acp"),
-      env: l.acphubEnv,
-      cwd: l.work,
-    },
-    { fs: caps, terminal: caps },
-  );
-  editors.push(e);
-  return e;
-}
+const runs = labRuns();
+const acphubEditor = runs.acphub;
 
 interface Created {
   sessionId: string;
@@ -70,10 +46,8 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
   ])(
     "editor %s: stream, tools, cancel, kill -9, load",
     async (_label, caps) => {
-      editors.length = 0;
-      const l = (lab = await openLab(agent, { tee: true }));
-      const mine = editors;
-      onTestFailed(() => dumpOnFailure(l, mine));
+      const l = await runs.open(agent, { tee: true });
+      onTestFailed(() => dumpOnFailure(l, runs.editors));
       const ed = acphubEditor(l, caps);
       const created = await open(ed, l.work);
       const { sessionId } = created;
@@ -146,7 +120,8 @@ describe.each(AGENT_NAMES)("%s behind acphub acp", (agent) => {
       expect(messageText(t4.updates)).toContain(scenario.TOKENS.four);
       expect(l.model.unknown()).toEqual([]);
 
-      // The agent's own modes pass through acphub (issue 14 adds set_model and fork here).
+      // The agent's own modes pass through acphub (models, modes and fork across a restart:
+      // session-methods.interop.test.ts).
       const modes = created.modes;
       const other = modes?.availableModes.find(
         (m) => m.id !== modes.currentModeId,

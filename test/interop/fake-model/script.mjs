@@ -44,6 +44,13 @@ export function parseMarkers(text) {
   return { actions, replies, slow };
 }
 
+/** The `[[reply TOKEN]]` tokens of the user prompts in a conversation, in order. @param {Entry[]} conversation */
+export function replyTokens(conversation) {
+  return conversation
+    .filter((e) => e.role === "user")
+    .flatMap((e) => parseMarkers(e.text).replies);
+}
+
 // Decides the next response from the conversation so far (the last marked prompt is this turn's).
 /** @param {Entry[]} conversation @param {boolean} toolsOffered @returns {Plan} */
 export function plan(conversation, toolsOffered) {

@@ -9,12 +9,14 @@ import {
 } from "./anthropic.mjs";
 import { chatRequest, chatRespond } from "./chat.mjs";
 import { responsesRequest, responsesRespond } from "./responses.mjs";
-import { plan } from "./script.mjs";
+import { plan, replyTokens } from "./script.mjs";
 import { toolCallFor } from "./tools.mjs";
 
 /**
- * @typedef {{ method: string, path: string, status: number, api?: string, tools?: string[], action?: string, error?: string, aborted?: boolean }} LogLine
+ * @typedef {{ method: string, path: string, status: number, api?: string, model?: string, context?: string[], tools?: string[], action?: string, error?: string, aborted?: boolean }} LogLine
  *   `aborted`: the client went away before the answer was complete (a cancelled turn).
+ *   `model`: the model the agent asked for; `context`: the `[[reply TOKEN]]` tokens of every
+ *   prompt in the conversation it sent (which turns the model was given).
  * @typedef {{ url: string, port: number, log: LogLine[], unknown: () => LogLine[], close: () => Promise<void> }} FakeModel
  */
 
@@ -76,6 +78,8 @@ async function answer(req, res, route, line, dump) {
     next.kind === "tool" ? toolCallFor(next.action, tools) : undefined;
   Object.assign(line, {
     api: api.name,
+    model: body.model,
+    context: replyTokens(entries),
     tools: tools.map((t) => t.name),
     action: call
       ? `${call.name} ${JSON.stringify(call.args)}`

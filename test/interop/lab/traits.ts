@@ -1,5 +1,6 @@
 // What the lab expects of each agent where real agents differ (see docs/agents.md): whether it
-// asks permission at all, how a refusal ends its turn, and its "allow once" option's name.
+// asks permission at all, how a refusal ends its turn, its "allow once" option's name, and the
+// mode in which it edits without asking.
 import type { AgentName } from "./versions.mjs";
 
 export interface Traits {
@@ -9,10 +10,17 @@ export interface Traits {
   refusalStop: "end_turn" | "cancelled";
   /** The name of its allow-once option, as a terminal shows it. */
   allowOnceName?: string;
+  /** A mode in which it writes files without asking permission. */
+  quietEditsMode?: string;
 }
 
 export const TRAITS: Record<AgentName, Traits> = {
-  claude: { asks: true, refusalStop: "end_turn", allowOnceName: "Allow" },
+  claude: {
+    asks: true,
+    refusalStop: "end_turn",
+    allowOnceName: "Allow",
+    quietEditsMode: "acceptEdits",
+  },
   // codex's only refusal is "abort", which ends the whole turn.
   codex: {
     asks: true,

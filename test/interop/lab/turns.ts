@@ -1,8 +1,53 @@
 // Turn helpers for the lab's SDK editor: prompt, collect what streamed, cancel a slow turn.
+import { afterEach } from "vitest";
 import { startEditorOn } from "./editor-client.mjs";
+import { acphubArgv, openLab, type Lab } from "./lab.js";
+import type { AgentName } from "./versions.mjs";
 
 export type LabEditor = ReturnType<typeof startEditorOn>;
+
+/** Starts `acphub acp` (with `args`, e.g. `--hub URL`) for the lab's agent with an SDK editor
+ *  on its stdio (offering fs and terminal when `caps`). */
+function startAcphubEditor(l: Lab, caps: boolean, args: string[]): LabEditor {
+  return startEditorOn(
+    {
+      command: process.execPath,
+      args: acphubArgv("acp", ...args),
+      env: l.acphubEnv,
+      cwd: l.work,
+    },
+    { fs: caps, terminal: caps },
+  );
+}
 type Update = Record<string, unknown>;
+
+/**
+ * A test file's lab runs: each test opens one lab and starts editors on it; after the test they
+ * are stopped. `editors` keeps the last test's editors (a failed test's dump reads them).
+ */
+export function labRuns() {
+  let lab: Lab | undefined;
+  const editors: LabEditor[] = [];
+  afterEach(async () => {
+    await Promise.all(editors.map((e) => e.close()));
+    await lab?.close();
+    lab = undefined;
+  });
+  return {
+    editors,
+    async open(agent: AgentName, opts: { tee?: boolean } = {}): Promise<Lab> {
+      editors.length = 0;
+      lab = await openLab(agent, opts);
+      return lab;
+    },
+    /** `acphub acp` on the lab, stopped after the test. */
+    acphub(l: Lab, caps: boolean, args: string[] = []): LabEditor {
+      const e = startAcphubEditor(l, caps, args);
+      editors.push(e);
+      return e;
+    },
+  };
+}
 
 /** The text of the agent_message_chunk updates among `updates`. */
 export function messageText(updates: Update[]): string {

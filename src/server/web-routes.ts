@@ -1,0 +1,122 @@
+// The web page's HTTP routes on `acphub serve`: the page itself (`/`, for a logged-in browser
+// or a bearer token), its hashed assets, the one-time login (`/login?code=…` → cookie and a
+// redirect to the clean URL), `/auth` (is this browser logged in), `/logout`, and
+// `/login/code` (a new login URL, for a bearer-token holder).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import type { RequestGuard } from "./guard.js";
+import { sessionCookie, type WebAuth } from "./web-auth.js";
+import { securityHeaders, sendStatic } from "./web-static.js";
+
+export interface WebRoutesOptions {
+  auth: WebAuth;
+  /** The built page (dist/web). */
+  root: string;
+  /** Cookies get `Secure` when the hub serves HTTPS. */
+  secure: boolean;
+  /** The hub's own URL, known once it listens (never taken from the Host header). */
+  baseUrl: () => string;
+}
+
+export interface WebRoutes {
+  /** True for the paths these routes answer. */
+  owns(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, guard: RequestGuard): void;
+  /** A login URL with a fresh one-time code. */
+  loginUrl(): string;
+}
+
+const LOGIN_NEEDED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>acphub — log in</title></head><body><h1>acphub</h1><p>This browser is not logged in. Open the login URL that <code>acphub serve</code> printed when it started (each one works once), or get a new one with <code>curl -X POST -H "Authorization: Bearer $TOKEN" URL/login/code</code>.</p></body></html>`;
+const CODE_REFUSED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>acphub — login refused</title></head><body><h1>Login refused</h1><p>This login code is wrong, expired or was already used. Each printed login URL works once: restart <code>acphub serve</code> or ask it for a new one (<code>POST /login/code</code> with the bearer token).</p></body></html>`;
+
+function html(res: ServerResponse, status: number, body: string): void {
+  securityHeaders(res);
+  res.writeHead(status, {
+    "Content-Type": "text/html; charset=utf-8",
+    "Cache-Control": "no-store",
+  });
+  res.end(body);
+}
+
+function plain(res: ServerResponse, status: number, body = ""): void {
+  securityHeaders(res);
+  res.writeHead(status, {
+    "Content-Type": "text/plain; charset=utf-8",
+    "Cache-Control": "no-store",
+  });
+  res.end(body);
+}
+
+type Route = (
+  o: WebRoutesOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  guard: RequestGuard,
+) => void;
+
+const loginUrlOf = (o: WebRoutesOptions) =>
+  `${o.baseUrl()}/login?code=${o.auth.newLoginCode()}`;
+
+// Trades a login code for the cookie; the redirect drops the code from the address bar.
+const login: Route = (o, req, res) => {
+  const code = new URL(req.url ?? "/", "http://x").searchParams.get("code");
+  const cookie = code ? o.auth.redeem(code) : undefined;
+  if (!cookie) return html(res, 401, CODE_REFUSED);
+  securityHeaders(res);
+  res.writeHead(303, {
+    Location: "/",
+    "Set-Cookie": sessionCookie(cookie, o.secure),
+    "Cache-Control": "no-store",
+  });
+  res.end();
+};
+
+const ROUTES: Record<string, Route> = {
+  "GET /": (o, req, res, guard) => {
+    if (!guard.check(req, true).ok) return html(res, 401, LOGIN_NEEDED);
+    void sendStatic(res, o.root, "index.html", req.method === "HEAD");
+  },
+  "GET /login": login,
+  "GET /auth": (o, req, res) =>
+    plain(res, o.auth.authenticated(req) ? 204 : 401),
+  "POST /logout": (o, req, res) => {
+    o.auth.logout(req);
+    res.setHeader("Set-Cookie", sessionCookie("", o.secure));
+    plain(res, 204);
+  },
+  "POST /login/code": (o, req, res, guard) => {
+    const verdict = guard.check(req, true);
+    if (!verdict.ok) return plain(res, verdict.status, verdict.message);
+    securityHeaders(res);
+    res.writeHead(200, {
+      "Content-Type": "application/json",
+      "Cache-Control": "no-store",
+    });
+    res.end(JSON.stringify({ url: loginUrlOf(o) }));
+  },
+};
+
+const OWN_PATHS = new Set(["/", "/login", "/auth", "/logout", "/login/code"]);
+
+export function webRoutes(o: WebRoutesOptions): WebRoutes {
+  return {
+    owns: (path) => OWN_PATHS.has(path) || path.startsWith("/assets/"),
+    handle(req, res, guard) {
+      const path = (req.url ?? "/").split("?", 1)[0] ?? "/";
+      const origin = guard.check(req, false);
+      if (!origin.ok) return plain(res, origin.status, origin.message);
+      const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
+      const route = ROUTES[`${method} ${path}`];
+      if (route) return route(o, req, res, guard);
+      if (method !== "GET") return plain(res, 405, "method not allowed");
+      // Only files inside assets/: "/assets/../index.html" must not bypass the login.
+      void sendStatic(
+        res,
+        join(o.root, "assets"),
+        path.slice("/assets/".length),
+        req.method === "HEAD",
+      );
+    },
+    loginUrl: () => loginUrlOf(o),
+  };
+}

@@ -1,0 +1,100 @@
+// The page's one connection to the hub, kept up: dialled on first use, re-dialled with capped,
+// jittered back-off when it drops, and given up (status "logged-out") once the hub says this
+// browser is no longer logged in. Its owner re-attaches what it had in `onUp`.
+import {
+  openHubSocket,
+  type HubHandlers,
+  type HubSocket,
+} from "../acp/hub-client.js";
+
+export type Status = "connecting" | "online" | "offline" | "logged-out";
+
+export interface HubLinkOptions {
+  url: string;
+  handlers: HubHandlers;
+  /** A new connection is up (the first or after a drop): re-attach, before it counts as online. */
+  onUp(socket: HubSocket): Promise<void>;
+  /** The connection dropped. */
+  onDown(): void;
+  /** The status changed. */
+  onStatus(): void;
+}
+
+export class HubLink {
+  status: Status = "connecting";
+  private socket?: HubSocket;
+  private ready?: Promise<HubSocket>;
+  private attempt = 0;
+
+  constructor(private readonly o: HubLinkOptions) {}
+
+  /** The open socket, if any (for notifications that may be dropped). */
+  get current(): HubSocket | undefined {
+    return this.socket;
+  }
+
+  // The connection, dialled (and re-dialled after a drop) on first use.
+  connection(): Promise<HubSocket> {
+    this.ready ??= this.dial();
+    return this.ready;
+  }
+
+  private setStatus(status: Status): void {
+    this.status = status;
+    this.o.onStatus();
+  }
+
+  private async dial(): Promise<HubSocket> {
+    for (;;) {
+      try {
+        const { socket } = await openHubSocket(this.o.url, this.o.handlers);
+        this.socket = socket;
+        this.attempt = 0;
+        void socket.closed.then(() => this.dropped(socket));
+        await this.o.onUp(socket);
+        this.setStatus("online");
+        return socket;
+      } catch {
+        this.attempt += 1;
+        if (this.attempt >= 3 && !(await loggedIn())) {
+          this.setStatus("logged-out");
+          throw new Error("not logged in");
+        }
+        this.setStatus("offline");
+        const ceiling = Math.min(5000, 250 * 2 ** this.attempt);
+        await new Promise((r) =>
+          setTimeout(r, ceiling / 2 + Math.random() * (ceiling / 2)),
+        );
+      }
+    }
+  }
+
+  // The socket went away: tell the owner, show the banner and dial again.
+  private dropped(socket: HubSocket): void {
+    if (this.socket !== socket) return;
+    this.socket = undefined;
+    this.o.onDown();
+    this.setStatus("offline");
+    this.ready = this.dial();
+    void this.ready.catch(() => undefined);
+  }
+}
+
+// Whether this browser is still logged in (a network error counts as yes: keep trying).
+async function loggedIn(): Promise<boolean> {
+  try {
+    return (
+      (await fetch("/auth", { credentials: "same-origin" })).status !== 401
+    );
+  } catch {
+    return true;
+  }
+}
+
+/** True when a failed request failed because its connection went (worth resending). */
+export function closedSoon(socket: HubSocket): Promise<boolean> {
+  return Promise.race([
+    socket.closed.then(() => true),
+    new Promise<boolean>((r) => setTimeout(() => r(false), 300)),
+  ]);
+}

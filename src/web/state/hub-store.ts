@@ -1,0 +1,273 @@
+// The page's state: the open session's model (resumed from the last sequence number shown
+// whenever the connection comes back), the permission questions waiting for an answer, and
+// whether a turn runs. Views subscribe to its changes.
+import { hubUrl, type HubSocket, type Params } from "../acp/hub-client.js";
+import { closedSoon, HubLink, type Status } from "./hub-link.js";
+import {
+  applyOpenResult,
+  applyUpdate,
+  newModel,
+  type SessionModel,
+} from "./session-model.js";
+import { Permissions, type PendingPermission } from "./permissions.js";
+import { UpdateBatch } from "./update-batch.js";
+
+export type { PendingPermission, Status };
+
+export interface Turn {
+  running: boolean;
+  /** True while this page's own prompt runs (it may Stop it). */
+  own: boolean;
+  stopReason?: string;
+}
+
+export class HubStore {
+  version = 0;
+  model?: SessionModel;
+  turn: Turn = { running: false, own: false };
+  readonly questions = new Permissions(() => this.changed());
+  error?: string;
+  /** Session titles seen in lists and change notifications. */
+  titles = new Map<string, string>();
+  /** Called when any session changed (for the session list). */
+  onSessionsChanged?: () => void;
+  private readonly link: HubLink;
+  private listeners = new Set<() => void>();
+  private readonly updates = new UpdateBatch((batch) => {
+    const m = this.model;
+    if (!m) return;
+    for (const p of batch) applyUpdate(m, p);
+    this.changed();
+  });
+
+  constructor(url = hubUrl(window.location)) {
+    this.link = new HubLink({
+      url,
+      handlers: {
+        update: (p) => {
+          if (p["sessionId"] === this.model?.sessionId) this.updates.push(p);
+        },
+        notification: (m, p) => this.onNotification(m, p),
+        permission: (p, signal) => this.questions.ask(p, signal),
+      },
+      onUp: (socket) =>
+        this.model ? this.reattach(socket, this.model) : Promise.resolve(),
+      onDown: () => {
+        this.questions.cancelAll();
+      },
+      onStatus: () => this.changed(),
+    });
+  }
+
+  /** The permission questions waiting for an answer. */
+  get permissions(): PendingPermission[] {
+    return this.questions.list;
+  }
+
+  get status(): Status {
+    return this.link.status;
+  }
+
+  /** True while a session's history is being replayed (it is rendered once, when complete). */
+  get replaying(): boolean {
+    return this.updates.holding;
+  }
+
+  subscribe(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  changed(): void {
+    this.version += 1;
+    for (const fn of this.listeners) fn();
+  }
+
+  connection(): Promise<HubSocket> {
+    return this.link.connection();
+  }
+
+  async request<T = Params>(method: string, params: Params): Promise<T> {
+    return (await this.connection()).request<T>(method, params);
+  }
+
+  // After a reconnect: the updates after the last one shown, then live again.
+  private async reattach(socket: HubSocket, m: SessionModel): Promise<void> {
+    await socket.request("session/resume", {
+      sessionId: m.sessionId,
+      cwd: "/",
+      mcpServers: [],
+      _meta: { acphub: { afterSeq: m.lastSeq } },
+    });
+    await this.refreshTurn(socket, m.sessionId);
+  }
+
+  private async refreshTurn(
+    socket: HubSocket,
+    sessionId: string,
+  ): Promise<void> {
+    const state = await socket.request<{ running: boolean }>(
+      "_acphub/session/replay",
+      {
+        sessionId,
+        afterSeq: Number.MAX_SAFE_INTEGER,
+      },
+    );
+    if (this.model?.sessionId !== sessionId) return;
+    this.turn = { ...this.turn, running: state.running || this.turn.own };
+  }
+
+  // Opens a session: its whole history replayed, then live.
+  async open(sessionId: string): Promise<void> {
+    if (this.model?.sessionId === sessionId) return;
+    const model = newModel(sessionId);
+    this.model = model;
+    this.updates.clear();
+    this.turn = { running: false, own: false };
+    this.error = undefined;
+    this.updates.holding = true;
+    this.changed();
+    try {
+      const socket = await this.connection();
+      const loaded = await socket
+        .request("session/load", { sessionId, cwd: "/", mcpServers: [] })
+        .finally(() => this.replayed());
+      applyOpenResult(model, loaded);
+      await this.refreshTurn(socket, sessionId);
+      if (!this.titles.has(sessionId)) await this.learnTitles(socket);
+    } catch (error) {
+      this.replayed();
+      this.error = messageOf(error);
+    }
+    this.changed();
+  }
+
+  // The replay is complete (or failed): show it, in one render.
+  private replayed(): void {
+    this.updates.holding = false;
+    this.updates.drain();
+  }
+
+  /** Remembers the titles of the newest sessions (a session opened by its address). */
+  private async learnTitles(socket: HubSocket): Promise<void> {
+    const page = await socket.request<{ sessions: Params[] }>(
+      "session/list",
+      {},
+    );
+    this.rememberTitles(page.sessions);
+  }
+
+  rememberTitles(sessions: Params[]): void {
+    for (const s of sessions)
+      if (typeof s["title"] === "string")
+        this.titles.set(String(s["sessionId"]), s["title"]);
+  }
+
+  close(): void {
+    this.model = undefined;
+    this.changed();
+  }
+
+  // session/new with the agent picked; resolves with the hub's session id.
+  async create(agent: string, cwd: string): Promise<string> {
+    const result = await this.request<Params>("session/new", {
+      cwd,
+      mcpServers: [],
+      _meta: { acphub: { agent } },
+    });
+    const sessionId = String(result["sessionId"]);
+    const model = newModel(sessionId);
+    applyOpenResult(model, result);
+    this.model = model;
+    this.turn = { running: false, own: false };
+    this.changed();
+    return sessionId;
+  }
+
+  // Sends a prompt and waits for its turn to end; one that a dropped connection interrupted
+  // is sent again with the same idempotency key (the hub answers it without running it twice).
+  async prompt(text: string): Promise<void> {
+    const m = this.model;
+    if (!m || this.turn.running) return;
+    this.turn = { running: true, own: true };
+    this.error = undefined;
+    this.changed();
+    const params = {
+      sessionId: m.sessionId,
+      prompt: [{ type: "text", text }],
+      _meta: { acphub: { idempotencyKey: crypto.randomUUID() } },
+    };
+    for (let tries = 0; ; tries++) {
+      const socket = await this.connection();
+      try {
+        const result = await socket.request<Params>("session/prompt", params);
+        this.updates.flush();
+        return this.endTurn(m, String(result["stopReason"]));
+      } catch (error) {
+        if (!(await closedSoon(socket)) || tries >= 20) {
+          this.error = messageOf(error);
+          return this.endTurn(m, undefined);
+        }
+      }
+    }
+  }
+
+  private endTurn(m: SessionModel, stopReason: string | undefined): void {
+    if (this.model !== m) return;
+    this.turn = { running: false, own: false, stopReason };
+    this.changed();
+  }
+
+  cancel(): void {
+    const m = this.model;
+    if (m)
+      void this.link.current?.notify("session/cancel", {
+        sessionId: m.sessionId,
+      });
+  }
+
+  // Changes a mode or config option; the answer may carry the new options.
+  async set(method: string, params: Params): Promise<void> {
+    const m = this.model;
+    if (!m) return;
+    try {
+      const result = await this.request<Params | null>(method, {
+        sessionId: m.sessionId,
+        ...params,
+      });
+      if (result) applyOpenResult(m, result);
+      this.changed();
+    } catch (error) {
+      this.error = messageOf(error);
+      this.changed();
+    }
+  }
+
+  private onNotification(method: string, params: Params): void {
+    if (method === "_acphub/sessions/changed") {
+      if (typeof params["title"] === "string") {
+        this.titles.set(String(params["sessionId"]), params["title"]);
+        this.changed();
+      }
+      this.onSessionsChanged?.();
+    }
+    if (method !== "_acphub/session/state") return;
+    const m = this.model;
+    if (!m || params["sessionId"] !== m.sessionId) return;
+    this.updates.flush();
+    if (params["running"] === true) this.turn = { ...this.turn, running: true };
+    else if (!this.turn.own)
+      this.turn = {
+        running: false,
+        own: false,
+        stopReason: params["stopReason"] as string,
+      };
+    this.changed();
+  }
+}
+
+export function messageOf(error: unknown): string {
+  if (error && typeof error === "object" && "message" in error)
+    return String(error.message);
+  return String(error);
+}

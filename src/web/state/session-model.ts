@@ -1,0 +1,176 @@
+// One session as the page shows it, built from session/update notifications in order: text
+// chunks joined into messages, tool calls merged by id, the plan replaced in place, usage,
+// commands, modes and config options. Updates carrying a hub sequence number at or below the
+// last one applied are ignored, so a replay after a reconnect never shows anything twice.
+export type Params = Record<string, unknown>;
+
+export type ItemKind = "user" | "agent" | "thought" | "tool" | "notice";
+
+export interface Item {
+  id: string;
+  kind: ItemKind;
+  /** Joined text for messages and thoughts. */
+  text: string;
+  /** The merged tool call (tool_call, then each tool_call_update). */
+  call?: Params;
+  /** Bumped on every change, so views re-render only what changed. */
+  rev: number;
+}
+
+export interface SessionModel {
+  sessionId: string;
+  items: Item[];
+  plan?: Params[];
+  usage?: Params;
+  commands: Params[];
+  modes?: { currentModeId?: string; availableModes: Params[] };
+  configOptions: Params[];
+  title?: string;
+  lastSeq: number;
+  /** Updates applied (for tests and figures). */
+  count: number;
+  /** Tool call items by tool call id. */
+  tools: Map<string, Item>;
+}
+
+const CHUNK_KINDS: Record<string, ItemKind> = {
+  user_message_chunk: "user",
+  agent_message_chunk: "agent",
+  agent_thought_chunk: "thought",
+};
+
+export function newModel(sessionId: string): SessionModel {
+  return {
+    sessionId,
+    items: [],
+    commands: [],
+    configOptions: [],
+    lastSeq: 0,
+    count: 0,
+    tools: new Map(),
+  };
+}
+
+/** The hub's sequence number on an update, if it has one. */
+export function seqOf(params: Params): number | undefined {
+  const seq = (params["_meta"] as { acphub?: { seq?: unknown } } | undefined)
+    ?.acphub?.seq;
+  return typeof seq === "number" ? seq : undefined;
+}
+
+// The text a content block shows (text, or a short label for anything else).
+export function contentText(content: unknown): string {
+  const c = content as Params | undefined;
+  if (!c) return "";
+  if (c["type"] === "text") return String(c["text"] ?? "");
+  if (c["type"] === "resource_link")
+    return `[${String(c["name"] ?? c["uri"] ?? "")}]`;
+  return `[${String(c["type"] ?? "content")}]`;
+}
+
+// Applies one session/update; false when it was a duplicate (seq already applied).
+export function applyUpdate(m: SessionModel, params: Params): boolean {
+  const seq = seqOf(params);
+  if (seq !== undefined) {
+    if (seq <= m.lastSeq) return false;
+    m.lastSeq = seq;
+  }
+  m.count += 1;
+  const u = (params["update"] ?? {}) as Params;
+  const kind = String(u["sessionUpdate"] ?? "");
+  const chunk = CHUNK_KINDS[kind];
+  if (chunk)
+    return (appendText(m, chunk, contentText(u["content"]), seq), true);
+  switch (kind) {
+    case "tool_call":
+    case "tool_call_update":
+      mergeToolCall(m, u);
+      break;
+    case "plan":
+      m.plan = (u["entries"] as Params[] | undefined) ?? [];
+      break;
+    case "usage_update":
+      m.usage = { ...m.usage, ...u };
+      break;
+    case "available_commands_update":
+      m.commands = (u["availableCommands"] as Params[] | undefined) ?? [];
+      break;
+    case "current_mode_update":
+      if (m.modes)
+        m.modes = { ...m.modes, currentModeId: String(u["currentModeId"]) };
+      break;
+    case "config_option_update":
+      m.configOptions =
+        (u["configOptions"] as Params[] | undefined) ?? m.configOptions;
+      break;
+    case "session_info_update":
+      if (typeof u["title"] === "string") m.title = u["title"];
+      break;
+    case "notice":
+      pushItem(
+        m,
+        "notice",
+        String(u["message"] ?? u["text"] ?? JSON.stringify(u)),
+      );
+      break;
+  }
+  return true;
+}
+
+// Chunks continue the last message of the same kind; the user's prompt blocks share a seq.
+function appendText(
+  m: SessionModel,
+  kind: ItemKind,
+  text: string,
+  seq?: number,
+): void {
+  const last = m.items.at(-1);
+  if (
+    last &&
+    last.kind === kind &&
+    (kind !== "user" || last.id === `user-${seq}`)
+  ) {
+    last.text += kind === "user" && text ? `\n${text}` : text;
+    last.rev += 1;
+    return;
+  }
+  if (text === "" && kind !== "user") return;
+  const id = kind === "user" ? `user-${seq ?? m.count}` : `${kind}-${m.count}`;
+  m.items.push({ id, kind, text, rev: 0 });
+}
+
+function pushItem(m: SessionModel, kind: ItemKind, text: string): void {
+  m.items.push({ id: `${kind}-${m.count}`, kind, text, rev: 0 });
+}
+
+// A tool call's fields, merged over what earlier updates said about the same id.
+function mergeToolCall(m: SessionModel, u: Params): void {
+  const id = String(u["toolCallId"] ?? "");
+  const existing = m.tools.get(id);
+  const { sessionUpdate: _kind, ...fields } = u;
+  const defined = Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== undefined && v !== null),
+  );
+  if (existing) {
+    existing.call = { ...existing.call, ...defined };
+    existing.rev += 1;
+    return;
+  }
+  const item: Item = {
+    id: `tool-${id}`,
+    kind: "tool",
+    text: "",
+    call: defined,
+    rev: 0,
+  };
+  m.tools.set(id, item);
+  m.items.push(item);
+}
+
+/** Modes and config options from a session/new or session/load answer. */
+export function applyOpenResult(m: SessionModel, result: Params): void {
+  const modes = result["modes"] as SessionModel["modes"] | undefined;
+  if (modes) m.modes = modes;
+  const options = result["configOptions"] as Params[] | undefined;
+  if (options) m.configOptions = options;
+}

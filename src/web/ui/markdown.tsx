@@ -1,0 +1,85 @@
+// Agent text as Markdown. Agent output is untrusted: marked's HTML always goes through
+// DOMPurify (no script, no event handlers, no javascript: links) before it reaches the page;
+// code blocks are highlighted (highlight.js, a few languages) and get a copy button.
+import DOMPurify from "dompurify";
+import { Marked } from "marked";
+import { useMemo } from "preact/hooks";
+import { breakLongWords } from "./long-words.js";
+import hljs from "highlight.js/lib/core";
+import bash from "highlight.js/lib/languages/bash";
+import diff from "highlight.js/lib/languages/diff";
+import javascript from "highlight.js/lib/languages/javascript";
+import json from "highlight.js/lib/languages/json";
+import python from "highlight.js/lib/languages/python";
+import rust from "highlight.js/lib/languages/rust";
+import typescript from "highlight.js/lib/languages/typescript";
+
+for (const [name, lang] of Object.entries({
+  bash,
+  diff,
+  javascript,
+  json,
+  python,
+  rust,
+  typescript,
+}))
+  hljs.registerLanguage(name, lang);
+
+const escape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  renderer: {
+    code({ text, lang }) {
+      const language = lang && hljs.getLanguage(lang) ? lang : undefined;
+      const body = language
+        ? hljs.highlight(text, { language, ignoreIllegals: true }).value
+        : escape(text);
+      return `<div class="code"><button type="button" class="copy" title="Copy">Copy</button><pre><code class="hljs">${body}</code></pre></div>`;
+    },
+  },
+});
+
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A") {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer nofollow");
+  }
+});
+
+/** Markdown to HTML that is safe to insert. */
+export function renderMarkdown(text: string): string {
+  const html = marked.parse(text, { async: false });
+  const fragment = DOMPurify.sanitize(html, {
+    FORBID_TAGS: ["style", "form", "input", "textarea", "select", "iframe"],
+    FORBID_ATTR: ["style"],
+    RETURN_DOM_FRAGMENT: true,
+  });
+  breakLongWords(fragment);
+  const holder = document.createElement("div");
+  holder.append(fragment);
+  return holder.innerHTML;
+}
+
+// Copies the code block next to a copy button (event delegation: the HTML is sanitized text).
+function onCopy(event: MouseEvent): void {
+  const target = event.target as HTMLElement | null;
+  if (!target?.matches("button.copy")) return;
+  const code = target.parentElement?.querySelector("code")?.textContent ?? "";
+  void navigator.clipboard?.writeText(code).then(() => {
+    target.textContent = "Copied";
+  });
+}
+
+export function Markdown({ text }: { text: string }) {
+  const html = useMemo(() => renderMarkdown(text), [text]);
+  return (
+    <div
+      class="md"
+      onClick={onCopy}
+      dangerouslySetInnerHTML={{ __html: html }}
+    />
+  );
+}

@@ -1,0 +1,50 @@
+// The agent's plan as a checklist, replaced in place by each plan update; and usage / cost.
+import type { Params } from "../state/session-model.js";
+
+const MARK: Record<string, string> = {
+  completed: "☑",
+  in_progress: "◐",
+  pending: "☐",
+};
+
+export function PlanView({ entries }: { entries: Params[] }) {
+  return (
+    <section class="plan" aria-label="Plan">
+      <h3>Plan</h3>
+      <ul>
+        {entries.map((e, i) => {
+          const status = String(e["status"] ?? "pending");
+          return (
+            <li key={i} class={`plan-${status}`} data-status={status}>
+              <span aria-hidden="true">{MARK[status] ?? "☐"}</span>{" "}
+              {String(e["content"] ?? "")}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+export function UsageView({ usage }: { usage: Params }) {
+  const cost = usage["cost"] as
+    { amount?: number; currency?: string } | undefined;
+  const used = usage["used"];
+  const size = usage["size"];
+  return (
+    <div class="usage" aria-label="Usage">
+      {typeof used === "number" && (
+        <span>
+          context {used.toLocaleString()}
+          {typeof size === "number" ? ` / ${size.toLocaleString()}` : ""} tokens
+        </span>
+      )}
+      {cost?.amount !== undefined && (
+        <span>
+          {" "}
+          · cost {cost.amount.toFixed(4)} {cost.currency ?? ""}
+        </span>
+      )}
+    </div>
+  );
+}

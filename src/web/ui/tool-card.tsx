@@ -1,0 +1,102 @@
+// One tool call as a card: kind, title, status (pending → running → done / failed), locations
+// as path:line, its content (text, diffs as a coloured unified diff, terminals).
+import { memo } from "preact/compat";
+import type { Item, Params } from "../state/session-model.js";
+import { contentText } from "../state/session-model.js";
+import { lineDiff } from "./line-diff.js";
+import { Breakable } from "./long-words.js";
+
+const STATUS_LABEL: Record<string, string> = {
+  pending: "pending",
+  in_progress: "running",
+  completed: "done",
+  failed: "failed",
+};
+
+export function DiffView({
+  path,
+  oldText,
+  newText,
+}: {
+  path: string;
+  oldText?: string | null;
+  newText: string;
+}) {
+  const lines = lineDiff(oldText ?? "", newText);
+  return (
+    <div class="diff" aria-label={`diff of ${path}`}>
+      <div class="diff-path">{path}</div>
+      <pre>
+        {lines.map((l, i) => (
+          <div
+            key={i}
+            class={l.sign === "+" ? "add" : l.sign === "-" ? "del" : "ctx"}
+          >
+            {l.sign}
+            <Breakable text={l.text} />
+          </div>
+        ))}
+      </pre>
+    </div>
+  );
+}
+
+function Content({ c }: { c: Params }) {
+  if (c["type"] === "diff")
+    return (
+      <DiffView
+        path={String(c["path"] ?? "")}
+        oldText={c["oldText"] as string | null}
+        newText={String(c["newText"] ?? "")}
+      />
+    );
+  if (c["type"] === "terminal")
+    return <pre class="terminal">terminal {String(c["terminalId"] ?? "")}</pre>;
+  return (
+    <pre class="tool-output">
+      <Breakable text={contentText(c["content"])} />
+    </pre>
+  );
+}
+
+function locationText(l: Params): string {
+  return l["line"] !== undefined
+    ? `${String(l["path"])}:${String(l["line"])}`
+    : String(l["path"]);
+}
+
+export const ToolCard = memo(
+  function ToolCard({ item }: { item: Item; rev: number }) {
+    const call = item.call ?? {};
+    const status = String(call["status"] ?? "pending");
+    const locations = (call["locations"] as Params[] | undefined) ?? [];
+    const content = (call["content"] as Params[] | undefined) ?? [];
+    return (
+      <section
+        class={`tool status-${status}`}
+        data-tool-id={String(call["toolCallId"] ?? "")}
+      >
+        <header>
+          <span class="tool-kind">{String(call["kind"] ?? "other")}</span>
+          <span class="tool-title">
+            <Breakable text={String(call["title"] ?? "tool call")} />
+          </span>
+          <span class="tool-status" data-status={status}>
+            {STATUS_LABEL[status] ?? status}
+          </span>
+        </header>
+        {locations.length > 0 && (
+          <ul class="locations">
+            {locations.map((l, i) => (
+              <li key={i}>{locationText(l)}</li>
+            ))}
+          </ul>
+        )}
+        {content.map((c, i) => (
+          <Content key={i} c={c} />
+        ))}
+      </section>
+    );
+  },
+  (a, b) => a.item === b.item && a.rev === b.rev,
+);

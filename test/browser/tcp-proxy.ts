@@ -1,0 +1,57 @@
+// A TCP proxy in front of the hub that a test can take down and bring back: the page's
+// WebSocket drops (as on a flaky network) while the hub and the other clients carry on.
+import { connect, createServer, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+
+export interface TcpProxy {
+  origin: string;
+  port: number;
+  /** Where to forward (set once the hub listens). */
+  target: { host: string; port: number };
+  /** Drops every open connection and refuses new ones. */
+  down(): void;
+  up(): void;
+  close(): Promise<void>;
+}
+
+export async function startProxy(): Promise<TcpProxy> {
+  const open = new Set<Socket>();
+  let isUp = true;
+  const proxy: TcpProxy = {
+    origin: "",
+    port: 0,
+    target: { host: "127.0.0.1", port: 0 },
+    down() {
+      isUp = false;
+      for (const s of open) s.destroy();
+      open.clear();
+    },
+    up() {
+      isUp = true;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        proxy.down();
+        server.close(() => resolve());
+      }),
+  };
+  const server = createServer((client) => {
+    if (!isUp) return client.destroy();
+    const upstream = connect(proxy.target.port, proxy.target.host);
+    for (const s of [client, upstream]) {
+      open.add(s);
+      s.on("error", () => undefined);
+      s.on("close", () => {
+        open.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  proxy.port = (server.address() as AddressInfo).port;
+  proxy.origin = `http://127.0.0.1:${proxy.port}`;
+  return proxy;
+}

@@ -1,0 +1,155 @@
+// A real `acphub serve` over the mock agent and one headless Chromium (Debian's, through
+// playwright-core) for a browser test file; pages log in with the URL the hub printed.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from "playwright-core";
+import { hubFixture, type RunningHub } from "../helpers/hub.js";
+
+export const ARTIFACTS = join(import.meta.dirname, "../../test-artifacts");
+
+export interface WebHub {
+  h: RunningHub;
+  home: string;
+  /** The one-time login URL `acphub serve` printed. */
+  loginUrl: string;
+}
+
+/** Launches Debian's Chromium headless (no downloads; --no-sandbox to run as root in CI). */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env["CHROMIUM"] ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
+}
+
+export function webFixture() {
+  const hubs = hubFixture();
+  return {
+    hubs,
+    // A hub over the mock agent, with the login URL it printed.
+    async start(
+      serve: Record<string, unknown> = {},
+      flags: string[] = [],
+    ): Promise<WebHub> {
+      const { h, home } = await hubs.start(serve, flags);
+      const first = JSON.parse(h.stdout().split("\n")[0]!) as {
+        loginUrl: string;
+      };
+      return { h, home, loginUrl: first.loginUrl };
+    },
+    cleanup: () => hubs.cleanup(),
+  };
+}
+
+/** A new login URL from the hub (POST /login/code with the bearer token). */
+export async function freshLoginUrl(h: RunningHub): Promise<string> {
+  const res = await fetch(`${h.url}/login/code`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${h.token}` },
+  });
+  return ((await res.json()) as { url: string }).url;
+}
+
+/** A logged-in browser context and its first page, on the session list. */
+export async function loggedIn(
+  browser: Browser,
+  loginUrl: string,
+  viewport = { width: 1100, height: 900 },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  // Below the test's own timeout, so a failure names the element it waited for.
+  context.setDefaultTimeout(20_000);
+  // Every Content-Security-Policy violation the page meets, for `cspViolations`.
+  await context.addInitScript(() => {
+    const w = window as unknown as { __csp: string[] };
+    w.__csp = [];
+    document.addEventListener("securitypolicyviolation", (e) =>
+      w.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}`),
+    );
+  });
+  const page = await context.newPage();
+  await page.goto(loginUrl);
+  await page.waitForSelector(".sessions");
+  return { context, page };
+}
+
+export function artifact(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}
+
+/** A mock-agent scenario as prompt text. */
+export const scenario = (...steps: Record<string, unknown>[]) =>
+  JSON.stringify({ steps });
+
+/** Sends a prompt from the page's composer with the keyboard (Enter). */
+export async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Prompt" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+/** Waits until the page's session shows the turn ended with this stop reason. */
+export async function turnEnded(page: Page, stopReason = "end_turn") {
+  await page.waitForSelector(
+    `.turn-state[data-running=false][data-stop-reason=${stopReason}]`,
+  );
+}
+
+/** Opens a new session from the page (agent picker, folder) and waits for its view. */
+export async function newSession(page: Page, cwd: string): Promise<string> {
+  await page.goto(new URL("/#/new", page.url()).href);
+  await page.getByLabel("Working folder").fill(cwd);
+  await page.getByRole("button", { name: "Start" }).click();
+  const view = await page.waitForSelector(".session[data-session-id]");
+  return (await view.getAttribute("data-session-id"))!;
+}
+
+/** Starts recording, once per animation frame, each new value of the last element matching
+ *  `selector`: its attribute `attr`, or the length of its text; `samples` reads them back. */
+export async function record(
+  page: Page,
+  name: string,
+  selector: string,
+  attr?: string,
+) {
+  await page.evaluate(
+    ([n, sel, a]) => {
+      const w = window as unknown as Record<string, unknown[]>;
+      const seen: unknown[] = (w[`__${n}`] = []);
+      const tick = () => {
+        const all = document.querySelectorAll(sel);
+        const el = all[all.length - 1];
+        const v = !el
+          ? undefined
+          : a
+            ? el.getAttribute(a)
+            : el.textContent?.length;
+        if (v !== undefined && v !== null && v !== seen.at(-1)) seen.push(v);
+        if (w[`__${n}`] === seen) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    },
+    [name, selector, attr ?? ""] as const,
+  );
+}
+
+export async function samples<T>(page: Page, name: string): Promise<T[]> {
+  return page.evaluate(
+    (n) => (window as unknown as Record<string, T[]>)[`__${n}`] ?? [],
+    name,
+  );
+}
+
+/** The Content-Security-Policy violations the page has met since it loaded. */
+export function cspViolations(page: Page): Promise<string[]> {
+  return page.evaluate(
+    () => (window as unknown as { __csp?: string[] }).__csp ?? [],
+  );
+}

@@ -1,0 +1,217 @@
+// The web page's HTTP side of `acphub serve` (no browser): the one-time login code and its
+// cookie, the headers every web response carries, static assets, the cookie on the WebSocket
+// upgrade (and the Origin check with it), logout, and a login kept across a hub restart.
+import { request, type IncomingHttpHeaders } from "node:http";
+import WebSocket from "ws";
+import { afterEach, describe, expect, it } from "vitest";
+import { startHub } from "../helpers/hub.js";
+import { webFixture } from "../browser/web-fixture.js";
+
+const fx = webFixture();
+afterEach(() => fx.cleanup());
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+// One raw HTTP request (fetch would normalize the path and follow redirects).
+function get(
+  url: string,
+  path: string,
+  headers: Record<string, string> = {},
+  method = "GET",
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(url);
+    const req = request({ hostname, port, path, method, headers }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body }),
+      );
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+// The status a WebSocket upgrade to /acp gets (101 when it opened).
+function upgrade(url: string, headers: Record<string, string>) {
+  return new Promise<number>((resolve) => {
+    const ws = new WebSocket(`${url.replace(/^http/, "ws")}/acp`, { headers });
+    ws.on("open", () => {
+      ws.close();
+      resolve(101);
+    });
+    ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on("error", () => resolve(-1));
+  });
+}
+
+const pathOf = (loginUrl: string) =>
+  new URL(loginUrl).pathname + new URL(loginUrl).search;
+
+// Logs in with a login URL; the cookie header to send afterwards.
+async function login(url: string, loginUrl: string): Promise<string> {
+  const answer = await get(url, pathOf(loginUrl));
+  expect(answer.status).toBe(303);
+  const setCookie = answer.headers["set-cookie"]?.[0] ?? "";
+  return setCookie.split(";")[0]!;
+}
+
+function expectSecurityHeaders(a: Answer): void {
+  const csp = String(a.headers["content-security-policy"]);
+  expect(csp).toContain("default-src 'self'");
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).not.toContain("unsafe-inline");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(a.headers["x-content-type-options"]).toBe("nosniff");
+}
+
+describe("acphub serve: the web page's login and files", () => {
+  it("trades the printed code once for an HttpOnly SameSite=Strict cookie and a redirect to the clean URL; a wrong or reused code is refused", async () => {
+    const { h, loginUrl } = await fx.start();
+    expect(loginUrl).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/login\?code=[\w-]{32}$/,
+    );
+    const page = await get(h.url, "/");
+    expect(page.status).toBe(401);
+    expect(page.body).toContain("not logged in");
+    expectSecurityHeaders(page);
+    const wrong = await get(
+      h.url,
+      "/login?code=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    );
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers["set-cookie"]).toBeUndefined();
+    const first = await get(h.url, pathOf(loginUrl));
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe("/");
+    expect(first.headers["cache-control"]).toBe("no-store");
+    const cookie = first.headers["set-cookie"]?.[0] ?? "";
+    expect(cookie).toMatch(/^acphub_session=[\w-]{43};/);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Strict");
+    expect(cookie).toContain("Path=/");
+    const reused = await get(h.url, pathOf(loginUrl));
+    expect(reused.status).toBe(401);
+    expect(reused.headers["set-cookie"]).toBeUndefined();
+    expect(reused.body).toContain("already used");
+  });
+
+  it("serves the page with strict headers and its hashed assets with their types, cached immutable; nothing outside dist/web", async () => {
+    const { h, loginUrl } = await fx.start();
+    const cookie = await login(h.url, loginUrl);
+    const page = await get(h.url, "/", { Cookie: cookie });
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expectSecurityHeaders(page);
+    expect(page.body).not.toMatch(/<script>|<script [^>]*>[^<]/);
+    expect(page.body).not.toMatch(/https?:\/\//);
+    const js = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)![1]!;
+    const css = /href="(\/assets\/[^"]+\.css)"/.exec(page.body)![1]!;
+    const script = await get(h.url, js);
+    expect(script.status).toBe(200);
+    expect(script.headers["content-type"]).toBe(
+      "text/javascript; charset=utf-8",
+    );
+    expect(script.headers["cache-control"]).toBe(
+      "public, max-age=31536000, immutable",
+    );
+    expectSecurityHeaders(script);
+    const style = await get(h.url, css);
+    expect(style.headers["content-type"]).toBe("text/css; charset=utf-8");
+    for (const path of [
+      "/assets/../../package.json",
+      "/assets/%2e%2e/%2e%2e/package.json",
+      "/assets/%2e%2e%2f%2e%2e%2fpackage.json",
+      "/assets/nothing.js",
+      "/assets/x%00.js",
+    ])
+      expect((await get(h.url, path)).status, path).toBe(404);
+    // The page itself only behind the login, under no other name.
+    expect((await get(h.url, "/index.html")).status).toBe(401);
+    expect((await get(h.url, "/assets/../index.html")).status).toBe(404);
+  });
+
+  it("the WebSocket upgrade accepts the cookie or the bearer token, and the Origin check still applies", async () => {
+    const { h, loginUrl } = await fx.start();
+    const cookie = await login(h.url, loginUrl);
+    expect(await upgrade(h.url, { Cookie: cookie })).toBe(101);
+    expect(await upgrade(h.url, { Cookie: cookie, Origin: h.url })).toBe(101);
+    expect(await upgrade(h.url, { Authorization: `Bearer ${h.token}` })).toBe(
+      101,
+    );
+    expect(await upgrade(h.url, { Cookie: "acphub_session=forged" })).toBe(401);
+    expect(await upgrade(h.url, {})).toBe(401);
+    expect(
+      await upgrade(h.url, { Cookie: cookie, Origin: "http://evil.example" }),
+    ).toBe(403);
+  });
+
+  it("logout ends the browser session: the page, the upgrade and /auth refuse its cookie", async () => {
+    const { h, loginUrl } = await fx.start();
+    const cookie = await login(h.url, loginUrl);
+    expect((await get(h.url, "/auth", { Cookie: cookie })).status).toBe(204);
+    const cross = await get(
+      h.url,
+      "/logout",
+      { Cookie: cookie, Origin: "http://evil.example" },
+      "POST",
+    );
+    expect(cross.status).toBe(403);
+    expect((await get(h.url, "/auth", { Cookie: cookie })).status).toBe(204);
+    const out = await get(
+      h.url,
+      "/logout",
+      { Cookie: cookie, Origin: h.url },
+      "POST",
+    );
+    expect(out.status).toBe(204);
+    expect(out.headers["set-cookie"]?.[0]).toContain("Max-Age=0");
+    expect((await get(h.url, "/auth", { Cookie: cookie })).status).toBe(401);
+    expect((await get(h.url, "/", { Cookie: cookie })).status).toBe(401);
+    expect(await upgrade(h.url, { Cookie: cookie })).toBe(401);
+  });
+
+  it("a new login URL for a bearer-token holder only; a browser stays logged in across a hub restart", async () => {
+    const { h, home, loginUrl } = await fx.start();
+    const noToken = await get(h.url, "/login/code", {}, "POST");
+    expect(noToken.status).toBe(401);
+    const minted = await new Promise<Answer>((resolve, reject) => {
+      const req = request(
+        `${h.url}/login/code`,
+        { method: "POST", headers: { Authorization: `Bearer ${h.token}` } },
+        (res) => {
+          let body = "";
+          res.on("data", (d: Buffer) => (body += d.toString()));
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body,
+            }),
+          );
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    const url = (JSON.parse(minted.body) as { url: string }).url;
+    expect(url.startsWith(`${h.url}/login?code=`)).toBe(true);
+    expect(url).not.toBe(loginUrl);
+    const cookie = await login(h.url, url);
+    h.child.kill("SIGTERM");
+    await h.exited;
+    const again = await startHub(home);
+    try {
+      expect((await get(again.url, "/", { Cookie: cookie })).status).toBe(200);
+      expect(await upgrade(again.url, { Cookie: cookie })).toBe(101);
+    } finally {
+      again.child.kill("SIGKILL");
+      await again.exited;
+    }
+  });
+});

@@ -1,0 +1,101 @@
+// The web page's session model (src/web/state/session-model.ts): what a stream of
+// session/update notifications becomes, and that a replay overlapping what was shown (after a
+// reconnect) adds nothing twice.
+import { describe, expect, it } from "vitest";
+import { applyUpdate, newModel } from "../../src/web/state/session-model.js";
+
+const up = (seq: number | undefined, update: Record<string, unknown>) => ({
+  sessionId: "s",
+  update,
+  ...(seq === undefined ? {} : { _meta: { acphub: { seq } } }),
+});
+const chunk = (seq: number, text: string, kind = "agent_message_chunk") =>
+  up(seq, { sessionUpdate: kind, content: { type: "text", text } });
+
+describe("the web page's session model", () => {
+  it("ignores updates at or below the last sequence number applied", () => {
+    const m = newModel("s");
+    expect(applyUpdate(m, chunk(1, "a"))).toBe(true);
+    expect(applyUpdate(m, chunk(2, "b"))).toBe(true);
+    expect(applyUpdate(m, chunk(2, "b"))).toBe(false);
+    expect(applyUpdate(m, chunk(1, "a"))).toBe(false);
+    expect(applyUpdate(m, chunk(3, "c"))).toBe(true);
+    expect(m.items.map((i) => [i.kind, i.text])).toEqual([["agent", "abc"]]);
+    expect(m.lastSeq).toBe(3);
+  });
+
+  it("joins a prompt's blocks (one seq) into one user message, separate from the next prompt", () => {
+    const m = newModel("s");
+    applyUpdate(m, chunk(1, "one", "user_message_chunk"));
+    applyUpdate(
+      m,
+      up(1, {
+        sessionUpdate: "user_message_chunk",
+        content: { type: "text", text: "two" },
+      }),
+    );
+    applyUpdate(m, chunk(2, "reply"));
+    applyUpdate(m, chunk(3, "next", "user_message_chunk"));
+    expect(m.items.map((i) => [i.kind, i.text])).toEqual([
+      ["user", "one"],
+      ["agent", "reply"],
+      ["user", "next"],
+    ]);
+  });
+
+  it("merges tool call updates by id (an update for an unannounced id makes a card), replaces the plan, skips empty text", () => {
+    const m = newModel("s");
+    applyUpdate(
+      m,
+      up(1, {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "x",
+        status: "in_progress",
+      }),
+    );
+    applyUpdate(
+      m,
+      up(2, {
+        sessionUpdate: "tool_call",
+        toolCallId: "t",
+        title: "Edit",
+        kind: "edit",
+        status: "pending",
+      }),
+    );
+    applyUpdate(
+      m,
+      up(3, {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t",
+        status: "completed",
+        title: null,
+      }),
+    );
+    applyUpdate(
+      m,
+      up(4, {
+        sessionUpdate: "plan",
+        entries: [{ content: "a", status: "pending" }],
+      }),
+    );
+    applyUpdate(
+      m,
+      up(5, {
+        sessionUpdate: "plan",
+        entries: [{ content: "a", status: "completed" }],
+      }),
+    );
+    applyUpdate(m, chunk(6, ""));
+    applyUpdate(m, up(7, { sessionUpdate: "some_future_variant", x: 1 }));
+    expect(m.items.map((i) => i.id)).toEqual(["tool-x", "tool-t"]);
+    expect(m.tools.get("t")!.call).toEqual({
+      toolCallId: "t",
+      title: "Edit",
+      kind: "edit",
+      status: "completed",
+    });
+    expect(m.plan).toEqual([{ content: "a", status: "completed" }]);
+    expect(m.count).toBe(7);
+  });
+});
