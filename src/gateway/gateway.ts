@@ -60,6 +60,12 @@ export interface GatewayOptions {
   editor?: EditorChannel;
   /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
   commands?: HubCommandsPort;
+  /**
+   * How long after a turn's answer its chunks are merged (default 20 ms). A client that
+   * reconnects with a cursor inside a merged run gets the run's whole text again, so a hub whose
+   * clients reconnect waits longer.
+   */
+  compactAfterMs?: number;
 }
 
 export class Gateway {
@@ -73,6 +79,7 @@ export class Gateway {
   private readonly advertising = new Map<string, Promise<void>>();
   /** Hub commands (workflow runs) in progress, by session, for session/cancel. */
   private readonly commandRuns = new Map<string, AbortController>();
+  private readonly closing = new AbortController();
 
   constructor(options: GatewayOptions) {
     this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
@@ -86,6 +93,8 @@ export class Gateway {
       sessions: this.editor.sessions,
       editor: this.editor,
       settings: new SettingsStore(options.ledger),
+      compactAfterMs: options.compactAfterMs ?? 20,
+      closing: this.closing.signal,
       ...(options.commands ? { commands: options.commands } : {}),
     };
     this.limiter = new FixedWindowLimiter(
@@ -301,6 +310,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     const live = this.parts.sessions.values();
     for (const entry of live) entry.turn?.cancel();
     await Promise.allSettled(live.map((entry) => entry.turnDone));

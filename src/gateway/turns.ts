@@ -11,10 +11,10 @@ import type { SessionRecord, TurnPort } from "./ports.js";
 import type { SessionRelay } from "./session-relay.js";
 import type { LiveSession } from "./session-table.js";
 
-/** How long after a turn's answer its compaction starts. */
-const COMPACT_AFTER_MS = 20;
-
-type TurnParts = Pick<GatewayParts, "ledger" | "editor" | "logger" | "limits">;
+type TurnParts = Pick<
+  GatewayParts,
+  "ledger" | "editor" | "logger" | "limits" | "compactAfterMs" | "closing"
+>;
 
 // Runs a prompt on a live session whose prompt blocks are already checked.
 export async function promptLive(
@@ -123,7 +123,10 @@ async function compactTurn(
   promptSeq: number,
   endSeq: number,
 ): Promise<void> {
-  await setTimeout(COMPACT_AFTER_MS);
+  // When the gateway closes, a compaction still waiting runs at once.
+  await setTimeout(parts.compactAfterMs, undefined, {
+    signal: parts.closing,
+  }).catch(() => undefined);
   await parts.ledger
     .compact(hubId, promptSeq, endSeq)
     .catch((error: unknown) =>
