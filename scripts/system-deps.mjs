@@ -27,6 +27,11 @@ const NEEDS = [
     why: "the ledger contract tests against a real PostgreSQL",
   },
   {
+    program: "openssl",
+    pkg: "openssl",
+    why: "a self-signed certificate for the acphub serve TLS tests",
+  },
+  {
     program: "setpriv",
     pkg: "util-linux",
     why: "sandboxed processes die with acphub (no orphans after kill -9)",

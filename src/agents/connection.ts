@@ -1,20 +1,16 @@
-// A live agent connection: the ACP handshake and session API over a transport (process and
-// wire) and a router (what the agent sends, by session). Each session method is used only when
-// the agent advertised it, else UNSUPPORTED names the capability.
+// A live agent connection: the ACP handshake over a transport (process and wire) and a router
+// (what the agent sends, by session); the session requests themselves are the opener's.
 import type {
   InitializeResponse,
   ListSessionsResponse,
 } from "@agentclientprotocol/sdk";
 import type { ClientHost } from "../contracts/client-host.js";
-import type { RunEvent } from "../contracts/events.js";
 import { methods } from "../protocol/methods.js";
 import { HubError, isHubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import type { AgentProcess } from "./agent-process.js";
 import { AgentTransport } from "./agent-transport.js";
 import {
-  requireCapability,
-  sessionRequest,
   supportsCapability,
   type Capability,
   type SessionParams,
@@ -22,12 +18,9 @@ import {
 import { initializeAgent } from "./handshake.js";
 import { resolveLimits, type ConnectionLimits } from "./limits.js";
 import type { AgentLaunch } from "./registry.js";
+import { SessionOpener, type LoadedSession } from "./session-opener.js";
 import { SessionRouter } from "./session-router.js";
-import {
-  AgentSession,
-  type SessionLink,
-  type SessionState,
-} from "./session.js";
+import type { AgentSession, SessionLink } from "./session.js";
 
 export interface ConnectOptions extends Partial<ConnectionLimits> {
   launch: AgentLaunch;
@@ -42,13 +35,7 @@ export interface ConnectOptions extends Partial<ConnectionLimits> {
   process?: AgentProcess;
 }
 
-export type { SessionParams };
-
-export interface LoadedSession {
-  session: AgentSession;
-  /** The updates the agent replayed while loading, in order. */
-  replay: RunEvent[];
-}
+export type { SessionParams, LoadedSession };
 
 export class AgentConnection {
   readonly host: ClientHost | undefined;
@@ -56,6 +43,7 @@ export class AgentConnection {
   private readonly router: SessionRouter;
   /** What each session of this connection may use of it. */
   private readonly link: SessionLink;
+  private readonly opener: SessionOpener;
 
   constructor(options: ConnectOptions) {
     const limits = resolveLimits(options);
@@ -86,6 +74,14 @@ export class AgentConnection {
       notify: (method, params) => t.notify(method, params),
       fail: (error) => t.fail(error),
     };
+    this.opener = new SessionOpener({
+      transport: t,
+      router: this.router,
+      link: this.link,
+      host: options.host,
+      capabilities: () => this.capabilities,
+      authMethods: () => this.authMethods,
+    });
   }
 
   get launch(): AgentLaunch {
@@ -169,135 +165,46 @@ export class AgentConnection {
     return supportsCapability(this.capabilities, capability);
   }
 
-  private require(capability: Capability, method: string): void {
-    requireCapability(this.capabilities, this.launch.name, capability, method);
-  }
-
-  // A bounded session request; adds the agent's auth methods to AUTH_REQUIRED so callers can
-  // offer `authenticate`.
-  private async sessionCall<T>(
-    method: string,
-    params: unknown,
-    signal?: AbortSignal,
-  ): Promise<T> {
-    try {
-      return await this.transport.callWithin<T>(method, params, signal);
-    } catch (error) {
-      if (isHubError(error, "AUTH_REQUIRED"))
-        error.details["authMethods"] = this.authMethods;
-      throw error;
-    }
-  }
-
-  private open(
-    id: string,
-    state: SessionState,
-    params: SessionParams,
-  ): AgentSession {
-    const session = new AgentSession(this.link, id, state);
-    this.router.adopt(session);
-    const { cwd, additionalDirectories } = params;
-    this.host?.onSessionStart?.(id, { cwd, additionalDirectories });
-    return session;
-  }
-
-  async newSession(
+  newSession(
     params: SessionParams,
     signal?: AbortSignal,
   ): Promise<AgentSession> {
-    const response = await this.sessionCall<
-      SessionState & { sessionId: string }
-    >(methods.agent.session.new, sessionRequest(params), signal);
-    return this.open(response.sessionId, response, params);
+    return this.opener.newSession(params, signal);
   }
 
-  async loadSession(
+  loadSession(
     sessionId: string,
     params: SessionParams,
     signal?: AbortSignal,
   ): Promise<LoadedSession> {
-    this.require("loadSession", methods.agent.session.load);
-    const session = this.open(sessionId, {}, params);
-    // The replay is what comes before the answer; what the agent sends with or after its
-    // answer (a command list) is the session's own, kept for the listener that attaches next.
-    const replay: RunEvent[] = [];
-    const stop = session.onEvent((event) => replay.push(event));
-    const method = methods.agent.session.load;
-    const unwatch = this.transport.answers.watch(method, sessionId, stop);
-    try {
-      const request = { sessionId, ...sessionRequest(params) };
-      session.state = await this.sessionCall<SessionState>(
-        methods.agent.session.load,
-        request,
-        signal,
-      );
-      return { session, replay };
-    } catch (error) {
-      this.forget(sessionId);
-      throw error;
-    } finally {
-      stop();
-      unwatch();
-    }
+    return this.opener.loadSession(sessionId, params, signal);
   }
 
-  async resumeSession(
+  resumeSession(
     sessionId: string,
     params: SessionParams,
     signal?: AbortSignal,
   ): Promise<AgentSession> {
-    this.require("resume", methods.agent.session.resume);
-    const request = { sessionId, ...sessionRequest(params) };
-    const state = await this.sessionCall<SessionState>(
-      methods.agent.session.resume,
-      request,
-      signal,
-    );
-    return this.open(sessionId, state, params);
+    return this.opener.resumeSession(sessionId, params, signal);
   }
 
-  async forkSession(
-    sessionId: string,
-    params: SessionParams,
-  ): Promise<AgentSession> {
-    this.require("fork", methods.agent.session.fork);
-    const request = { sessionId, ...sessionRequest(params) };
-    const response = await this.sessionCall<
-      SessionState & { sessionId: string }
-    >(methods.agent.session.fork, request);
-    return this.open(response.sessionId, response, params);
+  forkSession(sessionId: string, params: SessionParams): Promise<AgentSession> {
+    return this.opener.forkSession(sessionId, params);
   }
 
-  async listSessions(
+  listSessions(
     params: { cwd?: string; cursor?: string } = {},
     signal?: AbortSignal,
   ): Promise<ListSessionsResponse> {
-    this.require("list", methods.agent.session.list);
-    return this.sessionCall<ListSessionsResponse>(
-      methods.agent.session.list,
-      params,
-      signal,
-    );
+    return this.opener.listSessions(params, signal);
   }
 
-  async closeSession(sessionId: string, signal?: AbortSignal): Promise<void> {
-    this.require("close", methods.agent.session.close);
-    this.sessions.get(sessionId)?.cancel();
-    const params = { sessionId };
-    await this.sessionCall(methods.agent.session.close, params, signal);
-    this.forget(sessionId);
+  closeSession(sessionId: string, signal?: AbortSignal): Promise<void> {
+    return this.opener.closeSession(sessionId, signal);
   }
 
-  async deleteSession(sessionId: string, signal?: AbortSignal): Promise<void> {
-    this.require("delete", methods.agent.session.delete);
-    const params = { sessionId };
-    await this.sessionCall(methods.agent.session.delete, params, signal);
-    this.forget(sessionId);
-  }
-
-  private forget(sessionId: string): void {
-    this.sessions.delete(sessionId);
-    this.host?.onSessionEnd?.(sessionId);
+  deleteSession(sessionId: string, signal?: AbortSignal): Promise<void> {
+    return this.opener.deleteSession(sessionId, signal);
   }
 
   async authenticate(methodId: string, signal?: AbortSignal): Promise<void> {

@@ -1,10 +1,10 @@
 // `acphub serve`: the hub as a long-running network service. ACP over WebSocket and
 // Streamable HTTP on /acp, bearer token on every request, one session hub shared by all.
-import { readFileSync } from "node:fs";
 import { hubConnector } from "../editors/hub-connection.js";
 import { startHubServer, type HubServer } from "../server/http-server.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { createMetrics } from "../server/metrics.js";
+import { loadTlsFiles } from "../server/tls.js";
 import { loadToken } from "../server/token.js";
 import { HubError } from "../shared/errors.js";
 import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
@@ -38,7 +38,7 @@ function tlsOf(o: ServeOptions): { cert: Buffer; key: Buffer } | undefined {
   if (!o.tlsCert && !o.tlsKey) return undefined;
   if (!o.tlsCert || !o.tlsKey)
     throw new HubError("USAGE", "--tls-cert and --tls-key go together");
-  return { cert: readFileSync(o.tlsCert), key: readFileSync(o.tlsKey) };
+  return loadTlsFiles(o.tlsCert, o.tlsKey);
 }
 
 // Starts the hub and its server; the caller stops both on a signal.

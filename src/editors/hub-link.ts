@@ -95,7 +95,18 @@ export function openHubLink(o: HubLinkOptions): HubLink {
       }
       ws.terminate();
     });
-    ws.on("error", (error) => o.logger.debug({ err: error }, "hub link error"));
+    ws.on("error", (error: NodeJS.ErrnoException) => {
+      o.logger.debug({ err: error }, "hub link error");
+      if (!isCertificateError(error)) return;
+      closed = true;
+      o.onGiveUp(
+        new HubError(
+          "CONFIG_INVALID",
+          `the hub's TLS certificate is not trusted (${error.code}: ${error.message}); for a self-signed hub set NODE_EXTRA_CA_CERTS to its certificate file`,
+          { cause: error },
+        ),
+      );
+    });
     ws.on("close", (code, why) => {
       if (socket === ws) socket = undefined;
       const reason = `${code} ${why.toString()}`.trim();
@@ -120,4 +131,11 @@ export function openHubLink(o: HubLinkOptions): HubLink {
       socket?.close(1000, "shim closing");
     },
   };
+}
+
+// A certificate this client does not accept: retrying cannot help, so the link gives up.
+function isCertificateError(error: NodeJS.ErrnoException): boolean {
+  return /CERT|SELF_SIGNED|UNABLE_TO_(VERIFY|GET_ISSUER)/.test(
+    error.code ?? "",
+  );
 }

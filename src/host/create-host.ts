@@ -19,6 +19,7 @@ import type { PermissionEngine } from "./permission-engine.js";
 import { permissionPath } from "./permission-path.js";
 import { policyGuard } from "./policy-guard.js";
 import { DEFAULT_SANDBOX, type SandboxSettings } from "./sandbox/settings.js";
+import { recordBridgesWith } from "./sandbox/bridge-records.js";
 import { stopSandbox } from "./sandbox/os-sandbox.js";
 import { terminalSandbox } from "./sandbox/terminal-sandbox.js";
 import { SessionFolderBook } from "./session-folders.js";
@@ -81,6 +82,7 @@ export function createHost(options: HostOptions): HostServices {
   const folders = new SessionFolderBook(options.roots);
   const guard = policyGuard(engine, folders, audit);
   const permissions = permissionPath(engine, folders);
+  if (options.recorder) recordBridgesWith(options.recorder);
   const terminals = new TerminalManager(
     withDefaults(DEFAULT_TERMINAL_LIMITS, options.terminalLimits),
     options.recorder,

@@ -25,6 +25,7 @@ import { RequestGuard, type Verdict } from "./guard.js";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./limits.js";
 import { ownOrigins, isLoopback } from "./origins.js";
 import type { WebRoutes } from "./web-routes.js";
+import { httpLiveness, type HttpLiveness } from "./http-liveness.js";
 import { keepAlive } from "./ws-keepalive.js";
 
 export interface HubServerOptions {
@@ -88,6 +89,12 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   });
   const onUpgrade = createNodeWebSocketUpgradeHandler(acp, wss);
   const stopPings = keepAlive(wss, limits.idleTimeoutMs);
+  const liveness = httpLiveness(limits.idleTimeoutMs, (connectionId) => {
+    logger.info({ connectionId }, "HTTP client gone (no event stream)");
+    const headers = { "Acp-Connection-Id": connectionId };
+    const gone = new Request("http://hub/acp", { method: "DELETE", headers });
+    void acp.handleRequest(gone).catch(() => undefined);
+  });
   const serverOptions = {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -126,6 +133,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       atCapacity()
     )
       return send(res, 503, "too many connections", "text/plain");
+    watchEventStream(req, res, liveness);
     onHttp(req, res);
   });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -170,10 +178,25 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     close: async () => {
       server.close();
       stopPings();
+      liveness.stop();
       await acp.close();
       server.closeAllConnections();
     },
   };
+}
+
+// Tells the liveness watch about a Streamable HTTP client's event streams and its DELETE.
+function watchEventStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  liveness: HttpLiveness,
+): void {
+  const id = req.headers["acp-connection-id"];
+  if (typeof id !== "string") return;
+  if (req.method === "DELETE") return liveness.forget(id);
+  if (req.method !== "GET") return;
+  liveness.opened(id);
+  res.once("close", () => liveness.closed(id));
 }
 
 function pathOf(req: IncomingMessage): string {

@@ -2,7 +2,13 @@
 // ACPHUB_TOKEN, else the one generated on first start (32 random bytes, base64url, mode 0600
 // in the state folder). Compared in constant time.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { HubError } from "../shared/errors.js";
 
@@ -34,6 +40,7 @@ export function loadToken(s: TokenSource): LoadedToken {
   }
   const file = defaultTokenFile(s.stateDir);
   if (!existsSync(file)) {
+    mkdirSync(s.stateDir, { recursive: true, mode: 0o700 });
     writeFileSync(file, `${randomBytes(32).toString("base64url")}\n`, {
       mode: 0o600,
       flag: "wx",

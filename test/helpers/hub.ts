@@ -15,6 +15,7 @@ import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-
 import WebSocket from "ws";
 import { mockConfig } from "./editor.js";
 import { CLI, tempDir } from "./mock.js";
+import { trustingFetch, trustingWebSocket } from "./tls.js";
 
 export interface RunningHub {
   url: string;
@@ -117,7 +118,7 @@ function tap(stream: Stream, into: Raw[]): Stream {
 
 /** An SDK client of the hub over WebSocket or Streamable HTTP. */
 export function connectClient(
-  hub: { acpUrl: string; token: string },
+  hub: { acpUrl: string; token: string; ca?: string },
   transport: Transport,
   onRequest?: (
     method: string,
@@ -128,9 +129,12 @@ export function connectClient(
   const headers = { Authorization: `Bearer ${hub.token}` };
   const stream =
     transport === "http"
-      ? createHttpStream(hub.acpUrl, { headers })
+      ? createHttpStream(hub.acpUrl, {
+          headers,
+          ...(hub.ca ? { fetch: trustingFetch(hub.ca) } : {}),
+        })
       : createWebSocketStream(hub.acpUrl.replace(/^http/, "ws"), {
-          WebSocket: WebSocket as never,
+          WebSocket: (hub.ca ? trustingWebSocket(hub.ca) : WebSocket) as never,
           headers,
         });
   const notifications: Raw[] = [];
@@ -191,16 +195,20 @@ export function hubFixture() {
   const clients: HubTestClient[] = [];
   return {
     // A hub over the mock agent; `marker` is in every agent's command line.
-    async start(serve: Record<string, unknown> = {}, flags: string[] = []) {
+    async start(
+      serve: Record<string, unknown> = {},
+      flags: string[] = [],
+      serveArgs: (home: string) => string[] = () => [],
+    ) {
       const home = tempDir();
       const marker = join(home, "agent-marker.json");
       mockConfig(home, ["--sessions-file", marker, ...flags], { serve });
-      const h = await startHub(home);
+      const h = await startHub(home, serveArgs(home));
       hubs.push(h);
       return { h, home, marker };
     },
     connect(
-      h: { acpUrl: string; token: string },
+      h: { acpUrl: string; token: string; ca?: string },
       transport: Transport,
       onRequest?: Parameters<typeof connectClient>[2],
     ): HubTestClient {

@@ -1,14 +1,24 @@
 // No orphans after kill -9 of acphub, with the OS sandbox too: the runtime's socat bridges
-// (children of acphub) and the sandboxed terminal all end with it, without a next acphub.
-import { readdirSync, readFileSync } from "node:fs";
+// (children of acphub) and the sandboxed terminal all end with it, without a next acphub —
+// and where `setpriv` is missing (a PATH without it stands for such a machine), they are
+// recorded and the next acphub reaps them.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import {
   editorTracker,
+  INIT,
   mockConfig,
   openSession,
   startEditor,
 } from "../helpers/editor.js";
 import { steps, tempDir, waitFor } from "../helpers/mock.js";
+import {
+  descendants,
+  pathWithout,
+  zombie,
+  type Proc,
+} from "../helpers/procs.js";
 import {
   isSameProcess,
   processStartTime,
@@ -21,60 +31,21 @@ afterEach(async () => {
   await editors.cleanup(() => undefined);
 });
 
-interface Proc {
-  pid: number;
-  ppid: number;
-  live: boolean;
-  cmd: string;
-}
+const isBridge = (cmd: string) => /^\S*socat UNIX-LISTEN:/.test(cmd);
 
-// Every process on the machine with its parent and command line.
-function processes(): Proc[] {
-  const all: Proc[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      all.push({
-        pid: Number(entry),
-        ppid: Number(fields[1]),
-        live: fields[0] !== "Z",
-        cmd: cmd.replace(/\0/g, " ").trim(),
-      });
-    } catch {
-      // gone
-    }
-  }
-  return all;
-}
+// acphub acp running a sandboxed `sleep` terminal; its processes (with start times) once the
+// sleep and the bridges run, then acphub killed -9.
+type Seen = Proc & { start: string | undefined };
 
-// True when `pid` has exited and waits to be collected.
-function zombie(pid: number): boolean {
-  return processes().some((p) => p.pid === pid && !p.live);
-}
-
-// The live descendants of `root` (children, their children, ...).
-function descendants(root: number): Proc[] {
-  const all = processes();
-  const found: Proc[] = [];
-  let parents = new Set([root]);
-  while (parents.size > 0) {
-    const next = all.filter((p) => parents.has(p.ppid));
-    found.push(...next.filter((p) => p.live));
-    parents = new Set(next.map((p) => p.pid));
-  }
-  return found;
-}
-
-it("kill -9 of acphub leaves no sandbox bridge or sandboxed terminal behind", async () => {
-  const home = tempDir();
+async function killedMidTerminal(
+  home: string,
+  env: Record<string, string>,
+): Promise<Seen[]> {
   mockConfig(home, [], {
     permissions: { mode: "approve-all" },
     terminals: { sandbox: "os" },
   });
-  const editor = editors.track(startEditor(home));
+  const editor = editors.track(startEditor(home, { env }));
   const sessionId = await openSession(editor, home);
   const marker = `600.${process.pid}`;
   const turn = steps({ terminal: { command: "sleep", args: [marker] } });
@@ -91,7 +62,7 @@ it("kill -9 of acphub leaves no sandbox bridge or sandboxed terminal behind", as
       // The sleep itself: bubblewrap is set up (killed halfway through its own start-up,
       // bubblewrap can leave its namespace's first process behind; that race is its own).
       below.some((p) => p.cmd === `sleep ${marker}`) &&
-      below.some((p) => /^\S*socat UNIX-LISTEN:/.test(p.cmd))
+      below.some((p) => isBridge(p.cmd))
     );
   };
   expect(await waitFor(ready, 15_000)).toBe(true);
@@ -99,13 +70,39 @@ it("kill -9 of acphub leaves no sandbox bridge or sandboxed terminal behind", as
     ...p,
     start: processStartTime(p.pid),
   }));
-
   editor.child.kill("SIGKILL");
   await editor.exited;
-  // Zombies do not count: dead, waiting for init (slow in some containers) to collect them.
-  const left = () =>
-    before.filter((p) => isSameProcess(p.pid, p.start) && !zombie(p.pid));
+  return before;
+}
+
+// Zombies do not count: dead, waiting for init (slow in some containers) to collect them.
+const alive = (p: Seen) => isSameProcess(p.pid, p.start) && !zombie(p.pid);
+
+// Waits for all of `before` to end; fails naming what is left (and kills it).
+async function expectAllGone(before: Seen[]) {
+  const left = () => before.filter(alive);
   await waitFor(() => left().length === 0, 5_000);
   survivors.push(...left().map((p) => p.pid));
   expect(left().map((p) => `${p.pid} ${p.cmd}`)).toEqual([]);
+}
+
+it("kill -9 of acphub leaves no sandbox bridge or sandboxed terminal behind", async () => {
+  const before = await killedMidTerminal(tempDir(), {});
+  await expectAllGone(before);
+});
+
+it("without setpriv, kill -9 leaves the bridges running until the next acphub reaps them", async () => {
+  const home = tempDir();
+  const env = { PATH: pathWithout("setpriv") };
+  const before = await killedMidTerminal(home, env);
+  const bridges = before.filter((p) => isBridge(p.cmd));
+  expect(bridges.length).toBeGreaterThan(0);
+  // Nothing ended them (the path without setpriv was taken), and each was recorded.
+  expect(bridges.filter(alive).length).toBe(bridges.length);
+  for (const b of bridges)
+    expect(existsSync(join(home, "agents", `${b.pid}.json`))).toBe(true);
+
+  const next = editors.track(startEditor(home, { env }));
+  await next.agent.request("initialize", INIT);
+  await expectAllGone(before);
 });

@@ -2,7 +2,7 @@
 // (util-linux) asks the kernel to kill a child when its parent dies. It covers the runtime's
 // socat bridges (children of acphub) and the shell the runtime puts around bubblewrap, whose
 // --die-with-parent then ends everything inside. Where setpriv cannot, the orphan reaper of
-// the next acphub remains (terminals are recorded).
+// the next acphub remains (terminals and bridges are recorded).
 import { execFile } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
 import which from "which";
 import { errorMessage, HubError } from "../../shared/errors.js";
+import { bridgesStarted, bridgesStopped } from "./bridge-records.js";
 import { deathSignalPrefix, socatWithParent } from "./die-with-parent.js";
 
 export interface SandboxCheck {
@@ -65,14 +66,15 @@ function ensureStarted(bwrapPath?: string): Promise<void> {
     throw new HubError("CONFIG_INVALID", "one bubblewrap path per process");
   if (initialized) return initialized.done;
   const done = socatWithParent()
-    .then((socatPath) =>
-      SandboxManager.initialize({
+    .then(async (socatPath) => {
+      await SandboxManager.initialize({
         network: { allowedDomains: [], deniedDomains: [] },
         filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
         ...(bwrapPath ? { bwrapPath } : {}),
         ...(socatPath ? { socatPath } : {}),
-      }),
-    )
+      });
+      if (!socatPath) await recordUnguardedBridges();
+    })
     .catch((error: unknown) => {
       // A failed start is not remembered: the next terminal tries again.
       if (initialized?.done === done) initialized = undefined;
@@ -84,6 +86,17 @@ function ensureStarted(bwrapPath?: string): Promise<void> {
     });
   initialized = { bwrapPath, done };
   return done;
+}
+
+// Bridges started without a death signal are recorded for the next acphub's reaper.
+async function recordUnguardedBridges(): Promise<void> {
+  if (process.platform !== "linux") return;
+  await SandboxManager.waitForNetworkInitialization();
+  const sockets = [
+    SandboxManager.getLinuxHttpSocketPath(),
+    SandboxManager.getLinuxSocksSocketPath(),
+  ];
+  bridgesStarted(sockets.filter((p): p is string => p !== undefined));
 }
 
 // Paths the runtime makes writable for its own convenience; acphub allows only what it names.
@@ -134,4 +147,5 @@ export async function stopSandbox(): Promise<void> {
   if (!initialized) return;
   initialized = undefined;
   await SandboxManager.reset();
+  bridgesStopped();
 }
