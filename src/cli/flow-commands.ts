@@ -53,9 +53,14 @@ function commandsIn(ctx: CliContext, cwd: string): HubCommand[] {
 }
 
 // A gate is a permission question to the editor: approve or reject, the text as content.
-function editorGate(c: HubCommandContext): GatePort {
+function editorGate(
+  c: HubCommandContext,
+  shown: () => Promise<void>,
+): GatePort {
   return {
     ask: async (q, signal) => {
+      // Everything shown so far reaches the editor first (updates are stored, then sent).
+      await shown();
       const { outcome } = await c.request<{
         outcome: RequestPermissionOutcome;
       }>(
@@ -122,9 +127,9 @@ async function runInSession(
       ).outcome,
   });
   host.onSessionStart?.(runId, { cwd: c.cwd });
-  createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
+  await createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
   const journal = ledgerJournal(ledger, runId);
-  journal.record({
+  await journal.record({
     type: "run_start",
     runId,
     workflow: name,
@@ -151,7 +156,7 @@ async function runInSession(
         logger: ctx.logger,
       }),
       shell: shellPort(host, runId),
-      gate: editorGate(c),
+      gate: editorGate(c, () => shown),
       sink: {
         update: (u) => {
           shown = shown
