@@ -1,16 +1,23 @@
-// acphub acp in front of the mock agent: update relay throughput (direct versus through
-// acphub, as a ratio in one run), replay time of a 5,000-event session, and acphub's memory
-// per idle session. Prints figures; never part of the test run.
+// acphub acp in front of the mock agent, with the SQLite ledger and with PostgreSQL: update relay
+// throughput (direct versus through acphub, as a ratio in one run), acphub's CPU per relayed
+// update, replay of a 5,000-event session after a restart (minus the same client receiving the
+// same updates from a raw writer), the events stored for a 1,000-chunk reply, and memory per idle
+// session. Prints figures; never part of the test run. BENCH_PG_URL uses an existing server.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { client } from "@agentclientprotocol/sdk";
+import { openLedgerAt } from "../dist/ledger/open.js";
 import { ndjsonStream } from "../dist/protocol/ndjson.js";
 import { CLI, median, streamPrompt } from "./common.mjs";
+import { benchPostgres } from "./pg-server.mjs";
 
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 20000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RAW_WRITER = fileURLToPath(new URL("./raw-writer.mjs", import.meta.url));
+const TICKS = 100; // clock ticks per second in /proc/PID/stat (Linux's USER_HZ)
 
 function home() {
   const dir = mkdtempSync(join(tmpdir(), "acphub-bench-"));
@@ -22,7 +29,6 @@ function home() {
     JSON.stringify({
       defaultAgent: "mock",
       agents,
-      ledger: { maxEventsPerSession: 100000, maxBytesPerSession: 268435456 },
       limits: { sessionsPerMinute: 100000 },
     }),
   );
@@ -35,12 +41,13 @@ function editor(argv, env = {}) {
     stdio: ["pipe", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });
-  const counter = { updates: 0 };
+  const counter = { updates: 0, frames: [] };
   const stream = ndjsonStream(child.stdout, child.stdin, {
     maxLineBytes: 64 * 1024 * 1024,
     intercept: (m) => {
       if (!("method" in m) || "id" in m) return false;
       if (m.method === "session/update") counter.updates++;
+      if (counter.keep) counter.frames.push(JSON.stringify(m));
       return true;
     },
   });
@@ -48,108 +55,201 @@ function editor(argv, env = {}) {
   return { agent: connection.agent, child, counter };
 }
 
-async function relayRate(argv, env) {
-  const e = editor(argv, env);
-  await e.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {},
-  });
-  const { sessionId } = await e.agent.request("session/new", {
-    cwd: process.cwd(),
-    mcpServers: [],
-  });
-  const times = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    e.counter.updates = 0;
-    const start = performance.now();
-    await e.agent.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: streamPrompt(UPDATES) }],
-    });
-    if (e.counter.updates !== UPDATES)
-      throw new Error(`saw ${e.counter.updates} updates`);
-    times.push(performance.now() - start);
-  }
-  e.child.kill();
-  return (UPDATES / median(times)) * 1000;
+const INIT = { protocolVersion: 1, clientCapabilities: {} };
+const NEW = () => ({ cwd: process.cwd(), mcpServers: [] });
+
+// user+system CPU seconds of a process so far.
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .split(") ")[1]
+    .split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
 }
 
-async function replayTime(events) {
-  const dir = home();
-  const env = { ACPHUB_HOME: dir };
+// An editor with one session open, ready for turns.
+async function opened(argv, env) {
+  const e = editor(argv, env);
+  await e.agent.request("initialize", INIT);
+  const { sessionId } = await e.agent.request("session/new", NEW());
+  return { ...e, sessionId, times: [], cpu: 0 };
+}
+
+// One turn of UPDATES updates; its wall time and the process's CPU time are added up.
+async function turn(e) {
+  e.counter.updates = 0;
+  const cpu = cpuSeconds(e.child.pid);
+  const start = performance.now();
+  await e.agent.request("session/prompt", {
+    sessionId: e.sessionId,
+    prompt: [{ type: "text", text: streamPrompt(UPDATES) }],
+  });
+  e.times.push(performance.now() - start);
+  e.cpu += cpuSeconds(e.child.pid) - cpu;
+  if (e.counter.updates !== UPDATES)
+    throw new Error(`saw ${e.counter.updates} updates`);
+}
+
+// Direct and through acphub, rounds interleaved so that both see the same machine load.
+async function relayRates(env) {
+  const direct = await opened([CLI, "mock-agent"]);
+  const hub = await opened([CLI, "acp"], env);
+  for (let round = 0; round < ROUNDS; round++) {
+    await turn(direct);
+    await turn(hub);
+  }
+  direct.child.kill();
+  hub.child.kill();
+  const rate = (e) => (UPDATES / median(e.times)) * 1000;
+  return {
+    direct: rate(direct),
+    hub: rate(hub),
+    cpuUs: (hub.cpu * 1e6) / (UPDATES * ROUNDS),
+  };
+}
+
+// Time to answer session/load of a 5,000-event session after kill -9, and the frames replayed.
+async function replayTime(env) {
   const first = editor([CLI, "acp"], env);
-  await first.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {},
-  });
-  const { sessionId } = await first.agent.request("session/new", {
-    cwd: process.cwd(),
-    mcpServers: [],
-  });
+  await first.agent.request("initialize", INIT);
+  const { sessionId } = await first.agent.request("session/new", NEW());
+  // Chunks of distinct messages, which compaction keeps apart: 5,000 events to replay.
+  const updates = Array.from({ length: 4999 }, (_, i) => ({
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: `part ${i} ` },
+      messageId: `m${i}`,
+    },
+  }));
   await first.agent.request("session/prompt", {
     sessionId,
-    prompt: [{ type: "text", text: streamPrompt(events - 2) }],
+    prompt: [{ type: "text", text: JSON.stringify({ steps: updates }) }],
   });
   first.child.kill("SIGKILL");
-  const second = editor([CLI, "acp"], env);
-  await second.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {},
-  });
-  const start = performance.now();
-  await second.agent.request("session/load", {
+  await new Promise((resolve) => first.child.once("exit", resolve));
+  const times = [];
+  let frames = [];
+  // The last round, untimed, keeps the frames (serializing them would slow the timed client).
+  for (let round = 0; round <= ROUNDS; round++) {
+    const second = editor([CLI, "acp"], env);
+    await second.agent.request("initialize", INIT);
+    second.counter.keep = round === ROUNDS;
+    const start = performance.now();
+    await second.agent.request("session/load", { sessionId, ...NEW() });
+    if (round < ROUNDS) times.push(performance.now() - start);
+    else frames = [...second.counter.frames]; // what came before the answer
+    second.child.stdin.end(); // a clean exit: its agent is shut down, not orphaned
+    await new Promise((resolve) => second.child.once("exit", resolve));
+  }
+  return { ms: median(times), frames };
+}
+
+// The same client receiving the same frames from a raw writer (one write, no SDK).
+async function rawReplayTime(frames) {
+  const file = join(
+    mkdtempSync(join(tmpdir(), "acphub-raw-")),
+    "frames.ndjson",
+  );
+  writeFileSync(file, frames.map((f) => f + "\n").join(""));
+  const times = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const raw = editor([RAW_WRITER, file]);
+    await raw.agent.request("initialize", INIT);
+    const start = performance.now();
+    await raw.agent.request("session/load", { sessionId: "s", ...NEW() });
+    times.push(performance.now() - start);
+    if (raw.counter.updates !== frames.length)
+      throw new Error("raw writer lost frames");
+    raw.child.kill();
+  }
+  return median(times);
+}
+
+// Events kept in the ledger for a streamed reply of 1,000 chunks, once the turn is compacted.
+async function storedForReply(env, where) {
+  const e = editor([CLI, "acp"], env);
+  await e.agent.request("initialize", INIT);
+  const { sessionId } = await e.agent.request("session/new", NEW());
+  await e.agent.request("session/prompt", {
     sessionId,
-    cwd: process.cwd(),
-    mcpServers: [],
+    prompt: [{ type: "text", text: streamPrompt(1000) }],
   });
-  const ms = performance.now() - start;
-  second.child.kill();
-  return { ms, replayed: second.counter.updates };
+  await e.agent.request("session/list", {}); // compaction runs right after the answer
+  await new Promise((r) => setTimeout(r, 500));
+  e.child.kill();
+  const ledger = await openLedgerAt(where);
+  const count = (await ledger.read(sessionId)).length;
+  await ledger.close();
+  return count;
 }
 
 function rssKb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]);
+  return Number(
+    /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1],
+  );
 }
 
-async function memoryPerSession(count) {
-  const e = editor([CLI, "acp"], { ACPHUB_HOME: home() });
-  await e.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {},
-  });
-  const open = () =>
-    e.agent.request("session/new", { cwd: process.cwd(), mcpServers: [] });
-  for (let i = 0; i < 20; i++) await open(); // warm up allocations
-  global.gc?.();
+async function memoryPerSession(count, env) {
+  const e = editor([CLI, "acp"], env);
+  await e.agent.request("initialize", INIT);
+  for (let i = 0; i < 20; i++) await e.agent.request("session/new", NEW());
   await new Promise((r) => setTimeout(r, 300));
   const before = rssKb(e.child.pid);
-  for (let i = 0; i < count; i++) await open();
+  for (let i = 0; i < count; i++) await e.agent.request("session/new", NEW());
   await new Promise((r) => setTimeout(r, 300));
   const after = rssKb(e.child.pid);
   e.child.kill();
   return ((after - before) * 1024) / count;
 }
 
-const direct = await relayRate([CLI, "mock-agent"]);
-const hub = await relayRate([CLI, "acp"], { ACPHUB_HOME: home() });
+const f = (n) => Math.round(n).toLocaleString("en");
 console.log(
-  `update relay, mock agent → editor, ${UPDATES} updates per turn, median of ${ROUNDS}`,
+  `update relay, mock agent → editor, ${UPDATES} updates per turn, median of ${ROUNDS} (direct and hub rounds interleaved)`,
 );
-console.log(
-  `  direct             : ${Math.round(direct).toLocaleString("en")} updates/s`,
-);
-console.log(
-  `  through acphub acp : ${Math.round(hub).toLocaleString("en")} updates/s (each appended to the ledger first)`,
-);
-console.log(`  ratio hub/direct   : ${(hub / direct).toFixed(2)}`);
-const replay = await replayTime(5000);
-console.log(
-  `replay of a 5,000-event session after a restart: ${replay.ms.toFixed(0)} ms (${replay.replayed} updates, load answered)`,
-);
-const perSession = await memoryPerSession(
-  Number(process.env.BENCH_SESSIONS ?? 200),
-);
-console.log(
-  `acphub acp memory per idle session: ${(perSession / 1024).toFixed(1)} KiB (RSS growth over ${process.env.BENCH_SESSIONS ?? 200} sessions, acphub only)`,
-);
+
+async function measure(name, ledgerEnv, where) {
+  const env = { ACPHUB_HOME: home(), ...ledgerEnv };
+  const r = await relayRates(env);
+  console.log(`${name}:`);
+  console.log(`  direct                        : ${f(r.direct)} updates/s`);
+  console.log(
+    `  through acphub acp            : ${f(r.hub)} updates/s (each stored before the editor gets it)`,
+  );
+  console.log(
+    `  ratio hub/direct              : ${(r.hub / r.direct).toFixed(2)}`,
+  );
+  console.log(
+    `  acphub CPU per relayed update : ${r.cpuUs.toFixed(1)} µs (user+sys of the acphub process, /proc)`,
+  );
+  const replayEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
+  const replay = await replayTime(replayEnv);
+  const raw = await rawReplayTime(replay.frames);
+  console.log(
+    `  replay of ${replay.frames.length} updates after kill -9: ${replay.ms.toFixed(0)} ms to answer session/load; raw writer ${raw.toFixed(0)} ms; acphub adds ${(replay.ms - raw).toFixed(0)} ms`,
+  );
+  const storeEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
+  const stored = await storedForReply(
+    storeEnv,
+    where ?? join(storeEnv.ACPHUB_HOME, "ledger.db"),
+  );
+  console.log(
+    `  events stored for a 1,000-chunk reply (prompt and turn end included): ${stored}`,
+  );
+  const perSession = await memoryPerSession(
+    Number(process.env.BENCH_SESSIONS ?? 200),
+    {
+      ACPHUB_HOME: home(),
+      ...ledgerEnv,
+    },
+  );
+  console.log(
+    `  memory per idle session       : ${(perSession / 1024).toFixed(1)} KiB (RSS growth, acphub only)`,
+  );
+}
+
+await measure("SQLite ledger", {});
+const pg = await benchPostgres();
+try {
+  await measure("PostgreSQL ledger", { ACPHUB_LEDGER_URL: pg.url }, pg.url);
+} finally {
+  pg.stop();
+}

@@ -21,6 +21,12 @@ const NEEDS = [
   { program: "socat", pkg: "socat", why: "the OS sandbox's network bridge" },
   { program: "rg", pkg: "ripgrep", why: "the OS sandbox's read-deny globs" },
   {
+    // Debian keeps the server programs off PATH, under the major version's own folder.
+    program: "/usr/lib/postgresql/15/bin/pg_ctl",
+    pkg: "postgresql",
+    why: "the ledger contract tests against a real PostgreSQL",
+  },
+  {
     program: "openssl",
     pkg: "openssl",
     why: "a self-signed certificate for the acphub serve TLS tests",

@@ -50,10 +50,15 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   } catch (error) {
     return fail(error);
   }
+  let ledger;
+  try {
+    ledger = await openLedger(ctx);
+  } catch (error) {
+    return fail(error);
+  }
   // Wired in one direction: the editor channel first, the host over it, the gateway over both.
   const editor = new EditorChannel(new SessionTable());
   const host = hostForEditor(ctx, editor, true);
-  const ledger = openLedger(ctx);
   const gateway = buildGateway({
     ctx,
     agentName: name,

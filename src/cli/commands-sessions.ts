@@ -25,7 +25,7 @@ export function addLedgerCommands(program: Command): void {
     .option("-C, --cwd <dir>", "only sessions in this folder")
     .action(async (options: Record<string, unknown>) => {
       const { sessionsList } = await import("./sessions.js");
-      process.exitCode = sessionsList({ ...program.opts(), ...options });
+      process.exitCode = await sessionsList({ ...program.opts(), ...options });
     });
   sessions
     .command("show")
@@ -34,7 +34,10 @@ export function addLedgerCommands(program: Command): void {
     .option("--json", "print the session and its events as JSON")
     .action(async (id: string, options: Record<string, unknown>) => {
       const { sessionsShow } = await import("./sessions.js");
-      process.exitCode = sessionsShow(id, { ...program.opts(), ...options });
+      process.exitCode = await sessionsShow(id, {
+        ...program.opts(),
+        ...options,
+      });
     });
   sessions
     .command("delete")
@@ -43,7 +46,10 @@ export function addLedgerCommands(program: Command): void {
     .option("--json", 'print {"deleted": ID} as JSON')
     .action(async (id: string, options: Record<string, unknown>) => {
       const { sessionsDelete } = await import("./sessions.js");
-      process.exitCode = sessionsDelete(id, { ...program.opts(), ...options });
+      process.exitCode = await sessionsDelete(id, {
+        ...program.opts(),
+        ...options,
+      });
     });
 
   sessions
@@ -55,7 +61,10 @@ export function addLedgerCommands(program: Command): void {
     .option("-o, --output <file>", "write to FILE instead of stdout")
     .action(async (id: string, options: Record<string, unknown>) => {
       const { sessionsExport } = await import("./sessions.js");
-      process.exitCode = sessionsExport(id, { ...program.opts(), ...options });
+      process.exitCode = await sessionsExport(id, {
+        ...program.opts(),
+        ...options,
+      });
     });
   sessions
     .command("import")

@@ -5,7 +5,7 @@ import { MOCK_AGENT_NAME } from "../agents/registry.js";
 import { DEFAULT_GATEWAY_LIMITS } from "../gateway/limits.js";
 import { DEFAULT_FS_LIMITS } from "../host/fs-service.js";
 import { DEFAULT_TERMINAL_LIMITS } from "../host/terminals.js";
-import { DEFAULT_LEDGER_CAPS } from "../ledger/sqlite-ledger.js";
+import { DEFAULT_LEDGER_CAPS } from "../ledger/caps.js";
 
 type Tree = Record<string, unknown>;
 
@@ -25,7 +25,12 @@ export function configDefaults(): Tree {
       maxQueuedEvents: DEFAULT_LIMITS.maxQueuedEvents,
       ...DEFAULT_GATEWAY_LIMITS,
     },
-    ledger: { ...DEFAULT_LEDGER_CAPS },
+    // retentionDays is off (absent) by default; only the caps have values.
+    ledger: {
+      maxSessions: DEFAULT_LEDGER_CAPS.maxSessions,
+      maxEventsPerSession: DEFAULT_LEDGER_CAPS.maxEventsPerSession,
+      maxBytesPerSession: DEFAULT_LEDGER_CAPS.maxBytesPerSession,
+    },
     fs: { ...DEFAULT_FS_LIMITS },
     terminals: { ...DEFAULT_TERMINAL_LIMITS },
   };

@@ -23,6 +23,7 @@ const BY_CODE: Partial<Record<HubErrorCode, ExitCode>> = {
   USAGE: EXIT_CODES.usage,
   CONFIG_INVALID: EXIT_CODES.usage,
   AGENT_NOT_FOUND: EXIT_CODES.usage,
+  LEDGER_UNAVAILABLE: EXIT_CODES.usage,
   TIMEOUT: EXIT_CODES.timeout,
   INIT_TIMEOUT: EXIT_CODES.timeout,
   SESSION_NOT_FOUND: EXIT_CODES.noSession,

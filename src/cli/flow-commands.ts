@@ -97,13 +97,13 @@ export function workflowCommands(
   return {
     list: (cwd) => (exclusive ? [] : commandsIn(ctx, cwd)),
     ...(exclusive ? { exclusive } : {}),
-    interrupted: (sessionId) =>
-      Promise.resolve(interrupted.find(sessionId)?.workflow),
+    interrupted: async (sessionId) =>
+      (await interrupted.find(sessionId))?.workflow,
     run: async (name, c) =>
       runInSession(
         ctx,
         ledger,
-        planInSession(ctx, ledger, interrupted, name, c),
+        await planInSession(ctx, ledger, interrupted, name, c),
         c,
       ),
   };
@@ -119,14 +119,14 @@ interface SessionRun {
 
 // The run a prompt starts in an editor's session: the one a crash interrupted there,
 // continued from its journal, else a new run of the named workflow.
-function planInSession(
+async function planInSession(
   ctx: CliContext,
   ledger: LedgerPort,
   interrupted: InterruptedRuns,
   name: string,
   c: HubCommandContext,
-): SessionRun {
-  const pending = interrupted.take(c.sessionId);
+): Promise<SessionRun> {
+  const pending = await interrupted.take(c.sessionId);
   if (pending) return continued(ctx, ledger, pending, c);
   const workflow = findWorkflow(
     name,
@@ -134,8 +134,8 @@ function planInSession(
     loadOptions(ctx.config),
   );
   const runId = randomUUID();
-  createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
-  ledgerJournal(ledger, runId).record({
+  await createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
+  await ledgerJournal(ledger, runId).record({
     type: "run_start",
     runId,
     workflow: name,
@@ -143,18 +143,18 @@ function planInSession(
     input: c.input,
     cwd: c.cwd,
   });
-  interrupted.mark(c.sessionId, runId, name);
+  await interrupted.mark(c.sessionId, runId, name);
   return { workflow, runId, cwd: c.cwd, input: c.input, recorded: [] };
 }
 
 // An interrupted run taken up again at its first step that did not complete; one that can
 // no longer be (its file is gone or broken) is ended, so the session is not stuck on it.
-function continued(
+async function continued(
   ctx: CliContext,
   ledger: LedgerPort,
   run: InterruptedRun,
   c: HubCommandContext,
-): SessionRun {
+): Promise<SessionRun> {
   try {
     const { start, recorded } = resumePoint(run.runId, run.entries);
     const workflow = findWorkflow(
@@ -170,7 +170,7 @@ function continued(
     const { input, cwd } = start;
     return { workflow, runId: run.runId, cwd, input, recorded };
   } catch (error) {
-    ledgerJournal(ledger, run.runId).record({
+    await ledgerJournal(ledger, run.runId).record({
       type: "run_end",
       status: "failed",
     });

@@ -19,10 +19,13 @@ interface RunMark {
 }
 
 // The last run started in the session, from the mark it left there.
-function lastMark(ledger: LedgerPort, sessionId: string): RunMark | undefined {
-  const marks = ledger
-    .events(sessionId)
-    .filter((e) => e.kind === "workflow" && e.payload["type"] === "run");
+async function lastMark(
+  ledger: LedgerPort,
+  sessionId: string,
+): Promise<RunMark | undefined> {
+  const marks = (await ledger.events(sessionId)).filter(
+    (e) => e.kind === "workflow" && e.payload["type"] === "run",
+  );
   return marks.at(-1)?.payload as RunMark | undefined;
 }
 
@@ -34,17 +37,21 @@ export class InterruptedRuns {
   constructor(private readonly ledger: LedgerPort) {}
 
   // Leaves a run's mark in the session it runs in.
-  mark(sessionId: string, runId: string, workflow: string): void {
+  async mark(
+    sessionId: string,
+    runId: string,
+    workflow: string,
+  ): Promise<void> {
     this.settled.add(sessionId);
     const mark: RunMark = { type: "run", runId, workflow };
-    this.ledger.append(sessionId, "workflow", { ...mark });
+    await this.ledger.append(sessionId, "workflow", { ...mark });
   }
 
   // The session's interrupted run, if any, without taking it.
-  find(sessionId: string): InterruptedRun | undefined {
+  async find(sessionId: string): Promise<InterruptedRun | undefined> {
     if (this.settled.has(sessionId)) return undefined;
-    const mark = lastMark(this.ledger, sessionId);
-    const entries = mark ? readJournal(this.ledger, mark.runId) : [];
+    const mark = await lastMark(this.ledger, sessionId);
+    const entries = mark ? await readJournal(this.ledger, mark.runId) : [];
     const started = entries.some((e) => e.type === "run_start");
     if (!mark || !started || entries.some((e) => e.type === "run_end")) {
       this.settled.add(sessionId);
@@ -54,8 +61,8 @@ export class InterruptedRuns {
   }
 
   // The session's interrupted run, taken: asked again, it is not there.
-  take(sessionId: string): InterruptedRun | undefined {
-    const run = this.find(sessionId);
+  async take(sessionId: string): Promise<InterruptedRun | undefined> {
+    const run = await this.find(sessionId);
     this.settled.add(sessionId);
     return run;
   }

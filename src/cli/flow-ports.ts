@@ -71,7 +71,7 @@ async function openStep(
     const unbind = pool.bind(session.id, o.stepId);
     const id = randomUUID();
     const now = Date.now();
-    w.ledger.createSession({
+    await w.ledger.createSession({
       id,
       agent,
       cwd: o.cwd,
@@ -87,8 +87,8 @@ async function openStep(
     });
     return {
       id,
-      session: recordedPrompts(session, w.ledger, id),
-      record: (event) => recordEvent(w.ledger, id, event),
+      session: recordedPrompts(session, w.ledger, id, w.logger),
+      record: (event) => recordEvent(w.ledger, id, event, w.logger),
       close: async () => {
         unbind();
         if (connection.alive && connection.supports("close"))
@@ -102,17 +102,18 @@ async function openStep(
   }
 }
 
-// The session, with each prompt kept in its ledger history first.
+// The session, with each prompt kept in its ledger history first (appended in call order).
 function recordedPrompts(
   session: AgentSessionPort,
   ledger: LedgerPort,
   id: string,
+  logger: Logger,
 ): AgentSessionPort {
   return {
     id: session.id,
     state: session.state,
     prompt: (blocks, options) => {
-      ledger.append(id, "prompt", { prompt: blocks });
+      kept(ledger.append(id, "prompt", { prompt: blocks }), logger, id);
       return session.prompt(blocks, options);
     },
     cancel: () => session.cancel(),
@@ -122,21 +123,42 @@ function recordedPrompts(
   };
 }
 
-function recordEvent(ledger: LedgerPort, id: string, event: RunEvent): void {
+// Keeps a step agent's event in its session's history (appended in arrival order).
+function recordEvent(
+  ledger: LedgerPort,
+  id: string,
+  event: RunEvent,
+  logger: Logger,
+): void {
   if (event.type === "session_update")
-    ledger.append(
+    kept(
+      ledger.append(
+        id,
+        "update",
+        event.meta
+          ? { update: event.update, _meta: event.meta }
+          : { update: event.update },
+      ),
+      logger,
       id,
-      "update",
-      event.meta
-        ? { update: event.update, meta: event.meta }
-        : { update: event.update },
     );
   else if (event.type === "permission")
-    ledger.append(id, "permission", {
-      request: event.request,
-      outcome: event.outcome,
-      decidedBy: event.decidedBy,
-    });
+    kept(
+      ledger.append(id, "permission", {
+        request: event.request,
+        outcome: event.outcome,
+        decidedBy: event.decidedBy,
+      }),
+      logger,
+      id,
+    );
+}
+
+// A step session's append not waited for: a failure is logged, never an unhandled rejection.
+function kept(append: Promise<number>, logger: Logger, id: string): void {
+  append.catch((error: unknown) =>
+    logger.warn({ err: error, sessionId: id }, "ledger: step event not stored"),
+  );
 }
 
 // Shell steps run as the host's own terminals: the command policy, the roots and the OS
@@ -173,14 +195,18 @@ export function shellPort(host: HostServices, sessionId: string): ShellPort {
 // The run's journal: one `workflow` event per entry in the run's own ledger session.
 export function ledgerJournal(ledger: LedgerPort, runId: string): RunJournal {
   return {
-    record: (entry) => void ledger.append(runId, "workflow", { ...entry }),
+    record: async (entry) => {
+      await ledger.append(runId, "workflow", { ...entry });
+    },
   };
 }
 
 // What a run's journal kept, in order.
-export function readJournal(ledger: LedgerPort, runId: string): JournalEntry[] {
-  return ledger
-    .events(runId)
+export async function readJournal(
+  ledger: LedgerPort,
+  runId: string,
+): Promise<JournalEntry[]> {
+  return (await ledger.events(runId))
     .filter((e) => e.kind === "workflow")
     .map((e) => e.payload as unknown as JournalEntry);
 }

@@ -65,16 +65,16 @@ function gatePort(
 
 // The run's own ledger session, where its journal goes (`flow resume RUN_ID` reads it); a run
 // started inside another session (a slash command) names it as its parent.
-export function createRunSession(
+export async function createRunSession(
   ledger: LedgerPort,
   runId: string,
   workflow: Workflow,
   cwd: string,
   input: string,
   parentSession?: string,
-): void {
+): Promise<void> {
   const now = Date.now();
-  ledger.createSession({
+  await ledger.createSession({
     id: runId,
     agent: `flow:${workflow.spec.name}`,
     cwd,
@@ -121,8 +121,11 @@ export async function flowResume(
   runId: string,
   options: FlowRunOptions,
 ): Promise<ExitCode> {
-  return flowCommand(options, (ctx, ledger) => {
-    const point: ResumePoint = resumePoint(runId, readJournal(ledger, runId));
+  return flowCommand(options, async (ctx, ledger) => {
+    const point: ResumePoint = resumePoint(
+      runId,
+      await readJournal(ledger, runId),
+    );
     const { start } = point;
     const workflow = findWorkflow(
       start.workflow,
@@ -152,7 +155,7 @@ interface Planned {
 // Opens the ledger and host, plans the run (new or resumed), runs it, converts the outcome.
 async function flowCommand(
   options: FlowRunOptions,
-  plan: (ctx: CliContext, ledger: LedgerPort) => Planned,
+  plan: (ctx: CliContext, ledger: LedgerPort) => Planned | Promise<Planned>,
 ): Promise<ExitCode> {
   const json = options.json === true;
   let ledger: LedgerPort | undefined;
@@ -160,13 +163,13 @@ async function flowCommand(
   let agents: RunStepAgents | undefined;
   try {
     const ctx = cliContext(options);
-    ledger = openLedger(ctx);
-    const p = plan(ctx, ledger);
+    ledger = await openLedger(ctx);
+    const p = await plan(ctx, ledger);
     if (!p.resumed)
-      createRunSession(ledger, p.runId, p.workflow, p.cwd, p.input);
+      await createRunSession(ledger, p.runId, p.workflow, p.cwd, p.input);
     const journal = ledgerJournal(ledger, p.runId);
     if (!p.resumed)
-      journal.record({
+      await journal.record({
         type: "run_start",
         runId: p.runId,
         workflow: p.workflow.spec.name,
@@ -231,7 +234,7 @@ async function flowCommand(
   } finally {
     await agents?.close();
     host?.close();
-    ledger?.close();
+    await ledger?.close();
   }
 }
 

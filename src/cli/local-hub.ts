@@ -101,12 +101,12 @@ export function cliEditor(
 export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
   const { config, paths, logger } = o.ctx;
   reapOrphans(paths.stateDir, logger);
-  const ledger = openLedger(o.ctx);
+  const ledger = await openLedger(o.ctx);
   let record: SessionRecord | undefined;
   if (o.sessionId) {
-    record = ledger.getSession(o.sessionId);
+    record = await ledger.getSession(o.sessionId);
     if (!record) {
-      ledger.close();
+      await ledger.close();
       throw new HubError(
         "SESSION_NOT_FOUND",
         `no session ${o.sessionId} (see acphub sessions list)`,
@@ -126,7 +126,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
         o.cwd ?? process.cwd(),
       ));
   } catch (error) {
-    ledger.close();
+    await ledger.close();
     throw error;
   }
   const host = buildHost({
@@ -166,12 +166,16 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     let sessionId: string;
     if (record) {
       sessionId = record.id;
+      // session/load answers before the agent is restored; the CLI waits for the restoration
+      // (and its notice) before the first prompt, as resume does.
       if (o.replay) await gateway.loadSession({ sessionId });
-      else await gateway.resumeSession({ sessionId });
+      await gateway.resumeSession({ sessionId });
     } else {
       sessionId = String(
         (await gateway.newSession({ cwd: o.cwd, mcpServers: [] }))["sessionId"],
       );
+      // The commands advertised after session/new are known before the first prompt (/help).
+      await gateway.settled(sessionId);
     }
     const mockByDefault =
       agentName === MOCK_AGENT_NAME &&

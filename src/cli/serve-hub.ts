@@ -25,16 +25,21 @@ export interface ServeHub {
   close(): Promise<void>;
 }
 
-export function openServeHub(
+/** How long after a turn the hub merges its chunks (see GatewayOptions.compactAfterMs). */
+const SERVE_COMPACT_AFTER_MS = 60_000;
+
+// Opens the ledger first: one that cannot be opened (Postgres unreachable) stops serve here.
+export async function openServeHub(
   ctx: CliContext,
   agent: string | undefined,
   metrics: HubMetrics,
   cancelOnDisconnect: boolean,
-): ServeHub {
+): Promise<ServeHub> {
   const { config, paths, logger } = ctx;
   reapOrphans(paths.stateDir, logger);
   const defaultAgent = agent ?? defaultAgentName(config);
   resolveAgent(defaultAgent, config); // fails early on an unknown name
+  const ledger = await openLedger(ctx);
   const hosts: HostServices[] = [];
   let closing = false;
   const createGateway = async (
@@ -56,6 +61,9 @@ export function openServeHub(
       ledger,
       host,
       editor,
+      // Clients reconnect with a cursor: a turn's chunks stay as sent for a minute, so that one
+      // whose cursor falls inside a streamed reply gets only what it missed.
+      compactAfterMs: SERVE_COMPACT_AFTER_MS,
       limits: {
         sessionsPerMinute: Number.MAX_SAFE_INTEGER,
         busyPrompt: "reject",
@@ -69,7 +77,7 @@ export function openServeHub(
     });
   };
   const hub = new SessionHub({
-    ledger: metrics.timeLedger(openLedger(ctx)),
+    ledger: metrics.timeLedger(ledger),
     defaultAgent,
     createGateway,
     cancelOnDisconnect,

@@ -58,7 +58,7 @@ async function start(
   });
   let liveSessions = () => 0;
   const metrics = createMetrics(() => liveSessions());
-  const hub = openServeHub(
+  const hub = await openServeHub(
     ctx,
     o.agent,
     metrics,

@@ -2,12 +2,16 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { replayItems } from "../gateway/history.js";
-import type { LedgerEvent, SessionRecord } from "../gateway/ports.js";
-import { SqliteLedger } from "../ledger/sqlite-ledger.js";
+import type {
+  LedgerEvent,
+  LedgerPort,
+  ListPage,
+  SessionRecord,
+} from "../gateway/ports.js";
 import { errorMessage, HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "./context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { guarded } from "./guard.js";
+import { fail } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 import { openLedger } from "./wiring.js";
 
@@ -16,18 +20,22 @@ export interface SessionsOptions extends GlobalOptions {
   cwd?: string;
 }
 
-function withLedger(
+// Opens the ledger, runs the command on it, closes it; an error is one line and its exit code.
+async function withLedger(
   options: GlobalOptions,
-  body: (ledger: SqliteLedger) => void,
-): ExitCode {
-  return guarded(() => {
-    const ledger = openLedger(cliContext(options));
+  body: (ledger: LedgerPort) => Promise<void>,
+): Promise<ExitCode> {
+  try {
+    const ledger = await openLedger(cliContext(options));
     try {
-      body(ledger);
+      await body(ledger);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
-  });
+    return EXIT_CODES.ok;
+  } catch (error) {
+    return fail(error);
+  }
 }
 
 const out = (text: string) => process.stdout.write(text);
@@ -46,12 +54,12 @@ function line(s: SessionRecord): string {
   return `${s.id}  ${when(s.updatedAt)}  ${s.agent.padEnd(8)} ${String(s.eventCount).padStart(5)} events  ${s.title ?? "(untitled)"}${flags ? `  [${flags}]` : ""}\n`;
 }
 
-export function sessionsList(options: SessionsOptions): ExitCode {
-  return withLedger(options, (ledger) => {
+export function sessionsList(options: SessionsOptions): Promise<ExitCode> {
+  return withLedger(options, async (ledger) => {
     const all: SessionRecord[] = [];
     let cursor: string | null = null;
     do {
-      const page = ledger.listSessions({
+      const page: ListPage = await ledger.listSessions({
         // `.` and `dir/` name the same folder the ledger recorded as an absolute path.
         cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
         cursor,
@@ -66,8 +74,11 @@ export function sessionsList(options: SessionsOptions): ExitCode {
   });
 }
 
-function requireSession(ledger: SqliteLedger, id: string): SessionRecord {
-  const record = ledger.getSession(id);
+async function requireSession(
+  ledger: LedgerPort,
+  id: string,
+): Promise<SessionRecord> {
+  const record = await ledger.getSession(id);
   if (!record)
     throw new HubError(
       "SESSION_NOT_FOUND",
@@ -76,10 +87,13 @@ function requireSession(ledger: SqliteLedger, id: string): SessionRecord {
   return record;
 }
 
-export function sessionsShow(id: string, options: SessionsOptions): ExitCode {
-  return withLedger(options, (ledger) => {
-    const record = requireSession(ledger, id);
-    const events = ledger.events(id);
+export function sessionsShow(
+  id: string,
+  options: SessionsOptions,
+): Promise<ExitCode> {
+  return withLedger(options, async (ledger) => {
+    const record = await requireSession(ledger, id);
+    const events = await ledger.events(id);
     if (options.json) {
       out(inertJson({ session: record, events }) + "\n");
       return;
@@ -129,10 +143,13 @@ export function readable(updates: Record<string, unknown>[]): string[] {
   return lines.map((l) => l.trimEnd());
 }
 
-export function sessionsDelete(id: string, options: SessionsOptions): ExitCode {
-  return withLedger(options, (ledger) => {
-    requireSession(ledger, id);
-    ledger.deleteSession(id);
+export function sessionsDelete(
+  id: string,
+  options: SessionsOptions,
+): Promise<ExitCode> {
+  return withLedger(options, async (ledger) => {
+    await requireSession(ledger, id);
+    await ledger.deleteSession(id);
     out(
       options.json ? JSON.stringify({ deleted: id }) + "\n" : `deleted ${id}\n`,
     );
@@ -143,11 +160,11 @@ export function sessionsDelete(id: string, options: SessionsOptions): ExitCode {
 export function sessionsExport(
   id: string,
   options: SessionsOptions & { output?: string },
-): ExitCode {
-  return withLedger(options, (ledger) => {
-    const record = requireSession(ledger, id);
+): Promise<ExitCode> {
+  return withLedger(options, async (ledger) => {
+    const record = await requireSession(ledger, id);
     const lines = [inertJson({ type: "session", session: record })];
-    for (const event of ledger.events(id))
+    for (const event of await ledger.events(id))
       lines.push(inertJson({ type: "event", ...event }));
     const text = lines.join("\n") + "\n";
     if (options.output) writeFileSync(options.output, text, { mode: 0o600 });
@@ -170,25 +187,36 @@ export async function sessionsImport(
     );
     return EXIT_CODES.usage;
   }
-  return withLedger(options, (ledger) => {
+  return withLedger(options, async (ledger) => {
     const { session, events } = parseExport(text, file);
-    if (ledger.getSession(session.id)) {
+    if (await ledger.getSession(session.id)) {
       if (!options.replace)
         throw new HubError(
           "USAGE",
           `session ${session.id} already exists (pass --replace to overwrite it)`,
         );
-      ledger.deleteSession(session.id);
+      await ledger.deleteSession(session.id);
     }
-    ledger.createSession(session);
-    for (const event of events)
-      ledger.append(session.id, event.kind, event.payload);
+    await ledger.createSession(session);
+    await Promise.all(
+      events.map((event) =>
+        ledger.append(session.id, event.kind, withMetaKey(event)),
+      ),
+    );
     out(
       options.json
         ? JSON.stringify({ imported: session.id, events: events.length }) + "\n"
         : `imported ${session.id} (${events.length} events)\n`,
     );
   });
+}
+
+// Exports written before the ledger's schema 2 kept an update's notification metadata in `meta`.
+function withMetaKey(event: LedgerEvent): Record<string, unknown> {
+  const { meta, ...rest } = event.payload;
+  return event.kind === "update" && meta !== undefined && !("_meta" in rest)
+    ? { ...rest, _meta: meta }
+    : event.payload;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

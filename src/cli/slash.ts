@@ -75,9 +75,9 @@ export async function runSlash(
 ): Promise<string | undefined> {
   const [command = "", ...args] = line.trim().split(/\s+/);
   const { gateway, sessionId, style, say } = ctx;
-  const state = () =>
+  const state = async () =>
     // The agent's mode and option names are shown: made terminal-safe.
-    safeDeep(gateway.sessionState(sessionId)) as {
+    safeDeep(await gateway.sessionState(sessionId)) as {
       modes?: { currentModeId: string; availableModes: Mode[] };
       models?: Models;
       configOptions?: ConfigOption[];
@@ -99,7 +99,7 @@ export async function runSlash(
       say(style.dim("no turn is running"));
       return undefined;
     case "/sessions": {
-      const list = safeDeep(gateway.listSessions({})) as {
+      const list = safeDeep(await gateway.listSessions({})) as {
         sessions: {
           sessionId: string;
           title: string | null;
@@ -113,7 +113,7 @@ export async function runSlash(
       return undefined;
     }
     case "/mode": {
-      const modes = state().modes;
+      const modes = (await state()).modes;
       if (!modes)
         return (say(style.dim("this agent offers no modes")), undefined);
       if (!args[0]) {
@@ -128,10 +128,11 @@ export async function runSlash(
       return undefined;
     }
     case "/model":
-      if (state().models) return models(ctx, state().models!, args[0]);
+      if ((await state()).models)
+        return models(ctx, (await state()).models!, args[0]);
     // falls through: the agent describes its model as a config option
     case "/config": {
-      const options = state().configOptions ?? [];
+      const options = (await state()).configOptions ?? [];
       const model = options.find(
         (o) => o.category === "model" || o.id === "model",
       );

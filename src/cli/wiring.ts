@@ -16,9 +16,8 @@ import type {
   HubCommandsPort,
   LedgerPort,
 } from "../gateway/ports.js";
-import { DEFAULT_LEDGER_CAPS, SqliteLedger } from "../ledger/sqlite-ledger.js";
-import { withDefaults } from "../shared/defaults.js";
 import { HubError } from "../shared/errors.js";
+import { openLedgerAt } from "../ledger/open.js";
 import { agentServers, withAgentServers } from "./agent-mcp.js";
 import { connectionLimits, type CliContext } from "./context.js";
 import {
@@ -92,14 +91,23 @@ export function commandPolicyFrom(config: Config): CommandPolicy {
   };
 }
 
-/** The ledger in the state folder, with the caps from config. */
-export function openLedger(ctx: CliContext): SqliteLedger {
-  const caps = withDefaults(DEFAULT_LEDGER_CAPS, ctx.config.ledger);
+/**
+ * The ledger: PostgreSQL when ACPHUB_LEDGER_URL or ledger.url names one, else SQLite in the state
+ * folder; the caps from config. Never a fallback: a ledger that cannot be opened is an error.
+ */
+export function openLedger(ctx: CliContext): Promise<LedgerPort> {
+  const { url, retryMs, ...caps } = ctx.config.ledger ?? {};
+  const where =
+    process.env["ACPHUB_LEDGER_URL"] ||
+    url ||
+    join(ctx.paths.stateDir, "ledger.db");
   const masker = SecretMasker.fromEnv(process.env);
-  const file = join(ctx.paths.stateDir, "ledger.db");
-  return new SqliteLedger(file, caps, ctx.logger, (value) =>
-    masker.maskValue(value),
-  );
+  return openLedgerAt(where, {
+    caps,
+    ...(retryMs ? { retryMs } : {}),
+    logger: ctx.logger,
+    mask: (text) => masker.maskJson(text),
+  });
 }
 
 export interface GatewayWiring {
@@ -123,6 +131,8 @@ export interface GatewayWiring {
   onAgent?: (agent: { closed: Promise<void> }) => void;
   /** Commands acphub runs itself in sessions (workflows). */
   commands?: HubCommandsPort;
+  /** How long after a turn its chunks are merged in the ledger (the gateway's default: 20 ms). */
+  compactAfterMs?: number;
   /** Aborts connecting (spawn and initialize). */
   signal?: AbortSignal;
 }
@@ -143,6 +153,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
     logger,
     editor: w.editor,
     ...(w.commands ? { commands: w.commands } : {}),
+    ...(w.compactAfterMs ? { compactAfterMs: w.compactAfterMs } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,

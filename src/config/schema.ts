@@ -89,6 +89,15 @@ export const configSchema = z.strictObject({
     .optional(),
   ledger: z
     .strictObject({
+      /** A postgres:// URL: the ledger lives in PostgreSQL instead of $ACPHUB_HOME's SQLite file. */
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//i, "must be a postgres:// URL")
+        .optional(),
+      /** Sessions not updated for this many days are deleted; absent: kept. */
+      retentionDays: z.number().positive().optional(),
+      /** PostgreSQL: how long a write retries a lost connection before the turn fails (ms). */
+      retryMs: z.number().int().positive().optional(),
       maxSessions: z.number().int().positive().optional(),
       maxEventsPerSession: z.number().int().positive().optional(),
       maxBytesPerSession: z.number().int().positive().optional(),

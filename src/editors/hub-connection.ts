@@ -17,6 +17,7 @@ import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { raw, type Params } from "../protocol/raw.js";
 import { edge } from "./edge.js";
+import { OutboundQueue } from "./outbound-queue.js";
 import { forkOnHub } from "../gateway/hub-fork.js";
 import { registerTableMethods } from "./hub-table.js";
 
@@ -26,7 +27,8 @@ export interface HubConnectionOptions {
   /** The agents a client may pick from, for `_acphub/agents`. */
   listAgents: () => Promise<unknown[]> | unknown[];
   sessionsPerMinute: number;
-  /** Notifications queued for one client before it is disconnected as too slow. */
+  /** Notifications queued for one client past which, with nothing written for a while, it is
+   *  disconnected as too slow (outbound-queue.ts). */
   maxQueuedMessages: number;
   onOpen?: () => void;
   onClose?: () => void;
@@ -66,9 +68,18 @@ export function hubConnector(o: HubConnectionOptions) {
   };
 }
 
-// The HubClient of one connection: notifications queue without blocking, up to a bound.
+// The HubClient of one connection: notifications queue without blocking, up to a bound (a
+// client that stops reading is disconnected, one that is handed a burst is not).
 function newConn(o: HubConnectionOptions): Conn {
-  let queued = 0;
+  const outbound = new OutboundQueue(o.maxQueuedMessages, (queued) => {
+    o.logger.warn({ queued }, "client too slow; disconnecting");
+    conn.connection?.close(
+      new HubError(
+        "LIMIT_EXCEEDED",
+        `outbound queue over ${o.maxQueuedMessages} messages: reattach from your last seq`,
+      ),
+    );
+  });
   const conn: Conn = {
     sending: new Set(),
     limiter: new FixedWindowLimiter(o.sessionsPerMinute, 60_000),
@@ -81,21 +92,8 @@ function newConn(o: HubConnectionOptions): Conn {
         const c = conn.connection;
         if (!c || c.signal.aborted) return;
         if (catchUp) return track(conn, c.client.notify(method, params));
-        if (queued >= o.maxQueuedMessages) {
-          o.logger.warn({ queued }, "client too slow; disconnecting");
-          c.close(
-            new HubError(
-              "LIMIT_EXCEEDED",
-              `outbound queue over ${o.maxQueuedMessages} messages: reattach from your last seq`,
-            ),
-          );
-          return;
-        }
-        queued += 1;
-        track(
-          conn,
-          c.client.notify(method, params).finally(() => (queued -= 1)),
-        );
+        if (outbound.admit())
+          track(conn, outbound.count(c.client.notify(method, params)));
       },
       request: (method, params, signal) => {
         const c = conn.connection;

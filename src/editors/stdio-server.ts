@@ -8,6 +8,7 @@ import type { Params } from "../protocol/raw.js";
 import type { Logger } from "../shared/logger.js";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { frameLogger, loggedStream } from "../protocol/frame-log.js";
+import { FrameWriter } from "./frame-writer.js";
 import { drainOnEof } from "./drain-on-eof.js";
 import { initializeFirst } from "./initialize-first.js";
 import { guardStdout } from "./stdout-guard.js";
@@ -25,9 +26,10 @@ export async function serveStdio({
   logger,
   maxMessageBytes,
 }: StdioServerOptions): Promise<void> {
-  const out = guardStdout(logger);
+  // One ordered output: the SDK's messages and the frames acphub writes itself (relayed updates).
+  const frames = new FrameWriter(guardStdout(logger).write);
   const output = new WritableStream<Uint8Array>({
-    write: (chunk) => out.write(chunk),
+    write: (chunk) => frames.writeBytes(chunk),
   });
   const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
   const app = agent({ name: "acphub" });
@@ -50,6 +52,8 @@ export async function serveStdio({
   );
   gateway.attachEditor({
     notify: (method, params) => connection.client.notify(method, params),
+    writeFrames: (text) => frames.write(text),
+    drained: () => frames.drained(),
     request: (method, params, signal) =>
       connection.client.request(method, params, { cancellationSignal: signal }),
   });

@@ -6,7 +6,10 @@ import { isAvailable } from "../protocol/capabilities.js";
 import { methodEntry } from "../protocol/method-table.js";
 import { notServed } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
-import type { EditorPort } from "./ports.js";
+import { replayItems } from "./history.js";
+import { parseEvents } from "./stored-events.js";
+import type { EditorPort, StoredEvent } from "./ports.js";
+import { replayChunks, storedUpdateFrame, updateFrameHead } from "./replay.js";
 import type { SessionTable } from "./session-table.js";
 
 interface EditorCapabilities {
@@ -17,6 +20,7 @@ interface EditorCapabilities {
 
 export class EditorChannel {
   private editor: EditorPort | undefined;
+  private head: { hubId: string; text: string } | undefined;
   private capabilities: Params = {};
 
   constructor(readonly sessions: SessionTable) {}
@@ -65,13 +69,61 @@ export class EditorChannel {
       .catch(() => undefined);
   }
 
-  // Sends a notification whose session id is already acphub's (with its ledger seq, if any).
+  // Sends a notification whose session id is already acphub's (with its ledger seq, if any),
+  // in order with relayed frames.
   async send(
     method: string,
     params: Params,
     delivery?: { seq?: number },
   ): Promise<void> {
-    await this.editor?.notify(method, params, delivery);
+    if (this.editor?.writeFrames)
+      this.editor.writeFrames(
+        `${JSON.stringify({ jsonrpc: "2.0", method, params })}\n`,
+      );
+    else await this.editor?.notify(method, params, delivery);
+  }
+
+  /** A relayed update stored as `seq`: `text` is the stored JSON of `payload` (params without
+   *  sessionId). An editor that takes frames gets those bytes; others the params and the seq. */
+  sendStored(
+    hubId: string,
+    seq: number,
+    text: string,
+    payload: Params,
+  ): unknown {
+    if (!this.editor?.writeFrames)
+      return this.editor?.notify(
+        "session/update",
+        { sessionId: hubId, ...payload },
+        { seq },
+      );
+    if (this.head?.hubId !== hubId)
+      this.head = { hubId, text: updateFrameHead(hubId) };
+    this.editor.writeFrames(storedUpdateFrame(this.head.text, text));
+    return undefined;
+  }
+
+  /** Replays stored events (session/load): as stored, in large writes, when the editor takes frames. */
+  async replay(hubId: string, events: StoredEvent[]): Promise<void> {
+    const editor = this.editor;
+    if (editor?.writeFrames) {
+      // Queued in order: what is sent next (the answer to session/load) follows the replay.
+      for (const chunk of replayChunks(hubId, events))
+        editor.writeFrames(chunk);
+    } else {
+      const parsed = parseEvents(events, () => undefined);
+      for (const item of replayItems(parsed))
+        await editor?.notify("session/update", {
+          sessionId: hubId,
+          update: item.update,
+          ...(item.meta ? { _meta: item.meta } : {}),
+        });
+    }
+  }
+
+  /** Resolves once everything sent so far has been handed to the editor's output. */
+  async drained(): Promise<void> {
+    await this.editor?.drained?.();
   }
 
   /** Shows an in-process editor (the CLI) an event that is not a session/update. */

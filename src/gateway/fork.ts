@@ -53,7 +53,7 @@ async function forkOnAgent(
     });
     // The agent may fork with its default settings: it gets the parent's again.
     await reapplySettings(parts, child.id, live.agent, session);
-    attachSession(parts, child.id, live.agent, session, false);
+    attachSession(parts, child.id, child.cwd, live.agent, session, false);
     return session.id;
   } catch (error) {
     parts.logger.warn(
@@ -69,8 +69,7 @@ export async function forkSession(
   parts: GatewayParts,
   params: Params,
 ): Promise<Params> {
-  const parent = requireRecord(parts, params["sessionId"]);
-  const uptoSeq = parts.ledger.events(parent.id).at(-1)?.seq ?? 0;
+  const parent = await requireRecord(parts, params["sessionId"]);
   const now = Date.now();
   const cwd = typeof params["cwd"] === "string" ? params["cwd"] : parent.cwd;
   const child = {
@@ -83,18 +82,19 @@ export async function forkSession(
     state: "active" as const,
     agentSessionId: null,
     request: forkRequest(parent, params),
-    settings: parts.settings.get(parent.id) as Params,
+    settings: (await parts.settings.get(parent.id)) as Params,
     forkedFrom: parent.id,
   };
-  parts.ledger.copySession(parent.id, child, uptoSeq);
-  const record = requireRecord(parts, child.id);
+  // Every event the parent has stored when the copy starts (the ledger drains its batch first).
+  await parts.ledger.copySession(parent.id, child);
+  const record = await requireRecord(parts, child.id);
   const agentSessionId = await forkOnAgent(parts, parent, record);
   if (agentSessionId) {
-    parts.ledger.updateSession(child.id, { agentSessionId });
-    parts.ledger.append(child.id, "restore", {
+    await parts.ledger.updateSession(child.id, { agentSessionId });
+    await parts.ledger.append(child.id, "restore", {
       mode: "forked",
       agentSessionId,
     });
   }
-  return { sessionId: child.id, ...parts.settings.get(child.id) };
+  return { sessionId: child.id, ...(await parts.settings.get(child.id)) };
 }

@@ -8,7 +8,6 @@ import { methodEntry } from "../protocol/method-table.js";
 import { notServed } from "../protocol/wire-errors.js";
 import { liveSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
-import { requireRecord } from "./session-ops.js";
 
 /** A method the table marks forwarded: to the agent if it advertises it, else refused. */
 export async function forwardToAgent(
@@ -42,9 +41,12 @@ export async function forwardUnknown(
   signal?: AbortSignal,
 ): Promise<unknown> {
   const sessionId = (params as Params | null)?.["sessionId"];
-  if (typeof sessionId !== "string" || !parts.ledger.getSession(sessionId))
-    throw RequestError.methodNotFound(method);
-  const live = await liveSession(parts, requireRecord(parts, sessionId));
+  const record =
+    typeof sessionId === "string"
+      ? await parts.ledger.getSession(sessionId)
+      : undefined;
+  if (!record) throw RequestError.methodNotFound(method);
+  const live = await liveSession(parts, record);
   return live.agent.request(
     method,
     { ...(params as Params), sessionId: live.session.id },

@@ -5,7 +5,7 @@
 import type { Params } from "../protocol/raw.js";
 import { normalizeProtocolVersion } from "../protocol/version.js";
 import { withDefaults } from "../shared/defaults.js";
-import { HubError } from "../shared/errors.js";
+import { HubError, isHubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import { AgentSlot } from "./agent-slot.js";
 import { EditorChannel } from "./editor-channel.js";
@@ -48,9 +48,9 @@ import { SettingsStore } from "./session-settings.js";
 import { SessionTable } from "./session-table.js";
 import { promptLive, promptOf } from "./turns.js";
 import {
+  advertiseCommands,
   promptCommand,
   runHubCommand,
-  withHubCommands,
 } from "./hub-commands.js";
 
 export interface GatewayOptions {
@@ -64,6 +64,12 @@ export interface GatewayOptions {
   editor?: EditorChannel;
   /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
   commands?: HubCommandsPort;
+  /**
+   * How long after a turn's answer its chunks are merged (default 20 ms). A client that
+   * reconnects with a cursor inside a merged run gets the run's whole text again, so a hub whose
+   * clients reconnect waits longer.
+   */
+  compactAfterMs?: number;
 }
 
 export class Gateway {
@@ -73,8 +79,11 @@ export class Gateway {
   private readonly parts: GatewayParts;
   private readonly limiter: FixedWindowLimiter;
   private initialized = false;
+  /** Hub commands being advertised in new sessions (after the response), by session. */
+  private readonly advertising = new Map<string, Promise<void>>();
   /** Hub commands (workflow runs) in progress, by session, for session/cancel. */
   private readonly commandRuns = new Map<string, AbortController>();
+  private readonly closing = new AbortController();
 
   constructor(options: GatewayOptions) {
     this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
@@ -88,6 +97,8 @@ export class Gateway {
       sessions: this.editor.sessions,
       editor: this.editor,
       settings: new SettingsStore(options.ledger),
+      compactAfterMs: options.compactAfterMs ?? 20,
+      closing: this.closing.signal,
       ...(options.commands ? { commands: options.commands } : {}),
     };
     this.limiter = new FixedWindowLimiter(
@@ -128,30 +139,31 @@ export class Gateway {
       );
     }
     const response = await openSession(this.parts, params, signal);
-    this.advertiseCommands(String(response["sessionId"]));
+    this.advertiseCommands(
+      String(response["sessionId"]),
+      String(params["cwd"]),
+    );
     return response;
   }
 
   // Tells the editor about acphub's own commands in a new session, after the response.
-  private advertiseCommands(hubId: string): void {
-    const cwd = this.parts.ledger.getSession(hubId)?.cwd;
-    if (!this.parts.commands || cwd === undefined) return;
-    if (!this.parts.commands.list(cwd).length) return;
-    const update = withHubCommands(this.parts.commands, cwd, {
-      sessionUpdate: "available_commands_update",
-      availableCommands: [],
-    });
-    setImmediate(() => {
-      this.parts.ledger.append(hubId, "update", { update });
-      this.editor
-        .send("session/update", { sessionId: hubId, update })
-        .catch(() => undefined);
-    });
+  private advertiseCommands(hubId: string, cwd: string): void {
+    const pushed = advertiseCommands(this.parts, hubId, cwd);
+    if (!pushed) return;
+    this.advertising.set(hubId, pushed);
+    void pushed.then(() => this.advertising.delete(hubId));
+  }
+
+  /** Resolves once what the session was sent so far (the commands advertised after
+   *  session/new included) is stored and handed to the editor. */
+  async settled(sessionId: string): Promise<void> {
+    await this.advertising.get(sessionId);
+    await this.parts.sessions.get(sessionId)?.relay.settled();
   }
 
   async prompt(params: Params, signal: AbortSignal): Promise<Params> {
     this.requireInit();
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     const prompt = promptOf(params, this.limits.maxPromptBytes);
     const command = await promptCommand(this.parts.commands, record, prompt);
     if (command && this.parts.commands)
@@ -182,8 +194,8 @@ export class Gateway {
   }
 
   /** The session's modes, models and config options, as kept (session-settings.ts). */
-  sessionState(sessionId: string): Params {
-    return { ...this.parts.settings.get(sessionId) };
+  async sessionState(sessionId: string): Promise<Params> {
+    return { ...(await this.parts.settings.get(sessionId)) };
   }
 
   /** session/set_mode, set_config_option, set_model: the agent switches, the state follows. */
@@ -205,7 +217,7 @@ export class Gateway {
   }
 
   /** session/status and session/set_title, from acphub's own view (session-controls.ts). */
-  status(params: Params): Params {
+  status(params: Params): Promise<Params> {
     return sessionStatus(this.parts, params);
   }
 
@@ -218,36 +230,50 @@ export class Gateway {
     this.parts.sessions.cancel(String(params["sessionId"]));
   }
 
-  listSessions(params: Params): Params {
+  listSessions(params: Params): Promise<Params> {
     this.requireInit();
     return listPage(this.parts, params);
   }
 
-  async loadSession(params: Params, signal?: AbortSignal): Promise<Params> {
+  // Answered from the ledger without waiting for the agent, so the request's signal has nothing
+  // to stop; the background restoration is bounded by the agent's request timeout. The settings
+  // answered are the ones the ledger keeps; the restoration reapplies them to the agent.
+  async loadSession(params: Params, _signal?: AbortSignal): Promise<Params> {
     this.requireInit();
-    const record = this.record(params["sessionId"]);
-    await replayHistory(this.parts, record);
-    await liveSession(this.parts, record, signal);
-    this.parts.ledger.updateSession(record.id, { state: "active" });
+    const record = await this.record(params["sessionId"]);
+    await Promise.all([
+      this.parts.ledger.updateSession(record.id, { state: "active" }),
+      replayHistory(this.parts, record),
+    ]);
+    const live = this.parts.sessions.get(record.id);
+    if (!live?.agent.alive)
+      liveSession(this.parts, record).catch((error: unknown) => {
+        // Closing while the restoration runs is not worth a warning.
+        if (!isHubError(error, "CLOSED"))
+          this.parts.logger.warn(
+            { err: error, sessionId: record.id },
+            "restoring the session failed; the next prompt tries again",
+          );
+      });
     return this.sessionState(record.id);
   }
 
   async resumeSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     await liveSession(this.parts, record, signal);
-    this.parts.ledger.updateSession(record.id, { state: "active" });
+    await this.parts.ledger.updateSession(record.id, { state: "active" });
     return this.sessionState(record.id);
   }
 
   async closeSession(params: Params, signal?: AbortSignal): Promise<Params> {
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     await endSession(this.parts, record, "close", signal);
     return {};
   }
 
   async deleteSession(params: Params, signal?: AbortSignal): Promise<Params> {
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     await endSession(this.parts, record, "delete", signal);
     return {};
   }
@@ -288,18 +314,20 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     const live = this.parts.sessions.values();
     for (const entry of live) entry.turn?.cancel();
     await Promise.allSettled(live.map((entry) => entry.turnDone));
+    await Promise.allSettled(live.map((entry) => entry.compacting));
     await this.parts.agents.close();
-    this.parts.ledger.close();
+    await this.parts.ledger.close();
   }
 
   private requireInit(): void {
     if (!this.initialized) throw new HubError("USAGE", "send initialize first");
   }
 
-  private record(id: unknown): SessionRecord {
+  private record(id: unknown): Promise<SessionRecord> {
     return requireRecord(this.parts, id);
   }
 }

@@ -18,7 +18,8 @@ export function replayItems(events: LedgerEvent[]): ReplayItem[] {
         });
       }
     } else if (event.kind === "update") {
-      const meta = event.payload["meta"] as Record<string, unknown> | undefined;
+      const meta = event.payload["_meta"] as
+        Record<string, unknown> | undefined;
       items.push({
         update: event.payload["update"] as Record<string, unknown>,
         ...(meta ? { meta } : {}),

@@ -26,10 +26,12 @@ export interface HubClient {
   ): Promise<T>;
 }
 
-interface Attached {
+export interface Attached {
   client: HubClient;
   /** The highest sequence number this client has been sent for the session. */
   seq: number;
+  /** Live notifications held back while the client catches up from the ledger. */
+  held?: { method: string; batch: Params[]; seq?: number }[];
 }
 
 /** Who is attached to which session, and whose prompt runs in each. */
@@ -43,12 +45,29 @@ export class Attachments {
     this.clients.set(client.id, client);
   }
 
-  // Attaches a client to a session, remembering the last sequence number it was sent.
-  attach(sessionId: string, client: HubClient, seq = 0): void {
+  // Attaches a client to a session, remembering the last sequence number it was sent; a client
+  // still catching up (`hold`) gets its live notifications only at `release`.
+  attach(sessionId: string, client: HubClient, seq = 0, hold = false): void {
     let map = this.bySession.get(sessionId);
     if (!map) this.bySession.set(sessionId, (map = new Map()));
     const prior = map.get(client.id);
-    map.set(client.id, { client, seq: Math.max(seq, prior?.seq ?? 0) });
+    map.set(client.id, {
+      client,
+      seq: Math.max(seq, prior?.seq ?? 0),
+      ...(hold ? { held: prior?.held ?? [] } : {}),
+    });
+  }
+
+  /** The client has been sent everything up to `seq`: what was held back follows, once (as
+   *  part of the catch-up, which the client's queue bound does not count). */
+  release(sessionId: string, client: HubClient, seq: number): void {
+    const attached = this.bySession.get(sessionId)?.get(client.id);
+    if (!attached) return;
+    const held = attached.held ?? [];
+    delete attached.held;
+    attached.seq = Math.max(attached.seq, seq);
+    for (const item of held)
+      deliver(attached, item.method, item.batch, item.seq, true);
   }
 
   isAttached(sessionId: string, client: HubClient): boolean {
@@ -115,14 +134,9 @@ export function fanOutEditor(
       }
       const seq = delivery?.seq;
       const stamped = seq === undefined ? params : withSeq(params, seq);
-      for (const a of attachments.attached(sessionId)) {
-        if (seq !== undefined) {
-          if (seq <= a.seq) continue;
-          a.seq = seq;
-        }
-        a.client.notify(method, stamped);
-        if (method === "session/update") observer.updateRelayed?.();
-      }
+      for (const a of attachments.attached(sessionId))
+        if (offer(a, method, [stamped], seq) && method === "session/update")
+          observer.updateRelayed?.();
       return Promise.resolve();
     },
     request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
@@ -143,6 +157,37 @@ export function fanOutEditor(
       return target.request<T>(method, params, signal);
     },
   };
+}
+
+/**
+ * Sends an attached client the notifications of one ledger event (`seq`; none for what is not
+ * recorded), or holds them while it catches up; false when it already has that event.
+ */
+export function offer(
+  a: Attached,
+  method: string,
+  batch: Params[],
+  seq: number | undefined,
+): boolean {
+  if (!a.held) return deliver(a, method, batch, seq);
+  a.held.push({ method, batch, seq });
+  return true;
+}
+
+// Sends the notifications unless the client already has their sequence number; true when sent.
+function deliver(
+  a: Attached,
+  method: string,
+  batch: Params[],
+  seq: number | undefined,
+  catchUp = false,
+): boolean {
+  if (seq !== undefined) {
+    if (seq <= a.seq) return false;
+    a.seq = seq;
+  }
+  for (const params of batch) a.client.notify(method, params, catchUp);
+  return true;
 }
 
 /** The params of a session/update with the hub's sequence number in `_meta.acphub.seq`. */

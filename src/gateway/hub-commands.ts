@@ -2,6 +2,7 @@
 // in available_commands_update, and run when a prompt starts with `/name`.
 import type { RawContentBlock } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
+import { errorMessage } from "../shared/errors.js";
 import type { GatewayParts } from "./parts.js";
 import type { HubCommandsPort, SessionRecord } from "./ports.js";
 
@@ -38,6 +39,34 @@ export async function promptCommand(
   return name === undefined ? undefined : { name, input: "" };
 }
 
+/**
+ * Pushes acphub's commands to a new session's relay on the next tick (after the session/new
+ * answer), which adds them to an available_commands_update; resolves once pushed. Undefined when
+ * there is nothing to advertise.
+ */
+export function advertiseCommands(
+  parts: Pick<GatewayParts, "commands" | "sessions">,
+  hubId: string,
+  cwd: string,
+): Promise<void> | undefined {
+  if (!parts.commands?.list(cwd).length) return undefined;
+  const relay = parts.sessions.get(hubId)?.relay;
+  if (!relay) return undefined;
+  return new Promise<void>((resolve) =>
+    setImmediate(() => {
+      relay.pushOutside({
+        type: "session_update",
+        sessionId: hubId,
+        update: {
+          sessionUpdate: "available_commands_update",
+          availableCommands: [],
+        },
+      });
+      resolve();
+    }),
+  );
+}
+
 // Runs a hub command as the session's turn: prompt and updates recorded, then sent.
 export async function runHubCommand(
   parts: CommandParts,
@@ -54,12 +83,16 @@ export async function runHubCommand(
   const stop = () => run.abort();
   signal.addEventListener("abort", stop, { once: true });
   running.set(record.id, run);
-  ledger.append(record.id, "prompt", { prompt });
   const send = async (update: Record<string, unknown>) => {
-    ledger.append(record.id, "update", { update });
-    await editor.send("session/update", { sessionId: record.id, update });
+    const seq = await ledger.append(record.id, "update", { update });
+    await editor.send(
+      "session/update",
+      { sessionId: record.id, update },
+      { seq },
+    );
   };
   try {
+    await ledger.append(record.id, "prompt", { prompt });
     const { stopReason } = await commands.run(command.name, {
       sessionId: record.id,
       cwd: record.cwd,
@@ -70,12 +103,12 @@ export async function runHubCommand(
       request: (method, params, s) => editor.request(method, params, s),
       signal: run.signal,
     });
-    ledger.append(record.id, "turn_end", { stopReason });
+    await ledger.append(record.id, "turn_end", { stopReason });
     return { stopReason };
   } catch (error) {
-    ledger.append(record.id, "turn_end", {
-      error: error instanceof Error ? error.message : String(error),
-    });
+    await ledger
+      .append(record.id, "turn_end", { error: errorMessage(error) })
+      .catch(() => undefined);
     throw error;
   } finally {
     signal.removeEventListener("abort", stop);

@@ -5,7 +5,6 @@
 import type { Params } from "../protocol/raw.js";
 import type { HubClient } from "./hub-clients.js";
 import type { SessionHub } from "./session-hub.js";
-import { lastSeq } from "./turn-records.js";
 
 /** Forks a hub session; answers like session/new, with the forking client attached. */
 export async function forkOnHub(
@@ -13,11 +12,11 @@ export async function forkOnHub(
   client: HubClient,
   params: Params,
 ): Promise<Params> {
-  const parent = hub.record(params["sessionId"]);
+  const parent = await hub.record(params["sessionId"]);
   const gateway = await hub.gatewayFor(parent.agent);
   // The client has the parent's history up to here; it is sent what the fork adds after it.
-  const upto = lastSeq(hub.ledger.events(parent.id));
+  const upto = (await hub.ledger.read(parent.id)).at(-1)?.seq ?? 0;
   const answer = await gateway.fork(params);
-  hub.catchUp(client, String(answer["sessionId"]), upto);
+  await hub.catchUp(client, String(answer["sessionId"]), upto);
   return answer;
 }

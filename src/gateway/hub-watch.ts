@@ -5,7 +5,7 @@
 // Every attached client also sees prompts that other clients sent (user_message_chunk with the
 // prompt's sequence number); the prompter gets its own only when it watches.
 import type { Attachments } from "./hub-clients.js";
-import { withSeq } from "./hub-clients.js";
+import { offer, withSeq } from "./hub-clients.js";
 import type { LedgerPort } from "./ports.js";
 
 type Params = Record<string, unknown>;
@@ -36,21 +36,15 @@ export class HubWatch {
   prompted(sessionId: string, seq: number, payload: Params): void {
     const blocks = (payload["prompt"] as unknown[] | undefined) ?? [];
     const owner = this.attachments.owner(sessionId);
+    const batch = blocks.map((content) =>
+      withSeq(
+        { sessionId, update: { sessionUpdate: "user_message_chunk", content } },
+        seq,
+      ),
+    );
     for (const a of this.attachments.attached(sessionId)) {
       if (a.client.closed || (a.client === owner && !a.client.watch)) continue;
-      if (seq <= a.seq) continue;
-      a.seq = seq;
-      for (const content of blocks)
-        a.client.notify(
-          "session/update",
-          withSeq(
-            {
-              sessionId,
-              update: { sessionUpdate: "user_message_chunk", content },
-            },
-            seq,
-          ),
-        );
+      offer(a, "session/update", batch, seq);
     }
     this.running.add(sessionId);
     this.tellState(sessionId, { running: true });
@@ -111,9 +105,12 @@ export function watchedLedger(ledger: LedgerPort, watch: HubWatch): LedgerPort {
       if (typeof key === "string" && key in SESSION_OF)
         return (...args: unknown[]) => {
           const id = SESSION_OF[key]!(args);
-          return after(fn(...args), () =>
-            watch.changed(id, target.getSession(id)?.title),
-          );
+          return after(fn(...args), () => {
+            void target
+              .getSession(id)
+              .then((record) => watch.changed(id, record?.title))
+              .catch(() => watch.changed(id));
+          });
         };
       return fn;
     },
@@ -121,23 +118,25 @@ export function watchedLedger(ledger: LedgerPort, watch: HubWatch): LedgerPort {
 }
 
 /** session/list's answer with each session's agent and whether a turn runs in it. */
-export function listWithState(
+export async function listWithState(
   result: Params,
   ledger: LedgerPort,
   watch: HubWatch,
-): Params {
+): Promise<Params> {
   const sessions = (result["sessions"] as Params[] | undefined) ?? [];
   return {
     ...result,
-    sessions: sessions.map((s) => {
-      const id = String(s["sessionId"]);
-      const meta = (s["_meta"] as Params | undefined) ?? {};
-      const acphub = {
-        ...((meta["acphub"] as Params | undefined) ?? {}),
-        agent: ledger.getSession(id)?.agent,
-        running: watch.isRunning(id),
-      };
-      return { ...s, _meta: { ...meta, acphub } };
-    }),
+    sessions: await Promise.all(
+      sessions.map(async (s) => {
+        const id = String(s["sessionId"]);
+        const meta = (s["_meta"] as Params | undefined) ?? {};
+        const acphub = {
+          ...((meta["acphub"] as Params | undefined) ?? {}),
+          agent: (await ledger.getSession(id))?.agent,
+          running: watch.isRunning(id),
+        };
+        return { ...s, _meta: { ...meta, acphub } };
+      }),
+    ),
   };
 }

@@ -19,6 +19,10 @@ export interface GatewayParts {
   editor: EditorChannel;
   /** Each session's modes, models and config options, kept in the ledger. */
   settings: SettingsStore;
+  /** How long after a turn's answer its chunks are compacted (see turns.ts). */
+  compactAfterMs: number;
+  /** Aborted when the gateway closes: pending compactions run at once. */
+  closing: AbortSignal;
   /** Commands acphub runs itself in sessions (workflows), when wired. */
   commands?: HubCommandsPort;
 }

@@ -8,89 +8,16 @@ import type {
 // The interfaces the gateway declares and the concrete parts implement: the ledger, the agent
 // connection and the editor. The gateway imports none of ledger/, agents/ or editors/.
 
-/** Whether a ledger session is open to editors or was closed by one. */
-export type SessionStatus = "active" | "closed";
-
-export interface SessionRecord {
-  /** acphub's own id, the one editors see; stable across restarts. */
-  id: string;
-  agent: string;
-  cwd: string;
-  title: string | null;
-  createdAt: number;
-  updatedAt: number;
-  state: SessionStatus;
-  /** The agent's id for this session, when one is known. */
-  agentSessionId: string | null;
-  /** What the session was opened with (mcpServers, additionalDirectories, _meta). */
-  request: Record<string, unknown>;
-  /** True when old events were trimmed past a cap: a replay is not the whole history. */
-  incomplete: boolean;
-  eventCount: number;
-  bytes: number;
-  /** The modes, models and config options the agent last reported (see session-settings). */
-  settings: Record<string, unknown> | null;
-  /** The session this one was forked from, if any. */
-  forkedFrom: string | null;
-}
-
-export type LedgerEventKind =
-  | "prompt"
-  | "update"
-  | "permission"
-  | "turn_end"
-  | "restore"
-  /** A workflow run's progress: run and step starts and ends (workflows/ports.ts). */
-  | "workflow";
-
-export interface LedgerEvent {
-  seq: number;
-  kind: LedgerEventKind;
-  payload: Record<string, unknown>;
-  at: number;
-}
-
-export interface ListPage {
-  sessions: SessionRecord[];
-  nextCursor: string | null;
-}
-
-/** What a new session starts with; the ledger fills in the counters. */
-export type NewSessionRecord = Omit<
+export type {
+  LedgerEvent,
+  LedgerEventKind,
+  LedgerPort,
+  ListPage,
+  NewSessionRecord,
   SessionRecord,
-  "incomplete" | "eventCount" | "bytes" | "settings" | "forkedFrom"
-> &
-  Partial<Pick<SessionRecord, "settings" | "forkedFrom">>;
-
-export interface LedgerPort {
-  createSession(record: NewSessionRecord): void;
-  getSession(id: string): SessionRecord | undefined;
-  updateSession(
-    id: string,
-    patch: Partial<
-      Pick<SessionRecord, "title" | "state" | "agentSessionId" | "updatedAt">
-    >,
-  ): void;
-  deleteSession(id: string): boolean;
-  listSessions(filter: {
-    cwd?: string;
-    cursor?: string | null;
-    limit?: number;
-  }): ListPage;
-  /** Appends one event; returns its sequence number. Trims past the caps. */
-  append(
-    sessionId: string,
-    kind: LedgerEventKind,
-    payload: Record<string, unknown>,
-  ): number;
-  events(sessionId: string): LedgerEvent[];
-  /** Stores the session's modes, models and config options (replacing what was there). */
-  saveSettings(sessionId: string, settings: Record<string, unknown>): void;
-  /** A new session holding copies of another's events up to `uptoSeq` (all when absent): a
-   *  fork. The same name and shape as the asynchronous port's (issue 9). */
-  copySession(fromId: string, record: NewSessionRecord, uptoSeq?: number): void;
-  close(): void;
-}
+  SessionStatus,
+  StoredEvent,
+} from "./ledger-port.js";
 
 /** One turn on the agent, as the client core runs it. */
 export interface TurnPort extends AsyncIterable<RunEvent> {
@@ -176,6 +103,13 @@ export interface EditorPort {
     params: unknown,
     delivery?: { seq?: number },
   ): Promise<void>;
+  /**
+   * Editors whose output acphub frames itself (stdio): whole newline-terminated JSON-RPC frames,
+   * written in order with everything else this editor is sent. Without it, `notify` is used.
+   */
+  writeFrames?(text: string): void;
+  /** Resolves once everything sent so far has been handed to the editor's output. */
+  drained?(): Promise<void>;
   request<T = unknown>(
     method: string,
     params: unknown,

@@ -42,7 +42,7 @@ export async function reapplySettings(
 ): Promise<void> {
   const { settings: store, logger } = parts;
   const reported = settingsIn(session.state) ?? {};
-  const kept = store.get(hubId);
+  const kept = await store.get(hubId);
   if (!settingsIn(kept)) return store.merge(hubId, session.state);
   for (const [method, params] of requestsFor(kept, reported)) {
     try {

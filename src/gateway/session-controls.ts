@@ -15,13 +15,13 @@ import {
 } from "./session-settings.js";
 
 // Refuses a set_* call on a session whose agent reported no such setting.
-function requireSetting(
+async function requireSetting(
   parts: GatewayParts,
   hubId: string,
   key: "modes" | "models" | "configOptions",
   method: string,
-): void {
-  if (parts.settings.get(hubId)[key]) return;
+): Promise<void> {
+  if ((await parts.settings.get(hubId))[key]) return;
   throw new HubError(
     "UNSUPPORTED",
     `${parts.agentName} reported no ${key} for session ${hubId}; ${method} needs them`,
@@ -62,22 +62,22 @@ async function setSetting(
   params: Params,
   signal?: AbortSignal,
 ): Promise<Params> {
-  const record = requireRecord(parts, params["sessionId"]);
+  const record = await requireRecord(parts, params["sessionId"]);
   const value = spec.value && params[spec.value.param];
   if (spec.value && typeof value !== "string")
     throw new HubError(
       "USAGE",
       `${spec.method} needs a string ${spec.value.param}`,
     );
-  requireSetting(parts, record.id, spec.needs, spec.method);
+  await requireSetting(parts, record.id, spec.needs, spec.method);
   const live = await liveSession(parts, record);
   const answer = await toAgent(live, spec.method, params, signal);
   if (spec.value)
-    parts.settings.set(
+    await parts.settings.set(
       record.id,
-      spec.value.apply(parts.settings.get(record.id), value as string),
+      spec.value.apply(await parts.settings.get(record.id), value as string),
     );
-  parts.settings.merge(record.id, answer);
+  await parts.settings.merge(record.id, answer);
   return answer;
 }
 
@@ -112,9 +112,12 @@ export const setSessionModel = (a: GatewayParts, p: Params, s?: AbortSignal) =>
   setSetting(a, SET_MODEL_SPEC, p, s);
 
 /** session/status: open while acphub holds the session live, saved when only in the ledger. */
-export function sessionStatus(parts: GatewayParts, params: Params): Params {
+export async function sessionStatus(
+  parts: GatewayParts,
+  params: Params,
+): Promise<Params> {
   const id = params["sessionId"];
-  const record = requireRecord(parts, id);
+  const record = await requireRecord(parts, id);
   return { status: parts.sessions.alive(record.id) ? "open" : "saved" };
 }
 
@@ -124,12 +127,12 @@ export async function setSessionTitle(
   params: Params,
   signal?: AbortSignal,
 ): Promise<Params> {
-  const record = requireRecord(parts, params["sessionId"]);
+  const record = await requireRecord(parts, params["sessionId"]);
   const title =
     typeof params["title"] === "string" ? params["title"].trim() : "";
   if (!title)
     throw new HubError("USAGE", "session/set_title needs a non-empty title");
-  parts.ledger.updateSession(record.id, { title });
+  await parts.ledger.updateSession(record.id, { title });
   const agent = await parts.agents.get();
   if (agent.supports("title") && record.agentSessionId) {
     const live = await liveSession(parts, record);

@@ -102,9 +102,9 @@ export class SessionHub {
     this.attachments.detach(client);
   }
 
-  record(id: unknown): SessionRecord {
+  async record(id: unknown): Promise<SessionRecord> {
     const record =
-      typeof id === "string" ? this.shared.getSession(id) : undefined;
+      typeof id === "string" ? await this.shared.getSession(id) : undefined;
     if (!record)
       throw new HubError(
         "SESSION_NOT_FOUND",
@@ -114,8 +114,8 @@ export class SessionHub {
   }
 
   // A session this connection has opened or loaded; others must be loaded first.
-  attachedRecord(client: HubClient, id: unknown): SessionRecord {
-    const record = this.record(id);
+  async attachedRecord(client: HubClient, id: unknown): Promise<SessionRecord> {
+    const record = await this.record(id);
     if (!this.attachments.isAttached(record.id, client))
       throw new HubError(
         "SESSION_NOT_FOUND",
@@ -124,24 +124,37 @@ export class SessionHub {
     return record;
   }
 
-  /** Sends the client what it missed after `afterSeq`, then attaches it, in one step. */
-  catchUp(client: HubClient, sessionId: string, afterSeq: number): void {
-    const events = this.shared.events(sessionId);
-    for (const item of updatesAfter(sessionId, events, afterSeq))
-      client.notify("session/update", item.params, true);
-    this.attachments.attach(sessionId, client, lastSeq(events));
+  /**
+   * Sends the client what it missed after `afterSeq`, then what arrived live meanwhile: it is
+   * attached at once with live updates held back, read from the ledger, and released.
+   */
+  async catchUp(
+    client: HubClient,
+    sessionId: string,
+    afterSeq: number,
+  ): Promise<void> {
+    this.attachments.attach(sessionId, client, afterSeq, true);
+    try {
+      const events = await this.shared.events(sessionId, { afterSeq });
+      for (const item of updatesAfter(sessionId, events, afterSeq))
+        client.notify("session/update", item.params, true);
+      this.attachments.release(sessionId, client, lastSeq(events, afterSeq));
+    } catch (error) {
+      this.attachments.detach(client, sessionId);
+      throw error;
+    }
   }
 
   async newSession(client: HubClient, params: Params): Promise<Params> {
     const agent = agentOf(params["_meta"]) ?? this.options.defaultAgent;
     const gateway = await this.gatewayFor(agent);
     const result = await gateway.newSession(params);
-    this.catchUp(client, String(result["sessionId"]), 0);
+    await this.catchUp(client, String(result["sessionId"]), 0);
     return result;
   }
 
   async loadSession(client: HubClient, params: Params): Promise<Params> {
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     const gateway = await this.gatewayFor(record.agent);
     if (record.incomplete)
       client.notify("session/update", {
@@ -154,32 +167,28 @@ export class SessionHub {
           },
         },
       });
-    this.catchUp(client, record.id, 0);
+    await this.catchUp(client, record.id, 0);
     return gateway.resumeSession({ sessionId: record.id });
   }
 
   async resumeSession(client: HubClient, params: Params): Promise<Params> {
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     const gateway = await this.gatewayFor(record.agent);
     const after = afterSeqOf(params["_meta"]);
-    if (after !== undefined) this.catchUp(client, record.id, after);
-    else
-      this.attachments.attach(
-        record.id,
-        client,
-        lastSeq(this.shared.events(record.id)),
-      );
+    // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
+    if (after !== undefined) await this.catchUp(client, record.id, after);
+    else this.attachments.attach(record.id, client);
     return gateway.resumeSession({ sessionId: record.id });
   }
 
   /** What a client missed: the updates after its cursor, and how the last turn stands. */
-  replay(client: HubClient, params: Params): Params {
-    const record = this.attachedRecord(client, params["sessionId"]);
+  async replay(client: HubClient, params: Params): Promise<Params> {
+    const record = await this.attachedRecord(client, params["sessionId"]);
     const afterSeq = Number(params["afterSeq"] ?? 0);
-    const events = this.shared.events(record.id);
+    const events = await this.shared.events(record.id, { afterSeq });
     return {
       updates: updatesAfter(record.id, events, afterSeq).map((i) => i.params),
-      lastSeq: lastSeq(events),
+      lastSeq: lastSeq(events, afterSeq),
       running: this.running.has(record.id),
     };
   }
@@ -189,7 +198,7 @@ export class SessionHub {
     params: Params,
     signal: AbortSignal,
   ): Promise<Params> {
-    const record = this.attachedRecord(client, params["sessionId"]);
+    const record = await this.attachedRecord(client, params["sessionId"]);
     const key = idempotencyKeyOf(params["_meta"]);
     if (key) {
       const again = await this.recorded(record.id, key);
@@ -220,7 +229,7 @@ export class SessionHub {
   ): Promise<Params | undefined> {
     const live = this.running.get(sessionId);
     if (live?.key === key) return live.done;
-    const turn = recordedTurn(this.shared.events(sessionId), key);
+    const turn = recordedTurn(await this.shared.events(sessionId), key);
     if (!turn) return undefined;
     if (turn.error !== undefined)
       throw new HubError(
@@ -228,7 +237,7 @@ export class SessionHub {
         `the recorded turn failed: ${turn.error}`,
       );
     const interrupted = turn.stopReason === undefined;
-    if (interrupted) this.endInterrupted(sessionId);
+    if (interrupted) await this.endInterrupted(sessionId);
     return {
       stopReason: turn.stopReason ?? "cancelled",
       _meta: {
@@ -238,7 +247,7 @@ export class SessionHub {
   }
 
   // A turn the hub's restart killed: tell the session why, and record its end as cancelled.
-  private endInterrupted(sessionId: string): void {
+  private async endInterrupted(sessionId: string): Promise<void> {
     const update = {
       sessionUpdate: "agent_message_chunk",
       content: {
@@ -246,16 +255,16 @@ export class SessionHub {
         text: "[acphub] the hub stopped while this turn ran; it ended as cancelled\n",
       },
     };
-    const seq = this.shared.append(sessionId, "update", { update });
-    void this.editor.notify("session/update", { sessionId, update }, { seq });
-    this.shared.append(sessionId, "turn_end", {
+    const seq = await this.shared.append(sessionId, "update", { update });
+    await this.editor.notify("session/update", { sessionId, update }, { seq });
+    await this.shared.append(sessionId, "turn_end", {
       stopReason: "cancelled",
       interrupted: true,
     });
   }
 
   async cancel(params: Params): Promise<void> {
-    const record = this.shared.getSession(String(params["sessionId"]));
+    const record = await this.shared.getSession(String(params["sessionId"]));
     if (!record) return;
     (await this.gatewayFor(record.agent)).cancel(params);
   }
@@ -268,14 +277,14 @@ export class SessionHub {
 
   // Closing a session only detaches this connection while others still watch it.
   async closeSession(client: HubClient, params: Params): Promise<Params> {
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     this.attachments.detach(client, record.id);
     if (this.attachments.attached(record.id).length > 0) return {};
     return (await this.gatewayFor(record.agent)).closeSession(params);
   }
 
   async deleteSession(params: Params): Promise<Params> {
-    const record = this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"]);
     const result = await (
       await this.gatewayFor(record.agent)
     ).deleteSession(params);
@@ -287,7 +296,9 @@ export class SessionHub {
   async gatewayOf(client: HubClient, sessionId: unknown): Promise<Gateway> {
     if (sessionId === undefined)
       return this.gatewayFor(this.options.defaultAgent);
-    return this.gatewayFor(this.attachedRecord(client, sessionId).agent);
+    return this.gatewayFor(
+      (await this.attachedRecord(client, sessionId)).agent,
+    );
   }
 
   get liveTurns(): number {
@@ -303,7 +314,7 @@ export class SessionHub {
         g.status === "fulfilled" ? g.value.close() : Promise.resolve(),
       ),
     );
-    this.options.ledger.close();
+    await this.options.ledger.close();
     this.logger.info("session hub closed");
   }
 }

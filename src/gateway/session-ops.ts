@@ -5,7 +5,6 @@ import { randomUUID } from "node:crypto";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { Params } from "../protocol/raw.js";
 import { HubError } from "../shared/errors.js";
-import { replayItems } from "./history.js";
 import { attachSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionRecord } from "./ports.js";
@@ -29,7 +28,7 @@ export async function openSession(
   );
   const id = `hub-${randomUUID()}`;
   const now = Date.now();
-  parts.ledger.createSession({
+  await parts.ledger.createSession({
     id,
     agent: parts.agentName,
     cwd,
@@ -44,22 +43,20 @@ export async function openSession(
       ...(_meta ? { _meta } : {}),
     },
   });
-  parts.settings.merge(id, session.state);
-  attachSession(parts, id, agent, session, false);
+  await parts.settings.merge(id, session.state);
+  attachSession(parts, id, cwd, agent, session, false);
   return { ...session.state, sessionId: id };
 }
 
 // One page of the ledger's sessions, as session/list answers it.
-export function listPage(parts: Pick<GatewayParts, "ledger">, params: Params) {
-  let page;
-  try {
-    page = parts.ledger.listSessions({
-      cwd: params["cwd"] as string | undefined,
-      cursor: params["cursor"] as string | undefined,
-    });
-  } catch (error) {
-    throw new HubError("USAGE", (error as Error).message);
-  }
+export async function listPage(
+  parts: Pick<GatewayParts, "ledger">,
+  params: Params,
+): Promise<Params> {
+  const page = await parts.ledger.listSessions({
+    cwd: params["cwd"] as string | undefined,
+    cursor: params["cursor"] as string | undefined,
+  });
   return {
     sessions: page.sessions.map((s) => ({
       sessionId: s.id,
@@ -71,7 +68,8 @@ export function listPage(parts: Pick<GatewayParts, "ledger">, params: Params) {
   };
 }
 
-// Sends the editor every update of the session's history, in order (session/load).
+// Sends the editor every update of the session's history, in order (session/load): one read,
+// the stored text as stored, in large writes.
 export async function replayHistory(
   parts: Pick<GatewayParts, "ledger" | "editor">,
   record: SessionRecord,
@@ -81,13 +79,7 @@ export async function replayHistory(
       record.id,
       "older history of this session was trimmed (ledger caps); the replay starts later",
     );
-  for (const item of replayItems(parts.ledger.events(record.id))) {
-    await parts.editor.send("session/update", {
-      sessionId: record.id,
-      update: item.update,
-      ...(item.meta ? { _meta: item.meta } : {}),
-    });
-  }
+  await parts.editor.replay(record.id, await parts.ledger.read(record.id));
 }
 
 // Ends a hub session: detached here, and closed or deleted on the agent when it can do that.
@@ -102,7 +94,7 @@ export async function endSession(
   if (how === "close") {
     if (live && agent?.alive && agent.supports("close"))
       await agent.closeSession(live.session.id, signal);
-    parts.ledger.updateSession(record.id, { state: "closed" });
+    await parts.ledger.updateSession(record.id, { state: "closed" });
     parts.settings.forget(record.id);
     return;
   }
@@ -113,17 +105,17 @@ export async function endSession(
         parts.logger.warn({ err: error }, "agent could not delete the session"),
       );
   }
-  parts.ledger.deleteSession(record.id);
+  await parts.ledger.deleteSession(record.id);
   parts.settings.forget(record.id);
 }
 
 /** The ledger record of a session, or SESSION_NOT_FOUND. */
-export function requireRecord(
+export async function requireRecord(
   parts: Pick<GatewayParts, "ledger">,
   id: unknown,
-): SessionRecord {
+): Promise<SessionRecord> {
   const record =
-    typeof id === "string" ? parts.ledger.getSession(id) : undefined;
+    typeof id === "string" ? await parts.ledger.getSession(id) : undefined;
   if (!record)
     throw new HubError("SESSION_NOT_FOUND", `no session ${JSON.stringify(id)}`);
   return record;

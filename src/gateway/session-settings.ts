@@ -67,12 +67,15 @@ export function withModel(
 export const MAX_CACHED_SETTINGS = 256;
 
 /**
- * The per-session cache, written through to the ledger. It holds the sessions used last, at
- * most `maxCached`: a session closed or deleted leaves it at once, one the ledger evicted (or
- * another process changed) ages out; whatever left it is read from the ledger again when used.
+ * The per-session cache, written through to the ledger (asynchronously, in order per session).
+ * It holds the sessions used last, at most `maxCached`: a session closed or deleted leaves it at
+ * once, one the ledger evicted (or another process changed) ages out; whatever left it is read
+ * from the ledger again when used, after its own pending writes.
  */
 export class SettingsStore {
   private readonly cache = new Map<string, SessionSettings>();
+  private readonly loading = new Map<string, Promise<void>>();
+  private readonly writes = new Map<string, Promise<void>>();
 
   constructor(
     private readonly ledger: LedgerPort,
@@ -85,34 +88,71 @@ export class SettingsStore {
   }
 
   /** The session's settings: the cache, else the ledger, else none. */
-  get(sessionId: string): SessionSettings {
-    const cached = this.cache.get(sessionId);
-    if (cached) {
-      this.remember(sessionId, cached);
-      return cached;
-    }
-    const stored = this.ledger.getSession(sessionId)?.settings;
-    const settings = (stored ?? {}) as SessionSettings;
+  async get(sessionId: string): Promise<SessionSettings> {
+    await this.load(sessionId);
+    return this.current(sessionId);
+  }
+
+  // The cached settings, counted as a use (loaded before; a value aged out since reads none).
+  private current(sessionId: string): SessionSettings {
+    const settings = this.cache.get(sessionId) ?? {};
     this.remember(sessionId, settings);
     return settings;
   }
 
-  /** Replaces the session's settings and persists them. */
-  set(sessionId: string, settings: SessionSettings): void {
+  // Fills the cache from the ledger once, however many ask at once; a value set meanwhile wins.
+  private load(sessionId: string): Promise<void> {
+    if (this.cache.has(sessionId)) return Promise.resolve();
+    let loading = this.loading.get(sessionId);
+    if (!loading) {
+      const written = this.writes.get(sessionId) ?? Promise.resolve();
+      loading = written
+        .catch(() => undefined)
+        .then(() => this.ledger.getSession(sessionId))
+        .then((record) => {
+          if (!this.cache.has(sessionId))
+            this.remember(
+              sessionId,
+              (record?.settings ?? {}) as SessionSettings,
+            );
+        })
+        .finally(() => this.loading.delete(sessionId));
+      this.loading.set(sessionId, loading);
+    }
+    return loading;
+  }
+
+  /** Replaces the session's settings; resolves once stored (writes of a session keep order). */
+  set(sessionId: string, settings: SessionSettings): Promise<void> {
     this.remember(sessionId, settings);
-    this.ledger.saveSettings(sessionId, settings as Params);
+    const before = this.writes.get(sessionId) ?? Promise.resolve();
+    const write = before
+      .catch(() => undefined)
+      .then(() => this.ledger.saveSettings(sessionId, settings as Params));
+    this.writes.set(sessionId, write);
+    const done = () => {
+      if (this.writes.get(sessionId) === write) this.writes.delete(sessionId);
+    };
+    write.then(done, done);
+    return write;
   }
 
   /** Merges what an agent answered (new, load, resume, fork, set_*) into the settings. */
-  merge(sessionId: string, answer: unknown): void {
+  async merge(sessionId: string, answer: unknown): Promise<void> {
     const found = settingsIn(answer);
-    if (found) this.set(sessionId, { ...this.get(sessionId), ...found });
+    if (!found) return;
+    await this.load(sessionId);
+    await this.set(sessionId, { ...this.current(sessionId), ...found });
   }
 
   /** Applies a session/update; true when it changed the settings. */
-  apply(sessionId: string, update: Params): boolean {
-    const next = afterUpdate(this.get(sessionId), update);
-    if (next) this.set(sessionId, next);
+  async apply(sessionId: string, update: Params): Promise<boolean> {
+    const kind = update["sessionUpdate"];
+    if (kind !== "current_mode_update" && kind !== "config_option_update")
+      return false;
+    await this.load(sessionId);
+    const next = afterUpdate(this.current(sessionId), update);
+    if (next) await this.set(sessionId, next);
     return next !== undefined;
   }
 

@@ -2,6 +2,7 @@
 // behind it and its running turn; and the mapping of session ids between editor and agent.
 import type { Params } from "../protocol/raw.js";
 import type { AgentPort, AgentSessionPort, TurnPort } from "./ports.js";
+import type { SessionRelay } from "./session-relay.js";
 
 /** One hub session while an agent session is attached to it. */
 export interface LiveSession {
@@ -13,6 +14,10 @@ export interface LiveSession {
   turnDone?: Promise<unknown>;
   /** Stops relaying the agent session's out-of-turn events. */
   unsubscribe: () => void;
+  /** The session's one ordered path to the ledger and the editor. */
+  relay: SessionRelay;
+  /** The compaction of the last turn, while it runs. */
+  compacting?: Promise<void>;
 }
 
 /** A prompt's cancellation, from its arrival until it answers. */
@@ -24,6 +29,7 @@ export interface CancelScope {
 
 export class SessionTable {
   private readonly live = new Map<string, LiveSession>();
+  private readonly restoring = new Map<string, Promise<LiveSession>>();
   /** Prompts under way per hub session, attached or still being restored. */
   private readonly prompts = new Map<string, Set<AbortController>>();
 
@@ -41,6 +47,23 @@ export class SessionTable {
   set(hubId: string, entry: LiveSession): void {
     this.live.get(hubId)?.unsubscribe();
     this.live.set(hubId, entry);
+  }
+
+  /**
+   * One restoration per hub session at a time: later callers wait for the one running. A
+   * caller's signal stops its own wait, not the shared restoration (bounded by request timeouts).
+   */
+  restore(
+    hubId: string,
+    start: () => Promise<LiveSession>,
+    signal?: AbortSignal,
+  ): Promise<LiveSession> {
+    let restoring = this.restoring.get(hubId);
+    if (!restoring) {
+      restoring = start().finally(() => this.restoring.delete(hubId));
+      this.restoring.set(hubId, restoring);
+    }
+    return signal ? untilAborted(restoring, signal) : restoring;
   }
 
   // Detaches a hub session: its turn is cancelled and its relay stopped.
@@ -104,4 +127,16 @@ export class SessionTable {
         : undefined;
     return hubId ? { ...p, sessionId: hubId } : params;
   }
+}
+
+// A promise that rejects with the signal's reason once it aborts, else settles as `promise` does.
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -40,13 +40,13 @@ function feedItems(event: LedgerEvent): { update: unknown; meta?: Params }[] {
     }));
   }
   if (event.kind !== "update") return [];
-  const meta = event.payload["meta"] as Params | undefined;
+  const meta = event.payload["_meta"] as Params | undefined;
   return [{ update: event.payload["update"], ...(meta ? { meta } : {}) }];
 }
 
-/** The last sequence number recorded for a session (0 for none). */
-export function lastSeq(events: LedgerEvent[]): number {
-  return events.at(-1)?.seq ?? 0;
+/** The last sequence number among events read after `afterSeq` (`afterSeq` for none). */
+export function lastSeq(events: LedgerEvent[], afterSeq = 0): number {
+  return events.at(-1)?.seq ?? afterSeq;
 }
 
 /** The idempotency key a prompt carries in `_meta.acphub.idempotencyKey`, if any. */

@@ -1,18 +1,19 @@
 // One prompt on a hub session: the busy-session rule, the prompt recorded before the agent sees
 // it, the transcript given to a primed session, and every event of the turn relayed in order.
+import { setTimeout } from "node:timers/promises";
 import type { PromptResult, RawContentBlock } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
-import { HubError } from "../shared/errors.js";
+import { errorMessage, HubError } from "../shared/errors.js";
 import { primingBlock, titleFromPrompt } from "./history.js";
 import { checkPromptSize } from "./limits.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionRecord, TurnPort } from "./ports.js";
-import { relayEvent } from "./relay.js";
+import type { SessionRelay } from "./session-relay.js";
 import type { LiveSession } from "./session-table.js";
 
 type TurnParts = Pick<
   GatewayParts,
-  "ledger" | "editor" | "logger" | "limits" | "settings"
+  "ledger" | "editor" | "logger" | "limits" | "compactAfterMs" | "closing"
 >;
 
 // Runs a prompt on a live session whose prompt blocks are already checked.
@@ -36,63 +37,101 @@ export async function promptLive(
   // Cancelled before the agent saw it (while restoring, or waiting for the turn before it).
   if (signal.aborted) return { stopReason: "cancelled" };
   const { ledger } = parts;
-  ledger.append(record.id, "prompt", { prompt, ...(meta ? { meta } : {}) });
+  const promptSeq = await ledger.append(record.id, "prompt", {
+    prompt,
+    ...(meta ? { meta } : {}),
+  });
   if (record.title === null)
-    ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
+    await ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
   const primed = live.needsPriming;
   const blocks = primed
-    ? [primingBlock(ledger.events(record.id).slice(0, -1)), ...prompt]
+    ? [
+        primingBlock(
+          await ledger.events(record.id, { uptoSeq: promptSeq - 1 }),
+        ),
+        ...prompt,
+      ]
     : prompt;
   const turn = live.session.prompt(blocks, { meta, signal });
-  return runTurn(parts, record.id, live, turn, primed);
+  return runTurn(parts, record.id, live, turn, primed, promptSeq);
 }
 
-// Relays a turn's events, records how it ended, and clears it from the session either way. A
-// primed session stops needing the transcript only once a primed turn ended well; the next
-// prompt waits (turnDone) until all of this is done.
-function runTurn(
+// Records how a turn ended, compacts it, and clears it from the session either way. A primed
+// session stops needing the transcript only once a primed turn ended well; the next prompt waits
+// (turnDone) until the turn's events are all relayed.
+async function runTurn(
   parts: TurnParts,
   hubId: string,
   live: LiveSession,
   turn: TurnPort,
   primed: boolean,
+  promptSeq: number,
 ): Promise<Params> {
   live.turn = turn;
-  const done = (async () => {
-    try {
-      const result = await relayTurn(parts, hubId, turn);
-      if (primed) live.needsPriming = false;
-      parts.ledger.append(hubId, "turn_end", { stopReason: result.stopReason });
-      return result.response;
-    } catch (error) {
-      parts.ledger.append(hubId, "turn_end", {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      throw error;
-    } finally {
-      live.turn = undefined;
-    }
-  })();
+  const done = relayTurn(live.relay, turn);
   live.turnDone = done.catch(() => undefined);
-  return done;
+  try {
+    const result = await done;
+    if (primed) live.needsPriming = false;
+    const endSeq = await parts.ledger.append(hubId, "turn_end", {
+      stopReason: result.stopReason,
+    });
+    live.compacting = compactTurn(parts, hubId, promptSeq, endSeq);
+    return result.response;
+  } catch (error) {
+    await parts.ledger
+      .append(hubId, "turn_end", { error: errorMessage(error) })
+      .catch(() => undefined);
+    throw error;
+  } finally {
+    live.turn = undefined;
+  }
 }
 
-// Relays every event of a turn. When relaying fails (or the turn's event queue overflowed), the
-// agent's turn is cancelled and waited for: the agent must not keep working on a turn nobody
-// relays, and the session must not be left busy for the next prompt.
+// Relays a turn's events through the session's relay (each sent to the editor after its commit).
+// When relaying fails (a failed append, or the turn's event queue overflowed), the agent's turn is
+// cancelled and waited for: the agent must not keep working on a turn nobody relays, and the
+// session must not be left busy for the next prompt.
 async function relayTurn(
-  parts: TurnParts,
-  hubId: string,
+  relay: SessionRelay,
   turn: TurnPort,
 ): Promise<PromptResult> {
+  relay.hold(() => turn.cancel());
   try {
-    for await (const event of turn) await relayEvent(parts, hubId, event);
+    for await (const event of turn) {
+      relay.push(event);
+      if (relay.failed === undefined && relay.congested) await relay.settled();
+    }
   } catch (error) {
     turn.cancel();
     await turn.result.catch(() => undefined);
     throw error;
+  } finally {
+    relay.release();
   }
-  return turn.result;
+  const result = await turn.result;
+  await relay.settled();
+  if (relay.failed !== undefined) throw relay.failed;
+  return result;
+}
+
+// Merges the finished turn's streamed chunks in the ledger, once the editor has its answer (a
+// timer: the answer is written first).
+async function compactTurn(
+  parts: TurnParts,
+  hubId: string,
+  promptSeq: number,
+  endSeq: number,
+): Promise<void> {
+  // When the gateway closes, a compaction still waiting runs at once.
+  await setTimeout(parts.compactAfterMs, undefined, {
+    signal: parts.closing,
+  }).catch(() => undefined);
+  await parts.ledger
+    .compact(hubId, promptSeq, endSeq)
+    .catch((error: unknown) =>
+      parts.logger.warn({ err: error, sessionId: hubId }, "compaction failed"),
+    );
 }
 
 function isBlock(value: unknown): value is RawContentBlock {

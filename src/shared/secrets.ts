@@ -7,6 +7,7 @@ const MIN_SECRET_LENGTH = 6;
 
 export class SecretMasker {
   private readonly secrets: string[];
+  private escapedCache: string[] | undefined;
 
   constructor(values: Iterable<string>) {
     this.secrets = [...new Set(values)]
@@ -31,6 +32,21 @@ export class SecretMasker {
     for (const secret of this.secrets)
       if (out.includes(secret)) out = out.split(secret).join("***");
     return out;
+  }
+
+  // Masks secrets inside serialized JSON, where they appear JSON-escaped: the text stays valid
+  // JSON (only the inside of strings changes) and is never parsed.
+  maskJson(json: string): string {
+    let out = json;
+    for (const secret of this.escaped)
+      if (out.includes(secret)) out = out.split(secret).join("***");
+    return out;
+  }
+
+  private get escaped(): string[] {
+    return (this.escapedCache ??= this.secrets.map((s) =>
+      JSON.stringify(s).slice(1, -1),
+    ));
   }
 
   // Masks every string inside a JSON-like value, keeping its structure.

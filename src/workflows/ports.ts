@@ -80,5 +80,6 @@ export type JournalEntry =
 
 /** Where the run writes down its progress (the ledger), so it can continue after a crash. */
 export interface RunJournal {
-  record(entry: JournalEntry): void;
+  /** Resolves once the entry is kept (the runner goes on only then). */
+  record(entry: JournalEntry): Promise<void>;
 }

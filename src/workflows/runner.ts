@@ -135,8 +135,11 @@ function nextIndex(
   return tried < (jump.maxAttempts ?? 1) ? target : undefined;
 }
 
-function finish(o: RunWorkflowOptions, outcome: RunOutcome): RunOutcome {
-  o.journal.record({
+async function finish(
+  o: RunWorkflowOptions,
+  outcome: RunOutcome,
+): Promise<RunOutcome> {
+  await o.journal.record({
     type: "run_end",
     status: outcome.status,
     ...(outcome.step ? { step: outcome.step } : {}),
@@ -159,14 +162,14 @@ async function stepOnce(
   let result: StepResult;
   if (done) result = { status: done.status, output: done.output };
   else {
-    o.journal.record({ type: "step_start", step: step.id, attempt });
+    await o.journal.record({ type: "step_start", step: step.id, attempt });
     const signal = step.timeoutMs
       ? AbortSignal.any([runSignal, AbortSignal.timeout(step.timeoutMs)])
       : runSignal;
     result = await execute(s, step, text, signal);
     if (o.mask) result = { ...result, output: o.mask(result.output) };
     if (!result.unanswered)
-      o.journal.record({
+      await o.journal.record({
         type: "step_end",
         step: step.id,
         attempt,

@@ -22,6 +22,8 @@ export interface EditorOptions {
   ) => unknown;
   args?: string[];
   env?: Record<string, string>;
+  /** A command that runs acphub, e.g. bwrap with its own mounts (argv before node). */
+  wrap?: string[];
 }
 
 export interface TestEditor {
@@ -54,7 +56,14 @@ export function startEditor(
   home: string,
   options: EditorOptions = {},
 ): TestEditor {
-  const child = spawn(process.execPath, [CLI, "acp", ...(options.args ?? [])], {
+  const argv = [
+    ...(options.wrap ?? []),
+    process.execPath,
+    CLI,
+    "acp",
+    ...(options.args ?? []),
+  ];
+  const child = spawn(argv[0]!, argv.slice(1), {
     env: {
       PATH: process.env["PATH"] ?? "",
       HOME: home,

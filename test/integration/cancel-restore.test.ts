@@ -12,7 +12,7 @@ import {
 } from "../helpers/editor.js";
 import { connectMock, steps, tempDir } from "../helpers/mock.js";
 import { Gateway } from "../../src/gateway/gateway.js";
-import { SqliteLedger } from "../../src/ledger/sqlite-ledger.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 
 const editors = editorTracker();
 afterEach(() =>

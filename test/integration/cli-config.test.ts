@@ -15,7 +15,7 @@ describe("config commands", () => {
     );
     expect(r.stdout).toContain('"defaultAgent": "mock",  // default');
     expect(r.stdout).toContain('"initializeMs": 30000,  // default');
-    expect(r.stdout).toContain('"maxSessions": 200,  // default');
+    expect(r.stdout).toContain('"maxSessions": 10000,  // default');
     const json = JSON.parse(
       (await runCli(["config", "show", "--json"], { home })).stdout,
     ) as {
@@ -26,7 +26,7 @@ describe("config commands", () => {
     expect(json.file).toBeNull();
     expect(json.config).toMatchObject({
       defaultAgent: "mock",
-      ledger: { maxSessions: 200 },
+      ledger: { maxSessions: 10000 },
       timeouts: { initializeMs: 30000, cancelGraceMs: 10000 },
     });
     expect(json.defaults).toContain("timeouts");

@@ -218,8 +218,8 @@ describe("acphub run with bad input", () => {
     );
     mkdirSync(join(home, "ledger.db")); // the ledger cannot open: acphub fails after the spawn
     const r = await runCli(["run", "hi"], { home });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/acphub: /);
+    expect(r.code).toBe(2); // the ledger cannot be used: an environment problem, like bad config
+    expect(r.stderr).toMatch(/acphub: ledger .*ledger\.db: /);
     const alive = () =>
       readdirSync("/proc")
         .filter((p) => /^\d+$/.test(p))

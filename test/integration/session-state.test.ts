@@ -15,10 +15,11 @@ interface State {
   configOptions?: { id: string; currentValue: string }[];
 }
 
-// What the mock agent itself reports about the session (its `state` step).
+// What the mock agent itself reports about the session (its `state` step). session/load answers
+// before the agent is restored, so acphub's notice of how it was restored may come first.
 async function agentState(e: TestEditor, sessionId: string): Promise<State> {
   const said = await turn(e, sessionId, steps({ state: true }));
-  return JSON.parse(said.replace(/^state: /, "")) as State;
+  return JSON.parse(said.slice(said.indexOf("state: ") + 7)) as State;
 }
 
 const load = (e: TestEditor, sessionId: string, cwd: string) =>

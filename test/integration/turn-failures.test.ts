@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentConnection } from "../../src/agents/connection.js";
 import { Gateway } from "../../src/gateway/gateway.js";
-import { SqliteLedger } from "../../src/ledger/sqlite-ledger.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { INIT } from "../helpers/editor.js";
 import { connectMock, steps, tempDir, waitFor } from "../helpers/mock.js";
 
@@ -80,8 +80,10 @@ describe("a turn acphub stops relaying", () => {
     );
     const sessionId = await openOn(gateway, home);
     const signal = new AbortController().signal;
+    // More updates than the session relay keeps in flight (4,096): past that bound the turn waits
+    // for the held editor, so the agent's event queue (4) overflows whatever the timing.
     const flood = steps(
-      { text: "tick ".repeat(20), chunks: 20 },
+      { text: "tick ".repeat(5000), chunks: 5000 },
       { sleep: 600_000 },
     );
     const first = gateway.prompt(prompt(sessionId, flood), signal);

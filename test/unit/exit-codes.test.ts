@@ -26,6 +26,7 @@ const EXPECTED: Record<HubErrorCode, number> = {
   POOL_FULL: 1,
   TIMEOUT: 3,
   CLOSED: 1,
+  LEDGER_UNAVAILABLE: 2,
   INTERNAL: 1,
   WORKFLOW_INVALID: 2,
   WORKFLOW_NOT_FOUND: 2,

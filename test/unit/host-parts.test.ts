@@ -76,6 +76,12 @@ describe("small helpers", () => {
     );
     expect(m.maskValue({ a: ["sk-123456"] })).toEqual({ a: ["***"] });
   });
+  it("SecretMasker masks serialized JSON where the secret is escaped, keeping it valid", () => {
+    const m = new SecretMasker(['pa"ss\\word']);
+    const json = JSON.stringify({ text: 'say pa"ss\\word now' });
+    const masked = m.maskJson(json);
+    expect(JSON.parse(masked)).toEqual({ text: "say *** now" });
+  });
   it("subjectOf prefers the command the tool call carries", () => {
     const base = { sessionId: "s", options: [] };
     expect(

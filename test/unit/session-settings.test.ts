@@ -14,16 +14,18 @@ function rowsLedger() {
   const add = (id: string) =>
     rows.set(id, { id, state: "active", settings: null } as SessionRecord);
   const ledger = {
-    getSession: (id: string) => rows.get(id),
+    getSession: (id: string) => Promise.resolve(rows.get(id)),
     saveSettings: (id: string, settings: Record<string, unknown>) => {
       const row = rows.get(id);
       if (row) row.settings = settings;
+      return Promise.resolve();
     },
     updateSession: (id: string, patch: Partial<SessionRecord>) => {
       const row = rows.get(id);
       if (row) Object.assign(row, patch);
+      return Promise.resolve();
     },
-    deleteSession: (id: string) => rows.delete(id),
+    deleteSession: (id: string) => Promise.resolve(rows.delete(id)),
   } as unknown as LedgerPort;
   return { ledger, rows, add };
 }
@@ -33,34 +35,34 @@ const mode = (id: string) => ({
 });
 
 describe("SettingsStore", () => {
-  it("holds at most maxCached sessions; one that left is read from the ledger again", () => {
+  it("holds at most maxCached sessions; one that left is read from the ledger again", async () => {
     const { ledger, add } = rowsLedger();
     const store = new SettingsStore(ledger, 3);
     for (let i = 0; i < 10; i++) {
       add(`s${i}`);
-      store.set(`s${i}`, mode(`m${i}`));
+      await store.set(`s${i}`, mode(`m${i}`));
     }
     expect(store.size).toBe(3);
-    expect(store.get("s0")).toEqual(mode("m0"));
+    expect(await store.get("s0")).toEqual(mode("m0"));
     expect(store.size).toBe(3);
   });
 
-  it("keeps the session used last: a get counts as a use", () => {
+  it("keeps the session used last: a get counts as a use", async () => {
     const { ledger, rows, add } = rowsLedger();
     const store = new SettingsStore(ledger, 2);
     for (const id of ["a", "b"]) {
       add(id);
-      store.set(id, mode(id));
+      await store.set(id, mode(id));
     }
-    store.get("a");
+    await store.get("a");
     add("c");
-    store.set("c", mode("c"));
+    await store.set("c", mode("c"));
     // "a" stayed cached: a change in the ledger behind the cache is not seen for it...
     rows.get("a")!.settings = mode("changed");
-    expect(store.get("a")).toEqual(mode("a"));
+    expect(await store.get("a")).toEqual(mode("a"));
     // ...while "b" left the cache and is read from the ledger.
     rows.get("b")!.settings = mode("changed");
-    expect(store.get("b")).toEqual(mode("changed"));
+    expect(await store.get("b")).toEqual(mode("changed"));
   });
 
   it("a closed or deleted session leaves the cache", async () => {
@@ -74,13 +76,42 @@ describe("SettingsStore", () => {
     };
     for (const id of ["closed", "deleted", "kept"]) {
       add(id);
-      settings.set(id, mode(id));
+      await settings.set(id, mode(id));
     }
-    await endSession(parts, ledger.getSession("closed")!, "close");
-    await endSession(parts, ledger.getSession("deleted")!, "delete");
+    await endSession(parts, (await ledger.getSession("closed"))!, "close");
+    await endSession(parts, (await ledger.getSession("deleted"))!, "delete");
     expect(settings.size).toBe(1);
     // The closed session's settings are still in the ledger, for a later load.
-    expect(settings.get("closed")).toEqual(mode("closed"));
-    expect(settings.get("deleted")).toEqual({});
+    expect(await settings.get("closed")).toEqual(mode("closed"));
+    expect(await settings.get("deleted")).toEqual({});
+  });
+
+  it("a session read back while its settings are still being written gets the written ones", async () => {
+    const { ledger, add } = rowsLedger();
+    let release = () => {};
+    const slow = {
+      ...ledger,
+      // A copy of the row as it is now, as a database read would give.
+      getSession: async (id: string) => {
+        const row = await ledger.getSession(id);
+        return row && { ...row };
+      },
+      saveSettings: (id: string, s: Record<string, unknown>) =>
+        new Promise<void>((resolve) => {
+          release = () => {
+            void ledger.saveSettings(id, s).then(resolve);
+          };
+        }),
+    } as unknown as LedgerPort;
+    const store = new SettingsStore(slow, 1);
+    add("a");
+    add("b");
+    const written = store.set("a", mode("x"));
+    await store.get("b"); // "a" leaves the cache before its write is stored
+    const again = store.get("a");
+    await new Promise((resolve) => setImmediate(resolve)); // a read now would find nothing
+    release();
+    await written;
+    expect(await again).toEqual(mode("x"));
   });
 });

@@ -1,5 +1,7 @@
-// Schema migrations, applied in order and tracked by `PRAGMA user_version`.
+// Schema migrations of the SQLite ledger, applied in order and tracked by `PRAGMA user_version`.
+// A ledger written by an older acphub is migrated on open; a newer one is refused.
 import type Database from "better-sqlite3";
+import { HubError } from "../../shared/errors.js";
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE sessions (
@@ -28,20 +30,31 @@ const MIGRATIONS: string[] = [
      at INTEGER NOT NULL,
      PRIMARY KEY (session_id, seq)
    ) WITHOUT ROWID;`,
-  // The session's modes, models and config options as last reported (JSON), and the session
-  // it was forked from.
+  // 2 (issue 14): the session's modes, models and config options as last reported (JSON), and
+  // the session it was forked from.
   `ALTER TABLE sessions ADD COLUMN settings TEXT;
    ALTER TABLE sessions ADD COLUMN forked_from TEXT;`,
+  // 3: an update's payload is exactly the session/update params without sessionId, so replay
+  // sends the stored text as it is: its notification metadata moves from `meta` to `_meta`.
+  `UPDATE events
+     SET payload = json_remove(json_set(payload, '$._meta', json(json_extract(payload, '$.meta'))), '$.meta')
+   WHERE kind = 'update' AND json_valid(payload) AND json_type(payload, '$.meta') = 'object';`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** The statements of each version, for tests that build an older ledger. */
+export function migrationSql(version: number): string {
+  return MIGRATIONS[version - 1] ?? "";
+}
+
 // Brings the database to the newest schema; refuses one written by a newer acphub.
-export function migrate(db: Database.Database): void {
+export function migrate(db: Database.Database, file: string): void {
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
-    throw new Error(
-      `ledger schema version ${current} is newer than this acphub understands (${SCHEMA_VERSION})`,
+    throw new HubError(
+      "LEDGER_UNAVAILABLE",
+      `ledger ${file} was written by a newer acphub (schema ${current}; this one knows up to ${SCHEMA_VERSION}): upgrade acphub or point it at another state folder`,
     );
   }
   for (let version = current; version < SCHEMA_VERSION; version++) {

@@ -1,0 +1,151 @@
+// The ledger as the gateway sees it: an asynchronous port, so that a ledger can live in this
+// process (SQLite) or on the network (PostgreSQL). Implemented in src/ledger/.
+//
+// Guarantees every implementation keeps (the contract suite in test/ledger/ checks them):
+// - `append` resolves only once the event is durable (committed), with its sequence number.
+//   Appends are grouped into batches (group commit); the events of one session keep the order
+//   of the `append` calls, and sequence numbers grow strictly within a session (gaps are allowed:
+//   trimming and compaction remove events).
+// - What is stored is the JSON text given (or produced) at append time, masked for known secrets;
+//   `read` returns that text as stored, so replay can send it without parsing it again.
+// - `compact` runs at the end of a turn only: a replay during a turn sees every chunk.
+// - Caps trim the oldest events and mark the session `incomplete`.
+
+/** Whether a ledger session is open to editors or was closed by one. */
+export type SessionStatus = "active" | "closed";
+
+export interface SessionRecord {
+  /** acphub's own id, the one editors see; stable across restarts. */
+  id: string;
+  agent: string;
+  cwd: string;
+  title: string | null;
+  createdAt: number;
+  updatedAt: number;
+  state: SessionStatus;
+  /** The agent's id for this session, when one is known. */
+  agentSessionId: string | null;
+  /** What the session was opened with (mcpServers, additionalDirectories, _meta). */
+  request: Record<string, unknown>;
+  /** True when old events were trimmed past a cap: a replay is not the whole history. */
+  incomplete: boolean;
+  eventCount: number;
+  bytes: number;
+  /** The modes, models and config options the agent last reported (see session-settings). */
+  settings: Record<string, unknown> | null;
+  /** The session this one was forked from, if any. */
+  forkedFrom: string | null;
+}
+
+/** What a new session starts with; the ledger fills in the counters. */
+export type NewSessionRecord = Omit<
+  SessionRecord,
+  "incomplete" | "eventCount" | "bytes" | "settings" | "forkedFrom"
+> &
+  Partial<Pick<SessionRecord, "settings" | "forkedFrom">>;
+
+export type SessionPatch = Partial<
+  Pick<SessionRecord, "title" | "state" | "agentSessionId" | "updatedAt">
+>;
+
+/**
+ * What an event records. Payload shapes: `prompt` {prompt, meta?}; `update` {update, _meta?}
+ * (exactly a `session/update`'s params without `sessionId`); `permission` {toolCall, outcome,
+ * decidedBy, reason}; `turn_end` {stopReason} or {error}; `restore` {mode, agentSessionId};
+ * `workflow` a workflow run's progress: run and step starts and ends (workflows/ports.ts).
+ */
+export type LedgerEventKind =
+  "prompt" | "update" | "permission" | "turn_end" | "restore" | "workflow";
+
+export const LEDGER_EVENT_KINDS: readonly LedgerEventKind[] = [
+  "prompt",
+  "update",
+  "permission",
+  "turn_end",
+  "restore",
+  "workflow",
+];
+
+/** An event parsed and checked. */
+export interface LedgerEvent {
+  seq: number;
+  kind: LedgerEventKind;
+  payload: Record<string, unknown>;
+  at: number;
+}
+
+/** An event as stored: its payload is the JSON text written at append time (a JSON object). */
+export interface StoredEvent {
+  seq: number;
+  kind: LedgerEventKind;
+  text: string;
+  at: number;
+}
+
+export interface ListFilter {
+  cwd?: string;
+  cursor?: string | null;
+  limit?: number;
+}
+
+export interface ListPage {
+  sessions: SessionRecord[];
+  nextCursor: string | null;
+}
+
+export interface ReadOptions {
+  /** Only events with a larger sequence number (a client catching up from what it has). */
+  afterSeq?: number;
+  /** Only events up to this sequence number, included. */
+  uptoSeq?: number;
+}
+
+export interface LedgerPort {
+  createSession(record: NewSessionRecord): Promise<void>;
+  getSession(id: string): Promise<SessionRecord | undefined>;
+  updateSession(id: string, patch: SessionPatch): Promise<void>;
+  deleteSession(id: string): Promise<boolean>;
+  /** Newest first; `cursor` is the `nextCursor` of the previous page. */
+  listSessions(filter: ListFilter): Promise<ListPage>;
+  /**
+   * Appends one event; `payload` is a JSON object or its serialized text (serialize once).
+   * Resolves with its sequence number when the batch holding it is committed; rejects with a
+   * HubError (`LEDGER_UNAVAILABLE`, `SESSION_NOT_FOUND`) when it is not stored.
+   */
+  append(
+    sessionId: string,
+    kind: LedgerEventKind,
+    payload: string | Record<string, unknown>,
+  ): Promise<number>;
+  /** Stored events in order, as stored; rows that are not a JSON object are skipped. */
+  read(sessionId: string, options?: ReadOptions): Promise<StoredEvent[]>;
+  /** Stored events in order, parsed and checked; damaged rows are skipped and logged. */
+  events(sessionId: string, options?: ReadOptions): Promise<LedgerEvent[]>;
+  /**
+   * Merges runs of consecutive text chunks (agent_message_chunk, agent_thought_chunk,
+   * user_message_chunk) after `afterSeq` (up to `uptoSeq`) that differ only in their text into
+   * one event with the concatenated text, kept at the run's last sequence number. Called when a
+   * turn ends, on that turn's events only. A reader that stopped inside a run (after seq N) and
+   * reads again after compaction gets the whole merged run again.
+   */
+  compact(sessionId: string, afterSeq: number, uptoSeq?: number): Promise<void>;
+  /** Stores the session's modes, models and config options (replacing what was there). */
+  saveSettings(
+    sessionId: string,
+    settings: Record<string, unknown>,
+  ): Promise<void>;
+  /** A new session holding copies of another's events up to `uptoSeq` (all when absent): fork. */
+  copySession(
+    fromId: string,
+    record: NewSessionRecord,
+    uptoSeq?: number,
+  ): Promise<void>;
+  /**
+   * Calls `listener` with the sequence number of each batch committed for `sessionId` from now on
+   * — by this process, and (PostgreSQL) by any other process on the same ledger. Read what is new
+   * with `read(id, { afterSeq })`. Returns the unsubscribe function.
+   */
+  follow(sessionId: string, listener: (lastSeq: number) => void): () => void;
+  /** Waits for pending appends, then closes. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,170 @@
+// One ordered path per hub session from the agent to the ledger and the editor. Every event —
+// in a turn or outside one — is appended in arrival order; an update reaches the editor only
+// after the batch holding it has committed (so nothing an editor sees is lost), serialized once:
+// the same JSON text is stored and sent. A failed append means that update, and any after it,
+// never reach the editor; the turn then fails with that error.
+import type { RunEvent } from "../contracts/events.js";
+import type { Params } from "../protocol/raw.js";
+import { withHubCommands } from "./hub-commands.js";
+import type { GatewayParts } from "./parts.js";
+
+export type RelayParts = Pick<
+  GatewayParts,
+  "ledger" | "editor" | "logger" | "settings"
+> &
+  Partial<Pick<GatewayParts, "commands">>;
+
+/** Events relayed but not yet committed and written, before a turn waits for them. */
+const MAX_IN_FLIGHT = 4096;
+
+export class SessionRelay {
+  private last: Promise<unknown> = Promise.resolve();
+  private inFlight = 0;
+  private failure: unknown;
+  private held: RunEvent[] | undefined;
+  private onFail: ((error: unknown) => void) | undefined;
+
+  constructor(
+    private readonly parts: RelayParts,
+    readonly hubId: string,
+    /** The session's folder: which hub commands are advertised with the agent's. */
+    private readonly cwd: string,
+  ) {}
+
+  /** The first append that failed, if any. */
+  get failed(): unknown {
+    return this.failure;
+  }
+
+  /**
+   * A turn starts: events outside it wait until its own events have all been pushed. A failure
+   * before it is forgotten (the turn it stopped has failed); `onFail` hears this turn's first one.
+   */
+  hold(onFail?: (error: unknown) => void): void {
+    this.failure = undefined;
+    this.onFail = onFail;
+    this.held ??= [];
+  }
+
+  /** The turn's events are all pushed: the held events follow them. */
+  release(): void {
+    this.onFail = undefined;
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const event of held) this.push(event);
+  }
+
+  /** An event from outside a turn (command lists, mode changes, late updates). */
+  pushOutside(event: RunEvent): void {
+    if (this.held) this.held.push(event);
+    else this.push(event);
+  }
+
+  /** Records and relays one event; returns at once. */
+  push(event: RunEvent): void {
+    const { editor, ledger, logger } = this.parts;
+    const hubId = this.hubId;
+    switch (event.type) {
+      case "session_update": {
+        const update =
+          event.update.sessionUpdate === "available_commands_update"
+            ? withHubCommands(this.parts.commands, this.cwd, event.update)
+            : event.update;
+        const payload: Params = event.meta
+          ? { update, _meta: event.meta }
+          : { update };
+        const text = JSON.stringify(payload);
+        this.track(ledger.append(hubId, "update", text), (seq) =>
+          editor.sendStored(hubId, seq, text, payload),
+        );
+        this.parts.settings
+          .apply(hubId, update as Params)
+          .catch((error: unknown) =>
+            logger.warn({ err: error }, "ledger: session settings not stored"),
+          );
+        const title = (event.update as Params)["title"];
+        if (
+          event.update.sessionUpdate === "session_info_update" &&
+          typeof title === "string"
+        )
+          ledger
+            .updateSession(hubId, { title })
+            .catch((error: unknown) =>
+              logger.warn({ err: error }, "ledger: title not stored"),
+            );
+        return;
+      }
+      case "permission": {
+        editor.observe(hubId, {
+          ...event,
+          sessionId: hubId,
+          request: { ...event.request, sessionId: hubId },
+        });
+        const { request, outcome, decidedBy, reason } = event;
+        this.track(
+          ledger.append(hubId, "permission", {
+            toolCall: request.toolCall,
+            outcome,
+            decidedBy,
+            reason,
+          }),
+        );
+        return;
+      }
+      case "extension_notification": {
+        editor.observe(hubId, { ...event, sessionId: hubId });
+        const params = {
+          ...(event.params as Params),
+          sessionId: hubId,
+        };
+        this.track(Promise.resolve(), () => editor.send(event.method, params));
+        return;
+      }
+      case "audit":
+        editor.observe(hubId, { ...event, sessionId: hubId });
+        logger.info({ ...event, sessionId: hubId }, "agent request");
+        return;
+      case "client_request":
+        editor.observe(hubId, { ...event, sessionId: hubId });
+        return;
+    }
+  }
+
+  // Sends after `stored` settles and after everything pushed before it was sent; the first
+  // failure (an append, or the editor's output) stops every send after it.
+  private track<T>(stored: Promise<T>, send?: (stored: T) => unknown): void {
+    this.inFlight += 1;
+    stored.catch(() => undefined); // seen in order below; never an unhandled rejection
+    this.last = this.last
+      .then(() => stored)
+      .then(
+        (value) => {
+          this.inFlight -= 1;
+          if (this.failure === undefined) return send?.(value);
+        },
+        (error: unknown) => {
+          this.inFlight -= 1;
+          this.fail(error);
+        },
+      )
+      .catch((error: unknown) => this.fail(error));
+  }
+
+  // Keeps the first failure; the running turn hears of it at once (to end the agent's turn).
+  private fail(error: unknown): void {
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    this.onFail?.(error);
+  }
+
+  /** Too much is in flight (a slow disk or editor): the turn waits for `settled()`. */
+  get congested(): boolean {
+    return this.inFlight > MAX_IN_FLIGHT;
+  }
+
+  /** Resolves when everything pushed so far is stored and handed to the editor. */
+  async settled(): Promise<void> {
+    await this.last;
+    await this.parts.editor.drained();
+  }
+}

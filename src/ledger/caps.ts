@@ -1,0 +1,32 @@
+// What a ledger keeps: caps per ledger and per session, retention, and the options every
+// implementation takes.
+import type { Logger } from "../shared/logger.js";
+import type { BatchBounds } from "./group-commit.js";
+
+export interface LedgerCaps {
+  /** Past this many sessions, the least recently updated go. */
+  maxSessions: number;
+  /** Past this many events in a session, the oldest go and the session is marked incomplete. */
+  maxEventsPerSession: number;
+  /** The same for the bytes of stored payloads. */
+  maxBytesPerSession: number;
+  /** Sessions not updated for this many days are deleted (on open, then daily); null: kept. */
+  retentionDays: number | null;
+}
+
+export const DEFAULT_LEDGER_CAPS: LedgerCaps = {
+  maxSessions: 10_000,
+  maxEventsPerSession: 100_000,
+  maxBytesPerSession: 64 * 1024 * 1024,
+  retentionDays: null,
+};
+
+export interface LedgerOptions {
+  caps?: Partial<LedgerCaps>;
+  logger?: Logger;
+  /** Masks known secrets in a stored JSON text (the editor still gets the original). */
+  mask?: (jsonText: string) => string;
+  batch?: BatchBounds;
+}
+
+export const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,0 +1,126 @@
+// Compaction of a finished turn: a streamed reply arrives as hundreds of small chunks; once the
+// turn is over, runs of consecutive text chunks that differ only in their text become one event
+// with the text concatenated. Everything else (tool calls, plans, chunks whose messageId, _meta
+// or annotations differ) keeps its place, so a replay shows the same history.
+import type { StoredEvent } from "../gateway/ledger-port.js";
+
+const CHUNK_KINDS = [
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "user_message_chunk",
+];
+
+/** How acphub serializes a text chunk as agents send it: read without parsing. */
+const FAST_HEADS = CHUNK_KINDS.map(
+  (kind) =>
+    `{"update":{"sessionUpdate":"${kind}","content":{"type":"text","text":"`,
+);
+
+/** One merged run: events fromSeq..lastSeq become `text`, kept at lastSeq. */
+export interface MergedRun {
+  fromSeq: number;
+  lastSeq: number;
+  text: string;
+}
+
+// A text chunk split around its text: merged with neighbours whose head and tail are the same.
+interface Chunk {
+  seq: number;
+  head: string;
+  body: string;
+  tail: string;
+}
+
+// Where the JSON string starting at `from` ends (its closing quote), or -1.
+function stringEnd(text: string, from: number): number {
+  for (
+    let i = text.indexOf('"', from);
+    i !== -1;
+    i = text.indexOf('"', i + 1)
+  ) {
+    let backslashes = 0;
+    for (let j = i - 1; text.charCodeAt(j) === 92; j--) backslashes++;
+    if (backslashes % 2 === 0) return i;
+  }
+  return -1;
+}
+
+// The fast reading: the common key order, text sliced out as escaped JSON (which concatenates).
+function fastChunk(event: StoredEvent): Chunk | undefined {
+  const head = FAST_HEADS.find((h) => event.text.startsWith(h));
+  if (!head) return undefined;
+  const end = stringEnd(event.text, head.length);
+  if (end < 0) return undefined;
+  return {
+    seq: event.seq,
+    head: `f${head}`,
+    body: event.text.slice(head.length, end),
+    tail: event.text.slice(end),
+  };
+}
+
+// Any other key order: parsed, the text taken out, the rest serialized as the identity.
+function parsedChunk(event: StoredEvent): Chunk | undefined {
+  let payload: { update?: Record<string, unknown> } | null;
+  try {
+    payload = JSON.parse(event.text) as typeof payload;
+  } catch {
+    return undefined;
+  }
+  const update = payload?.update;
+  const content = update?.["content"] as Record<string, unknown> | undefined;
+  if (
+    !update ||
+    !CHUNK_KINDS.includes(update["sessionUpdate"] as string) ||
+    content?.["type"] !== "text" ||
+    typeof content["text"] !== "string"
+  )
+    return undefined;
+  const marker = "\u0000acphub-text\u0000";
+  const shape = JSON.stringify({
+    ...payload,
+    update: { ...update, content: { ...content, text: marker } },
+  });
+  const at = shape.indexOf(JSON.stringify(marker).slice(1, -1));
+  return {
+    seq: event.seq,
+    head: `p${shape.slice(0, at)}`,
+    body: JSON.stringify(content["text"]).slice(1, -1),
+    tail: shape.slice(at + JSON.stringify(marker).length - 2),
+  };
+}
+
+function asChunk(event: StoredEvent): Chunk | undefined {
+  if (event.kind !== "update" || !event.text.includes("_chunk"))
+    return undefined;
+  return fastChunk(event) ?? parsedChunk(event);
+}
+
+// Plans the merge of the runs in `events` (one turn's events, in order).
+export function planCompaction(events: StoredEvent[]): MergedRun[] {
+  const runs: MergedRun[] = [];
+  let run: Chunk[] = [];
+  const close = () => {
+    const first = run[0];
+    const last = run[run.length - 1];
+    if (first && last && run.length > 1)
+      runs.push({
+        fromSeq: first.seq,
+        lastSeq: last.seq,
+        text: `${first.head.slice(1)}${run.map((c) => c.body).join("")}${last.tail}`,
+      });
+    run = [];
+  };
+  for (const event of events) {
+    const chunk = asChunk(event);
+    const open = run[0];
+    if (
+      !chunk ||
+      (open && (open.head !== chunk.head || open.tail !== chunk.tail))
+    )
+      close();
+    if (chunk) run.push(chunk);
+  }
+  close();
+  return runs;
+}

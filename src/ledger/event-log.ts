@@ -1,0 +1,140 @@
+// The event side every ledger shares, over its engine's few storage calls: group commit of
+// masked JSON text, reading stored text back (damaged rows skipped), parsing, compaction plans,
+// and followers told of each committed batch.
+import type {
+  LedgerPort,
+  LedgerEvent,
+  LedgerEventKind,
+  ReadOptions,
+  StoredEvent,
+} from "../gateway/ledger-port.js";
+import { parseEvents } from "../gateway/stored-events.js";
+import type { Logger } from "../shared/logger.js";
+import { planCompaction, type MergedRun } from "./compaction.js";
+import { Followers } from "./followers.js";
+import {
+  GroupCommit,
+  settle,
+  type BatchBounds,
+  type PendingEvent,
+} from "./group-commit.js";
+import { toStored } from "./row-checks.js";
+
+/** What a storage engine does for the event log. */
+export interface EventStore {
+  /** Writes a batch in one transaction; the seq of each event (undefined: no such session). */
+  writeBatch(
+    batch: PendingEvent[],
+  ): Promise<(number | undefined)[]> | (number | undefined)[];
+  /** Rows [seq, kind, text, at] of a session in order, after/up to the given seqs. */
+  readRows(
+    sessionId: string,
+    afterSeq: number,
+    uptoSeq: number,
+  ): Promise<unknown[][]>;
+  /** Applies merged runs (their text already masked) in one transaction. */
+  applyRuns(sessionId: string, runs: MergedRun[]): Promise<void>;
+}
+
+export type EventMethods = Pick<
+  LedgerPort,
+  "append" | "read" | "events" | "compact" | "follow"
+>;
+
+export class EventLog {
+  readonly followers: Followers;
+  private readonly writer: GroupCommit;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly logger: Logger,
+    readonly mask: (text: string) => string,
+    batch?: BatchBounds,
+  ) {
+    this.followers = new Followers(logger);
+    this.writer = new GroupCommit((events) => this.commit(events), batch);
+  }
+
+  // One batch: written, each append settled, then the followers told.
+  private async commit(batch: PendingEvent[]): Promise<void> {
+    const seqs = await this.store.writeBatch(batch);
+    for (const [id, seq] of settle(batch, seqs)) this.followers.emit(id, seq);
+  }
+
+  append(
+    sessionId: string,
+    kind: LedgerEventKind,
+    payload: string | Record<string, unknown>,
+  ): Promise<number> {
+    const text =
+      typeof payload === "string" ? payload : JSON.stringify(payload);
+    return this.writer.add(sessionId, kind, this.mask(text));
+  }
+
+  async read(
+    sessionId: string,
+    options: ReadOptions = {},
+  ): Promise<StoredEvent[]> {
+    const rows = await this.store.readRows(
+      sessionId,
+      options.afterSeq ?? 0,
+      options.uptoSeq ?? Number.MAX_SAFE_INTEGER,
+    );
+    const out: StoredEvent[] = [];
+    for (const [seq, kind, text, at] of rows) {
+      const stored = toStored(seq, kind, text, at);
+      if (stored) out.push(stored);
+      else this.damaged(sessionId, seq);
+    }
+    return out;
+  }
+
+  async events(
+    sessionId: string,
+    options?: ReadOptions,
+  ): Promise<LedgerEvent[]> {
+    return parseEvents(await this.read(sessionId, options), (seq) =>
+      this.damaged(sessionId, seq),
+    );
+  }
+
+  private damaged(sessionId: string, seq: unknown): void {
+    this.logger.warn({ sessionId, seq }, "ledger: damaged event row skipped");
+  }
+
+  async compact(
+    sessionId: string,
+    afterSeq: number,
+    uptoSeq?: number,
+  ): Promise<void> {
+    await this.writer.drain();
+    const runs = planCompaction(
+      await this.read(sessionId, { afterSeq, uptoSeq }),
+    );
+    if (runs.length === 0) return;
+    await this.store.applyRuns(
+      sessionId,
+      runs.map((run) => ({ ...run, text: this.mask(run.text) })),
+    );
+  }
+
+  follow(sessionId: string, listener: (lastSeq: number) => void): () => void {
+    return this.followers.add(sessionId, listener);
+  }
+
+  /** The port's event methods, bound to this log, for a ledger to expose as its own. */
+  methods(): EventMethods {
+    return {
+      append: this.append.bind(this),
+      read: this.read.bind(this),
+      events: this.events.bind(this),
+      compact: this.compact.bind(this),
+      follow: this.follow.bind(this),
+    };
+  }
+
+  /** Resolves when every append made so far is committed (or failed). */
+  drain(): Promise<void> {
+    return this.writer.drain();
+  }
+}

@@ -1,0 +1,135 @@
+// Group commit: appends that arrive in the same tick (or until a count/byte bound) are written in
+// one transaction, and each append's promise settles only when that transaction has committed.
+// Batches commit one after another, so the events of a session keep the order of the calls.
+import type { LedgerEventKind } from "../gateway/ledger-port.js";
+import { HubError } from "../shared/errors.js";
+
+export interface PendingEvent {
+  sessionId: string;
+  kind: LedgerEventKind;
+  text: string;
+  bytes: number;
+  at: number;
+  resolve(seq: number): void;
+  reject(error: unknown): void;
+}
+
+export interface BatchBounds {
+  /** A batch is committed at once when it holds this many events… */
+  maxEvents: number;
+  /** …or this many bytes of payload. */
+  maxBytes: number;
+  /**
+   * While batches follow each other (a streaming agent), the next one waits until this long after
+   * the previous commit, to gather more events per transaction. When idle, a batch is committed on
+   * the next tick.
+   */
+  busyIntervalMs: number;
+}
+
+export const DEFAULT_BATCH_BOUNDS: BatchBounds = {
+  maxEvents: 2000,
+  maxBytes: 4 * 1024 * 1024,
+  busyIntervalMs: 2,
+};
+
+/** Writes one batch; settles each event itself (resolve with its seq, or reject). */
+export type CommitBatch = (batch: PendingEvent[]) => Promise<void> | void;
+
+export class GroupCommit {
+  private pending: PendingEvent[] = [];
+  private pendingBytes = 0;
+  private scheduled = false;
+  private running: Promise<void> | undefined;
+  private lastCommit = 0;
+
+  constructor(
+    private readonly commit: CommitBatch,
+    private readonly bounds: BatchBounds = DEFAULT_BATCH_BOUNDS,
+  ) {}
+
+  // Queues one event; its promise settles when the batch holding it is committed.
+  add(sessionId: string, kind: LedgerEventKind, text: string): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      const bytes = Buffer.byteLength(text);
+      this.pending.push({
+        sessionId,
+        kind,
+        text,
+        bytes,
+        at: Date.now(),
+        resolve,
+        reject,
+      });
+      this.pendingBytes += bytes;
+      const full =
+        this.pending.length >= this.bounds.maxEvents ||
+        this.pendingBytes >= this.bounds.maxBytes;
+      if (full && !this.running) this.run();
+      else if (!this.scheduled && !this.running) this.schedule();
+    });
+  }
+
+  // The next tick when idle; shortly after the previous commit while a stream keeps them coming.
+  private schedule(): void {
+    this.scheduled = true;
+    const wait = this.lastCommit + this.bounds.busyIntervalMs - Date.now();
+    if (wait > 0) setTimeout(() => this.run(), wait);
+    else setImmediate(() => this.run());
+  }
+
+  /** Resolves when everything queued so far is committed (or failed). */
+  async drain(): Promise<void> {
+    while (this.running || this.pending.length > 0) {
+      if (!this.running) this.run();
+      await this.running;
+    }
+  }
+
+  // Commits what is pending, then the next batch if more arrived meanwhile.
+  private run(): void {
+    if (this.running) return;
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.running = (async () => {
+      try {
+        await this.commit(batch);
+      } catch (error) {
+        for (const event of batch) event.reject(error);
+      }
+    })().finally(() => {
+      this.running = undefined;
+      this.lastCommit = Date.now();
+      if (this.pending.length > 0 && !this.scheduled) this.schedule();
+    });
+  }
+}
+
+/** After a commit: the last sequence number written per session. */
+export type Committed = Map<string, number>;
+
+// Settles each append of a committed batch (undefined seq: its session does not exist).
+export function settle(
+  batch: PendingEvent[],
+  seqs: (number | undefined)[],
+): Committed {
+  const committed: Committed = new Map();
+  batch.forEach((event, index) => {
+    const seq = seqs[index];
+    if (seq === undefined) {
+      event.reject(
+        new HubError(
+          "SESSION_NOT_FOUND",
+          `ledger: no session ${event.sessionId}`,
+        ),
+      );
+      return;
+    }
+    committed.set(event.sessionId, seq);
+    event.resolve(seq);
+  });
+  return committed;
+}

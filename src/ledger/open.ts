@@ -1,0 +1,20 @@
+// Opens the ledger a location names: a postgres:// URL opens PostgreSQL, anything else is the
+// path of a SQLite file. There is no fallback: a ledger that cannot be opened is an error.
+import type { LedgerPort } from "../gateway/ledger-port.js";
+import type { LedgerOptions } from "./caps.js";
+import type { PgConnectionOptions } from "./postgres/pg-connection.js";
+import { PostgresLedger } from "./postgres/pg-ledger.js";
+import { SqliteLedger } from "./sqlite/sqlite-ledger.js";
+
+export function isPostgresUrl(where: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(where);
+}
+
+export async function openLedgerAt(
+  where: string,
+  options: LedgerOptions & Pick<PgConnectionOptions, "retryMs"> = {},
+): Promise<LedgerPort> {
+  return isPostgresUrl(where)
+    ? PostgresLedger.open(where, options)
+    : new SqliteLedger(where, options);
+}

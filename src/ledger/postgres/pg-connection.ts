@@ -1,0 +1,90 @@
+// The PostgreSQL ledger's connections: a small pool, queries and transactions retried with a
+// bounded backoff while the server is away, and errors that name the URL (password masked).
+import pg from "pg";
+import type { Logger } from "../../shared/logger.js";
+import { isConnectionError, maskUrl, pgError, withRetry } from "./pg-retry.js";
+import { migratePg } from "./pg-schema.js";
+
+export interface PgConnectionOptions {
+  /** How long queries retry while PostgreSQL is unreachable before failing (ms). */
+  retryMs?: number;
+  /** How long to wait for a connection (ms). */
+  connectTimeoutMs?: number;
+}
+
+export class PgConnection {
+  /** The URL with its password masked, as errors and logs name it. */
+  readonly where: string;
+  private readonly pool: pg.Pool;
+  private readonly retryMs: number;
+
+  constructor(
+    readonly url: string,
+    options: PgConnectionOptions,
+    logger: Logger,
+  ) {
+    this.where = maskUrl(url);
+    this.retryMs = options.retryMs ?? 15_000;
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: 4,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    });
+    // A connection lost while checked out also errors on its client: the query fails and is
+    // retried, so the event itself only needs logging.
+    this.pool.on("connect", (client) =>
+      client.on("error", (error) =>
+        logger.warn({ err: error.message }, "ledger: connection lost"),
+      ),
+    );
+    this.pool.on("error", (error) =>
+      logger.warn({ err: error.message }, "ledger: idle connection lost"),
+    );
+  }
+
+  /** Connects once and migrates; failing is one HubError naming the URL. */
+  async open(): Promise<void> {
+    try {
+      const client = await this.pool.connect();
+      try {
+        await migratePg(client, this.where);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await this.pool.end().catch(() => undefined);
+      throw pgError(this.where, error);
+    }
+  }
+
+  query<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []) {
+    return withRetry(this.where, this.retryMs, () =>
+      this.pool.query<R>(sql, args),
+    );
+  }
+
+  // Runs `work` in one transaction, retried as a whole after a lost connection.
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return withRetry(this.where, this.retryMs, async () => {
+      const client = await this.pool.connect();
+      let lost: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        // A connection the server dropped is discarded, not handed to the next batch.
+        if (isConnectionError(error)) lost = error as Error;
+        else await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release(lost);
+      }
+    });
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+}

@@ -1,0 +1,82 @@
+// Schema migrations of the PostgreSQL ledger, tracked in acphub_schema and applied under an
+// advisory lock so that two acphub processes opening one ledger do not both migrate it.
+import type { PoolClient } from "pg";
+import { HubError } from "../../shared/errors.js";
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE acphub_sessions (
+     id TEXT PRIMARY KEY,
+     agent TEXT NOT NULL,
+     cwd TEXT NOT NULL,
+     title TEXT,
+     created_at BIGINT NOT NULL,
+     updated_at BIGINT NOT NULL,
+     state TEXT NOT NULL,
+     agent_session_id TEXT,
+     request TEXT NOT NULL,
+     incomplete BOOLEAN NOT NULL DEFAULT FALSE,
+     event_count BIGINT NOT NULL DEFAULT 0,
+     bytes BIGINT NOT NULL DEFAULT 0,
+     next_seq BIGINT NOT NULL DEFAULT 1
+   );
+   CREATE INDEX acphub_sessions_cwd_updated ON acphub_sessions (cwd, updated_at DESC);
+   CREATE INDEX acphub_sessions_updated ON acphub_sessions (updated_at DESC);
+   CREATE TABLE acphub_events (
+     session_id TEXT NOT NULL REFERENCES acphub_sessions (id) ON DELETE CASCADE,
+     seq BIGINT NOT NULL,
+     kind TEXT NOT NULL,
+     payload JSON NOT NULL,
+     bytes INTEGER NOT NULL,
+     at BIGINT NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   );`,
+  // 2: the session's modes, models and config options as last reported (JSON text), and the
+  // session it was forked from (issue 14's columns, as in the SQLite ledger).
+  `ALTER TABLE acphub_sessions ADD COLUMN settings TEXT;
+   ALTER TABLE acphub_sessions ADD COLUMN forked_from TEXT;`,
+];
+
+export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The statements of each version, for tests that build an older ledger. */
+export function pgMigrationSql(version: number): string {
+  return MIGRATIONS[version - 1] ?? "";
+}
+const LOCK_KEY = 0x61637068; // "acph"
+
+// Brings the database to the newest schema; refuses one written by a newer acphub.
+export async function migratePg(
+  client: PoolClient,
+  where: string,
+): Promise<void> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS acphub_schema (version INTEGER NOT NULL)",
+    );
+    const { rows } = await client.query<{ version: number }>(
+      "SELECT version FROM acphub_schema",
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > PG_SCHEMA_VERSION)
+      throw new HubError(
+        "LEDGER_UNAVAILABLE",
+        `ledger ${where} was written by a newer acphub (schema ${current}; this one knows up to ${PG_SCHEMA_VERSION}): upgrade acphub`,
+      );
+    for (let version = current; version < PG_SCHEMA_VERSION; version++)
+      await client.query(MIGRATIONS[version] as string);
+    if (rows.length === 0)
+      await client.query("INSERT INTO acphub_schema VALUES ($1)", [
+        PG_SCHEMA_VERSION,
+      ]);
+    else
+      await client.query("UPDATE acphub_schema SET version = $1", [
+        PG_SCHEMA_VERSION,
+      ]);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}

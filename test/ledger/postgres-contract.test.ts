@@ -1,0 +1,33 @@
+// The ledger contract against a real PostgreSQL started for this file.
+import pg from "pg";
+import { afterAll, beforeAll, describe } from "vitest";
+import { PostgresLedger } from "../../src/ledger/postgres/pg-ledger.js";
+import { startPostgres, type PgServer } from "../helpers/postgres.js";
+import { ledgerContract } from "./contract.js";
+
+let server: PgServer;
+beforeAll(async () => {
+  server = await startPostgres({ fsync: false });
+});
+afterAll(() => server?.stop());
+
+describe("PostgreSQL ledger contract", () => {
+  ledgerContract({
+    async create(caps) {
+      const where = await server.database();
+      return { ledger: await PostgresLedger.open(where, { caps }), where };
+    },
+    reopen(where, caps) {
+      return PostgresLedger.open(where, { caps });
+    },
+    async damage(where, sessionId, seq) {
+      const client = new pg.Client({ connectionString: where });
+      await client.connect();
+      await client.query(
+        "UPDATE acphub_events SET payload = '[1]' WHERE session_id = $1 AND seq = $2",
+        [sessionId, seq],
+      );
+      await client.end();
+    },
+  });
+});

@@ -1,0 +1,123 @@
+// The PostgreSQL ledger's own faults: an unreachable server (one line, password masked), a
+// restart mid-session (appends retry, nothing lost), a server gone past the retry budget, a
+// ledger from a newer acphub, and a session followed live from another ledger connection.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresLedger } from "../../src/ledger/postgres/pg-ledger.js";
+import {
+  PG_SCHEMA_VERSION,
+  pgMigrationSql,
+} from "../../src/ledger/postgres/pg-schema.js";
+import { startPostgres, type PgServer } from "../helpers/postgres.js";
+import { session } from "./contract.js";
+
+let server: PgServer;
+beforeAll(async () => {
+  server = await startPostgres({ fsync: false });
+});
+afterAll(() => server?.stop());
+
+describe("PostgreSQL ledger faults", () => {
+  it("says in one line that the server is unreachable, with the password masked", async () => {
+    const url = `postgres://me:hunter22@127.0.0.1:1/acphub`;
+    const error = await PostgresLedger.open(url, {
+      connectTimeoutMs: 2000,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "LEDGER_UNAVAILABLE" });
+    expect(String((error as Error).message)).toMatch(
+      /^ledger postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/acphub is unreachable/,
+    );
+    expect(String((error as Error).message)).not.toContain("hunter22");
+  });
+
+  it("migrates a ledger written by an older acphub on open (schema 1: no settings, no forkedFrom)", async () => {
+    const url = await server.database();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(pgMigrationSql(1));
+    await client.query(
+      `CREATE TABLE acphub_schema (version INTEGER NOT NULL); INSERT INTO acphub_schema VALUES (1);
+       INSERT INTO acphub_sessions (id, agent, cwd, created_at, updated_at, state, request, next_seq)
+       VALUES ('old', 'a', '/w', 1, 1, 'active', '{}', 1)`,
+    );
+    const ledger = await PostgresLedger.open(url);
+    expect(await ledger.getSession("old")).toMatchObject({
+      settings: null,
+      forkedFrom: null,
+    });
+    await ledger.saveSettings("old", { modes: { currentModeId: "m" } });
+    expect(await ledger.append("old", "update", { i: 1 })).toBe(1);
+    expect((await ledger.getSession("old"))?.settings).toEqual({
+      modes: { currentModeId: "m" },
+    });
+    await ledger.close();
+    const { rows } = await client.query("SELECT version FROM acphub_schema");
+    expect(rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
+    await client.end();
+  });
+
+  it("refuses a ledger written by a newer acphub", async () => {
+    const url = await server.database();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(
+      "CREATE TABLE acphub_schema (version INTEGER NOT NULL); INSERT INTO acphub_schema VALUES (99)",
+    );
+    await client.end();
+    await expect(PostgresLedger.open(url)).rejects.toThrow(
+      /written by a newer acphub/,
+    );
+  });
+
+  it("follows a session written through another connection (LISTEN/NOTIFY)", async () => {
+    const url = await server.database();
+    const writer = await PostgresLedger.open(url);
+    const reader = await PostgresLedger.open(url);
+    await writer.createSession(session("s1"));
+    const seen = new Promise<number>((resolve) =>
+      reader.follow("s1", (seq) => seq >= 2 && resolve(seq)),
+    );
+    await new Promise((r) => setTimeout(r, 200)); // LISTEN is set up asynchronously
+    await writer.append("s1", "update", { i: 1 });
+    await writer.append("s1", "update", { i: 2 });
+    expect(await seen).toBe(2);
+    expect(
+      (await reader.events("s1", { afterSeq: 1 })).map((e) => e.payload),
+    ).toEqual([{ i: 2 }]);
+    await writer.close();
+    await reader.close();
+  });
+
+  it("retries appends while the server restarts, then fails clearly once it stays away", async () => {
+    const url = await server.database();
+    const ledger = await PostgresLedger.open(url, { retryMs: 20_000 });
+    await ledger.createSession(session("s1"));
+    await ledger.append("s1", "update", { i: 1 });
+    await server.restart(300);
+    expect(await ledger.append("s1", "update", { i: 2 })).toBe(2);
+    expect((await ledger.events("s1")).map((e) => e.payload["i"])).toEqual([
+      1, 2,
+    ]);
+    await ledger.close();
+
+    const short = await PostgresLedger.open(url, {
+      retryMs: 300,
+      connectTimeoutMs: 500,
+    });
+    await short.createSession(session("s2"));
+    server.stopOnly();
+    try {
+      await expect(
+        short.append("s2", "update", { i: 1 }),
+      ).rejects.toMatchObject({
+        code: "LEDGER_UNAVAILABLE",
+        message: expect.stringMatching(
+          /^ledger postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ is unreachable/,
+        ),
+      });
+    } finally {
+      server.startAgain();
+    }
+    await short.close();
+  });
+});
