@@ -44,7 +44,9 @@ export async function openServeHub(
   const defaultAgent = agent ?? defaultAgentName(config);
   resolveAgent(defaultAgent, config); // fails early on an unknown name
   const ledger = await openLedger(ctx);
-  const hosts = new Map<string, HostServices>();
+  const hosts: HostServices[] = [];
+  /** The host of each agent's current gateway, for `readTerminal`. */
+  const hostOf = new Map<string, HostServices>();
   let closing = false;
   const createGateway = async (
     name: string,
@@ -52,7 +54,8 @@ export async function openServeHub(
   ): Promise<Gateway> => {
     const editor = new EditorChannel(new SessionTable());
     const host = hostForEditor(ctx, editor, false);
-    hosts.set(name, host);
+    hosts.push(host);
+    hostOf.set(name, host);
     return buildGateway({
       ctx,
       agentName: name,
@@ -99,7 +102,7 @@ export async function openServeHub(
       };
     });
   const readTerminal: TerminalReader = (agentName, sessionId, terminalId) => {
-    const host = hosts.get(agentName);
+    const host = hostOf.get(agentName);
     if (!host)
       throw resourceNotFound(`no terminal ${terminalId} in this session`);
     return host.terminals.peek(sessionId, terminalId);
@@ -111,7 +114,7 @@ export async function openServeHub(
     close: async () => {
       closing = true;
       await hub.close();
-      for (const host of hosts.values()) host.close();
+      for (const host of hosts) host.close();
     },
   };
 }
