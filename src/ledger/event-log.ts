@@ -86,12 +86,11 @@ export class EventLog {
     for (const [seq, kind, text, at] of rows) {
       const stored = toStored(seq, kind, text, at);
       if (!stored) this.damaged(sessionId, seq);
-      else if (stored.kind !== "update") out.push(stored);
-      else
-        out.push({
-          ...stored,
-          text: readStored(stored.text, stored.seq, after),
-        });
+      else {
+        if (stored.kind === "update")
+          stored.text = readStored(stored.text, stored.seq, after);
+        out.push(stored);
+      }
     }
     return out;
   }
