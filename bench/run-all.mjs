@@ -11,5 +11,7 @@ await import("./startup.mjs");
 console.log();
 await import("./terminal.mjs");
 console.log();
+await import("./flow-steps.mjs");
+console.log();
 await import("./web.mjs");
 process.exit(0);

@@ -12,6 +12,7 @@ import { cliContext, type GlobalOptions } from "./context.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { workflowAgent } from "../workflows/workflow-agent.js";
 import { workflowCommands } from "./flow-commands.js";
 import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
 
@@ -33,15 +34,19 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   }
   const { config, paths, logger } = ctx;
   reapOrphans(paths.stateDir, logger);
-  const name = options.agent ?? defaultAgentName(config);
+  const name = options.workflow
+    ? `workflow:${options.workflow}`
+    : (options.agent ?? defaultAgentName(config));
   let launch;
   try {
-    launch = await sandboxedLaunch(
-      resolveAgent(name, config),
-      config,
-      paths,
-      cwd ?? process.cwd(),
-    );
+    // A workflow served as the agent starts only its steps' agents, when they run.
+    if (!options.workflow)
+      launch = await sandboxedLaunch(
+        resolveAgent(name, config),
+        config,
+        paths,
+        cwd ?? process.cwd(),
+      );
   } catch (error) {
     return fail(error);
   }
@@ -57,7 +62,10 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   const gateway = buildGateway({
     ctx,
     agentName: name,
-    launch,
+    ...(launch ? { launch } : {}),
+    ...(options.workflow
+      ? { agent: async () => workflowAgent(options.workflow!) }
+      : {}),
     ledger,
     host,
     editor,

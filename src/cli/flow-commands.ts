@@ -9,7 +9,8 @@ import type {
   LedgerPort,
 } from "../gateway/ports.js";
 import { listWorkflows, findWorkflow } from "../workflows/discover.js";
-import { loadWorkflowFile } from "../workflows/load.js";
+import { resumePoint, type ResumePoint } from "../workflows/journal.js";
+import { loadWorkflowFile, type Workflow } from "../workflows/load.js";
 import type { GatePort } from "../workflows/ports.js";
 import { outcomeError, runWorkflow } from "../workflows/runner.js";
 import { clientPermissionRequest } from "../workflows/updates.js";
@@ -22,6 +23,7 @@ import {
 } from "./flow-setup.js";
 import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
 import { createRunSession } from "./flow-run.js";
+import { InterruptedRuns, type InterruptedRun } from "./flow-continue.js";
 import { buildHost } from "./wiring.js";
 
 const GATE_OPTIONS = [
@@ -91,27 +93,94 @@ export function workflowCommands(
   ledger: LedgerPort,
   exclusive?: string,
 ): HubCommandsPort {
+  const interrupted = new InterruptedRuns(ledger);
   return {
     list: (cwd) => (exclusive ? [] : commandsIn(ctx, cwd)),
     ...(exclusive ? { exclusive } : {}),
-    run: (name, c) => runInSession(ctx, ledger, name, c),
+    interrupted: async (sessionId) =>
+      (await interrupted.find(sessionId))?.workflow,
+    run: async (name, c) =>
+      runInSession(
+        ctx,
+        ledger,
+        await planInSession(ctx, ledger, interrupted, name, c),
+        c,
+      ),
   };
 }
 
-// One run inside an editor's session; its step agents ask the editor through this session.
-async function runInSession(
+interface SessionRun {
+  workflow: Workflow;
+  runId: string;
+  cwd: string;
+  input: string;
+  recorded: ResumePoint["recorded"];
+}
+
+// The run a prompt starts in an editor's session: the one a crash interrupted there,
+// continued from its journal, else a new run of the named workflow.
+async function planInSession(
   ctx: CliContext,
   ledger: LedgerPort,
+  interrupted: InterruptedRuns,
   name: string,
   c: HubCommandContext,
-) {
+): Promise<SessionRun> {
+  const pending = await interrupted.take(c.sessionId);
+  if (pending) return continued(ctx, ledger, pending, c);
   const workflow = findWorkflow(
     name,
     workflowDirs(ctx.paths, c.cwd),
     loadOptions(ctx.config),
   );
   const runId = randomUUID();
-  const host = buildHost({
+  await createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
+  await ledgerJournal(ledger, runId).record({
+    type: "run_start",
+    runId,
+    workflow: name,
+    file: workflow.file,
+    input: c.input,
+    cwd: c.cwd,
+  });
+  await interrupted.mark(c.sessionId, runId, name);
+  return { workflow, runId, cwd: c.cwd, input: c.input, recorded: [] };
+}
+
+// An interrupted run taken up again at its first step that did not complete; one that can
+// no longer be (its file is gone or broken) is ended, so the session is not stuck on it.
+async function continued(
+  ctx: CliContext,
+  ledger: LedgerPort,
+  run: InterruptedRun,
+  c: HubCommandContext,
+): Promise<SessionRun> {
+  try {
+    const { start, recorded } = resumePoint(run.runId, run.entries);
+    const workflow = findWorkflow(
+      start.workflow,
+      workflowDirs(ctx.paths, start.cwd),
+      loadOptions(ctx.config),
+    );
+    void c
+      .tell(
+        `acphub continues workflow run ${run.runId} (${start.workflow}), interrupted before it ended, at its first step that did not complete; this prompt's own text is not used.`,
+      )
+      .catch(() => undefined);
+    const { input, cwd } = start;
+    return { workflow, runId: run.runId, cwd, input, recorded };
+  } catch (error) {
+    await ledgerJournal(ledger, run.runId).record({
+      type: "run_end",
+      status: "failed",
+    });
+    throw error;
+  }
+}
+
+// The host of a run in an editor's session: step agents' permission questions go to the editor.
+function sessionHost(ctx: CliContext, c: HubCommandContext) {
+  return buildHost({
     config: ctx.config,
     stateDir: ctx.paths.stateDir,
     configFile: ctx.paths.configFile,
@@ -126,16 +195,26 @@ async function runInSession(
         )
       ).outcome,
   });
-  host.onSessionStart?.(runId, { cwd: c.cwd });
-  await createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
+}
+
+// One run inside an editor's session; its step agents ask the editor through this session.
+async function runInSession(
+  ctx: CliContext,
+  ledger: LedgerPort,
+  planned: SessionRun,
+  c: HubCommandContext,
+) {
+  const { workflow, runId } = planned;
+  const host = sessionHost(ctx, c);
+  host.onSessionStart?.(runId, { cwd: planned.cwd });
   const journal = ledgerJournal(ledger, runId);
-  await journal.record({
-    type: "run_start",
+  const agents = stepAgents({
+    ctx,
+    host,
+    ledger,
     runId,
-    workflow: name,
-    file: workflow.file,
-    input: c.input,
-    cwd: c.cwd,
+    editorServers: c.mcpServers,
+    logger: ctx.logger,
   });
   let shown = Promise.resolve();
   const masker = secretMasker();
@@ -143,18 +222,12 @@ async function runInSession(
     const outcome = await runWorkflow({
       runId,
       workflow,
-      input: c.input,
-      cwd: c.cwd,
+      input: planned.input,
+      cwd: planned.cwd,
       env: templateEnv(ctx.config),
       mask: (text) => masker.mask(text),
-      agents: stepAgents({
-        ctx,
-        host,
-        ledger,
-        runId,
-        editorServers: c.mcpServers,
-        logger: ctx.logger,
-      }),
+      recorded: planned.recorded,
+      agents,
       shell: shellPort(host, runId),
       gate: editorGate(c, () => shown),
       sink: {
@@ -174,6 +247,7 @@ async function runInSession(
       stopReason: outcome.status === "cancelled" ? "cancelled" : "end_turn",
     };
   } finally {
+    await agents.close();
     host.close();
   }
 }

@@ -1,24 +1,24 @@
 // The concrete parts a workflow run uses from the CLI: step agents (each step in its own
-// agent process and session, recorded in the ledger as a child of the run's session), shell
-// steps under the terminal policy, and the ledger as the run's journal.
+// session, in a process the run's steps of that agent share; each session recorded in the
+// ledger as a child of the run's session), shell steps under the terminal policy, and the ledger
+// as the run's journal.
 import { randomUUID } from "node:crypto";
-import { connectAgent } from "../agents/connection.js";
-import { resolveAgent } from "../agents/registry.js";
 import type { RunEvent } from "../contracts/events.js";
 import type { AgentSessionPort, LedgerPort } from "../gateway/ports.js";
 import type { HostServices } from "../host/create-host.js";
 import type { Logger } from "../shared/logger.js";
 import { mergeServers, serversFor } from "../shared/mcp-servers.js";
-import { markStepRequest } from "../workflows/updates.js";
 import { agentServers } from "./agent-mcp.js";
 import type {
+  JournalEntry,
   RunJournal,
   ShellPort,
   StepAgents,
   StepSession,
   StepSessionOptions,
 } from "../workflows/ports.js";
-import { connectionLimits, type CliContext } from "./context.js";
+import type { CliContext } from "./context.js";
+import { stepPool, type StepPool } from "./flow-step-pool.js";
 
 export interface StepAgentWiring {
   ctx: CliContext;
@@ -30,27 +30,29 @@ export interface StepAgentWiring {
   logger: Logger;
 }
 
-// Opens each step's session in a fresh process of its agent.
-export function stepAgents(w: StepAgentWiring): StepAgents {
-  return { open: (agent, options) => openStep(w, agent, options) };
+/** A run's step agents: close them when the run ends. */
+export interface RunStepAgents extends StepAgents {
+  close(): Promise<void>;
+}
+
+// Opens each step's session in a process of its agent, shared by the run's steps of that agent.
+export function stepAgents(w: StepAgentWiring): RunStepAgents {
+  const pool = stepPool(w.ctx, w.host, w.logger);
+  return {
+    open: (agent, options) => openStep(w, pool, agent, options),
+    close: () => pool.close(),
+  };
 }
 
 async function openStep(
   w: StepAgentWiring,
+  pool: StepPool,
   agent: string,
   o: StepSessionOptions,
 ): Promise<StepSession> {
-  const { config, paths } = w.ctx;
-  const launch = resolveAgent(agent, config);
-  const connection = await connectAgent({
-    launch,
-    cwd: o.cwd,
-    logger: w.logger,
-    host: stepHost(w.host, o.stepId),
-    stateDir: paths.stateDir,
-    signal: o.signal,
-    ...connectionLimits(config),
-  });
+  const { config } = w.ctx;
+  const lease = await pool.acquire(agent, o.cwd, o.signal);
+  const { connection } = lease;
   try {
     const caps =
       connection.initializeResponse?.agentCapabilities?.mcpCapabilities;
@@ -66,6 +68,7 @@ async function openStep(
       cwd: o.cwd,
       mcpServers: servers,
     });
+    const unbind = pool.bind(session.id, o.stepId);
     const id = randomUUID();
     const now = Date.now();
     await w.ledger.createSession({
@@ -86,24 +89,17 @@ async function openStep(
       id,
       session: recordedPrompts(session, w.ledger, id, w.logger),
       record: (event) => recordEvent(w.ledger, id, event, w.logger),
-      close: () => connection.close(),
+      close: async () => {
+        unbind();
+        if (connection.alive && connection.supports("close"))
+          await connection.closeSession(session.id).catch(() => undefined);
+        lease.release();
+      },
     };
   } catch (error) {
-    await connection.close();
+    lease.release();
     throw error;
   }
-}
-
-// The host as one step's agent sees it: its permission requests marked with the step, so the
-// client is asked about the step's prefixed tool call id.
-function stepHost(host: HostServices, stepId: string): HostServices {
-  const ask = host.requestPermission;
-  if (!ask) return host;
-  return {
-    ...host,
-    requestPermission: (request, ctx) =>
-      ask(markStepRequest(stepId, request), ctx),
-  };
 }
 
 // The session, with each prompt kept in its ledger history first (appended in call order).
@@ -203,4 +199,14 @@ export function ledgerJournal(ledger: LedgerPort, runId: string): RunJournal {
       await ledger.append(runId, "workflow", { ...entry });
     },
   };
+}
+
+// What a run's journal kept, in order.
+export async function readJournal(
+  ledger: LedgerPort,
+  runId: string,
+): Promise<JournalEntry[]> {
+  return (await ledger.events(runId))
+    .filter((e) => e.kind === "workflow")
+    .map((e) => e.payload as unknown as JournalEntry);
 }

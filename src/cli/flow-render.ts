@@ -34,6 +34,9 @@ export function flowRenderer(
 ): Renderer {
   if (json) return jsonRenderer(stdio);
   const plain = plainRenderer(stdio);
+  // Each step's title as the run rendered it when the step started.
+  const titles = new Map<string, string>();
+  const label = (step: string) => titles.get(step) ?? stepLabel(steps, step);
   return (event) => {
     if (event.type !== "session_update") return plain(event);
     const u = event.update as Update;
@@ -43,8 +46,10 @@ export function flowRenderer(
     const isTool = kind === "tool_call" || kind === "tool_call_update";
     const ofStepAgent = step && String(u["toolCallId"]).startsWith(`${step}/`);
     if (kind === "plan") return;
+    if (kind === "tool_call" && step && !ofStepAgent)
+      titles.set(step, String(u["title"]));
     if (kind === "tool_call_update" && step && !ofStepAgent)
-      stdio.err(`\n[step] ${stepLabel(steps, step)}: ${String(u["status"])}\n`);
+      stdio.err(`\n[step] ${label(step)}: ${String(u["status"])}\n`);
     else if (isTool && step && ofStepAgent)
       plain({ ...event, update: readableStepTool(u, step, steps) as never });
     else plain(event);

@@ -9,7 +9,7 @@ import { HubError } from "../shared/errors.js";
 import { findWorkflow } from "../workflows/discover.js";
 import { resumePoint, type ResumePoint } from "../workflows/journal.js";
 import type { Workflow } from "../workflows/load.js";
-import type { GatePort, JournalEntry } from "../workflows/ports.js";
+import type { GatePort } from "../workflows/ports.js";
 import {
   outcomeError,
   runWorkflow,
@@ -24,7 +24,13 @@ import {
   templateEnv,
   workflowDirs,
 } from "./flow-setup.js";
-import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
+import {
+  ledgerJournal,
+  readJournal,
+  shellPort,
+  stepAgents,
+  type RunStepAgents,
+} from "./flow-ports.js";
 import { reportError } from "./run.js";
 import { flowRenderer, stdio } from "./flow-render.js";
 import { buildHost, openLedger } from "./wiring.js";
@@ -116,10 +122,10 @@ export async function flowResume(
   options: FlowRunOptions,
 ): Promise<ExitCode> {
   return flowCommand(options, async (ctx, ledger) => {
-    const entries = (await ledger.events(runId))
-      .filter((e) => e.kind === "workflow")
-      .map((e) => e.payload as unknown as JournalEntry);
-    const point: ResumePoint = resumePoint(runId, entries);
+    const point: ResumePoint = resumePoint(
+      runId,
+      await readJournal(ledger, runId),
+    );
     const { start } = point;
     const workflow = findWorkflow(
       start.workflow,
@@ -154,6 +160,7 @@ async function flowCommand(
   const json = options.json === true;
   let ledger: LedgerPort | undefined;
   let host: ReturnType<typeof buildHost> | undefined;
+  let agents: RunStepAgents | undefined;
   try {
     const ctx = cliContext(options);
     ledger = await openLedger(ctx);
@@ -199,13 +206,13 @@ async function flowCommand(
         env: templateEnv(ctx.config),
         mask: (text) => masker.mask(text),
         recorded: p.recorded,
-        agents: stepAgents({
+        agents: (agents = stepAgents({
           ctx,
           host: host!,
           ledger: ledger!,
           runId: p.runId,
           logger: ctx.logger,
-        }),
+        })),
         shell: shellPort(host!, p.runId),
         gate: gatePort(options, ask, () => (unasked = true)),
         sink: {
@@ -225,6 +232,7 @@ async function flowCommand(
     reportError(error, json, options.verbose);
     return toExitCode(error);
   } finally {
+    await agents?.close();
     host?.close();
     await ledger?.close();
   }

@@ -16,6 +16,7 @@ import type {
   HubCommandsPort,
   LedgerPort,
 } from "../gateway/ports.js";
+import { HubError } from "../shared/errors.js";
 import { openLedgerAt } from "../ledger/open.js";
 import { agentServers, withAgentServers } from "./agent-mcp.js";
 import { connectionLimits, type CliContext } from "./context.js";
@@ -112,7 +113,10 @@ export function openLedger(ctx: CliContext): Promise<LedgerPort> {
 export interface GatewayWiring {
   ctx: CliContext;
   agentName: string;
-  launch: AgentLaunch;
+  /** The agent process to spawn; unused when `agent` is given. */
+  launch?: AgentLaunch;
+  /** An agent of acphub's own instead of a process (a workflow served as the agent). */
+  agent?: () => Promise<AgentPort>;
   ledger: LedgerPort;
   host: HostServices;
   /** The editor side, when the host was built over it first (acphub acp). */
@@ -153,20 +157,27 @@ export function buildGateway(w: GatewayWiring): Gateway {
       busyPrompt: limits.busyPrompt,
       ...w.limits,
     },
-    connect: async (): Promise<AgentPort> => {
-      const agent = await connectAgent({
-        process: takeEarly(),
-        launch: w.launch,
-        cwd: w.cwd,
-        logger,
-        host: w.host,
-        stateDir: paths.stateDir,
-        signal: w.signal,
-        ...connectionLimits(config),
-      });
-      w.onAgent?.(agent);
-      return withAgentServers(agent, agentServers(config, w.agentName), logger);
-    },
+    connect:
+      w.agent ??
+      (async (): Promise<AgentPort> => {
+        if (!w.launch) throw new HubError("USAGE", "no agent to start");
+        const agent = await connectAgent({
+          process: takeEarly(),
+          launch: w.launch,
+          cwd: w.cwd,
+          logger,
+          host: w.host,
+          stateDir: paths.stateDir,
+          signal: w.signal,
+          ...connectionLimits(config),
+        });
+        w.onAgent?.(agent);
+        return withAgentServers(
+          agent,
+          agentServers(config, w.agentName),
+          logger,
+        );
+      }),
   });
 }
 

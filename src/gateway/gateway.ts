@@ -47,7 +47,11 @@ import {
 import { SettingsStore } from "./session-settings.js";
 import { SessionTable } from "./session-table.js";
 import { promptLive, promptOf } from "./turns.js";
-import { advertiseCommands, commandOf, runHubCommand } from "./hub-commands.js";
+import {
+  advertiseCommands,
+  promptCommand,
+  runHubCommand,
+} from "./hub-commands.js";
 
 export interface GatewayOptions {
   agentName: string;
@@ -160,7 +164,7 @@ export class Gateway {
     this.requireInit();
     const record = await this.record(params["sessionId"]);
     const prompt = promptOf(params, this.limits.maxPromptBytes);
-    const command = commandOf(this.parts.commands, record.cwd, prompt);
+    const command = await promptCommand(this.parts.commands, record, prompt);
     if (command && this.parts.commands)
       return runHubCommand(
         this.parts,

@@ -27,6 +27,18 @@ export function commandOf(
   return { name: match[1]!, input: match[2] ?? "" };
 }
 
+/** The hub command a prompt runs: the one it names, else the one a crash interrupted. */
+export async function promptCommand(
+  commands: HubCommandsPort | undefined,
+  record: Pick<SessionRecord, "id" | "cwd">,
+  prompt: RawContentBlock[],
+): Promise<{ name: string; input: string } | undefined> {
+  const named = commandOf(commands, record.cwd, prompt);
+  if (named || !commands?.interrupted) return named;
+  const name = await commands.interrupted(record.id);
+  return name === undefined ? undefined : { name, input: "" };
+}
+
 /**
  * Pushes acphub's commands to a new session's relay on the next tick (after the session/new
  * answer), which adds them to an available_commands_update; resolves once pushed. Undefined when
@@ -87,6 +99,7 @@ export async function runHubCommand(
       input: command.input,
       mcpServers: (record.request["mcpServers"] as never[]) ?? [],
       send,
+      tell: (text) => editor.tell(record.id, text),
       request: (method, params, s) => editor.request(method, params, s),
       signal: run.signal,
     });

@@ -49,6 +49,8 @@ export type AgentCapability =
 
 export interface AgentPort {
   readonly alive: boolean;
+  /** True for an agent of acphub's own (a workflow served as the agent): no process to restore. */
+  readonly inProcess?: boolean;
   readonly initializeResponse: InitializeResponse | undefined;
   supports(capability: AgentCapability): boolean;
   // Every request but a turn is bounded: by the signal, and by the agent's request timeout.
@@ -132,6 +134,8 @@ export interface HubCommandContext {
   mcpServers: McpServer[];
   /** Shows an update to the editor (recorded in the ledger first). */
   send(update: Record<string, unknown>): Promise<void>;
+  /** Tells the editor something in acphub's own voice (a notice). */
+  tell(text: string): Promise<void>;
   /** Asks the editor (`session/request_permission`, say). */
   request<T = unknown>(
     method: string,
@@ -149,4 +153,7 @@ export interface HubCommandsPort {
   exclusive?: string;
   /** Runs one; resolves to the prompt's stop reason. */
   run(name: string, ctx: HubCommandContext): Promise<{ stopReason: string }>;
+  /** The command a session's next prompt continues whatever it says (a run a crash
+   *  interrupted), if any. */
+  interrupted?(sessionId: string): Promise<string | undefined>;
 }

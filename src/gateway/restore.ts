@@ -39,6 +39,9 @@ export async function restoreSession(
   signal?: AbortSignal,
 ): Promise<Restored> {
   const params = openParams(record);
+  // An agent inside acphub keeps nothing to resume: its session is there whenever asked.
+  if (agent.inProcess)
+    return { session: await agent.newSession(params, signal), mode: "live" };
   const agentId = record.agentSessionId;
   if (agentId && agent.supports("resume")) {
     try {

@@ -19,7 +19,7 @@ import {
   stepToolCall,
   stepToolCallEnd,
   stepToolCallId,
-  stepTitle,
+  startedTitle,
   branchStepId,
   type PlanState,
 } from "./updates.js";
@@ -56,6 +56,8 @@ interface RunState {
   plan: Map<string, PlanState>;
   attempts: Map<string, number>;
   recorded: StepEnd[];
+  /** Each started step's title, rendered when it started. */
+  titles: Map<string, string>;
 }
 
 // Runs (or continues) the workflow to its end, a failure, a rejection, a deadline or a cancel.
@@ -72,13 +74,15 @@ export async function runWorkflow(o: RunWorkflowOptions): Promise<RunOutcome> {
     plan: new Map(),
     attempts: new Map(),
     recorded: [...(o.recorded ?? [])],
+    titles: new Map(),
   };
-  const showPlan = () => o.sink.update(planUpdate(steps, s.plan));
+  const showPlan = () => o.sink.update(planUpdate(steps, s.plan, s.titles));
   let i = 0;
   let last: StepResult = { status: "completed", output: "" };
   while (i < steps.length) {
     const step = steps[i]!;
     s.plan.set(step.id, "in_progress");
+    s.titles.set(step.id, startedTitle(step, s.scope));
     showPlan();
     last = await stepOnce(s, step, signal);
     results.set(step.id, last);
@@ -153,7 +157,7 @@ async function stepOnce(
   const attempt = (s.attempts.get(step.id) ?? 0) + 1;
   s.attempts.set(step.id, attempt);
   const text = "approve" in step ? render(step.approve, s.scope) : undefined;
-  o.sink.update(stepToolCall(o.runId, step, text));
+  o.sink.update(stepToolCall(o.runId, step, s.titles.get(step.id)!, text));
   const done = s.recorded[0]?.step === step.id ? s.recorded.shift() : undefined;
   let result: StepResult;
   if (done) result = { status: done.status, output: done.output };
@@ -201,7 +205,7 @@ async function execute(
     const question = {
       stepId: step.id,
       toolCallId: stepToolCallId(o.runId, step.id),
-      title: stepTitle(step),
+      title: s.titles.get(step.id)!,
       text: gateText ?? "",
     };
     const yes = await o.gate.ask(question, signal).catch(() => false);

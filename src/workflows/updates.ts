@@ -2,18 +2,26 @@
 // per step, and the step agents' own updates marked with their step.
 import type { RawSessionUpdate } from "../contracts/events.js";
 import { stepKind, type WorkflowStep } from "./schema.js";
+import { render, type TemplateScope } from "./templates.js";
 
 export type PlanState =
   "pending" | "in_progress" | "completed" | "failed" | "skipped";
 
-// A step's display title: `fix · codex`, `test · npm test`, `confirm · approval`.
-export function stepTitle(step: WorkflowStep): string {
+// A step's display title: `fix · codex`, `test · npm test`, `confirm · approval`; a shell
+// step's command as written, or as `command` when it was rendered.
+export function stepTitle(step: WorkflowStep, command?: string): string {
   if ("approve" in step) return `${step.id} · approval`;
   if ("run" in step)
-    return `${step.id} · ${step.run.split("\n")[0]!.slice(0, 60)}`;
+    return `${step.id} · ${(command ?? step.run).split("\n")[0]!.slice(0, 60)}`;
   if ("parallel" in step)
     return `${step.id} · ${step.parallel.map((b) => b.agent).join(" + ")}`;
   return `${step.id} · ${step.agent}`;
+}
+
+// The title a step shows once it starts: its templates rendered from the run as it stands
+// (a step not run yet gives status `pending` and an empty output, an unset variable nothing).
+export function startedTitle(step: WorkflowStep, scope: TemplateScope): string {
+  return stepTitle(step, "run" in step ? render(step.run, scope) : undefined);
 }
 
 // A parallel branch's step id: `review.1`, or `review.lint` when the branch names itself.
@@ -52,10 +60,12 @@ export function stepToolCallId(runId: string, stepId: string): string {
   return `${runId}/${stepId}`;
 }
 
-// The plan update: every step with its state (failed and skipped shown in the text).
+// The plan update: every step with its state (failed and skipped shown in the text), titled
+// as it started (a step not started yet as written).
 export function planUpdate(
   steps: WorkflowStep[],
   states: Map<string, PlanState>,
+  titles: ReadonlyMap<string, string> = new Map(),
 ) {
   return {
     sessionUpdate: "plan",
@@ -64,7 +74,7 @@ export function planUpdate(
       const extra =
         state === "failed" || state === "skipped" ? ` (${state})` : "";
       return {
-        content: stepTitle(step) + extra,
+        content: (titles.get(step.id) ?? stepTitle(step)) + extra,
         priority: "medium",
         status: state === "failed" || state === "skipped" ? "completed" : state,
       };
@@ -72,11 +82,16 @@ export function planUpdate(
   };
 }
 
-export function stepToolCall(runId: string, step: WorkflowStep, text?: string) {
+export function stepToolCall(
+  runId: string,
+  step: WorkflowStep,
+  title: string,
+  text?: string,
+) {
   return {
     sessionUpdate: "tool_call",
     toolCallId: stepToolCallId(runId, step.id),
-    title: stepTitle(step),
+    title,
     kind: KIND[stepKind(step)],
     status: "in_progress",
     ...(text === undefined ? {} : { content: [textContent(text)] }),

@@ -1,11 +1,17 @@
-// A run started as a slash command in `acphub acp` is its own ledger session: after kill -9 of
-// acphub mid-step, `acphub flow resume RUN_ID` continues it without repeating finished steps.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+// A run started in an `acphub acp` session is its own ledger session: after kill -9 of acphub
+// mid-step, the session's next prompt (once loaded again) or `acphub flow resume RUN_ID`
+// continues it without repeating finished steps.
+import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { jsonLines, runCli } from "../helpers/cli.js";
-import { mockConfig, openSession, startEditor } from "../helpers/editor.js";
-import { CLI, tempDir, waitFor } from "../helpers/mock.js";
+import { crashProject } from "../helpers/crash-project.js";
+import {
+  INIT,
+  openSession,
+  startEditor,
+  type TestEditor,
+} from "../helpers/editor.js";
+import { waitFor } from "../helpers/mock.js";
 
 type Ev = Record<string, unknown>;
 
@@ -17,53 +23,112 @@ steps:
   - { id: three, run: "echo three done" }
 `;
 
+// An editor that approves every gate, counting the questions.
+function approvingEditor(home: string, asked: string[], args: string[] = []) {
+  return startEditor(home, {
+    args,
+    onRequest: (method) => {
+      asked.push(method);
+      return { outcome: { outcome: "selected", optionId: "approve" } };
+    },
+  });
+}
+
+const stepCall = (e: TestEditor, id: string) =>
+  e
+    .updates()
+    .map((p) => p["update"] as Ev)
+    .find((u) => String(u["toolCallId"]).endsWith(`/${id}`));
+
+// Starts the crash workflow in a new session, kills acphub -9 in step two; the session id.
+async function interrupted(
+  home: string,
+  cwd: string,
+  asked: string[],
+  args: string[],
+  text: string,
+): Promise<{ sessionId: string; runId: string }> {
+  const e = approvingEditor(home, asked, args);
+  const sessionId = await openSession(e, cwd);
+  void e.agent
+    .request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text }],
+    })
+    .catch(() => undefined);
+  expect(await waitFor(() => stepCall(e, "two") !== undefined, 15_000)).toBe(
+    true,
+  );
+  e.child.kill("SIGKILL");
+  await e.exited;
+  const runId = String(stepCall(e, "two")!["toolCallId"]).split("/")[0]!;
+  return { sessionId, runId };
+}
+
+describe("the next prompt in an editor's session continues a run acphub was killed in", () => {
+  for (const [how, args, text] of [
+    ["a slash command", [], "/crash x"],
+    ["acp --workflow", ["--workflow", "crash"], "x"],
+  ] as const)
+    it(`${how}: after kill -9 mid-step, session/load then any prompt continues the run from its journal`, async () => {
+      const p = crashProject(CRASH);
+      const asked: string[] = [];
+      const { sessionId, runId } = await interrupted(
+        p.home,
+        p.cwd,
+        asked,
+        [...args],
+        text,
+      );
+      expect(asked).toEqual(["session/request_permission"]);
+      writeFileSync(p.slow, JSON.stringify({ steps: [{ text: "two done" }] }));
+
+      const e = approvingEditor(p.home, asked, [...args]);
+      try {
+        await e.agent.request("initialize", INIT);
+        await e.agent.request("session/load", {
+          sessionId,
+          cwd: p.cwd,
+          mcpServers: [],
+        });
+        const before = e.updates().length;
+        const response = await e.agent.request<Ev>("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "go on" }],
+        });
+        expect(response["stopReason"]).toBe("end_turn");
+        const after = JSON.stringify(e.updates().slice(before));
+        expect(after).toContain(`continues workflow run ${runId}`);
+        expect(after).toContain("two done");
+        expect(after).toContain("three done");
+        expect(asked).toEqual(["session/request_permission"]);
+        expect(p.turnsOfFirst()).toEqual([1]);
+        // The run ended: the prompt after it is a new run (slash: the agent's turn).
+        const again = await e.agent.request<Ev>("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "/crash y" }],
+        });
+        expect(again["stopReason"]).toBe("end_turn");
+        expect(p.turnsOfFirst()).toEqual([1, 1]);
+      } finally {
+        e.child.kill("SIGKILL");
+      }
+      const r = await runCli(["flow", "resume", runId], { home: p.home });
+      expect(r.stderr).toContain("already completed");
+    });
+});
+
 describe("resuming a run started in acphub acp", () => {
   it("after kill -9 mid-step, flow resume RUN_ID continues; step 1 and the gate are not repeated", async () => {
-    const home = tempDir("acphub-home-");
-    const cwd = tempDir("acphub-proj-");
-    const firstSessions = join(home, "first.json");
-    const slow = join(home, "slow.json");
-    writeFileSync(slow, JSON.stringify({ steps: [{ sleep: 60_000 }] }));
-    const mock = (flags: string[]) => ({
-      command: process.execPath,
-      args: [CLI, "mock-agent", ...flags],
-    });
-    mockConfig(home, [], {
-      agents: {
-        mock: mock([]),
-        first: mock(["--sessions-file", firstSessions]),
-        slow: mock(["--scenario", slow]),
-      },
-    });
-    mkdirSync(join(cwd, ".acphub", "workflows"), { recursive: true });
-    writeFileSync(join(cwd, ".acphub", "workflows", "crash.yaml"), CRASH);
+    const p = crashProject(CRASH);
     const asked: string[] = [];
-    const e = startEditor(home, {
-      onRequest: (method) => {
-        asked.push(method);
-        return { outcome: { outcome: "selected", optionId: "approve" } };
-      },
-    });
-    const sessionId = await openSession(e, cwd);
-    void e.agent
-      .request("session/prompt", {
-        sessionId,
-        prompt: [{ type: "text", text: "/crash x" }],
-      })
-      .catch(() => undefined);
-    const stepCall = () =>
-      e
-        .updates()
-        .map((p) => p["update"] as Ev)
-        .find((u) => String(u["toolCallId"]).endsWith("/two"));
-    expect(await waitFor(() => stepCall() !== undefined, 15_000)).toBe(true);
-    e.child.kill("SIGKILL");
-    await e.exited;
+    const { runId } = await interrupted(p.home, p.cwd, asked, [], "/crash x");
     expect(asked).toEqual(["session/request_permission"]);
-    const runId = String(stepCall()!["toolCallId"]).split("/")[0]!;
 
-    writeFileSync(slow, JSON.stringify({ steps: [{ text: "two done" }] }));
-    const r = await runCli(["flow", "resume", runId, "--json"], { home });
+    writeFileSync(p.slow, JSON.stringify({ steps: [{ text: "two done" }] }));
+    const r = await runCli(["flow", "resume", runId, "--json"], {
+      home: p.home,
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout).at(-1)).toMatchObject({
@@ -73,10 +138,6 @@ describe("resuming a run started in acphub acp", () => {
     });
     expect(r.stdout).toContain("two done");
     expect(r.stdout).toContain("three done");
-    const saved = JSON.parse(readFileSync(firstSessions, "utf8")) as [
-      string,
-      { turns: number },
-    ][];
-    expect(saved.map(([, s]) => s.turns)).toEqual([1]);
+    expect(p.turnsOfFirst()).toEqual([1]);
   });
 });

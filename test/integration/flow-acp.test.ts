@@ -1,6 +1,6 @@
 // Workflows inside `acphub acp`: advertised as slash commands, run in the editor's session with
 // the gate asked of the editor (an SDK client), and one workflow presented as the agent.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -158,6 +158,42 @@ describe("workflows in acphub acp", () => {
     expect(JSON.stringify(look?.["content"])).toContain(
       "mock agent received: Look at the date parser",
     );
+  });
+
+  it("acphub acp --workflow starts no default agent: only the steps' agents, when they run", async () => {
+    const { home, cwd } = setup();
+    const marker = join(home, "default-started");
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        defaultAgent: "marked",
+        agents: {
+          mock: { command: process.execPath, args: [CLI, "mock-agent"] },
+          marked: {
+            command: "sh",
+            args: [
+              "-c",
+              `echo started >> "${marker}"; exec "${process.execPath}" "${CLI}" mock-agent`,
+            ],
+          },
+        },
+      }),
+    );
+    const { e } = editorAnswering(home, "approve", ["--workflow", "review"]);
+    await e.agent.request("initialize", INIT);
+    const { sessionId } = await e.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd, mcpServers: [] },
+    );
+    const response = await e.agent.request<Ev>("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "the date parser" }],
+    });
+    expect(response["stopReason"]).toBe("end_turn");
+    expect(JSON.stringify(e.updates())).toContain(
+      "mock agent received: Look at the date parser",
+    );
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("session/cancel cancels the running step and stops the run", async () => {

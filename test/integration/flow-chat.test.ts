@@ -45,4 +45,41 @@ steps:
     session.type("/exit\r");
     expect(await session.exited).toBe(0);
   });
+
+  it("the gate question shows the gate's text, step output inert", async () => {
+    const home = tempDir("acphub-home-");
+    const cwd = tempDir("acphub-proj-");
+    mockConfig(home);
+    mkdirSync(join(cwd, ".acphub", "workflows"), { recursive: true });
+    writeFileSync(
+      join(cwd, ".acphub", "workflows", "gate.yaml"),
+      `name: gate
+steps:
+  - id: look
+    agent: mock
+    prompt: '{"steps":[{"text":"gate-evil \\u001b[2J \\u009b2J end"}]}'
+  - { id: confirm, approve: "Apply it?\\n{{ steps.look.output }}" }
+`,
+    );
+    session = ptyCli(
+      ["chat", "-C", cwd],
+      { HOME: home, ACPHUB_HOME: home },
+      { columns: 120 },
+    );
+    await session.waitFor("›");
+    const mark = session.screen().length;
+    session.type("/gate\r");
+    await session.waitFor("confirm · approval", mark);
+    const asked = session.screen().lastIndexOf("confirm · approval");
+    await session.waitFor(/1\) Approve/, asked);
+    const question = session.screen().slice(asked);
+    expect(question).toMatch(
+      /Apply it\?\n\s+gate-evil \^\[\[2J \ufffd2J end\n[\s\S]*1\) Approve/,
+    );
+    expect(session.raw()).not.toContain("\u001b[2J");
+    session.type("1");
+    await session.waitFor(/— end_turn · [\d.]+s/, asked);
+    session.type("/exit\r");
+    expect(await session.exited).toBe(0);
+  });
 });

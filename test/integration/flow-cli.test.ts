@@ -78,13 +78,20 @@ describe("acphub flow run", () => {
     expect(lastPlan.map((e) => [e["content"], e["status"]])).toEqual([
       ["look · mock", "completed"],
       ["confirm · approval", "completed"],
-      ["test · echo tested {{ steps.confirm.status }}", "completed"],
+      ["test · echo tested completed", "completed"],
       ["review · mock + mock", "completed"],
     ]);
     const calls = updates(events).filter(
       (u) => u["sessionUpdate"] === "tool_call" && stepOf(u),
     );
     expect(calls.map((c) => c["title"])).toContain("look · mock");
+    // A step's title is rendered when it starts; before, the plan shows it as written.
+    expect(calls.map((c) => c["title"])).toContain(
+      "test · echo tested completed",
+    );
+    expect((plans[0]!["entries"] as Ev[])[2]!["content"]).toBe(
+      "test · echo tested {{ steps.confirm.status }}",
+    );
     const look = updates(events).find(
       (u) =>
         u["sessionUpdate"] === "agent_message_chunk" && stepOf(u) === "look",
@@ -119,6 +126,61 @@ describe("acphub flow run", () => {
       `${runId} · review.1`,
       `${runId} · review.2`,
     ]);
+  });
+
+  it("shows a shell step's title rendered as it started, at the terminal too", async () => {
+    const p = project({ four: FOUR });
+    const r = await runCli(
+      ["flow", "run", "four", "the parser", "--approve", "-C", p.cwd],
+      { home: p.home },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      "[step] test · echo tested completed: completed",
+    );
+    expect(r.stderr).not.toContain("{{");
+  });
+
+  it("steps of the same agent share one process: one spawn for two steps and two parallel branches", async () => {
+    const p = project({
+      pooled: `name: pooled
+steps:
+  - { id: a, agent: counted, prompt: "one" }
+  - { id: b, agent: counted, prompt: "two {{ steps.a.output }}" }
+  - id: c
+    parallel:
+      - { agent: counted, prompt: "three" }
+      - { agent: counted, prompt: "four" }
+`,
+    });
+    const spawns = join(p.home, "spawns");
+    writeFileSync(
+      join(p.home, "config.json"),
+      JSON.stringify({
+        agents: {
+          counted: {
+            command: "sh",
+            args: [
+              "-c",
+              `echo spawned >> "${spawns}"; exec "${process.execPath}" "${CLI}" mock-agent`,
+            ],
+          },
+        },
+      }),
+    );
+    const r = await runCli(["flow", "run", "pooled", "--json", "-C", p.cwd], {
+      home: p.home,
+    });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const events = jsonLines(r.stdout);
+    expect(JSON.stringify(stepEnds(events, "b"))).toContain(
+      "mock agent received: two mock agent received: one",
+    );
+    const c = JSON.stringify(stepEnds(events, "c"));
+    expect(c).toContain("mock agent received: three");
+    expect(c).toContain("mock agent received: four");
+    expect(readFileSync(spawns, "utf8")).toBe("spawned\n");
   });
 
   it("without a terminal or --approve a gate is refused: exit 5, later steps not run", async () => {

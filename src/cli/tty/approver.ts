@@ -1,5 +1,5 @@
-// Asks the person at the terminal: what the agent wants (title, command, diff), the agent's own
-// options under number keys; an "always" answer is remembered by the permission engine.
+// Asks the person at the terminal: what the agent wants (title, command, diff, a gate's text), the
+// agent's own options under number keys; an "always" answer is remembered by the permission engine.
 import type {
   RequestPermissionOutcome,
   RequestPermissionRequest,
@@ -10,6 +10,18 @@ import { renderDiff } from "./diff.js";
 import type { KeyReader } from "./keys.js";
 import { safeDeep } from "./safe-text.js";
 import type { TurnRenderer } from "./renderer.js";
+
+/** Lines of a question's text shown at most (a gate's text may carry a step's whole output). */
+const MAX_TEXT_LINES = 40;
+
+// A text content block's lines (a workflow gate's text), indented and capped.
+function textLines(text: string, style: Style): string[] {
+  const lines = text.replace(/\n+$/, "").split("\n");
+  const shown = lines.slice(0, MAX_TEXT_LINES).map((l) => `  ${l}`);
+  const more = lines.length - MAX_TEXT_LINES;
+  if (more > 0) shown.push(style.dim(`  … ${more} more lines`));
+  return shown;
+}
 
 function details(request: RequestPermissionRequest, style: Style): string[] {
   const lines: string[] = [];
@@ -23,7 +35,15 @@ function details(request: RequestPermissionRequest, style: Style): string[] {
     string,
     unknown
   >[]) {
-    if (c["type"] === "diff")
+    const inner = c["content"] as
+      { type?: unknown; text?: unknown } | undefined;
+    if (
+      c["type"] === "content" &&
+      inner?.type === "text" &&
+      typeof inner.text === "string"
+    )
+      lines.push(...textLines(inner.text, style));
+    else if (c["type"] === "diff")
       lines.push(
         ...renderDiff(
           String(c["path"]),
