@@ -85,11 +85,34 @@ async function compacted(ledger) {
   return (await ledger.read("reply")).length;
 }
 
+// A reply of 100,000 chunks compacted: events and bytes kept (the chunk lists are bounded), and
+// reads from the start and from a cursor inside the reply (a client reconnecting).
+async function longReply(ledger) {
+  const n = 100_000;
+  await ledger.createSession(session("long"));
+  const first = await ledger.append("long", "prompt", { prompt: [] });
+  const seqs = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      ledger.append("long", "update", chunk(`w${i % 10} `)),
+    ),
+  );
+  await ledger.compact("long", first);
+  const { eventCount, bytes } = await ledger.getSession("long");
+  let start = performance.now();
+  await ledger.read("long");
+  const fromStart = performance.now() - start;
+  start = performance.now();
+  const rest = await ledger.read("long", { afterSeq: seqs[n / 2 + 7] });
+  const fromCursor = performance.now() - start;
+  return { n, eventCount, bytes, text: n * 4, fromStart, fromCursor, rest };
+}
+
 async function measure(name, where) {
   const ledger = await openLedgerAt(where, { caps });
   const rate = await appendRate(ledger);
   const read = await readTime(ledger);
   const events = await compacted(ledger);
+  const long = await longReply(ledger);
   await ledger.close();
   console.log(`${name}:`);
   console.log(
@@ -100,6 +123,9 @@ async function measure(name, where) {
   );
   console.log(
     `  events kept for a 1,000-chunk reply (prompt, chunks, turn end) after compaction: ${events}`,
+  );
+  console.log(
+    `  a ${long.n.toLocaleString("en")}-chunk reply compacted: ${long.eventCount} events, ${long.bytes.toLocaleString("en")} bytes stored for ${long.text.toLocaleString("en")} bytes of text; read from the start ${long.fromStart.toFixed(1)} ms, from a cursor inside it ${long.fromCursor.toFixed(1)} ms (${long.rest.length} events)`,
   );
 }
 

@@ -29,9 +29,6 @@ export interface ServeHub {
   close(): Promise<void>;
 }
 
-/** How long after a turn the hub merges its chunks (see GatewayOptions.compactAfterMs). */
-const SERVE_COMPACT_AFTER_MS = 60_000;
-
 // Opens the ledger first: one that cannot be opened (Postgres unreachable) stops serve here.
 export async function openServeHub(
   ctx: CliContext,
@@ -68,9 +65,6 @@ export async function openServeHub(
       ledger,
       host,
       editor,
-      // Clients reconnect with a cursor: a turn's chunks stay as sent for a minute, so that one
-      // whose cursor falls inside a streamed reply gets only what it missed.
-      compactAfterMs: SERVE_COMPACT_AFTER_MS,
       limits: {
         sessionsPerMinute: Number.MAX_SAFE_INTEGER,
         busyPrompt: "reject",

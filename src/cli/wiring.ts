@@ -131,8 +131,6 @@ export interface GatewayWiring {
   onAgent?: (agent: { closed: Promise<void> }) => void;
   /** Commands acphub runs itself in sessions (workflows). */
   commands?: HubCommandsPort;
-  /** How long after a turn its chunks are merged in the ledger (the gateway's default: 20 ms). */
-  compactAfterMs?: number;
   /** Aborts connecting (spawn and initialize). */
   signal?: AbortSignal;
 }
@@ -153,7 +151,6 @@ export function buildGateway(w: GatewayWiring): Gateway {
     logger,
     editor: w.editor,
     ...(w.commands ? { commands: w.commands } : {}),
-    ...(w.compactAfterMs ? { compactAfterMs: w.compactAfterMs } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,

@@ -66,8 +66,7 @@ export interface GatewayOptions {
   commands?: HubCommandsPort;
   /**
    * How long after a turn's answer its chunks are merged (default 20 ms). A client that
-   * reconnects with a cursor inside a merged run gets the run's whole text again, so a hub whose
-   * clients reconnect waits longer.
+   * reconnects with a cursor inside a merged run still reads only what came after it.
    */
   compactAfterMs?: number;
 }

@@ -124,9 +124,10 @@ export interface LedgerPort {
   /**
    * Merges runs of consecutive text chunks (agent_message_chunk, agent_thought_chunk,
    * user_message_chunk) after `afterSeq` (up to `uptoSeq`) that differ only in their text into
-   * one event with the concatenated text, kept at the run's last sequence number. Called when a
-   * turn ends, on that turn's events only. A reader that stopped inside a run (after seq N) and
-   * reads again after compaction gets the whole merged run again.
+   * one event with the concatenated text, kept at the run's last sequence number (at most
+   * MAX_RUN_CHUNKS chunks of consecutive sequence numbers each). Called when a turn ends, on that
+   * turn's events only. A reader that stopped inside a run (`read` after seq N, N inside the run)
+   * gets the run's event with only the text of the chunks after N.
    */
   compact(sessionId: string, afterSeq: number, uptoSeq?: number): Promise<void>;
   /** Stores the session's modes, models and config options (replacing what was there). */

@@ -16,11 +16,17 @@ const FAST_HEADS = CHUNK_KINDS.map(
     `{"update":{"sessionUpdate":"${kind}","content":{"type":"text","text":"`,
 );
 
+/** At most this many chunks become one event: bounds the chunk list a merged event keeps. */
+export const MAX_RUN_CHUNKS = 1000;
+
 /** One merged run: events fromSeq..lastSeq become `text`, kept at lastSeq. */
 export interface MergedRun {
   fromSeq: number;
   lastSeq: number;
   text: string;
+  /** Where the joined text starts in `text`, and each chunk's (escaped) length. */
+  bodyStart: number;
+  lengths: number[];
 }
 
 // A text chunk split around its text: merged with neighbours whose head and tail are the same.
@@ -96,6 +102,19 @@ function asChunk(event: StoredEvent): Chunk | undefined {
   return fastChunk(event) ?? parsedChunk(event);
 }
 
+// Whether `chunk` continues `run`: same identity, next sequence number, the run not yet full.
+function continues(run: Chunk[], chunk: Chunk): boolean {
+  const open = run[0];
+  const last = run[run.length - 1];
+  return (
+    !open ||
+    (open.head === chunk.head &&
+      open.tail === chunk.tail &&
+      last!.seq + 1 === chunk.seq &&
+      run.length < MAX_RUN_CHUNKS)
+  );
+}
+
 // Plans the merge of the runs in `events` (one turn's events, in order).
 export function planCompaction(events: StoredEvent[]): MergedRun[] {
   const runs: MergedRun[] = [];
@@ -108,17 +127,14 @@ export function planCompaction(events: StoredEvent[]): MergedRun[] {
         fromSeq: first.seq,
         lastSeq: last.seq,
         text: `${first.head.slice(1)}${run.map((c) => c.body).join("")}${last.tail}`,
+        bodyStart: first.head.length - 1,
+        lengths: run.map((c) => c.body.length),
       });
     run = [];
   };
   for (const event of events) {
     const chunk = asChunk(event);
-    const open = run[0];
-    if (
-      !chunk ||
-      (open && (open.head !== chunk.head || open.tail !== chunk.tail))
-    )
-      close();
+    if (!chunk || !continues(run, chunk)) close();
     if (chunk) run.push(chunk);
   }
   close();

@@ -19,6 +19,7 @@ import {
   type PendingEvent,
 } from "./group-commit.js";
 import { toStored } from "./row-checks.js";
+import { readStored, withChunks } from "./run-cut.js";
 
 /** What a storage engine does for the event log. */
 export interface EventStore {
@@ -81,10 +82,15 @@ export class EventLog {
       options.uptoSeq ?? Number.MAX_SAFE_INTEGER,
     );
     const out: StoredEvent[] = [];
+    const after = options.afterSeq ?? 0;
     for (const [seq, kind, text, at] of rows) {
       const stored = toStored(seq, kind, text, at);
-      if (stored) out.push(stored);
-      else this.damaged(sessionId, seq);
+      if (!stored) this.damaged(sessionId, seq);
+      else {
+        if (stored.kind === "update")
+          stored.text = readStored(stored.text, stored.seq, after);
+        out.push(stored);
+      }
     }
     return out;
   }
@@ -114,8 +120,17 @@ export class EventLog {
     if (runs.length === 0) return;
     await this.store.applyRuns(
       sessionId,
-      runs.map((run) => ({ ...run, text: this.mask(run.text) })),
+      runs.map((run) => ({ ...run, text: this.storedRun(run) })),
     );
+  }
+
+  // A run's stored text: masked, with its chunk list. A secret split across chunks is masked
+  // only in the merged text, which then no longer matches the chunks: it keeps no list.
+  private storedRun(run: MergedRun): string {
+    const text = this.mask(run.text);
+    if (text !== run.text) return text;
+    const { bodyStart, lengths, fromSeq: firstSeq } = run;
+    return withChunks(text, { bodyStart, firstSeq, lengths });
   }
 
   follow(sessionId: string, listener: (lastSeq: number) => void): () => void {

@@ -9,6 +9,7 @@ import type {
   NewSessionRecord,
 } from "../../src/gateway/ledger-port.js";
 import type { LedgerCaps } from "../../src/ledger/caps.js";
+import { cutContract } from "./contract-cut.js";
 
 export interface LedgerFactory {
   /** A new, empty ledger; `where` names it for child processes (file path or URL). */
@@ -71,6 +72,7 @@ export function writerProcess(
 }
 
 export function ledgerContract(factory: LedgerFactory): void {
+  cutContract(factory);
   it("appends in call order, with growing sequence numbers, and reads back what was stored", async () => {
     const { ledger } = await factory.create();
     await ledger.createSession(session("s1"));

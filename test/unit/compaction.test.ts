@@ -2,7 +2,8 @@
 // key order merge, and anything that differs besides the text starts a new run.
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../../src/gateway/ledger-port.js";
-import { planCompaction } from "../../src/ledger/compaction.js";
+import { MAX_RUN_CHUNKS, planCompaction } from "../../src/ledger/compaction.js";
+import { readStored, withChunks } from "../../src/ledger/run-cut.js";
 
 const stored = (seq: number, payload: unknown): StoredEvent => ({
   seq,
@@ -38,9 +39,9 @@ describe("planCompaction", () => {
     const runs = planCompaction([
       stored(1, odd("a")),
       stored(2, odd("b")),
-      stored(4, odd("c")),
+      stored(3, odd("c")),
     ]);
-    expect(runs).toEqual([expect.objectContaining({ fromSeq: 1, lastSeq: 4 })]);
+    expect(runs).toEqual([expect.objectContaining({ fromSeq: 1, lastSeq: 3 })]);
     expect(JSON.parse(runs[0]!.text)).toEqual(odd("abc"));
   });
 
@@ -60,5 +61,45 @@ describe("planCompaction", () => {
       stored(7, chunk("e")),
     ]);
     expect(runs).toEqual([]);
+  });
+
+  it("splits a run at a gap in sequence numbers and past MAX_RUN_CHUNKS chunks", () => {
+    const gap = planCompaction([1, 2, 4, 5].map((n) => stored(n, chunk("x"))));
+    expect(gap.map((r) => [r.fromSeq, r.lastSeq])).toEqual([
+      [1, 2],
+      [4, 5],
+    ]);
+    const long = Array.from({ length: MAX_RUN_CHUNKS + 2 }, (_, i) =>
+      stored(i + 1, chunk("y")),
+    );
+    expect(planCompaction(long).map((r) => r.lengths.length)).toEqual([
+      MAX_RUN_CHUNKS,
+      2,
+    ]);
+  });
+});
+
+describe("readStored", () => {
+  const [run] = planCompaction(
+    ["ab", 'c"', "d"].map((t, i) => stored(i + 10, chunk(t))),
+  );
+  const text = withChunks(run!.text, { ...run!, firstSeq: run!.fromSeq });
+
+  it("cuts the text of the chunks up to the cursor, and hides the list from every reader", () => {
+    expect(JSON.parse(readStored(text, 12, 10))).toEqual(chunk('c"d'));
+    expect(JSON.parse(readStored(text, 12, 11))).toEqual(chunk("d"));
+    expect(readStored(text, 12, 0)).toBe(run!.text);
+    expect(readStored(text, 12, 9)).toBe(run!.text);
+    expect(readStored(text, 12, 12)).toBe(run!.text);
+  });
+
+  it("gives the whole run when the list is not one acphub wrote", () => {
+    const list = `[${run!.bodyStart},10,`;
+    const bad = text.replace(list, `${list}-1,`);
+    const huge = text.replace(list, `${list}99999,`);
+    expect(bad).not.toBe(text);
+    expect(readStored(bad, 12, 11)).toBe(run!.text);
+    expect(readStored(huge, 12, 11)).toBe(run!.text);
+    expect(readStored('{"a":[1]}', 12, 11)).toBe('{"a":[1]}');
   });
 });

@@ -1,0 +1,56 @@
+// A merged run remembers where each of its original chunks ended, so that a client whose cursor
+// lies inside the run (it saw the reply's first chunks, then reconnected after compaction) reads
+// only the text after its cursor. The list is the stored payload's last key, so it is found and
+// cut off without parsing; no reader ever sees it.
+
+/** The key, as written after the merged payload's other keys. */
+const KEY = ',"_acphubChunks":[';
+
+/** Where the joined text starts in the merged JSON, the first chunk's seq, each chunk's length. */
+export interface RunChunks {
+  /** Offset of the (escaped) joined text in the merged JSON text. */
+  bodyStart: number;
+  /** The run's first sequence number; the run's chunks have consecutive ones. */
+  firstSeq: number;
+  /** The escaped length of each chunk's text, in order. */
+  lengths: number[];
+}
+
+/** The merged payload text with its chunk list added as the last key. */
+export function withChunks(text: string, chunks: RunChunks): string {
+  const list = [chunks.bodyStart, chunks.firstSeq, ...chunks.lengths];
+  return `${text.slice(0, -1)}${KEY}${list.join(",")}]}`;
+}
+
+// The chunk list read back, or undefined when it is not one acphub wrote.
+function parseList(list: string, textEnd: number): RunChunks | undefined {
+  const numbers = list.split(",").map(Number);
+  if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0))
+    return undefined;
+  const [bodyStart = 0, firstSeq = 0, ...lengths] = numbers;
+  const total = lengths.reduce((sum, n) => sum + n, 0);
+  return bodyStart + total <= textEnd
+    ? { bodyStart, firstSeq, lengths }
+    : undefined;
+}
+
+/**
+ * A stored update's text as readers see it: without the chunk list and, when `afterSeq` lies
+ * inside the merged run kept at `seq`, with only the text of the chunks after `afterSeq`.
+ */
+export function readStored(
+  text: string,
+  seq: number,
+  afterSeq: number,
+): string {
+  if (!text.endsWith("]}")) return text;
+  const at = text.lastIndexOf(KEY);
+  if (at < 0) return text;
+  const plain = `${text.slice(0, at)}}`;
+  if (afterSeq <= 0 || afterSeq >= seq) return plain;
+  const chunks = parseList(text.slice(at + KEY.length, -2), at);
+  if (!chunks || afterSeq < chunks.firstSeq) return plain;
+  const seen = chunks.lengths.slice(0, afterSeq - chunks.firstSeq + 1);
+  const cut = seen.reduce((sum, n) => sum + n, 0);
+  return `${plain.slice(0, chunks.bodyStart)}${plain.slice(chunks.bodyStart + cut)}`;
+}
