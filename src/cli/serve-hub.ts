@@ -13,6 +13,8 @@ import type { LedgerPort } from "../gateway/ports.js";
 import { SessionHub } from "../gateway/session-hub.js";
 import type { HostServices } from "../host/create-host.js";
 import type { HubMetrics } from "../server/metrics.js";
+import type { TerminalReader } from "../editors/hub-terminal.js";
+import { resourceNotFound } from "../protocol/wire-errors.js";
 import { installed } from "./agents-cmd.js";
 import type { CliContext } from "./context.js";
 import { sandboxedLaunch } from "./sandbox-wiring.js";
@@ -21,6 +23,8 @@ import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
 export interface ServeHub {
   hub: SessionHub;
   listAgents(): unknown[];
+  /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
+  readTerminal: TerminalReader;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
   close(): Promise<void>;
 }
@@ -38,6 +42,8 @@ export async function openServeHub(
   resolveAgent(defaultAgent, config); // fails early on an unknown name
   const ledger = await openLedger(ctx);
   const hosts: HostServices[] = [];
+  /** The host of each agent's current gateway, for `readTerminal`. */
+  const hostOf = new Map<string, HostServices>();
   let closing = false;
   const createGateway = async (
     name: string,
@@ -46,6 +52,7 @@ export async function openServeHub(
     const editor = new EditorChannel(new SessionTable());
     const host = hostForEditor(ctx, editor, false);
     hosts.push(host);
+    hostOf.set(name, host);
     return buildGateway({
       ctx,
       agentName: name,
@@ -88,9 +95,16 @@ export async function openServeHub(
         default: name === defaultAgent,
       };
     });
+  const readTerminal: TerminalReader = (agentName, sessionId, terminalId) => {
+    const host = hostOf.get(agentName);
+    if (!host)
+      throw resourceNotFound(`no terminal ${terminalId} in this session`);
+    return host.terminals.peek(sessionId, terminalId);
+  };
   return {
     hub,
     listAgents,
+    readTerminal,
     close: async () => {
       closing = true;
       await hub.close();

@@ -72,6 +72,7 @@ async function start(
     hub: hub.hub,
     logger: ctx.logger,
     listAgents: hub.listAgents,
+    readTerminal: hub.readTerminal,
     sessionsPerMinute: limits.sessionsPerMinute,
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,

@@ -20,12 +20,19 @@ import { edge } from "./edge.js";
 import { OutboundQueue } from "./outbound-queue.js";
 import { forkOnHub } from "../gateway/hub-fork.js";
 import { registerTableMethods } from "./hub-table.js";
+import {
+  TERMINAL_OUTPUT,
+  terminalOutput,
+  type TerminalReader,
+} from "./hub-terminal.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
   logger: Logger;
   /** The agents a client may pick from, for `_acphub/agents`. */
   listAgents: () => Promise<unknown[]> | unknown[];
+  /** The hub host's terminals, for `_acphub/terminal/output` (refused without). */
+  readTerminal?: TerminalReader;
   sessionsPerMinute: number;
   /** Notifications queued for one client past which, with nothing written for a while, it is
    *  disconnected as too slow (outbound-queue.ts). */
@@ -227,6 +234,8 @@ async function extension(
   if (method === "_acphub/agents") return { agents: await o.listAgents() };
   if (method === "_acphub/session/replay")
     return o.hub.replay(conn.client, params ?? {});
+  if (method === TERMINAL_OUTPUT)
+    return terminalOutput(o.hub, o.readTerminal, conn.client, params ?? {});
   const gateway = await o.hub.gatewayOf(conn.client, params?.["sessionId"]);
   return gateway.forwardExtension(method, params, signal);
 }

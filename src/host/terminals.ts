@@ -8,6 +8,7 @@ import { permissionDenied, resourceNotFound } from "../protocol/wire-errors.js";
 import { TailBuffer } from "../shared/tail-buffer.js";
 import { once } from "../shared/once.js";
 import { isShellLine } from "./shell-script.js";
+import { TerminalArchive, type TerminalSnapshot } from "./terminal-archive.js";
 
 /** Turns the argv into the one to spawn (inside the OS sandbox), or leaves it (undefined). */
 export type TerminalWrap = (argv: {
@@ -71,6 +72,8 @@ export interface ProcessRecorder {
 export class TerminalManager {
   private readonly terminals = new Map<string, Terminal>();
   private nextId = 1;
+  /** The last output of released terminals, for hub clients (`peek`). */
+  private readonly archive = new TerminalArchive();
 
   constructor(
     private readonly limits: TerminalLimits,
@@ -174,13 +177,20 @@ export class TerminalManager {
     return terminal;
   }
 
-  output(sessionId: string, terminalId: unknown) {
+  output(sessionId: string, terminalId: unknown): TerminalSnapshot {
     const t = this.get(sessionId, terminalId);
     return {
       output: t.output.text(),
       truncated: t.output.truncated,
       ...(t.exit ? { exitStatus: t.exit } : {}),
     };
+  }
+
+  // A terminal's output for a hub client watching the session: live, or the last output kept
+  // after the agent released it (`released: true`).
+  peek(sessionId: string, terminalId: string): TerminalSnapshot {
+    const kept = this.archive.get(sessionId, terminalId);
+    return kept ?? this.output(sessionId, terminalId);
   }
 
   async waitForExit(
@@ -215,6 +225,7 @@ export class TerminalManager {
   }
 
   private drop(t: Terminal): void {
+    this.archive.keep(t.id, t.sessionId, this.output(t.sessionId, t.id));
     clearTimeout(t.timer);
     if (t.child.pid !== undefined) killGroup(t.child.pid, "SIGKILL");
     t.release?.();

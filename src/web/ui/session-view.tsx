@@ -1,12 +1,17 @@
 // One session: its transcript (history replayed, then live), the plan, usage, the permission
 // questions waiting for an answer, mode/config selectors and the composer.
-import { useEffect } from "preact/hooks";
+import { useEffect, useMemo } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
 import { Composer } from "./composer.js";
 import { PermissionCard } from "./permission-card.js";
 import { PlanView, UsageView } from "./plan.js";
 import { SettingsBar } from "./settings-bar.js";
 import { Transcript } from "./items.js";
+import {
+  TerminalReader,
+  type ReadTerminal,
+  type TerminalOutput,
+} from "./terminal-view.js";
 
 export function SessionView({
   store,
@@ -18,6 +23,15 @@ export function SessionView({
   useEffect(() => {
     void store.open(sessionId);
   }, [sessionId]);
+  // Tool cards read this session's terminals from the hub.
+  const readTerminal = useMemo<ReadTerminal>(
+    () => (terminalId) =>
+      store.request<TerminalOutput>("_acphub/terminal/output", {
+        sessionId,
+        terminalId,
+      }),
+    [store, sessionId],
+  );
   const m = store.model;
   if (!m || m.sessionId !== sessionId)
     return <p class="loading">Loading session…</p>;
@@ -33,7 +47,9 @@ export function SessionView({
         <SettingsBar model={m} store={store} />
       </div>
       {store.replaying && <p class="loading">Replaying the history…</p>}
-      <Transcript items={m.items} />
+      <TerminalReader.Provider value={readTerminal}>
+        <Transcript items={m.items} />
+      </TerminalReader.Provider>
       {m.plan && <PlanView entries={m.plan} />}
       {mine.map((p) => {
         const id = (p.params["toolCall"] as { toolCallId?: string } | undefined)

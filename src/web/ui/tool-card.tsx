@@ -5,6 +5,7 @@ import type { Item, Params } from "../state/session-model.js";
 import { contentText } from "../state/session-model.js";
 import { lineDiff } from "./line-diff.js";
 import { Breakable } from "./long-words.js";
+import { TerminalView } from "./terminal-view.js";
 
 const STATUS_LABEL: Record<string, string> = {
   pending: "pending",
@@ -41,7 +42,7 @@ export function DiffView({
   );
 }
 
-function Content({ c }: { c: Params }) {
+function Content({ c, running }: { c: Params; running: boolean }) {
   if (c["type"] === "diff")
     return (
       <DiffView
@@ -51,7 +52,12 @@ function Content({ c }: { c: Params }) {
       />
     );
   if (c["type"] === "terminal")
-    return <pre class="terminal">terminal {String(c["terminalId"] ?? "")}</pre>;
+    return (
+      <TerminalView
+        terminalId={String(c["terminalId"] ?? "")}
+        running={running}
+      />
+    );
   return (
     <pre class="tool-output">
       <Breakable text={contentText(c["content"])} />
@@ -93,7 +99,11 @@ export const ToolCard = memo(
           </ul>
         )}
         {content.map((c, i) => (
-          <Content key={i} c={c} />
+          <Content
+            key={i}
+            c={c}
+            running={status === "pending" || status === "in_progress"}
+          />
         ))}
       </section>
     );
