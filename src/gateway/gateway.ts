@@ -53,6 +53,10 @@ import {
   runHubCommand,
 } from "./hub-commands.js";
 
+// How long after a turn's answer its chunks are merged. A client that reconnects with a cursor
+// inside a merged run still reads only what came after it, so nothing needs a longer delay.
+const COMPACT_AFTER_MS = 20;
+
 export interface GatewayOptions {
   agentName: string;
   ledger: LedgerPort;
@@ -64,11 +68,6 @@ export interface GatewayOptions {
   editor?: EditorChannel;
   /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
   commands?: HubCommandsPort;
-  /**
-   * How long after a turn's answer its chunks are merged (default 20 ms). A client that
-   * reconnects with a cursor inside a merged run still reads only what came after it.
-   */
-  compactAfterMs?: number;
 }
 
 export class Gateway {
@@ -96,7 +95,7 @@ export class Gateway {
       sessions: this.editor.sessions,
       editor: this.editor,
       settings: new SettingsStore(options.ledger),
-      compactAfterMs: options.compactAfterMs ?? 20,
+      compactAfterMs: COMPACT_AFTER_MS,
       closing: this.closing.signal,
       ...(options.commands ? { commands: options.commands } : {}),
     };
