@@ -1,7 +1,7 @@
 // acphub's library API: explicit named exports only.
 export { connectAgent, AgentConnection } from "./agents/connection.js";
-export { connectHub, hubLaunch } from "./agents/hub-client.js";
-export type { ConnectHubOptions } from "./agents/hub-client.js";
+export { connectHub, hubLaunch } from "./shim/connect-hub.js";
+export type { ConnectHubOptions } from "./shim/connect-hub.js";
 export type {
   ConnectOptions,
   SessionParams,

@@ -1,6 +1,6 @@
 // What an agent advertised in `initialize`, and the session request body every open sends.
 import type { AgentCapabilities, McpServer } from "@agentclientprotocol/sdk";
-import type { AgentCapability } from "../gateway/ports.js";
+import type { AgentCapability } from "../engine/ports.js";
 import { unsupported } from "./agent-errors.js";
 
 export type Capability = AgentCapability;

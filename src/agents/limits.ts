@@ -1,5 +1,6 @@
 // The time and size bounds of one agent connection, with units in their names.
 import { HubError } from "../shared/errors.js";
+import type { Config } from "../config/schema.js";
 
 export interface ConnectionLimits {
   /** How long `initialize` may take (npx installs on first use can be slow). */
@@ -45,4 +46,18 @@ export function resolveLimits(
     limits[key] = value;
   }
   return limits;
+}
+
+// The config file's timeouts and limits, in the connection's terms.
+export function connectionLimits(config: Config): Partial<ConnectionLimits> {
+  const { timeouts = {}, limits = {} } = config;
+  return {
+    initializeTimeoutMs: timeouts.initializeMs,
+    requestTimeoutMs: timeouts.requestMs,
+    cancelGraceMs: timeouts.cancelGraceMs,
+    shutdownMs: timeouts.shutdownMs,
+    maxMessageBytes: limits.maxMessageBytes,
+    stderrTailBytes: limits.stderrTailBytes,
+    maxQueuedEvents: limits.maxQueuedEvents,
+  };
 }

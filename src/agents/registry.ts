@@ -147,3 +147,10 @@ export function resolveAgent(
     { details: { name, known } },
   );
 }
+
+// Whether an agent's command is there to run (npx-launched ones count as not installed).
+export function installed(launch: AgentLaunch): boolean {
+  if (launch.source === "npx" || launch.source === "not-installed")
+    return false;
+  return launch.source === "bundled" || which(launch.command) !== undefined;
+}

@@ -1,12 +1,12 @@
 // `acphub acp --hub URL`: the stdio shim an editor launches to reach a running `acphub serve`.
 import { existsSync } from "node:fs";
-import { hubLaunch } from "../agents/hub-client.js";
+import { hubLaunch } from "../shim/connect-hub.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import type { AgentLaunch } from "../agents/registry.js";
-import { runHubShim } from "../editors/hub-shim.js";
+import { runHubShim } from "../shim/shim.js";
 import { defaultTokenFile, loadToken } from "../server/token.js";
 import { HubError } from "../shared/errors.js";
-import { cliContext, type GlobalOptions } from "./context.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 

@@ -2,19 +2,24 @@
 // the ledger. Logs go to stderr; stdout carries only protocol frames.
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
-import { sandboxedLaunch } from "./sandbox-wiring.js";
-import { serveStdio } from "../editors/stdio-server.js";
-import { EditorChannel } from "../gateway/editor-channel.js";
-import { SessionTable } from "../gateway/session-table.js";
+import { sandboxedLaunch } from "../app/sandbox.js";
+import { serveStdio } from "../stdio/stdio-server.js";
+import { EditorChannel } from "../engine/editor-channel.js";
+import { SessionTable } from "../engine/session-table.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { once } from "../shared/once.js";
-import { cliContext, type GlobalOptions } from "./context.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { workflowAgent } from "../workflows/workflow-agent.js";
-import { workflowCommands } from "./flow-commands.js";
-import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
+import { workflowCommands } from "../workflows/runtime/commands.js";
+import {
+  buildGateway,
+  hostForEditor,
+  openLedger,
+  runHostFactory,
+} from "../app/wiring.js";
 
 export interface AcpOptions extends GlobalOptions {
   agent?: string;
@@ -69,7 +74,12 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
     ledger,
     host,
     editor,
-    commands: workflowCommands(ctx, ledger, options.workflow),
+    commands: workflowCommands(
+      ctx,
+      ledger,
+      runHostFactory(ctx),
+      options.workflow,
+    ),
     cwd,
   });
   const stop = once(async () => {

@@ -2,22 +2,19 @@
 import { connectAgent } from "../agents/connection.js";
 import {
   defaultAgentName,
+  installed,
   knownAgentNames,
   resolveAgent,
   type AgentLaunch,
 } from "../agents/registry.js";
-import { which } from "../agents/which.js";
 import { errorMessage, isHubError } from "../shared/errors.js";
-import {
-  cliContext,
-  connectionLimits,
-  type CliContext,
-  type GlobalOptions,
-} from "./context.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
+import { connectionLimits } from "../agents/limits.js";
+import type { AppContext } from "../config/context.js";
 import { doctorHints } from "./doctor-hints.js";
 import { fail } from "./guard.js";
 import { sandboxReport } from "./sandbox-doctor.js";
-import { sandboxedLaunch } from "./sandbox-wiring.js";
+import { sandboxedLaunch } from "../app/sandbox.js";
 import { stopSandbox } from "../host/sandbox/os-sandbox.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { safeText } from "./tty/safe-text.js";
@@ -25,13 +22,6 @@ import { safeText } from "./tty/safe-text.js";
 const out = (text: string) => process.stdout.write(text);
 // Doctor's lines carry what the agent said (its name, errors, stderr): no escape sequences.
 const say = (text: string) => out(safeText(text));
-
-// Whether an agent's command is there to run (npx-launched ones count as not installed).
-export function installed(launch: AgentLaunch): boolean {
-  if (launch.source === "npx" || launch.source === "not-installed")
-    return false;
-  return launch.source === "bundled" || which(launch.command) !== undefined;
-}
 
 export function agentsList(
   options: GlobalOptions & { json?: boolean },
@@ -112,7 +102,7 @@ export async function agentsDoctor(
   name: string | undefined,
   options: GlobalOptions,
 ): Promise<ExitCode> {
-  let ctx: CliContext;
+  let ctx: AppContext;
   let launch: AgentLaunch;
   const agentName = () => name ?? defaultAgentName(ctx.config);
   try {
@@ -143,7 +133,7 @@ export async function agentsDoctor(
 
 // Spawns and initializes the agent, opens a session, and prints what it found and how long it took.
 async function checkAgent(
-  ctx: CliContext,
+  ctx: AppContext,
   launch: AgentLaunch,
 ): Promise<ExitCode> {
   const started = performance.now();

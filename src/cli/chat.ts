@@ -7,13 +7,17 @@ import { createInterface } from "node:readline";
 import type { PermissionMode } from "../config/schema.js";
 import { errorMessage } from "../shared/errors.js";
 import { SecretMasker } from "../shared/secrets.js";
-import { cliContext, type GlobalOptions } from "./context.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { openLocalHub, type LocalHub } from "./local-hub.js";
-import { noticeLine, type CliEvent, type NoticeEvent } from "./cli-events.js";
+import { openLocalHub, type LocalHub } from "../app/local-client.js";
+import {
+  noticeLine,
+  type CliEvent,
+  type NoticeEvent,
+} from "../app/client-events.js";
 import { plainRenderer } from "./render.js";
 import { mockNoticeOnce } from "./mock-notice.js";
 import { runSlash } from "./slash.js";

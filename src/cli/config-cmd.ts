@@ -4,9 +4,9 @@ import { parseConfig } from "../config/load.js";
 import { resolvePaths } from "../config/paths.js";
 import { HubError } from "../shared/errors.js";
 import { SecretMasker } from "../shared/secrets.js";
-import type { GlobalOptions } from "./context.js";
+import type { GlobalOptions } from "../app/context.js";
 import { annotatedJson, withConfigDefaults } from "./config-defaults.js";
-import { checkDefaultAgent, loadCliConfig } from "./load-config.js";
+import { checkDefaultAgent, loadCliConfig } from "../app/load-config.js";
 import type { ExitCode } from "./exit-codes.js";
 import { guarded } from "./guard.js";
 

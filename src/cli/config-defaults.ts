@@ -2,7 +2,7 @@
 // own them, so that `config show` can print the effective config with the defaults marked.
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { MOCK_AGENT_NAME } from "../agents/registry.js";
-import { DEFAULT_GATEWAY_LIMITS } from "../gateway/limits.js";
+import { DEFAULT_GATEWAY_LIMITS } from "../engine/limits.js";
 import { DEFAULT_FS_LIMITS } from "../host/fs-service.js";
 import { DEFAULT_TERMINAL_LIMITS } from "../host/terminals.js";
 import { DEFAULT_LEDGER_CAPS } from "../ledger/caps.js";

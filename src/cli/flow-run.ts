@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { RunEvent } from "../contracts/events.js";
-import type { LedgerPort } from "../gateway/ports.js";
+import type { LedgerPort } from "../engine/ports.js";
 import { HubError } from "../shared/errors.js";
 import { findWorkflow } from "../workflows/discover.js";
 import { resumePoint, type ResumePoint } from "../workflows/journal.js";
@@ -15,7 +15,8 @@ import {
   runWorkflow,
   type RunOutcome,
 } from "../workflows/runner.js";
-import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
+import type { AppContext } from "../config/context.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { flowApprover, terminalAsker, type AskLine } from "./flow-approver.js";
 import {
@@ -23,17 +24,18 @@ import {
   secretMasker,
   templateEnv,
   workflowDirs,
-} from "./flow-setup.js";
+} from "../workflows/runtime/setup.js";
 import {
   ledgerJournal,
   readJournal,
   shellPort,
   stepAgents,
   type RunStepAgents,
-} from "./flow-ports.js";
+} from "../workflows/runtime/ports.js";
 import { reportError } from "./run.js";
+import { createRunSession } from "../workflows/runtime/run-session.js";
 import { flowRenderer, stdio } from "./flow-render.js";
-import { buildHost, openLedger } from "./wiring.js";
+import { buildHost, openLedger } from "../app/wiring.js";
 
 export interface FlowRunOptions extends GlobalOptions {
   cwd?: string;
@@ -61,38 +63,6 @@ function gatePort(
       return /^y(es)?$/i.test(answer.trim());
     },
   };
-}
-
-// The run's own ledger session, where its journal goes (`flow resume RUN_ID` reads it); a run
-// started inside another session (a slash command) names it as its parent.
-export async function createRunSession(
-  ledger: LedgerPort,
-  runId: string,
-  workflow: Workflow,
-  cwd: string,
-  input: string,
-  parentSession?: string,
-): Promise<void> {
-  const now = Date.now();
-  await ledger.createSession({
-    id: runId,
-    agent: `flow:${workflow.spec.name}`,
-    cwd,
-    title: `flow ${workflow.spec.name}${input ? `: ${input.slice(0, 60)}` : ""}`,
-    createdAt: now,
-    updatedAt: now,
-    state: "active",
-    agentSessionId: null,
-    request: {
-      _meta: {
-        acphub: {
-          workflow: workflow.spec.name,
-          file: workflow.file,
-          ...(parentSession ? { parentSession } : {}),
-        },
-      },
-    },
-  });
 }
 
 export async function flowRun(
@@ -155,7 +125,7 @@ interface Planned {
 // Opens the ledger and host, plans the run (new or resumed), runs it, converts the outcome.
 async function flowCommand(
   options: FlowRunOptions,
-  plan: (ctx: CliContext, ledger: LedgerPort) => Planned | Promise<Planned>,
+  plan: (ctx: AppContext, ledger: LedgerPort) => Planned | Promise<Planned>,
 ): Promise<ExitCode> {
   const json = options.json === true;
   let ledger: LedgerPort | undefined;

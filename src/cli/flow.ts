@@ -5,9 +5,9 @@ import { listWorkflows, findWorkflow } from "../workflows/discover.js";
 import { loadWorkflowFile } from "../workflows/load.js";
 import { stepTitle } from "../workflows/updates.js";
 import { errorMessage } from "../shared/errors.js";
-import { cliContext, type GlobalOptions } from "./context.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { loadOptions, workflowDirs } from "./flow-setup.js";
+import { loadOptions, workflowDirs } from "../workflows/runtime/setup.js";
 import { fail } from "./guard.js";
 
 export interface FlowListOptions extends GlobalOptions {

@@ -1,7 +1,7 @@
 // `acphub permissions list|forget`: the remembered always-allow / always-reject decisions.
 import { DecisionMemory } from "../host/decision-memory.js";
 import { HubError } from "../shared/errors.js";
-import { cliContext, type GlobalOptions } from "./context.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
 import type { ExitCode } from "./exit-codes.js";
 import { guarded } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";

@@ -2,7 +2,7 @@
 // everything else as short lines on stderr) for people and pipes.
 import type { RunEvent } from "../contracts/events.js";
 import { textDelta } from "../agents/prompt-content.js";
-import { noticeLine, type CliEvent } from "./cli-events.js";
+import { noticeLine, type CliEvent } from "../app/client-events.js";
 import { inertJson, safeDeep } from "./tty/safe-text.js";
 
 export interface Sink {

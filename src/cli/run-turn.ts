@@ -3,7 +3,7 @@
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { timeoutError, type Deadline } from "./deadline.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import type { LocalHub } from "./local-hub.js";
+import type { LocalHub } from "../app/local-client.js";
 import type { Sink } from "./render.js";
 import { stopExitCode, stopLine } from "./stop-reasons.js";
 import type { TurnRenderer } from "./tty/renderer.js";

@@ -7,8 +7,8 @@ import { errorMessage, HubError, isHubError } from "../shared/errors.js";
 import { AgentProcess } from "../agents/agent-process.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
-import type { GlobalOptions } from "./context.js";
-import { loadCliConfig } from "./load-config.js";
+import type { GlobalOptions } from "../app/context.js";
+import { loadCliConfig } from "../app/load-config.js";
 import { workingDir } from "./cwd.js";
 import { mockNoticeOnce } from "./mock-notice.js";
 import { toExitCode, type ExitCode } from "./exit-codes.js";
@@ -19,8 +19,8 @@ import {
   type Deadline,
 } from "./deadline.js";
 import { runTurn } from "./run-turn.js";
-import type { LocalHub } from "./local-hub.js";
-import { noticeLine, type CliEvent } from "./cli-events.js";
+import type { LocalHub } from "../app/local-client.js";
+import { noticeLine, type CliEvent } from "../app/client-events.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyRenderer } from "./tty/renderer.js";
@@ -136,7 +136,7 @@ export async function runCommand(
       : undefined;
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
-      const { sandboxedLaunch } = await import("./sandbox-wiring.js");
+      const { sandboxedLaunch } = await import("../app/sandbox.js");
       const launch =
         hubLaunch ??
         (await sandboxedLaunch(
@@ -153,8 +153,8 @@ export async function runCommand(
       prespawned = new AgentProcess(launch, { cwd, stderrTailBytes });
     }
     const [{ contextFrom }, { openLocalHub }] = await Promise.all([
-      import("./context.js"),
-      import("./local-hub.js"),
+      import("../app/context.js"),
+      import("../app/local-client.js"),
     ]);
     const ctx = contextFrom(loaded, options);
     hub = await openLocalHub({

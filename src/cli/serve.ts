@@ -1,17 +1,18 @@
 // `acphub serve`: the hub as a long-running network service. ACP over WebSocket and
 // Streamable HTTP on /acp, bearer token on every request, one session hub shared by all.
-import { hubConnector } from "../editors/hub-connection.js";
+import { hubConnector } from "../server/connection.js";
 import { startHubServer, type HubServer } from "../server/http-server.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { createMetrics } from "../server/metrics.js";
 import { loadTlsFiles } from "../server/tls.js";
 import { loadToken } from "../server/token.js";
 import { HubError } from "../shared/errors.js";
-import { cliContext, type CliContext, type GlobalOptions } from "./context.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
+import type { AppContext } from "../config/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
-import { openServeHub, type ServeHub } from "./serve-hub.js";
-import { serveWeb, type ServeWeb } from "./serve-web.js";
+import { openServeHub, type ServeHub } from "../app/serve-hub.js";
+import { serveWeb, type ServeWeb } from "../app/serve-web.js";
 
 export interface ServeOptions extends GlobalOptions {
   host?: string;
@@ -43,7 +44,7 @@ function tlsOf(o: ServeOptions): { cert: Buffer; key: Buffer } | undefined {
 
 // Starts the hub and its server; the caller stops both on a signal.
 async function start(
-  ctx: CliContext,
+  ctx: AppContext,
   o: ServeOptions,
 ): Promise<{
   server: HubServer;
@@ -106,7 +107,7 @@ async function start(
 }
 
 export async function serveCommand(o: ServeOptions): Promise<ExitCode> {
-  let ctx: CliContext;
+  let ctx: AppContext;
   let started;
   try {
     ctx = cliContext(o);

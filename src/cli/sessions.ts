@@ -1,19 +1,19 @@
 // `acphub sessions list|show|delete|export|import`: the ledger that run, chat and acp write.
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { replayItems } from "../gateway/history.js";
+import { replayItems } from "../engine/history.js";
 import type {
   LedgerEvent,
   LedgerPort,
   ListPage,
   SessionRecord,
-} from "../gateway/ports.js";
+} from "../engine/ports.js";
 import { errorMessage, HubError } from "../shared/errors.js";
-import { cliContext, type GlobalOptions } from "./context.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
-import { openLedger } from "./wiring.js";
+import { openLedger } from "../app/wiring.js";
 
 export interface SessionsOptions extends GlobalOptions {
   json?: boolean;

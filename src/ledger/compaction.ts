@@ -2,7 +2,7 @@
 // turn is over, runs of consecutive text chunks that differ only in their text become one event
 // with the text concatenated. Everything else (tool calls, plans, chunks whose messageId, _meta
 // or annotations differ) keeps its place, so a replay shows the same history.
-import type { StoredEvent } from "../gateway/ledger-port.js";
+import type { StoredEvent } from "../engine/ledger-port.js";
 
 const CHUNK_KINDS = [
   "agent_message_chunk",

@@ -1,6 +1,6 @@
 // The opaque cursor of session listings: the last row's (updatedAt, id), base64url JSON.
 import { HubError } from "../shared/errors.js";
-import type { SessionRecord } from "../gateway/ledger-port.js";
+import type { SessionRecord } from "../engine/ledger-port.js";
 
 export function encodeCursor(s: SessionRecord): string {
   return Buffer.from(JSON.stringify([s.updatedAt, s.id])).toString("base64url");

@@ -7,8 +7,8 @@ import type {
   LedgerEventKind,
   ReadOptions,
   StoredEvent,
-} from "../gateway/ledger-port.js";
-import { parseEvents } from "../gateway/stored-events.js";
+} from "../engine/ledger-port.js";
+import { parseEvents } from "../engine/stored-events.js";
 import type { Logger } from "../shared/logger.js";
 import { planCompaction, type MergedRun } from "./compaction.js";
 import { Followers } from "./followers.js";

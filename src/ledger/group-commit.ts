@@ -1,7 +1,7 @@
 // Group commit: appends that arrive in the same tick (or until a count/byte bound) are written in
 // one transaction, and each append's promise settles only when that transaction has committed.
 // Batches commit one after another, so the events of a session keep the order of the calls.
-import type { LedgerEventKind } from "../gateway/ledger-port.js";
+import type { LedgerEventKind } from "../engine/ledger-port.js";
 import { HubError } from "../shared/errors.js";
 
 export interface PendingEvent {

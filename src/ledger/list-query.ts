@@ -4,7 +4,7 @@ import type {
   ListFilter,
   ListPage,
   SessionRecord,
-} from "../gateway/ledger-port.js";
+} from "../engine/ledger-port.js";
 import { decodeCursor, encodeCursor, pageLimit } from "./cursor.js";
 import { toSession } from "./row-checks.js";
 

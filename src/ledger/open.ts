@@ -1,6 +1,6 @@
 // Opens the ledger a location names: a postgres:// URL opens PostgreSQL, anything else is the
 // path of a SQLite file. There is no fallback: a ledger that cannot be opened is an error.
-import type { LedgerPort } from "../gateway/ledger-port.js";
+import type { LedgerPort } from "../engine/ledger-port.js";
 import type { LedgerOptions } from "./caps.js";
 import type { PgConnectionOptions } from "./postgres/pg-connection.js";
 import { PostgresLedger } from "./postgres/pg-ledger.js";

@@ -5,9 +5,9 @@ import {
   type NewSessionRecord,
   type SessionRecord,
   type StoredEvent,
-} from "../gateway/ledger-port.js";
+} from "../engine/ledger-port.js";
 import type { Logger } from "../shared/logger.js";
-import { parseObject } from "../gateway/stored-events.js";
+import { parseObject } from "../engine/stored-events.js";
 
 const jsonObject = z.union([
   z.record(z.string(), z.unknown()),

@@ -1,8 +1,8 @@
 // The hub's Prometheus metrics (`GET /metrics`): connections, live sessions, turns by stop
 // reason, updates relayed, permission decisions, agent spawns and crashes, ledger append latency.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { LedgerPort } from "../gateway/ports.js";
-import type { SessionHubObserver } from "../gateway/session-hub.js";
+import type { LedgerPort } from "../engine/ports.js";
+import type { SessionHubObserver } from "../hub/session-hub.js";
 
 export interface HubMetrics {
   registry: Registry;

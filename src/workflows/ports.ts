@@ -2,7 +2,7 @@
 // sessions, a shell under the terminal policy, someone to answer gates, the client, the journal.
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { RunEvent } from "../contracts/events.js";
-import type { AgentSessionPort } from "../gateway/ports.js";
+import type { AgentSessionPort } from "../engine/ports.js";
 
 export interface StepSessionOptions {
   cwd: string;

@@ -8,7 +8,7 @@ import type {
   AgentPort,
   AgentSessionPort,
   SessionOpenParams,
-} from "../gateway/ports.js";
+} from "../engine/ports.js";
 import { HubError } from "../shared/errors.js";
 
 // One session: it holds no conversation of its own (the ledger and the run journal do).

@@ -1,7 +1,7 @@
 // Ledgers that misbehave on purpose, for the relay tests: a real SQLite ledger behind a proxy
 // that replaces one method.
 import { join } from "node:path";
-import type { LedgerPort } from "../../src/gateway/ports.js";
+import type { LedgerPort } from "../../src/engine/ports.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { HubError } from "../../src/shared/errors.js";
 import { expect } from "vitest";

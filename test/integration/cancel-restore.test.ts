@@ -11,7 +11,7 @@ import {
   afterKill,
 } from "../helpers/editor.js";
 import { connectMock, steps, tempDir } from "../helpers/mock.js";
-import { Gateway } from "../../src/gateway/gateway.js";
+import { Gateway } from "../../src/engine/gateway.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 
 const editors = editorTracker();

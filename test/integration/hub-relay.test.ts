@@ -4,10 +4,10 @@
 // ledger's history first, then what was relayed while it was being read.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Gateway } from "../../src/gateway/gateway.js";
-import type { HubClient } from "../../src/gateway/hub-clients.js";
-import type { LedgerPort } from "../../src/gateway/ports.js";
-import { SessionHub } from "../../src/gateway/session-hub.js";
+import { Gateway } from "../../src/engine/gateway.js";
+import type { HubClient } from "../../src/hub/attachments.js";
+import type { LedgerPort } from "../../src/engine/ports.js";
+import { SessionHub } from "../../src/hub/session-hub.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import {
   POISONED_TURN,

@@ -4,13 +4,13 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/contracts/events.js";
-import { Gateway } from "../../src/gateway/gateway.js";
+import { Gateway } from "../../src/engine/gateway.js";
 import type {
   AgentPort,
   AgentSessionPort,
   EditorPort,
   TurnPort,
-} from "../../src/gateway/ports.js";
+} from "../../src/engine/ports.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import {
   POISONED_TURN,

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentConnection } from "../../src/agents/connection.js";
-import { Gateway } from "../../src/gateway/gateway.js";
+import { Gateway } from "../../src/engine/gateway.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { INIT } from "../helpers/editor.js";
 import { connectMock, steps, tempDir, waitFor } from "../helpers/mock.js";

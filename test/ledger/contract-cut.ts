@@ -1,7 +1,7 @@
 // The ledger contract, continued: a client whose cursor lies inside a run that compaction merged
 // reads only what came after its cursor; a reader from the start sees the merged text unchanged.
 import { expect, it } from "vitest";
-import type { LedgerPort } from "../../src/gateway/ledger-port.js";
+import type { LedgerPort } from "../../src/engine/ledger-port.js";
 import type { LedgerFactory } from "./contract.js";
 import { session } from "./contract.js";
 

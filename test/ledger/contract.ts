@@ -7,7 +7,7 @@ import { expect, it } from "vitest";
 import type {
   LedgerPort,
   NewSessionRecord,
-} from "../../src/gateway/ledger-port.js";
+} from "../../src/engine/ledger-port.js";
 import type { LedgerCaps } from "../../src/ledger/caps.js";
 import { cutContract } from "./contract-cut.js";
 

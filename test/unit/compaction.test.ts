@@ -1,7 +1,7 @@
 // Compaction plans: merged text is exactly the concatenation (escapes included), chunks in any
 // key order merge, and anything that differs besides the text starts a new run.
 import { describe, expect, it } from "vitest";
-import type { StoredEvent } from "../../src/gateway/ledger-port.js";
+import type { StoredEvent } from "../../src/engine/ledger-port.js";
 import { MAX_RUN_CHUNKS, planCompaction } from "../../src/ledger/compaction.js";
 import { readStored, withChunks } from "../../src/ledger/run-cut.js";
 

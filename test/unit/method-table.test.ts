@@ -2,7 +2,7 @@
 // handler, docs/protocol.md shows the same table, and capabilities derive from it.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { SERVED } from "../../src/editors/dispatch.js";
+import { SERVED } from "../../src/engine/dispatch.js";
 import {
   editorFacingCapabilities,
   relayedClientCapabilities,

@@ -2,7 +2,7 @@
 // is taken while the client keeps reading; a client that stops reading is let go after the
 // stall grace; the hard ceiling holds whatever it reads.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { OutboundQueue } from "../../src/editors/outbound-queue.js";
+import { OutboundQueue } from "../../src/server/outbound-queue.js";
 
 // A write that completes when `done()` is called.
 function pendingWrite() {

@@ -2,10 +2,10 @@
 // last), and trimmed when a session is closed or deleted; what left it is read back from the
 // ledger, so nothing is lost.
 import { describe, expect, it } from "vitest";
-import type { LedgerPort, SessionRecord } from "../../src/gateway/ports.js";
-import { endSession } from "../../src/gateway/session-ops.js";
-import { SettingsStore } from "../../src/gateway/session-settings.js";
-import { SessionTable } from "../../src/gateway/session-table.js";
+import type { LedgerPort, SessionRecord } from "../../src/engine/ports.js";
+import { endSession } from "../../src/engine/session-ops.js";
+import { SettingsStore } from "../../src/engine/session-settings.js";
+import { SessionTable } from "../../src/engine/session-table.js";
 import { silentLogger } from "../../src/shared/logger.js";
 
 // A ledger of session rows only: what the settings store and endSession use.

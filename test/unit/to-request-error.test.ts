@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   toRequestError,
   WIRE_CODE_OF,
-} from "../../src/editors/to-request-error.js";
+} from "../../src/protocol/to-request-error.js";
 import { HUB_ERROR_CODES, HubError } from "../../src/shared/errors.js";
 
 describe("toRequestError", () => {

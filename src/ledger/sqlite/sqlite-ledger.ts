@@ -11,7 +11,7 @@ import type {
   NewSessionRecord,
   SessionPatch,
   SessionRecord,
-} from "../../gateway/ledger-port.js";
+} from "../../engine/ledger-port.js";
 import { withDefaults } from "../../shared/defaults.js";
 import { HubError } from "../../shared/errors.js";
 import { silentLogger, type Logger } from "../../shared/logger.js";

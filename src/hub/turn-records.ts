@@ -1,8 +1,8 @@
 // What the ledger says about a session for clients of the hub: the session/updates after a
 // cursor (each with its sequence number), and the recorded turn a prompt's idempotency key
 // names, so that a prompt re-sent after a reconnect is answered without running it again.
-import { withSeq } from "./hub-clients.js";
-import type { LedgerEvent } from "./ports.js";
+import { withSeq } from "./attachments.js";
+import type { LedgerEvent } from "../engine/ports.js";
 
 type Params = Record<string, unknown>;
 

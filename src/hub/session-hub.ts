@@ -4,16 +4,16 @@
 // an idempotency key answered from the ledger when they were already run.
 import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
-import type { Gateway } from "./gateway.js";
+import type { Gateway } from "../engine/gateway.js";
 import {
   Attachments,
   fanOutEditor,
   type FanOutObserver,
   type HubClient,
-} from "./hub-clients.js";
-import { afterSeqOf, agentOf, unclosable } from "./hub-meta.js";
-import { HubWatch, watchedLedger } from "./hub-watch.js";
-import type { EditorPort, LedgerPort, SessionRecord } from "./ports.js";
+} from "./attachments.js";
+import { afterSeqOf, agentOf, unclosable } from "./meta.js";
+import { HubWatch, watchedLedger } from "./watch.js";
+import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
 import {
   idempotencyKeyOf,
   lastSeq,

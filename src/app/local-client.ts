@@ -10,18 +10,23 @@ import {
 } from "../agents/registry.js";
 import type { PermissionMode } from "../config/schema.js";
 import type { RawSessionUpdate } from "../contracts/events.js";
-import { Gateway } from "../gateway/gateway.js";
-import type { EditorPort, SessionRecord } from "../gateway/ports.js";
+import { Gateway } from "../engine/gateway.js";
+import type { EditorPort, SessionRecord } from "../engine/ports.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
-import { noticeFrom, type CliEvent } from "./cli-events.js";
-import { type CliContext } from "./context.js";
-import { workflowCommands } from "./flow-commands.js";
-import { sandboxedLaunch } from "./sandbox-wiring.js";
-import { buildGateway, buildHost, openLedger } from "./wiring.js";
+import { noticeFrom, type CliEvent } from "./client-events.js";
+import type { AppContext } from "../config/context.js";
+import { workflowCommands } from "../workflows/runtime/commands.js";
+import { sandboxedLaunch } from "./sandbox.js";
+import {
+  buildGateway,
+  buildHost,
+  openLedger,
+  runHostFactory,
+} from "./wiring.js";
 
 export interface LocalHubOptions {
-  ctx: CliContext;
+  ctx: AppContext;
   agent?: string;
   /** Continue this ledger session instead of starting one. */
   sessionId?: string;
@@ -145,7 +150,9 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     host,
     cwd: record?.cwd ?? o.cwd,
     prespawned: o.prespawned,
-    ...(o.workflows ? { commands: workflowCommands(o.ctx, ledger) } : {}),
+    ...(o.workflows
+      ? { commands: workflowCommands(o.ctx, ledger, runHostFactory(o.ctx)) }
+      : {}),
     signal: o.signal,
   });
   const close = async () => {

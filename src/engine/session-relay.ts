@@ -5,7 +5,7 @@
 // never reach the editor; the turn then fails with that error.
 import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
-import { withHubCommands } from "./hub-commands.js";
+import { withHubCommands } from "./session-commands.js";
 import type { GatewayParts } from "./parts.js";
 
 export type RelayParts = Pick<

@@ -6,18 +6,18 @@ import {
   knownAgentNames,
   resolveAgent,
 } from "../agents/registry.js";
-import { EditorChannel } from "../gateway/editor-channel.js";
-import type { Gateway } from "../gateway/gateway.js";
-import { SessionTable } from "../gateway/session-table.js";
-import type { LedgerPort } from "../gateway/ports.js";
-import { SessionHub } from "../gateway/session-hub.js";
+import { EditorChannel } from "../engine/editor-channel.js";
+import type { Gateway } from "../engine/gateway.js";
+import { SessionTable } from "../engine/session-table.js";
+import type { LedgerPort } from "../engine/ports.js";
+import { SessionHub } from "../hub/session-hub.js";
 import type { HostServices } from "../host/create-host.js";
 import type { HubMetrics } from "../server/metrics.js";
-import type { TerminalReader } from "../editors/hub-terminal.js";
+import type { TerminalReader } from "../hub/terminal-output.js";
 import { resourceNotFound } from "../protocol/wire-errors.js";
-import { installed } from "./agents-cmd.js";
-import type { CliContext } from "./context.js";
-import { sandboxedLaunch } from "./sandbox-wiring.js";
+import { installed } from "../agents/registry.js";
+import type { AppContext } from "../config/context.js";
+import { sandboxedLaunch } from "./sandbox.js";
 import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
 
 export interface ServeHub {
@@ -31,7 +31,7 @@ export interface ServeHub {
 
 // Opens the ledger first: one that cannot be opened (Postgres unreachable) stops serve here.
 export async function openServeHub(
-  ctx: CliContext,
+  ctx: AppContext,
   agent: string | undefined,
   metrics: HubMetrics,
   cancelOnDisconnect: boolean,

@@ -1,8 +1,8 @@
 // `_acphub/terminal/output`: the output of a terminal the hub's own host runs for a session's
 // agent, for a client attached to that session (ACP gives a client no way to read a terminal it
 // does not own, so a tool call's `{type: "terminal"}` content would show only an id).
-import type { HubClient } from "../gateway/hub-clients.js";
-import type { SessionHub } from "../gateway/session-hub.js";
+import type { HubClient } from "./attachments.js";
+import type { SessionHub } from "./session-hub.js";
 import type { Params } from "../protocol/raw.js";
 import {
   invalidParams,

@@ -51,7 +51,7 @@ import {
   advertiseCommands,
   promptCommand,
   runHubCommand,
-} from "./hub-commands.js";
+} from "./session-commands.js";
 
 // How long after a turn's answer its chunks are merged. A client that reconnects with a cursor
 // inside a merged run still reads only what came after it, so nothing needs a longer delay.

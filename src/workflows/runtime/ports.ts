@@ -3,12 +3,12 @@
 // ledger as a child of the run's session), shell steps under the terminal policy, and the ledger
 // as the run's journal.
 import { randomUUID } from "node:crypto";
-import type { RunEvent } from "../contracts/events.js";
-import type { AgentSessionPort, LedgerPort } from "../gateway/ports.js";
-import type { HostServices } from "../host/create-host.js";
-import type { Logger } from "../shared/logger.js";
-import { mergeServers, serversFor } from "../shared/mcp-servers.js";
-import { agentServers } from "./agent-mcp.js";
+import type { RunEvent } from "../../contracts/events.js";
+import type { AgentSessionPort, LedgerPort } from "../../engine/ports.js";
+import type { HostServices } from "../../host/create-host.js";
+import type { Logger } from "../../shared/logger.js";
+import { mergeServers, serversFor } from "../../shared/mcp-servers.js";
+import { agentServers } from "../../agents/agent-mcp.js";
 import type {
   JournalEntry,
   RunJournal,
@@ -16,12 +16,12 @@ import type {
   StepAgents,
   StepSession,
   StepSessionOptions,
-} from "../workflows/ports.js";
-import type { CliContext } from "./context.js";
-import { stepPool, type StepPool } from "./flow-step-pool.js";
+} from "../ports.js";
+import type { AppContext } from "../../config/context.js";
+import { stepPool, type StepPool } from "./step-pool.js";
 
 export interface StepAgentWiring {
-  ctx: CliContext;
+  ctx: AppContext;
   host: HostServices;
   ledger: LedgerPort;
   runId: string;

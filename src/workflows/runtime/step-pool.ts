@@ -1,13 +1,14 @@
 // The step agents of one run share processes: steps (and parallel branches) of the same agent in
 // the same folder open their sessions in one warm process from an AgentPool, closed when the run
 // ends. The process's permission requests are marked with the step whose session asks.
-import { AgentPool, type PoolLease } from "../agents/pool.js";
-import { connectAgent } from "../agents/connection.js";
-import { resolveAgent } from "../agents/registry.js";
-import type { HostServices } from "../host/create-host.js";
-import type { Logger } from "../shared/logger.js";
-import { markStepRequest } from "../workflows/updates.js";
-import { connectionLimits, type CliContext } from "./context.js";
+import { AgentPool, type PoolLease } from "../../agents/pool.js";
+import { connectAgent } from "../../agents/connection.js";
+import { resolveAgent } from "../../agents/registry.js";
+import type { HostServices } from "../../host/create-host.js";
+import type { Logger } from "../../shared/logger.js";
+import { markStepRequest } from "../updates.js";
+import { connectionLimits } from "../../agents/limits.js";
+import type { AppContext } from "../../config/context.js";
 
 /** A run's step agent processes. */
 export interface StepPool {
@@ -21,7 +22,7 @@ export interface StepPool {
 const MAX_STEP_PROCESSES = 32;
 
 export function stepPool(
-  ctx: CliContext,
+  ctx: AppContext,
   host: HostServices,
   logger: Logger,
 ): StepPool {

@@ -2,7 +2,7 @@
 // that agent, merged with the editor's (the editor's entry wins on a name collision).
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { Config } from "../config/schema.js";
-import type { AgentPort, SessionOpenParams } from "../gateway/ports.js";
+import type { AgentPort, SessionOpenParams } from "../engine/ports.js";
 import type { Logger } from "../shared/logger.js";
 import {
   mergeServers,

@@ -3,14 +3,14 @@
 // or refuses — so `acphub serve` answers what its initialize advertises, as `acphub acp` does.
 // Session lifecycle methods (new, load, fork, …) are the hub connection's own.
 import type { AgentApp } from "@agentclientprotocol/sdk";
-import type { HubClient } from "../gateway/hub-clients.js";
-import type { SessionHub } from "../gateway/session-hub.js";
+import type { HubClient } from "../hub/attachments.js";
+import type { SessionHub } from "../hub/session-hub.js";
 import { editorMethods } from "../protocol/method-table.js";
 import { methods } from "../protocol/methods.js";
 import { raw, type Params } from "../protocol/raw.js";
 import { notServed } from "../protocol/wire-errors.js";
-import { SERVED } from "./dispatch.js";
-import { edge } from "./edge.js";
+import { SERVED } from "../engine/dispatch.js";
+import { edge } from "../protocol/edge.js";
 
 const m = methods.agent;
 

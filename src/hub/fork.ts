@@ -3,7 +3,7 @@
 // attached to the new session — a hub session like any other, which other connections list,
 // load and prompt.
 import type { Params } from "../protocol/raw.js";
-import type { HubClient } from "./hub-clients.js";
+import type { HubClient } from "./attachments.js";
 import type { SessionHub } from "./session-hub.js";
 
 /** Forks a hub session; answers like session/new, with the forking client attached. */

@@ -7,24 +7,25 @@ import type {
   HubCommandContext,
   HubCommandsPort,
   LedgerPort,
-} from "../gateway/ports.js";
-import { listWorkflows, findWorkflow } from "../workflows/discover.js";
-import { resumePoint, type ResumePoint } from "../workflows/journal.js";
-import { loadWorkflowFile, type Workflow } from "../workflows/load.js";
-import type { GatePort } from "../workflows/ports.js";
-import { outcomeError, runWorkflow } from "../workflows/runner.js";
-import { clientPermissionRequest } from "../workflows/updates.js";
-import type { CliContext } from "./context.js";
+} from "../../engine/ports.js";
+import { listWorkflows, findWorkflow } from "../discover.js";
+import { resumePoint, type ResumePoint } from "../journal.js";
+import { loadWorkflowFile, type Workflow } from "../load.js";
+import type { GatePort } from "../ports.js";
+import { outcomeError, runWorkflow } from "../runner.js";
+import { clientPermissionRequest } from "../updates.js";
+import type { AppContext } from "../../config/context.js";
+import type { HostServices } from "../../host/create-host.js";
+import type { Approver } from "../../host/permission-engine.js";
 import {
   loadOptions,
   secretMasker,
   templateEnv,
   workflowDirs,
-} from "./flow-setup.js";
-import { ledgerJournal, shellPort, stepAgents } from "./flow-ports.js";
-import { createRunSession } from "./flow-run.js";
-import { InterruptedRuns, type InterruptedRun } from "./flow-continue.js";
-import { buildHost } from "./wiring.js";
+} from "./setup.js";
+import { ledgerJournal, shellPort, stepAgents } from "./ports.js";
+import { createRunSession } from "./run-session.js";
+import { InterruptedRuns, type InterruptedRun } from "./continue.js";
 
 const GATE_OPTIONS = [
   { optionId: "approve", name: "Approve", kind: "allow_once" },
@@ -32,7 +33,7 @@ const GATE_OPTIONS = [
 ];
 
 // The workflows of a folder that load, as commands.
-function commandsIn(ctx: CliContext, cwd: string): HubCommand[] {
+function commandsIn(ctx: AppContext, cwd: string): HubCommand[] {
   const out: HubCommand[] = [];
   for (const entry of listWorkflows(workflowDirs(ctx.paths, cwd))) {
     try {
@@ -88,9 +89,13 @@ function editorGate(
   };
 }
 
+/** Builds a run's host from the app's config; its step agents ask `approver`. */
+export type RunHostFactory = (approver: Approver) => HostServices;
+
 export function workflowCommands(
-  ctx: CliContext,
+  ctx: AppContext,
   ledger: LedgerPort,
+  hostFor: RunHostFactory,
   exclusive?: string,
 ): HubCommandsPort {
   const interrupted = new InterruptedRuns(ledger);
@@ -103,6 +108,7 @@ export function workflowCommands(
       runInSession(
         ctx,
         ledger,
+        hostFor,
         await planInSession(ctx, ledger, interrupted, name, c),
         c,
       ),
@@ -120,7 +126,7 @@ interface SessionRun {
 // The run a prompt starts in an editor's session: the one a crash interrupted there,
 // continued from its journal, else a new run of the named workflow.
 async function planInSession(
-  ctx: CliContext,
+  ctx: AppContext,
   ledger: LedgerPort,
   interrupted: InterruptedRuns,
   name: string,
@@ -150,7 +156,7 @@ async function planInSession(
 // An interrupted run taken up again at its first step that did not complete; one that can
 // no longer be (its file is gone or broken) is ended, so the session is not stuck on it.
 async function continued(
-  ctx: CliContext,
+  ctx: AppContext,
   ledger: LedgerPort,
   run: InterruptedRun,
   c: HubCommandContext,
@@ -179,14 +185,9 @@ async function continued(
 }
 
 // The host of a run in an editor's session: step agents' permission questions go to the editor.
-function sessionHost(ctx: CliContext, c: HubCommandContext) {
-  return buildHost({
-    config: ctx.config,
-    stateDir: ctx.paths.stateDir,
-    configFile: ctx.paths.configFile,
-    mode: ctx.config.permissions?.mode ?? "ask",
-    logger: ctx.logger,
-    approver: async (request, signal) =>
+function sessionHost(hostFor: RunHostFactory, c: HubCommandContext) {
+  return hostFor(
+    async (request, signal) =>
       (
         await c.request<{ outcome: RequestPermissionOutcome }>(
           "session/request_permission",
@@ -194,18 +195,19 @@ function sessionHost(ctx: CliContext, c: HubCommandContext) {
           signal,
         )
       ).outcome,
-  });
+  );
 }
 
 // One run inside an editor's session; its step agents ask the editor through this session.
 async function runInSession(
-  ctx: CliContext,
+  ctx: AppContext,
   ledger: LedgerPort,
+  hostFor: RunHostFactory,
   planned: SessionRun,
   c: HubCommandContext,
 ) {
   const { workflow, runId } = planned;
-  const host = sessionHost(ctx, c);
+  const host = sessionHost(hostFor, c);
   host.onSessionStart?.(runId, { cwd: planned.cwd });
   const journal = ledgerJournal(ledger, runId);
   const agents = stepAgents({

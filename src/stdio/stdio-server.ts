@@ -2,7 +2,7 @@
 // as sent (pass-through parsers), hand them to the gateway, and convert errors at this edge.
 import { Readable } from "node:stream";
 import { agent } from "@agentclientprotocol/sdk";
-import type { Gateway } from "../gateway/gateway.js";
+import type { Gateway } from "../engine/gateway.js";
 import { methods } from "../protocol/methods.js";
 import type { Params } from "../protocol/raw.js";
 import type { Logger } from "../shared/logger.js";
@@ -12,7 +12,7 @@ import { FrameWriter } from "./frame-writer.js";
 import { drainOnEof } from "./drain-on-eof.js";
 import { initializeFirst } from "./initialize-first.js";
 import { guardStdout } from "./stdout-guard.js";
-import { registerEditorMethods } from "./dispatch.js";
+import { registerEditorMethods } from "../engine/dispatch.js";
 
 export interface StdioServerOptions {
   gateway: Gateway;

@@ -1,20 +1,15 @@
 // What every command needs before it touches an agent: config, paths, a logger.
-import type { ConnectionLimits } from "../agents/limits.js";
+import type { AppContext } from "../config/context.js";
 import type { LoadedConfig } from "../config/load.js";
 import { loadCliConfig } from "./load-config.js";
-import type { Config } from "../config/schema.js";
 import { SecretMasker } from "../shared/secrets.js";
-import { createLogger, type Logger, type LogLevel } from "../shared/logger.js";
+import { createLogger, type LogLevel } from "../shared/logger.js";
 
 export interface GlobalOptions {
   config?: string;
   verbose?: boolean;
   logFile?: string;
   logFormat?: "json" | "human";
-}
-
-export interface CliContext extends LoadedConfig {
-  logger: Logger;
 }
 
 const LEVELS = new Set([
@@ -41,7 +36,7 @@ function debugging(options: GlobalOptions): boolean {
   );
 }
 
-export function cliContext(options: GlobalOptions): CliContext {
+export function cliContext(options: GlobalOptions): AppContext {
   return contextFrom(loadCliConfig(options), options);
 }
 
@@ -49,7 +44,7 @@ export function cliContext(options: GlobalOptions): CliContext {
 export function contextFrom(
   loaded: LoadedConfig,
   options: GlobalOptions,
-): CliContext {
+): AppContext {
   const masker = SecretMasker.fromEnv(process.env);
   const logger = createLogger({
     level: logLevel(options),
@@ -59,18 +54,4 @@ export function contextFrom(
     mask: (text) => masker.mask(text),
   });
   return { ...loaded, logger };
-}
-
-// The config file's timeouts and limits, in the connection's terms.
-export function connectionLimits(config: Config): Partial<ConnectionLimits> {
-  const { timeouts = {}, limits = {} } = config;
-  return {
-    initializeTimeoutMs: timeouts.initializeMs,
-    requestTimeoutMs: timeouts.requestMs,
-    cancelGraceMs: timeouts.cancelGraceMs,
-    shutdownMs: timeouts.shutdownMs,
-    maxMessageBytes: limits.maxMessageBytes,
-    stderrTailBytes: limits.stderrTailBytes,
-    maxQueuedEvents: limits.maxQueuedEvents,
-  };
 }

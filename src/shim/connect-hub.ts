@@ -6,8 +6,8 @@ import {
   connectAgent,
   type AgentConnection,
   type ConnectOptions,
-} from "./connection.js";
-import { CLI_ENTRY, type AgentLaunch } from "./registry.js";
+} from "../agents/connection.js";
+import { CLI_ENTRY, type AgentLaunch } from "../agents/registry.js";
 
 export interface ConnectHubOptions extends Omit<ConnectOptions, "launch"> {
   /** The hub's bearer token. */

@@ -5,7 +5,7 @@
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { outcomeFor } from "../protocol/permission-options.js";
 import { HubError } from "../shared/errors.js";
-import type { EditorPort } from "./ports.js";
+import type { EditorPort } from "../engine/ports.js";
 
 type Params = Record<string, unknown>;
 

@@ -8,18 +8,19 @@ import { connectAgent } from "../agents/connection.js";
 import { forgetAgent, recordAgent } from "../agents/orphans.js";
 import type { AgentLaunch } from "../agents/registry.js";
 import type { Config, PermissionMode } from "../config/schema.js";
-import type { EditorChannel } from "../gateway/editor-channel.js";
-import { Gateway } from "../gateway/gateway.js";
-import type { GatewayLimits } from "../gateway/limits.js";
+import type { EditorChannel } from "../engine/editor-channel.js";
+import { Gateway } from "../engine/gateway.js";
+import type { GatewayLimits } from "../engine/limits.js";
 import type {
   AgentPort,
   HubCommandsPort,
   LedgerPort,
-} from "../gateway/ports.js";
+} from "../engine/ports.js";
 import { HubError } from "../shared/errors.js";
 import { openLedgerAt } from "../ledger/open.js";
-import { agentServers, withAgentServers } from "./agent-mcp.js";
-import { connectionLimits, type CliContext } from "./context.js";
+import { agentServers, withAgentServers } from "../agents/agent-mcp.js";
+import { connectionLimits } from "../agents/limits.js";
+import type { AppContext } from "../config/context.js";
 import {
   type CommandPolicy,
   DEFAULT_ALLOWED_COMMANDS,
@@ -34,7 +35,8 @@ import { DecisionMemory } from "../host/decision-memory.js";
 import { PermissionEngine, type Approver } from "../host/permission-engine.js";
 import type { Logger } from "../shared/logger.js";
 import { SecretMasker } from "../shared/secrets.js";
-import { sandboxSettings } from "./sandbox-wiring.js";
+import { sandboxSettings } from "./sandbox.js";
+import type { RunHostFactory } from "../workflows/runtime/commands.js";
 
 export interface HostWiring {
   config: Config;
@@ -82,6 +84,19 @@ export function buildHost(w: HostWiring): HostServices {
   });
 }
 
+// The host of a workflow run started inside a session (its step agents ask `approver`).
+export function runHostFactory(ctx: AppContext): RunHostFactory {
+  return (approver) =>
+    buildHost({
+      config: ctx.config,
+      stateDir: ctx.paths.stateDir,
+      configFile: ctx.paths.configFile,
+      mode: ctx.config.permissions?.mode ?? "ask",
+      logger: ctx.logger,
+      approver,
+    });
+}
+
 // The terminal command policy from config (agents' terminals and workflow shell steps).
 export function commandPolicyFrom(config: Config): CommandPolicy {
   const t = config.terminals ?? {};
@@ -95,7 +110,7 @@ export function commandPolicyFrom(config: Config): CommandPolicy {
  * The ledger: PostgreSQL when ACPHUB_LEDGER_URL or ledger.url names one, else SQLite in the state
  * folder; the caps from config. Never a fallback: a ledger that cannot be opened is an error.
  */
-export function openLedger(ctx: CliContext): Promise<LedgerPort> {
+export function openLedger(ctx: AppContext): Promise<LedgerPort> {
   const { url, retryMs, ...caps } = ctx.config.ledger ?? {};
   const where =
     process.env["ACPHUB_LEDGER_URL"] ||
@@ -111,7 +126,7 @@ export function openLedger(ctx: CliContext): Promise<LedgerPort> {
 }
 
 export interface GatewayWiring {
-  ctx: CliContext;
+  ctx: AppContext;
   agentName: string;
   /** The agent process to spawn; unused when `agent` is given. */
   launch?: AgentLaunch;
@@ -185,7 +200,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
 // other `_` requests and notifications relayed to them, and — when `forwardFs` — fs/terminal
 // forwarded to an editor that advertised them (a network hub serves them itself).
 export function hostForEditor(
-  ctx: CliContext,
+  ctx: AppContext,
   editor: EditorChannel,
   forwardFs: boolean,
 ): HostServices {

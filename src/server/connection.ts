@@ -8,23 +8,23 @@ import {
   type AgentConnection,
   type Stream,
 } from "@agentclientprotocol/sdk";
-import { FixedWindowLimiter } from "../gateway/limits.js";
-import type { HubClient } from "../gateway/hub-clients.js";
-import type { SessionHub } from "../gateway/session-hub.js";
-import { listWithState, wantsWatch } from "../gateway/hub-watch.js";
+import { FixedWindowLimiter } from "../engine/limits.js";
+import type { HubClient } from "../hub/attachments.js";
+import type { SessionHub } from "../hub/session-hub.js";
+import { listWithState, wantsWatch } from "../hub/watch.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { raw, type Params } from "../protocol/raw.js";
-import { edge } from "./edge.js";
+import { edge } from "../protocol/edge.js";
 import { OutboundQueue } from "./outbound-queue.js";
-import { forkOnHub } from "../gateway/hub-fork.js";
-import { registerTableMethods } from "./hub-table.js";
+import { forkOnHub } from "../hub/fork.js";
+import { registerTableMethods } from "./connection-table.js";
 import {
   TERMINAL_OUTPUT,
   terminalOutput,
   type TerminalReader,
-} from "./hub-terminal.js";
+} from "../hub/terminal-output.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;

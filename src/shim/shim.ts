@@ -7,8 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { LineSplitter } from "../protocol/ndjson.js";
 import type { Logger } from "../shared/logger.js";
-import { openHubLink, type HubLink } from "./hub-link.js";
-import { guardStdout } from "./stdout-guard.js";
+import { openHubLink, type HubLink } from "./link.js";
+import { guardStdout } from "../stdio/stdout-guard.js";
 
 type Msg = Record<string, unknown>;
 

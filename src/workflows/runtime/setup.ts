@@ -1,12 +1,12 @@
 // What every `acphub flow` command needs: where workflows live and how names are checked.
 import { dirname, join } from "node:path";
-import { resolveAgent } from "../agents/registry.js";
-import type { HubPaths } from "../config/paths.js";
-import type { Config } from "../config/schema.js";
-import { filterEnv } from "../shared/env-filter.js";
-import { SecretMasker } from "../shared/secrets.js";
-import type { WorkflowDirs } from "../workflows/discover.js";
-import type { LoadOptions } from "../workflows/load.js";
+import { resolveAgent } from "../../agents/registry.js";
+import type { HubPaths } from "../../config/paths.js";
+import type { Config } from "../../config/schema.js";
+import { filterEnv } from "../../shared/env-filter.js";
+import { SecretMasker } from "../../shared/secrets.js";
+import type { WorkflowDirs } from "../discover.js";
+import type { LoadOptions } from "../load.js";
 
 // acphub's own workflows folder: $ACPHUB_HOME/workflows, else next to the config file.
 export function homeWorkflowsDir(paths: HubPaths): string {

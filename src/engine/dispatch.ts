@@ -3,7 +3,7 @@
 // clear error. Anything else: `_` extensions are relayed, a session-scoped method of a newer
 // protocol is forwarded with its session id mapped, the rest is "method not found".
 import type { AgentApp } from "@agentclientprotocol/sdk";
-import type { Gateway } from "../gateway/gateway.js";
+import type { Gateway } from "./gateway.js";
 import { editorMethods, type MethodEntry } from "../protocol/method-table.js";
 import {
   isExtensionMethod,
@@ -12,7 +12,7 @@ import {
 } from "../protocol/methods.js";
 import { raw, type Params } from "../protocol/raw.js";
 import { notServed } from "../protocol/wire-errors.js";
-import { edge } from "./edge.js";
+import { edge } from "../protocol/edge.js";
 
 type Served = (
   gateway: Gateway,

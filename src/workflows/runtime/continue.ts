@@ -1,9 +1,9 @@
 // Workflow runs started in an editor's session, found again after acphub was killed mid-run:
 // each run leaves a mark in the editor's session, and a marked run whose journal has no end
 // was interrupted, so the session's next prompt continues it (flow-commands.ts).
-import type { LedgerPort } from "../gateway/ports.js";
-import type { JournalEntry } from "../workflows/ports.js";
-import { readJournal } from "./flow-ports.js";
+import type { LedgerPort } from "../../engine/ports.js";
+import type { JournalEntry } from "../ports.js";
+import { readJournal } from "./ports.js";
 
 /** A run a crash interrupted: its id and what its journal kept. */
 export interface InterruptedRun {

@@ -4,9 +4,9 @@
 // finished or deleted (`_acphub/sessions/changed`, to every watcher, for live session lists).
 // Every attached client also sees prompts that other clients sent (user_message_chunk with the
 // prompt's sequence number); the prompter gets its own only when it watches.
-import type { Attachments } from "./hub-clients.js";
-import { offer, withSeq } from "./hub-clients.js";
-import type { LedgerPort } from "./ports.js";
+import type { Attachments } from "./attachments.js";
+import { offer, withSeq } from "./attachments.js";
+import type { LedgerPort } from "../engine/ports.js";
 
 type Params = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 // What the hub reads from `_meta.acphub` of a client's request, and the ledger as each of the
 // hub's gateways sees it.
-import type { LedgerPort } from "./ports.js";
+import type { LedgerPort } from "../engine/ports.js";
 
 // `_meta.acphub.afterSeq` on session/resume: send what came after it first (a reconnect).
 export function afterSeqOf(meta: unknown): number | undefined {
