@@ -115,16 +115,3 @@ export async function runHubCommand(
     running.delete(record.id);
   }
 }
-
-// An available_commands_update with acphub's commands added to the agent's (the agent's win).
-export function withHubCommands(
-  commands: HubCommandsPort | undefined,
-  cwd: string | undefined,
-  update: Record<string, unknown>,
-): Record<string, unknown> {
-  if (!commands || cwd === undefined) return update;
-  const own = (update["availableCommands"] as { name: string }[]) ?? [];
-  const names = new Set(own.map((c) => c.name));
-  const extra = commands.list(cwd).filter((c) => !names.has(c.name));
-  return { ...update, availableCommands: [...own, ...extra] };
-}

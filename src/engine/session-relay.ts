@@ -5,14 +5,30 @@
 // never reach the editor; the turn then fails with that error.
 import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
-import { withHubCommands } from "./session-commands.js";
-import type { GatewayParts } from "./parts.js";
+import type { Logger } from "../shared/logger.js";
+import type { HubCommandsPort, LedgerPort } from "./ports.js";
+import type { SettingsStore } from "./session-settings.js";
 
-export type RelayParts = Pick<
-  GatewayParts,
-  "ledger" | "editor" | "logger" | "settings"
-> &
-  Partial<Pick<GatewayParts, "commands">>;
+/** What the relay needs of the editor side (the gateway's EditorChannel). */
+export interface RelayEditor {
+  send(method: string, params: Params): Promise<void>;
+  sendStored(
+    hubId: string,
+    seq: number,
+    text: string,
+    payload: Params,
+  ): unknown;
+  observe(hubId: string, event: RunEvent): void;
+  drained(): Promise<void>;
+}
+
+export interface RelayParts {
+  ledger: LedgerPort;
+  editor: RelayEditor;
+  logger: Logger;
+  settings: Pick<SettingsStore, "apply">;
+  commands?: HubCommandsPort;
+}
 
 /** Events relayed but not yet committed and written, before a turn waits for them. */
 const MAX_IN_FLIGHT = 4096;
@@ -167,4 +183,17 @@ export class SessionRelay {
     await this.last;
     await this.parts.editor.drained();
   }
+}
+
+// An available_commands_update with acphub's commands added to the agent's (the agent's win).
+export function withHubCommands(
+  commands: HubCommandsPort | undefined,
+  cwd: string | undefined,
+  update: Record<string, unknown>,
+): Record<string, unknown> {
+  if (!commands || cwd === undefined) return update;
+  const own = (update["availableCommands"] as { name: string }[]) ?? [];
+  const names = new Set(own.map((c) => c.name));
+  const extra = commands.list(cwd).filter((c) => !names.has(c.name));
+  return { ...update, availableCommands: [...own, ...extra] };
 }

@@ -10,7 +10,7 @@ import type { PermissionMode } from "../config/schema.js";
 import { isAllowed, outcomeFor } from "../protocol/permission-options.js";
 import type { DecisionMemory } from "./decision-memory.js";
 import { pathKey, subjectsOf, type ToolSubjects } from "./tool-call-scope.js";
-import { TurnGrants } from "./turn-grants.js";
+import { TurnGrants, type Access } from "./turn-grants.js";
 
 export interface PermissionRule {
   /** Tool kinds (`read`, `edit`, `execute`, …) the rule applies to; all when absent. */
@@ -28,7 +28,7 @@ export type Approver = (
   signal: AbortSignal,
 ) => Promise<RequestPermissionOutcome>;
 
-export type Access = "read" | "write" | "execute";
+export type { Access } from "./turn-grants.js";
 
 export interface Verdict {
   allowed: boolean;

@@ -2,10 +2,12 @@
 // call's kind, on the paths and commands it named (tool-call-scope.ts says what matches).
 // Cleared when the turn ends; a rejected request never adds anything here.
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
-import type { Access } from "./permission-engine.js";
 import { pathKey, type ToolSubjects } from "./tool-call-scope.js";
 
 /** What an allowed tool call of each kind covers; any other kind covers all three. */
+/** What a request does to its subject. */
+export type Access = "read" | "write" | "execute";
+
 const ACCESSES_OF_KIND: Record<string, readonly Access[]> = {
   read: ["read"],
   search: ["read"],
