@@ -25,7 +25,7 @@ import {
   runHostFactory,
 } from "./wiring.js";
 
-export interface LocalHubOptions {
+export interface LocalClientOptions {
   ctx: AppContext;
   agent?: string;
   /** Continue this ledger session instead of starting one. */
@@ -47,7 +47,7 @@ export interface LocalHubOptions {
   signal?: AbortSignal;
 }
 
-export interface LocalHub {
+export interface LocalClient {
   gateway: Gateway;
   agentName: string;
   sessionId: string;
@@ -103,7 +103,9 @@ export function cliEditor(
   };
 }
 
-export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
+export async function openLocalClient(
+  o: LocalClientOptions,
+): Promise<LocalClient> {
   const { config, paths, logger } = o.ctx;
   reapOrphans(paths.stateDir, logger);
   const ledger = await openLedger(o.ctx);

@@ -13,7 +13,7 @@ import { Gateway } from "../engine/gateway.js";
 import type { GatewayLimits } from "../engine/limits.js";
 import type {
   AgentPort,
-  HubCommandsPort,
+  SessionCommandsPort,
   LedgerPort,
 } from "../engine/ports.js";
 import { HubError } from "../shared/errors.js";
@@ -145,7 +145,7 @@ export interface GatewayWiring {
   /** Called with each agent process the gateway starts (metrics). */
   onAgent?: (agent: { closed: Promise<void> }) => void;
   /** Commands acphub runs itself in sessions (workflows). */
-  commands?: HubCommandsPort;
+  commands?: SessionCommandsPort;
   /** Aborts connecting (spawn and initialize). */
   signal?: AbortSignal;
 }

@@ -12,7 +12,7 @@ import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { openLocalHub, type LocalHub } from "../app/local-client.js";
+import { openLocalClient, type LocalClient } from "../app/local-client.js";
 import {
   noticeLine,
   type CliEvent,
@@ -102,12 +102,12 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     turnAbort?.abort();
     closeInput?.();
   });
-  let hub: LocalHub;
+  let hub: LocalClient;
   let historyFile: string;
   try {
     const ctx = cliContext(options);
     historyFile = join(ctx.paths.stateDir, "chat_history");
-    hub = await openLocalHub({
+    hub = await openLocalClient({
       ctx,
       launch: options.hub
         ? (await import("./acp-hub.js")).hubAgentLaunch(

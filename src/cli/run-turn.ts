@@ -3,7 +3,7 @@
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { timeoutError, type Deadline } from "./deadline.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import type { LocalHub } from "../app/local-client.js";
+import type { LocalClient } from "../app/local-client.js";
 import type { Sink } from "./render.js";
 import { stopExitCode, stopLine } from "./stop-reasons.js";
 import type { TurnRenderer } from "./tty/renderer.js";
@@ -19,7 +19,7 @@ export interface TurnOptions {
 
 // Sends the prompt and streams the turn; the exit code says how it ended.
 export async function runTurn(
-  hub: LocalHub,
+  hub: LocalClient,
   text: string,
   opts: TurnOptions,
 ): Promise<ExitCode> {

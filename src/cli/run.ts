@@ -19,7 +19,7 @@ import {
   type Deadline,
 } from "./deadline.js";
 import { runTurn } from "./run-turn.js";
-import type { LocalHub } from "../app/local-client.js";
+import type { LocalClient } from "../app/local-client.js";
 import { noticeLine, type CliEvent } from "../app/client-events.js";
 import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
@@ -96,7 +96,7 @@ export async function runCommand(
   options: RunOptions,
 ): Promise<ExitCode> {
   const json = options.json === true;
-  let hub: LocalHub | undefined;
+  let hub: LocalClient | undefined;
   let refused = false;
   const tty =
     !json && colorWanted(process.stdout)
@@ -152,12 +152,12 @@ export async function runCommand(
         loaded.config.limits?.stderrTailBytes ?? DEFAULT_LIMITS.stderrTailBytes;
       prespawned = new AgentProcess(launch, { cwd, stderrTailBytes });
     }
-    const [{ contextFrom }, { openLocalHub }] = await Promise.all([
+    const [{ contextFrom }, { openLocalClient }] = await Promise.all([
       import("../app/context.js"),
       import("../app/local-client.js"),
     ]);
     const ctx = contextFrom(loaded, options);
-    hub = await openLocalHub({
+    hub = await openLocalClient({
       ctx,
       prespawned,
       launch: hubLaunch,

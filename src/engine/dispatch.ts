@@ -12,7 +12,7 @@ import {
 } from "../protocol/methods.js";
 import { raw, type Params } from "../protocol/raw.js";
 import { notServed } from "../protocol/wire-errors.js";
-import { edge } from "../protocol/edge.js";
+import { edge } from "../protocol/to-request-error.js";
 
 type Served = (
   gateway: Gateway,

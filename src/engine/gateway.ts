@@ -3,24 +3,23 @@
 // reaches the editor, and sessions listed, loaded, resumed, closed and deleted from the ledger
 // whatever the agent supports.
 import type { Params } from "../protocol/raw.js";
+import { initializeAnswer } from "../protocol/capabilities.js";
 import { normalizeProtocolVersion } from "../protocol/version.js";
 import { withDefaults } from "../shared/defaults.js";
 import { HubError, isHubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
-import { AgentSlot } from "./agent-slot.js";
 import { EditorChannel } from "./editor-channel.js";
-import { initializeAnswer } from "./initialize.js";
 import {
   DEFAULT_GATEWAY_LIMITS,
   FixedWindowLimiter,
   type GatewayLimits,
 } from "./limits.js";
 import { liveSession } from "./live.js";
-import type { GatewayParts } from "./parts.js";
+import { AgentSlot, type GatewayParts } from "./parts.js";
 import type {
   AgentPort,
   EditorPort,
-  HubCommandsPort,
+  SessionCommandsPort,
   LedgerPort,
   SessionRecord,
 } from "./ports.js";
@@ -50,7 +49,7 @@ import { promptLive, promptOf } from "./turns.js";
 import {
   advertiseCommands,
   promptCommand,
-  runHubCommand,
+  runSessionCommand,
 } from "./session-commands.js";
 
 // How long after a turn's answer its chunks are merged. A client that reconnects with a cursor
@@ -67,7 +66,7 @@ export interface GatewayOptions {
   /** The editor side, when the caller builds it first (so the host can talk to the editor). */
   editor?: EditorChannel;
   /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
-  commands?: HubCommandsPort;
+  commands?: SessionCommandsPort;
 }
 
 export class Gateway {
@@ -77,9 +76,9 @@ export class Gateway {
   private readonly parts: GatewayParts;
   private readonly limiter: FixedWindowLimiter;
   private initialized = false;
-  /** Hub commands being advertised in new sessions (after the response), by session. */
+  /** Session commands being advertised in new sessions (after the response), by session. */
   private readonly advertising = new Map<string, Promise<void>>();
-  /** Hub commands (workflow runs) in progress, by session, for session/cancel. */
+  /** Session commands (workflow runs) in progress, by session, for session/cancel. */
   private readonly commandRuns = new Map<string, AbortController>();
   private readonly closing = new AbortController();
 
@@ -165,7 +164,7 @@ export class Gateway {
     const prompt = promptOf(params, this.limits.maxPromptBytes);
     const command = await promptCommand(this.parts.commands, record, prompt);
     if (command && this.parts.commands)
-      return runHubCommand(
+      return runSessionCommand(
         this.parts,
         this.parts.commands,
         record,

@@ -1,10 +1,9 @@
 // The parts a gateway is composed of, each with one job; the gateway's functions take the few
 // they need (a Pick of this) instead of sharing mutable state through a base class.
 import type { Logger } from "../shared/logger.js";
-import type { AgentSlot } from "./agent-slot.js";
 import type { EditorChannel } from "./editor-channel.js";
 import type { GatewayLimits } from "./limits.js";
-import type { HubCommandsPort, LedgerPort } from "./ports.js";
+import type { AgentPort, SessionCommandsPort, LedgerPort } from "./ports.js";
 import type { SessionTable } from "./session-table.js";
 import type { SettingsStore } from "./session-settings.js";
 
@@ -24,5 +23,35 @@ export interface GatewayParts {
   /** Aborted when the gateway closes: pending compactions run at once. */
   closing: AbortSignal;
   /** Commands acphub runs itself in sessions (workflows), when wired. */
-  commands?: HubCommandsPort;
+  commands?: SessionCommandsPort;
+}
+
+// The one agent process behind a gateway: spawned on first use, and again on next use after it
+// dies; concurrent callers share one spawn.
+export class AgentSlot {
+  private pending: Promise<AgentPort> | undefined;
+
+  constructor(private readonly connect: () => Promise<AgentPort>) {}
+
+  // The live agent, spawning one when there is none or the last one died.
+  get(): Promise<AgentPort> {
+    if (!this.pending) {
+      const promise = this.connect();
+      this.pending = promise;
+      promise.catch(() => {
+        if (this.pending === promise) this.pending = undefined;
+      });
+    }
+    return this.pending.then((agent) => {
+      if (agent.alive) return agent;
+      this.pending = undefined;
+      return this.get();
+    });
+  }
+
+  // Closes the agent if one was spawned (or is being spawned); never spawns one.
+  async close(): Promise<void> {
+    const agent = await this.pending?.catch(() => undefined);
+    await agent?.close();
+  }
 }

@@ -118,14 +118,14 @@ export interface EditorPort {
 }
 
 /** A command acphub offers in a session next to the agent's own (a workflow, say). */
-export interface HubCommand {
+export interface SessionCommand {
   name: string;
   description: string;
   input?: { hint: string };
 }
 
-/** What a hub command may do in the session it runs in. */
-export interface HubCommandContext {
+/** What a session command may do in the session it runs in. */
+export interface SessionCommandContext {
   sessionId: string;
   cwd: string;
   /** The text after `/name `. */
@@ -146,13 +146,16 @@ export interface HubCommandContext {
 }
 
 /** The commands acphub itself runs in sessions (workflows); the gateway knows them by this port. */
-export interface HubCommandsPort {
+export interface SessionCommandsPort {
   /** Commands to advertise in a session in this folder. */
-  list(cwd: string): HubCommand[];
+  list(cwd: string): SessionCommand[];
   /** When set, every prompt runs this command (a workflow presented as the agent). */
   exclusive?: string;
   /** Runs one; resolves to the prompt's stop reason. */
-  run(name: string, ctx: HubCommandContext): Promise<{ stopReason: string }>;
+  run(
+    name: string,
+    ctx: SessionCommandContext,
+  ): Promise<{ stopReason: string }>;
   /** The command a session's next prompt continues whatever it says (a run a crash
    *  interrupted), if any. */
   interrupted?(sessionId: string): Promise<string | undefined>;

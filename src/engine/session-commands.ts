@@ -4,13 +4,13 @@ import type { RawContentBlock } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
 import { errorMessage } from "../shared/errors.js";
 import type { GatewayParts } from "./parts.js";
-import type { HubCommandsPort, SessionRecord } from "./ports.js";
+import type { SessionCommandsPort, SessionRecord } from "./ports.js";
 
 type CommandParts = Pick<GatewayParts, "ledger" | "editor" | "logger">;
 
-/** The hub command a prompt names, and its input; undefined when it names none. */
+/** The session command a prompt names, and its input; undefined when it names none. */
 export function commandOf(
-  commands: HubCommandsPort | undefined,
+  commands: SessionCommandsPort | undefined,
   cwd: string,
   prompt: RawContentBlock[],
 ): { name: string; input: string } | undefined {
@@ -27,9 +27,9 @@ export function commandOf(
   return { name: match[1]!, input: match[2] ?? "" };
 }
 
-/** The hub command a prompt runs: the one it names, else the one a crash interrupted. */
+/** The session command a prompt runs: the one it names, else the one a crash interrupted. */
 export async function promptCommand(
-  commands: HubCommandsPort | undefined,
+  commands: SessionCommandsPort | undefined,
   record: Pick<SessionRecord, "id" | "cwd">,
   prompt: RawContentBlock[],
 ): Promise<{ name: string; input: string } | undefined> {
@@ -67,10 +67,10 @@ export function advertiseCommands(
   );
 }
 
-// Runs a hub command as the session's turn: prompt and updates recorded, then sent.
-export async function runHubCommand(
+// Runs a session command as the session's turn: prompt and updates recorded, then sent.
+export async function runSessionCommand(
   parts: CommandParts,
-  commands: HubCommandsPort,
+  commands: SessionCommandsPort,
   record: SessionRecord,
   prompt: RawContentBlock[],
   command: { name: string; input: string },

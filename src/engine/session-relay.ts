@@ -6,7 +6,7 @@
 import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
 import type { Logger } from "../shared/logger.js";
-import type { HubCommandsPort, LedgerPort } from "./ports.js";
+import type { SessionCommandsPort, LedgerPort } from "./ports.js";
 import type { SettingsStore } from "./session-settings.js";
 
 /** What the relay needs of the editor side (the gateway's EditorChannel). */
@@ -27,7 +27,7 @@ export interface RelayParts {
   editor: RelayEditor;
   logger: Logger;
   settings: Pick<SettingsStore, "apply">;
-  commands?: HubCommandsPort;
+  commands?: SessionCommandsPort;
 }
 
 /** Events relayed but not yet committed and written, before a turn waits for them. */
@@ -43,7 +43,7 @@ export class SessionRelay {
   constructor(
     private readonly parts: RelayParts,
     readonly hubId: string,
-    /** The session's folder: which hub commands are advertised with the agent's. */
+    /** The session's folder: which session commands are advertised with the agent's. */
     private readonly cwd: string,
   ) {}
 
@@ -84,7 +84,7 @@ export class SessionRelay {
       case "session_update": {
         const update =
           event.update.sessionUpdate === "available_commands_update"
-            ? withHubCommands(this.parts.commands, this.cwd, event.update)
+            ? withSessionCommands(this.parts.commands, this.cwd, event.update)
             : event.update;
         const payload: Params = event.meta
           ? { update, _meta: event.meta }
@@ -186,8 +186,8 @@ export class SessionRelay {
 }
 
 // An available_commands_update with acphub's commands added to the agent's (the agent's win).
-export function withHubCommands(
-  commands: HubCommandsPort | undefined,
+export function withSessionCommands(
+  commands: SessionCommandsPort | undefined,
   cwd: string | undefined,
   update: Record<string, unknown>,
 ): Record<string, unknown> {

@@ -1,7 +1,10 @@
 // The capabilities acphub advertises, derived from the method table: to the editor, what
 // acphub serves plus what the agent offers and acphub forwards; to the agent, what the editor
 // offers and acphub relays. Never the agent's capabilities spread wholesale.
+import type { InitializeResponse } from "@agentclientprotocol/sdk";
+import { ACPHUB_VERSION } from "../shared/version.js";
 import { METHOD_TABLE, type MethodEntry } from "./method-table.js";
+import type { Params } from "./raw.js";
 
 type Caps = Record<string, unknown>;
 
@@ -94,4 +97,23 @@ export function editorFacingCapabilities(agentCaps: unknown): Caps {
 /** Client capabilities acphub adds toward the agent for what it relays to the editor. */
 export function relayedClientCapabilities(editorCaps: unknown): Caps {
   return derive("agent", editorCaps, ["relayed"]);
+}
+
+// acphub's `initialize` answer to an editor, under its own name, from the agent's answer.
+export function initializeAnswer(
+  init: InitializeResponse | undefined,
+  agentName: string,
+): Params {
+  const info = init?.agentInfo;
+  return {
+    protocolVersion: 1,
+    agentCapabilities: editorFacingCapabilities(init?.agentCapabilities),
+    authMethods: init?.authMethods ?? [],
+    agentInfo: {
+      name: "acphub",
+      title: `acphub → ${info?.title ?? info?.name ?? agentName}`,
+      version: ACPHUB_VERSION,
+    },
+    ...(init?._meta ? { _meta: init._meta } : {}),
+  };
 }

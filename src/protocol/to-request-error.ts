@@ -66,3 +66,12 @@ export function toRequestError(error: unknown): RequestError {
   }
   return new RequestError(WIRE_CODE_OF[error.code], error.message, data);
 }
+
+// Runs a handler and converts whatever it throws to a wire error.
+export async function edge<T>(run: () => Promise<T> | T): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toRequestError(error);
+  }
+}

@@ -10,7 +10,7 @@ import { methods } from "../protocol/methods.js";
 import { raw, type Params } from "../protocol/raw.js";
 import { notServed } from "../protocol/wire-errors.js";
 import { SERVED } from "../engine/dispatch.js";
-import { edge } from "../protocol/edge.js";
+import { edge } from "../protocol/to-request-error.js";
 
 const m = methods.agent;
 

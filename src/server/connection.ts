@@ -16,7 +16,7 @@ import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { raw, type Params } from "../protocol/raw.js";
-import { edge } from "../protocol/edge.js";
+import { edge } from "../protocol/to-request-error.js";
 import { OutboundQueue } from "./outbound-queue.js";
 import { forkOnHub } from "../hub/fork.js";
 import { registerTableMethods } from "./connection-table.js";

@@ -1,8 +1,17 @@
 // The checks a schema cannot make: unique step ids, loop targets and bounds, template
 // references and agent names. Each problem names its place in the file.
-import type { Locate, LoadOptions } from "./load.js";
 import { stepKind, type WorkflowSpec, type WorkflowStep } from "./schema.js";
 import { checkTemplate, type RefContext } from "./templates.js";
+
+export interface LoadOptions {
+  /** True when an agent name can be started (configured or in the registry). */
+  knownAgent: (name: string) => boolean;
+  /** True when `{{ env.NAME }}` may read NAME. */
+  envAllowed: (name: string) => boolean;
+}
+
+/** Where a path points in the file, as `file:line:column`. */
+export type Locate = (path: Path, key?: string) => string;
 
 type Path = (string | number)[];
 

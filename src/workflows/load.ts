@@ -10,14 +10,9 @@ import {
   type WorkflowSpec,
   type WorkflowStep,
 } from "./schema.js";
-import { checkSemantics } from "./checks.js";
+import { checkSemantics, type Locate, type LoadOptions } from "./checks.js";
 
-export interface LoadOptions {
-  /** True when an agent name can be started (configured or in the registry). */
-  knownAgent: (name: string) => boolean;
-  /** True when `{{ env.NAME }}` may read NAME. */
-  envAllowed: (name: string) => boolean;
-}
+export type { LoadOptions } from "./checks.js";
 
 export interface Workflow {
   spec: WorkflowSpec;
@@ -25,9 +20,6 @@ export interface Workflow {
 }
 
 type Path = (string | number)[];
-
-/** Where a path points in the file, as `file:line:column`. */
-export type Locate = (path: Path, key?: string) => string;
 
 // Builds the locator over a parsed document: the deepest node the path reaches.
 function locator(doc: Document, lines: LineCounter, file: string): Locate {

@@ -1,6 +1,6 @@
 // The agent behind `acphub acp --workflow NAME`: the workflow itself, in acphub's own process.
 // The gateway needs an agent for initialize and for each session, but every prompt of such a
-// session runs the workflow (a hub command), so nothing here spawns a process: the step agents
+// session runs the workflow (a session command), so nothing here spawns a process: the step agents
 // are started by the run, when their steps run.
 import { randomUUID } from "node:crypto";
 import type { InitializeResponse } from "@agentclientprotocol/sdk";

@@ -3,9 +3,9 @@
 import { randomUUID } from "node:crypto";
 import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import type {
-  HubCommand,
-  HubCommandContext,
-  HubCommandsPort,
+  SessionCommand,
+  SessionCommandContext,
+  SessionCommandsPort,
   LedgerPort,
 } from "../../engine/ports.js";
 import { listWorkflows, findWorkflow } from "../discover.js";
@@ -33,8 +33,8 @@ const GATE_OPTIONS = [
 ];
 
 // The workflows of a folder that load, as commands.
-function commandsIn(ctx: AppContext, cwd: string): HubCommand[] {
-  const out: HubCommand[] = [];
+function commandsIn(ctx: AppContext, cwd: string): SessionCommand[] {
+  const out: SessionCommand[] = [];
   for (const entry of listWorkflows(workflowDirs(ctx.paths, cwd))) {
     try {
       const { spec } = loadWorkflowFile(entry.file, loadOptions(ctx.config));
@@ -57,7 +57,7 @@ function commandsIn(ctx: AppContext, cwd: string): HubCommand[] {
 
 // A gate is a permission question to the editor: approve or reject, the text as content.
 function editorGate(
-  c: HubCommandContext,
+  c: SessionCommandContext,
   shown: () => Promise<void>,
 ): GatePort {
   return {
@@ -97,7 +97,7 @@ export function workflowCommands(
   ledger: LedgerPort,
   hostFor: RunHostFactory,
   exclusive?: string,
-): HubCommandsPort {
+): SessionCommandsPort {
   const interrupted = new InterruptedRuns(ledger);
   return {
     list: (cwd) => (exclusive ? [] : commandsIn(ctx, cwd)),
@@ -130,7 +130,7 @@ async function planInSession(
   ledger: LedgerPort,
   interrupted: InterruptedRuns,
   name: string,
-  c: HubCommandContext,
+  c: SessionCommandContext,
 ): Promise<SessionRun> {
   const pending = await interrupted.take(c.sessionId);
   if (pending) return continued(ctx, ledger, pending, c);
@@ -159,7 +159,7 @@ async function continued(
   ctx: AppContext,
   ledger: LedgerPort,
   run: InterruptedRun,
-  c: HubCommandContext,
+  c: SessionCommandContext,
 ): Promise<SessionRun> {
   try {
     const { start, recorded } = resumePoint(run.runId, run.entries);
@@ -185,7 +185,7 @@ async function continued(
 }
 
 // The host of a run in an editor's session: step agents' permission questions go to the editor.
-function sessionHost(hostFor: RunHostFactory, c: HubCommandContext) {
+function sessionHost(hostFor: RunHostFactory, c: SessionCommandContext) {
   return hostFor(
     async (request, signal) =>
       (
@@ -204,7 +204,7 @@ async function runInSession(
   ledger: LedgerPort,
   hostFor: RunHostFactory,
   planned: SessionRun,
-  c: HubCommandContext,
+  c: SessionCommandContext,
 ) {
   const { workflow, runId } = planned;
   const host = sessionHost(hostFor, c);
