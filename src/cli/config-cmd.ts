@@ -5,7 +5,11 @@ import { resolvePaths } from "../config/paths.js";
 import { HubError } from "../shared/errors.js";
 import { SecretMasker } from "../shared/secrets.js";
 import type { GlobalOptions } from "./context.js";
-import { annotatedJson, withConfigDefaults } from "./config-defaults.js";
+import {
+  annotatedJson,
+  DEFAULT_NOTES,
+  withConfigDefaults,
+} from "./config-defaults.js";
 import { checkDefaultAgent, loadCliConfig } from "./load-config.js";
 import type { ExitCode } from "./exit-codes.js";
 import { guarded } from "./guard.js";
@@ -49,17 +53,19 @@ export function configShow(
     if (options.json) {
       const file = fromFile ? paths.configFile : null;
       out(
-        JSON.stringify({ file, config: merged, defaults: fromDefaults }) + "\n",
+        JSON.stringify({
+          file,
+          config: merged,
+          defaults: fromDefaults,
+          notes: DEFAULT_NOTES,
+        }) + "\n",
       );
       return;
     }
     const source = fromFile
       ? `// ${paths.configFile}, with defaults for what it does not set`
       : `// no config file at ${paths.configFile}: every value is a default`;
-    const mode = config.permissions?.mode
-      ? ""
-      : "// permissions.mode (not set): approve-reads for run, ask for chat at a terminal and acp\n";
-    out(`${source}\n${annotatedJson(merged, new Set(fromDefaults))}\n${mode}`);
+    out(`${source}\n${annotatedJson(merged, new Set(fromDefaults))}\n`);
   });
 }
 
