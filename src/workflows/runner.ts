@@ -217,6 +217,9 @@ async function execute(
     };
     const yes = await o.gate.ask(question, signal).catch(() => false);
     if (signal.aborted) return { status: "cancelled", output: "" };
+    // Nobody could answer: not a rejection to remember, so a resumed run asks again.
+    if (yes === undefined)
+      return { status: "rejected", output: "rejected", unanswered: true };
     return yes
       ? { status: "completed", output: "approved" }
       : { status: "rejected", output: "rejected" };
