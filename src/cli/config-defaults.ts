@@ -19,8 +19,11 @@ type Tree = Record<string, unknown>;
 // Every key of the config file with the value acphub uses when the file does not set it. A
 // key with no value of its own (off, or decided elsewhere) is null, its note says what happens.
 export function configDefaults(): Tree {
-  const { requestTimeoutMs: _http, keepAliveTimeoutMs: _ka, ...serve } =
-    DEFAULT_SERVER_LIMITS;
+  const {
+    requestTimeoutMs: _http,
+    keepAliveTimeoutMs: _ka,
+    ...serve
+  } = DEFAULT_SERVER_LIMITS;
   return {
     $schema: null,
     defaultAgent: MOCK_AGENT_NAME,
@@ -128,7 +131,9 @@ export function annotatedJson(
         ])
       : fromDefaults;
     const note = DEFAULT_NOTES[path];
-    const mark = marks.has(path) ? `  // default${note ? `: ${note}` : ""}` : "";
+    const mark = marks.has(path)
+      ? `  // default${note ? `: ${note}` : ""}`
+      : "";
     if (isTree(v) && Object.keys(v).length)
       return `${inner}${JSON.stringify(key)}: ${annotatedJson(v, marks, path, inner)}${comma}`;
     return `${inner}${JSON.stringify(key)}: ${JSON.stringify(v)}${comma}${mark}`;

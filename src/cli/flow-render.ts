@@ -34,7 +34,9 @@ const doneEarlier = (u: Update) =>
 
 // "done earlier", or "failed earlier" for a failed attempt the run then jumped on from.
 const earlierWords = (u: Update) =>
-  u["status"] === "completed" ? "done earlier" : `${String(u["status"])} earlier`;
+  u["status"] === "completed"
+    ? "done earlier"
+    : `${String(u["status"])} earlier`;
 
 // Step lines on stderr for people (the agents' text goes to stdout), or NDJSON.
 export function flowRenderer(

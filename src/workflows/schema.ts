@@ -1,6 +1,7 @@
 // The workflow file's schema. Strict like the config: an unknown key is an error, so a typo
 // never passes silently. Step kinds are told apart by their one action key.
 import { z } from "zod";
+import { closest } from "../shared/did-you-mean.js";
 import { mcpServerSchema } from "../shared/mcp-servers.js";
 
 const positiveMs = z.number().int().positive();
@@ -42,12 +43,26 @@ const parallelStep = z.strictObject({
   parallel: z.array(branch).min(1).max(16),
 });
 
-// The schema of a step, chosen by its action key, so errors name the right keys.
+const ACTIONS = { approve: approveStep, run: runStep, parallel: parallelStep };
+const KINDS = { ...ACTIONS, agent: agentStep };
+
+/** Every key a step of any kind may have: what an unknown key is compared with. */
+export const STEP_KEYS: readonly string[] = [
+  ...new Set(Object.values(KINDS).flatMap((k) => Object.keys(k.shape))),
+];
+
+// The schema of a step, chosen by its action key, so errors name the right keys; with no
+// action key, by a key that looks like a misspelt one (`aprove:` is checked as a gate).
 export function stepSchemaFor(value: unknown) {
   const v = (value ?? {}) as Record<string, unknown>;
-  if ("approve" in v) return approveStep;
-  if ("run" in v) return runStep;
-  if ("parallel" in v) return parallelStep;
+  for (const [key, schema] of Object.entries(ACTIONS))
+    if (key in v) return schema;
+  if ("agent" in v) return agentStep;
+  const kinds = Object.keys(KINDS);
+  for (const key of Object.keys(v)) {
+    const meant = closest(key, kinds) as keyof typeof KINDS | undefined;
+    if (meant) return KINDS[meant];
+  }
   return agentStep;
 }
 

@@ -19,16 +19,18 @@ function schemaKeys(schema: z.ZodType, prefix = ""): string[] {
 }
 
 const at = (tree: unknown, path: string): { found: boolean; value: unknown } =>
-  path.split(".").reduce<{ found: boolean; value: unknown }>(
-    (acc, key) =>
-      acc.found &&
-      acc.value !== null &&
-      typeof acc.value === "object" &&
-      key in acc.value
-        ? { found: true, value: (acc.value as Record<string, unknown>)[key] }
-        : { found: false, value: undefined },
-    { found: true, value: tree },
-  );
+  path
+    .split(".")
+    .reduce<{ found: boolean; value: unknown }>(
+      (acc, key) =>
+        acc.found &&
+        acc.value !== null &&
+        typeof acc.value === "object" &&
+        key in acc.value
+          ? { found: true, value: (acc.value as Record<string, unknown>)[key] }
+          : { found: false, value: undefined },
+      { found: true, value: tree },
+    );
 
 // The text of `config show` without its comments: the JSON it annotates.
 const uncommented = (text: string) =>
