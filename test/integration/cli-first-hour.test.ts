@@ -1,10 +1,12 @@
 // Issue 28: the rough edges a newcomer meets in the first hour at the command line, each
 // through the real CLI with a temporary ACPHUB_HOME.
+import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { configSchema } from "../../src/config/schema.js";
-import { runCli } from "../helpers/cli.js";
+import { homeWithScriptAgent, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/mock.js";
 
 // Every key path the config schema allows, descending into objects (records and lists are
@@ -99,5 +101,117 @@ describe("serve on a port in use", () => {
     } finally {
       server.close();
     }
+  });
+});
+
+// An agent named claude whose command writes Claude Code's refusal to stderr and exits 1 at
+// once, as the real adapter does when run as root without IS_SANDBOX=1.
+const EXITS_AT_ONCE = `process.stderr.write("starting\\nError: --dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons\\n");
+process.exit(1);`;
+
+describe("agents doctor when the agent exits at once", () => {
+  it("shows the last lines of its stderr and the known causes of that agent", async () => {
+    const home = homeWithScriptAgent("claude", EXITS_AT_ONCE);
+    const r = await runCli(["agents", "doctor", "claude"], { home });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /agent stderr: starting\n +Error: --dangerously-skip-permissions cannot be used with root\/sudo/,
+    );
+    expect(r.stdout).toContain(
+      "hint: Claude Code refuses to run as root unless IS_SANDBOX=1",
+    );
+    expect(r.stdout).toContain("hint: no ANTHROPIC_API_KEY");
+    const json = await runCli(["agents", "doctor", "claude", "--json"], {
+      home,
+    });
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(report).toMatchObject({
+      agent: "claude",
+      ok: false,
+      error: { code: "AGENT_EXITED" },
+      stderrTail: [
+        "starting",
+        expect.stringContaining("cannot be used with root/sudo"),
+      ],
+    });
+    expect(report["hints"]).toEqual([
+      expect.stringMatching(/IS_SANDBOX=1/),
+      expect.stringMatching(/no ANTHROPIC_API_KEY/),
+    ]);
+  });
+
+  it("--json on a healthy agent: timings, agent info, ok", async () => {
+    const r = await runCli(["agents", "doctor", "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      agent: "mock",
+      ok: true,
+      initializeMs: expect.any(Number),
+      sessionNewMs: expect.any(Number),
+      agentInfo: { name: "acphub-mock-agent" },
+      protocolVersion: 1,
+      hints: [],
+    });
+  });
+});
+
+// The commands a --help lists under "Commands:", walked down to the leaves, with their help.
+async function leafCommands(
+  path: string[] = [],
+): Promise<{ leaf: string; help: string }[]> {
+  const help = (await runCli([...path, "--help"])).stdout;
+  const section = help.split("Commands:\n")[1];
+  if (!section) return [{ leaf: path.join(" "), help }];
+  const names = [...section.matchAll(/^ {2}([a-z][a-z-]*)/gm)]
+    .map((m) => m[1]!)
+    .filter((n) => n !== "help");
+  const leaves = await Promise.all(
+    names.map((n) => leafCommands([...path, n])),
+  );
+  return leaves.flat();
+}
+
+/** The commands that print no report, and why. */
+const NO_REPORT: Record<string, string> = {
+  chat: "a conversation at the terminal",
+  acp: "speaks ACP on stdout",
+  "mock-agent": "speaks ACP on stdout",
+  "sessions export": "always writes JSON lines",
+};
+
+describe("every command that prints a report takes --json", () => {
+  it("each leaf command's --help offers --json, but the ones that print no report", async () => {
+    const leaves = await leafCommands();
+    expect(leaves.map((l) => l.leaf)).toContain("agents doctor");
+    const lacking = leaves
+      .filter((l) => !(l.leaf in NO_REPORT))
+      .filter((l) => !/^ {2}--json\b/m.test(l.help))
+      .map((l) => l.leaf);
+    expect(lacking).toEqual([]);
+  }, 120_000);
+
+  it("config path, config validate and permissions forget answer in JSON", async () => {
+    const home = tempDir("acphub-home-");
+    const path = await runCli(["config", "path", "--json"], { home });
+    expect(JSON.parse(path.stdout)).toEqual({
+      config: join(home, "config.json"),
+      exists: false,
+      state: home,
+    });
+    writeFileSync(join(home, "config.json"), '{"timeout": {}}');
+    const bad = await runCli(["config", "validate", "--json"], { home });
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout)).toMatchObject({
+      file: join(home, "config.json"),
+      exists: true,
+      valid: false,
+      error: expect.stringContaining('did you mean "timeouts"?'),
+    });
+    writeFileSync(join(home, "config.json"), "{}");
+    const forget = await runCli(["permissions", "forget", "--all", "--json"], {
+      home,
+    });
+    expect(JSON.parse(forget.stdout)).toEqual({ forgot: 0 });
   });
 });

@@ -80,3 +80,73 @@ describe("flow resume says done earlier", () => {
       expect(JSON.stringify(u["_meta"])).not.toContain("doneEarlier");
   });
 });
+
+// One file, many mistakes: a typo in a top key, in a step key, in an action key, a template
+// naming a misspelt step, a goto to a misspelt step, a misspelt agent, a bad number.
+const MANY = `name: many
+descripton: typos everywhere
+steps:
+  - id: look
+    agent: mock
+    promt: "look at {{ input }}"
+  - id: ok
+    aprove: "go on?"
+  - id: test
+    run: "echo {{ steps.lok.output }}"
+    onFailure: { goto: tset }
+  - id: review
+    agent: mokc
+    prompt: review
+    timeoutMs: -5
+`;
+
+describe("a workflow file with many errors", () => {
+  it("flow validate reports every one at once, in file order, with file:line:column and did you mean", async () => {
+    const p = project("many", MANY);
+    const r = await runCli(["flow", "validate", p.file], { home: p.home });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    const f = p.file;
+    expect(r.stderr).toBe(
+      [
+        `acphub: ${f}:2:1: unknown key descripton (did you mean "description"?)`,
+        `${f}:6:5: unknown key steps.0.promt (did you mean "prompt"?)`,
+        `${f}:8:5: unknown key steps.1.aprove (did you mean "approve"?)`,
+        `${f}:10:10: unknown step "lok" in {{ steps.lok.output }} (did you mean "look"?)`,
+        `${f}:11:24: onFailure.goto names no step: "tset" (did you mean "test"?)`,
+        `${f}:13:12: unknown agent "mokc" (did you mean "mock"?) (see acphub agents list)`,
+        `${f}:15:16: steps.3.timeoutMs: Too small: expected number to be >0`,
+        "",
+      ].join("\n"),
+    );
+    const json = await runCli(["flow", "validate", p.file, "--json"], {
+      home: p.home,
+    });
+    expect(json.code).toBe(2);
+    const { files } = JSON.parse(json.stdout) as {
+      files: { file: string; valid: boolean; problems: Ev[] }[];
+    };
+    expect(files).toHaveLength(1);
+    expect(files[0]!.valid).toBe(false);
+    expect(files[0]!.problems).toHaveLength(7);
+    expect(files[0]!.problems[2]).toEqual({
+      line: 8,
+      column: 5,
+      message: 'unknown key steps.1.aprove (did you mean "approve"?)',
+    });
+  });
+
+  it("flow run refuses it with the same list, before running anything", async () => {
+    const p = project("many", MANY);
+    const r = await runCli(["flow", "run", "many", "x"], {
+      home: p.home,
+      cwd: p.cwd,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split("\n").filter((l) => l.includes(p.file))).toHaveLength(
+      7,
+    );
+    expect(r.stderr).toContain('aprove (did you mean "approve"?)');
+    expect(r.stdout).toBe("");
+  });
+});
