@@ -122,6 +122,11 @@ export function parseWorkflow(
   if (doc.errors.length) throw invalid(yamlProblems(doc, lines, file), file);
   const locate = locator(doc, lines, file);
   const raw: unknown = doc.toJS();
+  if (raw === null || raw === undefined)
+    throw invalid(
+      [`${file}:1:1: the file is empty: a workflow needs name and steps`],
+      file,
+    );
   const problems: string[] = [];
   const top = workflowSchema.safeParse(raw);
   if (!top.success) {

@@ -54,7 +54,8 @@ export const STEP_KEYS: readonly string[] = [
 // The schema of a step, chosen by its action key, so errors name the right keys; with no
 // action key, by a key that looks like a misspelt one (`aprove:` is checked as a gate).
 export function stepSchemaFor(value: unknown) {
-  const v = (value ?? {}) as Record<string, unknown>;
+  if (value === null || typeof value !== "object") return agentStep;
+  const v = value as Record<string, unknown>;
   for (const [key, schema] of Object.entries(ACTIONS))
     if (key in v) return schema;
   if ("agent" in v) return agentStep;
