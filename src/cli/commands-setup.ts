@@ -22,18 +22,25 @@ export function addSetupCommands(program: Command): void {
       "spawn an agent, run initialize and session/new, time each step, explain failures",
     )
     .argument("[name]", "agent name (default: the default agent)")
-    .action(async (name: string | undefined) => {
-      const { agentsDoctor } = await import("./agents-cmd.js");
-      process.exitCode = await agentsDoctor(name, program.opts());
-    });
+    .option("--json", "print the report as one JSON object")
+    .action(
+      async (name: string | undefined, options: Record<string, unknown>) => {
+        const { agentsDoctor } = await import("./agents-doctor.js");
+        process.exitCode = await agentsDoctor(name, {
+          ...program.opts(),
+          ...options,
+        });
+      },
+    );
 
   const config = program.command("config").description("the config file");
   config
     .command("path")
     .description("where the config file and the state folder are")
-    .action(async () => {
+    .option("--json", 'print {"config", "exists", "state"} as JSON')
+    .action(async (options: Record<string, unknown>) => {
       const { configPath } = await import("./config-cmd.js");
-      process.exitCode = configPath(program.opts());
+      process.exitCode = configPath({ ...program.opts(), ...options });
     });
   config
     .command("show")
@@ -54,10 +61,16 @@ export function addSetupCommands(program: Command): void {
       "check a config file; errors name the key and what was expected",
     )
     .argument("[file]", "the file (default: the config file in use)")
-    .action(async (file: string | undefined) => {
-      const { configValidate } = await import("./config-cmd.js");
-      process.exitCode = configValidate(file, program.opts());
-    });
+    .option("--json", 'print {"file", "exists", "valid", "error"} as JSON')
+    .action(
+      async (file: string | undefined, options: Record<string, unknown>) => {
+        const { configValidate } = await import("./config-cmd.js");
+        process.exitCode = configValidate(file, {
+          ...program.opts(),
+          ...options,
+        });
+      },
+    );
 
   const permissions = program
     .command("permissions")
@@ -75,6 +88,7 @@ export function addSetupCommands(program: Command): void {
     .description("forget one decision by id, or all of them")
     .argument("[id]", "the decision's id")
     .option("--all", "forget every decision")
+    .option("--json", 'print {"forgot": N} as JSON')
     .action(
       async (id: string | undefined, options: Record<string, unknown>) => {
         const { permissionsForget } = await import("./permissions.js");

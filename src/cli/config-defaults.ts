@@ -1,21 +1,36 @@
 // The values acphub uses when the config file does not set them, gathered from the parts that
-// own them, so that `config show` can print the effective config with the defaults marked.
+// own them, so that `config show` can print the effective config with the defaults marked:
+// every key of the schema (test/integration/cli-first-hour.test.ts walks it to check).
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import { MOCK_AGENT_NAME } from "../agents/registry.js";
 import { DEFAULT_GATEWAY_LIMITS } from "../engine/limits.js";
 import { DEFAULT_FS_LIMITS } from "../host/fs-service.js";
 import { DEFAULT_TERMINAL_LIMITS } from "../host/terminals.js";
-import { DEFAULT_LEDGER_CAPS } from "../ledger/caps.js";
+import {
+  DEFAULT_ALLOWED_COMMANDS,
+  DEFAULT_DENY_RULES,
+} from "../host/command-policy.js";
+import { DEFAULT_SANDBOX } from "../host/sandbox/settings.js";
+import { DEFAULT_LEDGER_CAPS, DEFAULT_PG_RETRY_MS } from "../ledger/caps.js";
+import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 
 type Tree = Record<string, unknown>;
 
-// The defaults in the config file's own shape (scalars only; lists such as the terminal
-// allowlist are documented in docs/policy.md).
+// Every key of the config file with the value acphub uses when the file does not set it. A
+// key with no value of its own (off, or decided elsewhere) is null, its note says what happens.
 export function configDefaults(): Tree {
+  const {
+    requestTimeoutMs: _http,
+    keepAliveTimeoutMs: _ka,
+    ...serve
+  } = DEFAULT_SERVER_LIMITS;
   return {
+    $schema: null,
     defaultAgent: MOCK_AGENT_NAME,
+    agents: {},
     timeouts: {
       initializeMs: DEFAULT_LIMITS.initializeTimeoutMs,
+      requestMs: DEFAULT_LIMITS.requestTimeoutMs,
       cancelGraceMs: DEFAULT_LIMITS.cancelGraceMs,
       shutdownMs: DEFAULT_LIMITS.shutdownMs,
     },
@@ -25,16 +40,50 @@ export function configDefaults(): Tree {
       maxQueuedEvents: DEFAULT_LIMITS.maxQueuedEvents,
       ...DEFAULT_GATEWAY_LIMITS,
     },
-    // retentionDays is off (absent) by default; only the caps have values.
+    permissions: { mode: null, rules: [] },
     ledger: {
+      url: null,
+      retentionDays: DEFAULT_LEDGER_CAPS.retentionDays,
+      retryMs: DEFAULT_PG_RETRY_MS,
       maxSessions: DEFAULT_LEDGER_CAPS.maxSessions,
       maxEventsPerSession: DEFAULT_LEDGER_CAPS.maxEventsPerSession,
       maxBytesPerSession: DEFAULT_LEDGER_CAPS.maxBytesPerSession,
     },
-    fs: { ...DEFAULT_FS_LIMITS },
-    terminals: { ...DEFAULT_TERMINAL_LIMITS },
+    fs: { roots: null, ...DEFAULT_FS_LIMITS },
+    terminals: terminalDefaults(),
+    env: { allow: [] },
+    serve: { cancelOnDisconnect: false, allowOrigins: [], ...serve },
   };
 }
+
+// The terminal and sandbox keys: the allowlist, the deny rules added, the sandbox's defaults.
+function terminalDefaults(): Tree {
+  return {
+    allow: [...DEFAULT_ALLOWED_COMMANDS],
+    extraAllow: [],
+    deny: [],
+    ...DEFAULT_TERMINAL_LIMITS,
+    sandbox: DEFAULT_SANDBOX.mode,
+    denyRead: [...DEFAULT_SANDBOX.denyRead],
+    allowEnvFiles: DEFAULT_SANDBOX.allowEnvFiles,
+    network: { allowedDomains: [...DEFAULT_SANDBOX.allowedDomains] },
+    bwrapPath: null,
+  };
+}
+
+/** What a default means where its value alone does not say it. */
+export const DEFAULT_NOTES: Readonly<Record<string, string>> = {
+  $schema: "a JSON Schema hint for editors",
+  agents: "none beyond the registry (see acphub agents list)",
+  "permissions.mode":
+    "approve-reads for run, ask for chat at a terminal and acp",
+  "ledger.url": "SQLite in the state folder",
+  "ledger.retentionDays": "off: sessions are kept",
+  "ledger.retryMs": "PostgreSQL only",
+  "fs.roots": "the session's working directory",
+  "terminals.deny": `added to the ${DEFAULT_DENY_RULES.length} built-in deny rules (docs/policy.md)`,
+  "terminals.bwrapPath": "bwrap on PATH",
+};
 
 const isTree = (v: unknown): v is Tree =>
   v !== null && typeof v === "object" && !Array.isArray(v);
@@ -81,9 +130,12 @@ export function annotatedJson(
           ...Object.keys(isTree(v) ? v : {}).map((k) => `${path}.${k}`),
         ])
       : fromDefaults;
-    if (isTree(v))
+    const note = DEFAULT_NOTES[path];
+    const mark = marks.has(path)
+      ? `  // default${note ? `: ${note}` : ""}`
+      : "";
+    if (isTree(v) && Object.keys(v).length)
       return `${inner}${JSON.stringify(key)}: ${annotatedJson(v, marks, path, inner)}${comma}`;
-    const mark = marks.has(path) ? "  // default" : "";
     return `${inner}${JSON.stringify(key)}: ${JSON.stringify(v)}${comma}${mark}`;
   });
   return entries.length ? `{\n${entries.join("\n")}\n${indent}}` : "{}";

@@ -36,6 +36,10 @@ export function registerFlow(program: Command): void {
     )
     .argument("[file]", "a workflow file")
     .option("-C, --cwd <dir>", "the project folder (default: here)")
+    .option(
+      "--json",
+      "print each file's problems (line, column, message) as JSON",
+    )
     .action(async (file: string | undefined, options: Opts) => {
       const { flowValidate } = await import("./flow.js");
       process.exitCode = flowValidate(file, all(options));

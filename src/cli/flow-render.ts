@@ -27,6 +27,17 @@ function readableStepTool(
   return { ...u, title: `${stepLabel(steps, step)} › ${String(named)}` };
 }
 
+// True for the updates of a step a resumed run took from its journal.
+const doneEarlier = (u: Update) =>
+  (u["_meta"] as { acphub?: { doneEarlier?: boolean } } | undefined)?.acphub
+    ?.doneEarlier === true;
+
+// "done earlier", or "failed earlier" for a failed attempt the run then jumped on from.
+const earlierWords = (u: Update) =>
+  u["status"] === "completed"
+    ? "done earlier"
+    : `${String(u["status"])} earlier`;
+
 // Step lines on stderr for people (the agents' text goes to stdout), or NDJSON.
 export function flowRenderer(
   json: boolean,
@@ -48,7 +59,10 @@ export function flowRenderer(
     if (kind === "plan") return;
     if (kind === "tool_call" && step && !ofStepAgent)
       titles.set(step, String(u["title"]));
-    if (kind === "tool_call_update" && step && !ofStepAgent)
+    if (isTool && step && !ofStepAgent && doneEarlier(u)) {
+      if (kind === "tool_call")
+        stdio.err(`\n[step] ${label(step)}: ${earlierWords(u)}\n`);
+    } else if (kind === "tool_call_update" && step && !ofStepAgent)
       stdio.err(`\n[step] ${label(step)}: ${String(u["status"])}\n`);
     else if (isTool && step && ofStepAgent)
       plain({ ...event, update: readableStepTool(u, step, steps) as never });

@@ -2,13 +2,14 @@
 import { resolve } from "node:path";
 import { stringify } from "yaml";
 import { listWorkflows, findWorkflow } from "../workflows/discover.js";
-import { loadWorkflowFile } from "../workflows/load.js";
+import { loadWorkflowFile, type LoadOptions } from "../workflows/load.js";
 import { stepTitle } from "../workflows/updates.js";
-import { errorMessage } from "../shared/errors.js";
+import { errorMessage, isHubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { loadOptions, workflowDirs } from "../workflows/runtime/setup.js";
 import { fail } from "./guard.js";
+import { safeText } from "./tty/safe-text.js";
 
 export interface FlowListOptions extends GlobalOptions {
   cwd?: string;
@@ -74,7 +75,29 @@ export function flowShow(name: string, options: FlowListOptions): ExitCode {
   }
 }
 
-// Checks one file, or every workflow found; each problem names file:line:column.
+/** One file's line in `flow validate --json`. */
+interface FileReport {
+  file: string;
+  valid: boolean;
+  problems: { line: number; column: number; message: string }[];
+}
+
+// Loads one file; what is wrong with it, as data (a file that cannot be read has line 0).
+function validateFile(file: string, options: LoadOptions): FileReport {
+  try {
+    loadWorkflowFile(file, options);
+    return { file, valid: true, problems: [] };
+  } catch (error) {
+    const listed = isHubError(error) ? error.details["problems"] : undefined;
+    const problems = Array.isArray(listed)
+      ? (listed as FileReport["problems"])
+      : [{ line: 0, column: 0, message: errorMessage(error) }];
+    return { file, valid: false, problems };
+  }
+}
+
+// Checks one file, or every workflow found; every problem of a file names file:line:column.
+// `--json`: `{"files": [{file, valid, problems: [{line, column, message}]}]}`.
 export function flowValidate(
   file: string | undefined,
   options: FlowListOptions,
@@ -86,17 +109,23 @@ export function flowValidate(
       : listWorkflows(
           workflowDirs(ctx.paths, resolve(options.cwd ?? process.cwd())),
         ).map((e) => e.file);
-    let code: ExitCode = EXIT_CODES.ok;
-    for (const f of files) {
-      try {
-        loadWorkflowFile(f, loadOptions(ctx.config));
-        out(`${f}: ok\n`);
-      } catch (error) {
-        code = fail(error);
-      }
-    }
-    return code;
+    const reports = files.map((f) => validateFile(f, loadOptions(ctx.config)));
+    if (options.json) out(JSON.stringify({ files: reports }) + "\n");
+    else
+      for (const r of reports)
+        if (r.valid) out(`${r.file}: ok\n`);
+        else process.stderr.write(`acphub: ${safeText(problemLines(r))}\n`);
+    return reports.every((r) => r.valid) ? EXIT_CODES.ok : EXIT_CODES.usage;
   } catch (error) {
     return fail(error);
   }
+}
+
+// A file's problems as `file:line:column: message` lines (line 0: the file as a whole).
+function problemLines(r: FileReport): string {
+  return r.problems
+    .map((p) =>
+      p.line ? `${r.file}:${p.line}:${p.column}: ${p.message}` : p.message,
+    )
+    .join("\n");
 }

@@ -31,7 +31,7 @@ export function permissionsList(
 
 export function permissionsForget(
   id: string | undefined,
-  options: GlobalOptions & { all?: boolean },
+  options: GlobalOptions & { all?: boolean; json?: boolean },
 ): ExitCode {
   return guarded(() => {
     const target = options.all ? "all" : id;
@@ -43,15 +43,19 @@ export function permissionsForget(
     const removed = DecisionMemory.inStateDir(
       cliContext(options).paths.stateDir,
     ).forget(target);
-    if (removed === 0 && options.all) {
-      process.stdout.write("no remembered decisions\n");
-      return;
-    }
-    if (removed === 0)
+    if (removed === 0 && !options.all)
       throw new HubError(
         "USAGE",
         `no remembered decision with id ${JSON.stringify(target)}`,
       );
+    if (options.json) {
+      process.stdout.write(JSON.stringify({ forgot: removed }) + "\n");
+      return;
+    }
+    if (removed === 0) {
+      process.stdout.write("no remembered decisions\n");
+      return;
+    }
     process.stdout.write(
       `forgot ${removed} decision${removed === 1 ? "" : "s"}\n`,
     );

@@ -35,6 +35,30 @@ function portOf(value: string | undefined): number {
   return port;
 }
 
+// A listen error people can act on: a port in use or not allowed is a setup problem (exit 2).
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EADDRINUSE")
+    return new HubError(
+      "USAGE",
+      `port ${port} on ${host} is already in use: pick another with --port N, or --port 0 for a free one`,
+      { cause: error },
+    );
+  if (code === "EACCES")
+    return new HubError(
+      "USAGE",
+      `not allowed to listen on port ${port} on ${host} (ports below 1024 need privileges): pick another with --port N, or --port 0 for a free one`,
+      { cause: error },
+    );
+  if (code === "EADDRNOTAVAIL")
+    return new HubError(
+      "USAGE",
+      `cannot listen on ${host}: no such address on this machine (see --host)`,
+      { cause: error },
+    );
+  return error;
+}
+
 function tlsOf(o: ServeOptions): { cert: Buffer; key: Buffer } | undefined {
   if (!o.tlsCert && !o.tlsKey) return undefined;
   if (!o.tlsCert || !o.tlsKey)
@@ -53,6 +77,8 @@ async function start(
   web: ServeWeb;
 }> {
   const serve = ctx.config.serve ?? {};
+  const host = o.host ?? "127.0.0.1";
+  const port = portOf(o.port);
   const { token, source } = loadToken({
     stateDir: ctx.paths.stateDir,
     tokenFile: o.tokenFile,
@@ -81,8 +107,8 @@ async function start(
   });
   try {
     const server = await startHubServer({
-      host: o.host ?? "127.0.0.1",
-      port: portOf(o.port),
+      host,
+      port,
       token,
       allowOrigins: [...(serve.allowOrigins ?? []), ...(o.allowOrigin ?? [])],
       tls,
@@ -102,7 +128,7 @@ async function start(
     return { server, hub, tokenSource: source, web };
   } catch (error) {
     await hub.close();
-    throw error;
+    throw listenError(error, host, port);
   }
 }
 

@@ -21,6 +21,9 @@ export const DEFAULT_LEDGER_CAPS: LedgerCaps = {
   retentionDays: null,
 };
 
+/** PostgreSQL: how long a write retries a lost connection before failing (config ledger.retryMs). */
+export const DEFAULT_PG_RETRY_MS = 15_000;
+
 export interface LedgerOptions {
   caps?: Partial<LedgerCaps>;
   logger?: Logger;

@@ -1,83 +1,110 @@
 // The checks a schema cannot make: unique step ids, loop targets and bounds, template
-// references and agent names. Each problem names its place in the file.
-import { stepKind, type WorkflowSpec, type WorkflowStep } from "./schema.js";
+// references and agent names. Each problem names its place in the file. They read the steps
+// as written, so a step that also failed the schema still has these checked (every problem of
+// a file is reported at once).
+import { didYouMean } from "../shared/did-you-mean.js";
+import type { Locate, LoadOptions } from "./schema.js";
 import { checkTemplate, type RefContext } from "./templates.js";
 
-export interface LoadOptions {
-  /** True when an agent name can be started (configured or in the registry). */
-  knownAgent: (name: string) => boolean;
-  /** True when `{{ env.NAME }}` may read NAME. */
-  envAllowed: (name: string) => boolean;
-}
-
-/** Where a path points in the file, as `file:line:column`. */
-export type Locate = (path: Path, key?: string) => string;
-
 type Path = (string | number)[];
+type Raw = Record<string, unknown>;
+
+const asRaw = (value: unknown): Raw =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Raw)
+    : {};
+const text = (value: unknown): value is string => typeof value === "string";
 
 // The templates a step carries, with where each sits.
-function templatesOf(step: WorkflowStep, at: Path): [string, Path][] {
-  if ("approve" in step) return [[step.approve, [...at, "approve"]]];
-  if ("run" in step) return [[step.run, [...at, "run"]]];
-  if ("parallel" in step)
-    return step.parallel.map((b, i) => [
-      b.prompt,
-      [...at, "parallel", i, "prompt"],
-    ]);
-  return [[step.prompt, [...at, "prompt"]]];
+function templatesOf(step: Raw, at: Path): [string, Path][] {
+  const found: [string, Path][] = [];
+  for (const key of ["approve", "run", "prompt"])
+    if (text(step[key])) found.push([step[key], [...at, key]]);
+  branchesOf(step).forEach((b, i) => {
+    if (text(b["prompt"]))
+      found.push([b["prompt"], [...at, "parallel", i, "prompt"]]);
+  });
+  return found;
 }
 
-function agentsOf(step: WorkflowStep, at: Path): [string, Path][] {
-  if ("parallel" in step)
-    return step.parallel.map((b, i) => [
-      b.agent,
-      [...at, "parallel", i, "agent"],
-    ]);
-  return stepKind(step) === "agent"
-    ? [[(step as { agent: string }).agent, [...at, "agent"]]]
-    : [];
+function branchesOf(step: Raw): Raw[] {
+  return Array.isArray(step["parallel"]) ? step["parallel"].map(asRaw) : [];
 }
 
-// Every problem in the workflow, as `file:line:col: message` lines.
+function agentsOf(step: Raw, at: Path): [string, Path][] {
+  const found: [string, Path][] = [];
+  if (text(step["agent"])) found.push([step["agent"], [...at, "agent"]]);
+  branchesOf(step).forEach((b, i) => {
+    if (text(b["agent"]))
+      found.push([b["agent"], [...at, "parallel", i, "agent"]]);
+  });
+  return found;
+}
+
+// The step ids of the file and the first place of each; the places of the repeats.
+function stepIds(steps: Raw[]): {
+  ids: Map<string, number>;
+  duplicates: [string, number][];
+} {
+  const ids = new Map<string, number>();
+  const duplicates: [string, number][] = [];
+  steps.forEach((step, i) => {
+    const id = step["id"];
+    if (!text(id)) return;
+    if (ids.has(id)) duplicates.push([id, i]);
+    else ids.set(id, i);
+  });
+  return { ids, duplicates };
+}
+
+// Every problem of the steps as written, as `file:line:col: message` lines.
 export function checkSemantics(
-  spec: WorkflowSpec,
+  raw: readonly unknown[],
   options: LoadOptions,
   locate: Locate,
 ): string[] {
-  const problems: string[] = [];
-  const ids = new Map<string, number>();
-  spec.steps.forEach((step, i) => {
-    if (ids.has(step.id))
-      problems.push(
-        `${locate(["steps", i, "id"])}: duplicate step id "${step.id}"`,
-      );
-    ids.set(step.id, i);
-  });
+  const steps = raw.map(asRaw);
+  const { ids, duplicates } = stepIds(steps);
+  const problems = duplicates.map(
+    ([id, i]) => `${locate(["steps", i, "id"])}: duplicate step id "${id}"`,
+  );
   const refs: RefContext = {
     stepIds: new Set(ids.keys()),
     envAllowed: options.envAllowed,
   };
-  spec.steps.forEach((step, i) => {
+  const agents = options.agentNames?.() ?? [];
+  steps.forEach((step, i) => {
     const at: Path = ["steps", i];
-    for (const [text, where] of templatesOf(step, at))
-      for (const p of checkTemplate(text, refs))
+    for (const [template, where] of templatesOf(step, at))
+      for (const p of checkTemplate(template, refs))
         problems.push(`${locate(where)}: ${p}`);
     for (const [name, where] of agentsOf(step, at))
       if (!options.knownAgent(name))
         problems.push(
-          `${locate(where)}: unknown agent "${name}" (see acphub agents list)`,
+          `${locate(where)}: unknown agent "${name}"${didYouMean(name, agents)} (see acphub agents list)`,
         );
-    const jump = "onFailure" in step ? step.onFailure : undefined;
-    if (!jump) return;
-    const target = ids.get(jump.goto);
-    if (target === undefined)
-      problems.push(
-        `${locate([...at, "onFailure", "goto"])}: onFailure.goto names no step: "${jump.goto}"`,
-      );
-    else if (target <= i && jump.maxAttempts === undefined)
-      problems.push(
-        `${locate([...at, "onFailure"])}: onFailure.goto "${jump.goto}" makes a cycle without a bound: set maxAttempts`,
-      );
+    problems.push(...jumpProblems(step, at, ids, locate));
   });
   return problems;
+}
+
+// A failure jump must name a step, and a jump back needs a bound.
+function jumpProblems(
+  step: Raw,
+  at: Path,
+  ids: ReadonlyMap<string, number>,
+  locate: Locate,
+): string[] {
+  const jump = asRaw(step["onFailure"]);
+  if (!text(jump["goto"])) return [];
+  const target = ids.get(jump["goto"]);
+  if (target === undefined)
+    return [
+      `${locate([...at, "onFailure", "goto"])}: onFailure.goto names no step: "${jump["goto"]}"${didYouMean(jump["goto"], [...ids.keys()])}`,
+    ];
+  if (target <= Number(at[1]) && jump["maxAttempts"] === undefined)
+    return [
+      `${locate([...at, "onFailure"])}: onFailure.goto "${jump["goto"]}" makes a cycle without a bound: set maxAttempts`,
+    ];
+  return [];
 }

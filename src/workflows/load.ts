@@ -2,17 +2,20 @@
 // cannot make (step ids, loops, templates, agents). Every error names file:line:column.
 import { readFileSync } from "node:fs";
 import { isMap, LineCounter, parseDocument, type Document } from "yaml";
-import type { z } from "zod";
 import { HubError } from "../shared/errors.js";
+import { keysAt as keysOf } from "../shared/schema-keys.js";
 import {
+  STEP_KEYS,
   stepSchemaFor,
   workflowSchema,
   type WorkflowSpec,
   type WorkflowStep,
 } from "./schema.js";
-import { checkSemantics, type Locate, type LoadOptions } from "./checks.js";
+import { checkSemantics } from "./checks.js";
+import { schemaProblems } from "./problems.js";
+import type { Locate, LoadOptions } from "./schema.js";
 
-export type { LoadOptions } from "./checks.js";
+export type { Locate, LoadOptions } from "./schema.js";
 
 export interface Workflow {
   spec: WorkflowSpec;
@@ -46,30 +49,60 @@ function locator(doc: Document, lines: LineCounter, file: string): Locate {
   };
 }
 
-function invalid(message: string, file: string): HubError {
-  return new HubError("WORKFLOW_INVALID", message, { details: { file } });
+/** One problem of a workflow file, where it is. */
+export interface WorkflowProblem {
+  line: number;
+  column: number;
+  message: string;
 }
 
-// Turns zod issues into `file:line:col: key: message` lines.
-function describe(error: z.ZodError, base: Path, locate: Locate): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const path = [
-        ...base,
-        ...issue.path.map((p) => (typeof p === "number" ? p : String(p))),
-      ];
-      const name = path.join(".") || "(root)";
-      if (issue.code === "unrecognized_keys") {
-        const key = issue.keys[0]!;
-        return `${locate(path, key)}: unknown key ${path.length ? `${name}.` : ""}${issue.keys.join(", ")}`;
-      }
-      return `${locate(path)}: ${name}: ${issue.message}`;
-    })
-    .join("\n");
+// The error for a file's problems: every one, in file order, each on its own line.
+function invalid(lines: string[], file: string): HubError {
+  const found = lines.map((text) => {
+    const m = /^:(\d+):(\d+): ([^]*)$/.exec(text.slice(file.length));
+    const p: WorkflowProblem = m
+      ? { line: Number(m[1]), column: Number(m[2]), message: m[3]! }
+      : { line: 0, column: 0, message: text };
+    return { p, text };
+  });
+  found.sort((a, b) => a.p.line - b.p.line || a.p.column - b.p.column);
+  const unique = found.filter(
+    (f, i) => found.findIndex((g) => g.text === f.text) === i,
+  );
+  return new HubError(
+    "WORKFLOW_INVALID",
+    unique.map((f) => f.text).join("\n"),
+    { details: { file, problems: unique.map((f) => f.p) } },
+  );
 }
 
-// Parses and checks a workflow from text; exported for `flow validate` and tests.
+// Every YAML syntax error, each at its place.
+function yamlProblems(doc: Document, lines: LineCounter, file: string) {
+  return doc.errors.map((e) => {
+    const { line, col } = lines.linePos(e.pos[0]);
+    return `${file}:${line}:${col}: invalid YAML: ${e.message.split("\n")[0]}`;
+  });
+}
+
+// Checks each step against the schema of its kind; a step that fails is undefined.
+function checkSteps(
+  raw: unknown[],
+  locate: Locate,
+  problems: string[],
+): (WorkflowStep | undefined)[] {
+  return raw.map((value, index) => {
+    const schema = stepSchemaFor(value);
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const keysAt = (path: Path) =>
+      path.length ? keysOf(schema, path) : STEP_KEYS;
+    const scope = { base: ["steps", index], value, keysAt };
+    problems.push(...schemaProblems(parsed.error, scope, locate));
+    return undefined;
+  });
+}
+
+// Parses and checks a workflow from text; every problem of the file is in the one error.
 export function parseWorkflow(
   text: string,
   file: string,
@@ -77,28 +110,30 @@ export function parseWorkflow(
 ): Workflow {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length) throw invalid(yamlProblems(doc, lines, file), file);
   const locate = locator(doc, lines, file);
-  const yamlError = doc.errors[0];
-  if (yamlError) {
-    const { line, col } = lines.linePos(yamlError.pos[0]);
+  const raw: unknown = doc.toJS();
+  if (raw === null || raw === undefined)
     throw invalid(
-      `${file}:${line}:${col}: invalid YAML: ${yamlError.message.split("\n")[0]}`,
+      [`${file}:1:1: the file is empty: a workflow needs name and steps`],
       file,
     );
-  }
-  const raw: unknown = doc.toJS();
+  const problems: string[] = [];
   const top = workflowSchema.safeParse(raw);
-  if (!top.success) throw invalid(describe(top.error, [], locate), file);
-  const steps: WorkflowStep[] = top.data.steps.map((value, index) => {
-    const parsed = stepSchemaFor(value).safeParse(value);
-    if (!parsed.success)
-      throw invalid(describe(parsed.error, ["steps", index], locate), file);
-    return parsed.data;
-  });
-  const spec: WorkflowSpec = { ...top.data, steps };
-  const problems = checkSemantics(spec, options, locate);
-  if (problems.length) throw invalid(problems.join("\n"), file);
-  return { spec, file };
+  if (!top.success) {
+    const scope = {
+      base: [],
+      value: raw,
+      keysAt: (path: Path) => keysOf(workflowSchema, path),
+    };
+    problems.push(...schemaProblems(top.error, scope, locate));
+  }
+  const rawSteps = (raw as { steps?: unknown } | null)?.steps;
+  const listed = Array.isArray(rawSteps) ? (rawSteps as unknown[]) : [];
+  const steps = checkSteps(listed, locate, problems);
+  problems.push(...checkSemantics(listed, options, locate));
+  if (!top.success || problems.length) throw invalid(problems, file);
+  return { spec: { ...top.data, steps: steps as WorkflowStep[] }, file };
 }
 
 export function loadWorkflowFile(file: string, options: LoadOptions): Workflow {

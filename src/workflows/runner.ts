@@ -81,9 +81,12 @@ export async function runWorkflow(o: RunWorkflowOptions): Promise<RunOutcome> {
   let last: StepResult = { status: "completed", output: "" };
   while (i < steps.length) {
     const step = steps[i]!;
-    s.plan.set(step.id, "in_progress");
     s.titles.set(step.id, startedTitle(step, s.scope));
-    showPlan();
+    // A step the journal answers for (done earlier) is never shown as in progress.
+    if (s.recorded[0]?.step !== step.id) {
+      s.plan.set(step.id, "in_progress");
+      showPlan();
+    }
     last = await stepOnce(s, step, signal);
     results.set(step.id, last);
     s.plan.set(step.id, last.status === "completed" ? "completed" : "failed");
@@ -157,8 +160,11 @@ async function stepOnce(
   const attempt = (s.attempts.get(step.id) ?? 0) + 1;
   s.attempts.set(step.id, attempt);
   const text = "approve" in step ? render(step.approve, s.scope) : undefined;
-  o.sink.update(stepToolCall(o.runId, step, s.titles.get(step.id)!, text));
   const done = s.recorded[0]?.step === step.id ? s.recorded.shift() : undefined;
+  const earlier = done ? { ok: done.status === "completed" } : undefined;
+  o.sink.update(
+    stepToolCall(o.runId, step, s.titles.get(step.id)!, text, earlier),
+  );
   let result: StepResult;
   if (done) result = { status: done.status, output: done.output };
   else {
@@ -183,6 +189,7 @@ async function stepOnce(
       step,
       result.status === "completed",
       result.output,
+      done !== undefined,
     ),
   );
   return result;
@@ -210,6 +217,9 @@ async function execute(
     };
     const yes = await o.gate.ask(question, signal).catch(() => false);
     if (signal.aborted) return { status: "cancelled", output: "" };
+    // Nobody could answer: not a rejection to remember, so a resumed run asks again.
+    if (yes === undefined)
+      return { status: "rejected", output: "rejected", unanswered: true };
     return yes
       ? { status: "completed", output: "approved" }
       : { status: "rejected", output: "rejected" };

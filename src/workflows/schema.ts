@@ -1,6 +1,7 @@
 // The workflow file's schema. Strict like the config: an unknown key is an error, so a typo
 // never passes silently. Step kinds are told apart by their one action key.
 import { z } from "zod";
+import { closest } from "../shared/did-you-mean.js";
 import { mcpServerSchema } from "../shared/mcp-servers.js";
 
 const positiveMs = z.number().int().positive();
@@ -42,12 +43,27 @@ const parallelStep = z.strictObject({
   parallel: z.array(branch).min(1).max(16),
 });
 
-// The schema of a step, chosen by its action key, so errors name the right keys.
+const ACTIONS = { approve: approveStep, run: runStep, parallel: parallelStep };
+const KINDS = { ...ACTIONS, agent: agentStep };
+
+/** Every key a step of any kind may have: what an unknown key is compared with. */
+export const STEP_KEYS: readonly string[] = [
+  ...new Set(Object.values(KINDS).flatMap((k) => Object.keys(k.shape))),
+];
+
+// The schema of a step, chosen by its action key, so errors name the right keys; with no
+// action key, by a key that looks like a misspelt one (`aprove:` is checked as a gate).
 export function stepSchemaFor(value: unknown) {
-  const v = (value ?? {}) as Record<string, unknown>;
-  if ("approve" in v) return approveStep;
-  if ("run" in v) return runStep;
-  if ("parallel" in v) return parallelStep;
+  if (value === null || typeof value !== "object") return agentStep;
+  const v = value as Record<string, unknown>;
+  for (const [key, schema] of Object.entries(ACTIONS))
+    if (key in v) return schema;
+  if ("agent" in v) return agentStep;
+  const kinds = Object.keys(KINDS);
+  for (const key of Object.keys(v)) {
+    const meant = closest(key, kinds) as keyof typeof KINDS | undefined;
+    if (meant) return KINDS[meant];
+  }
   return agentStep;
 }
 
@@ -86,3 +102,18 @@ export function stepKind(step: WorkflowStep): StepKind {
   if ("parallel" in step) return "parallel";
   return "agent";
 }
+
+/** How a workflow file is loaded: which names it may use. */
+export interface LoadOptions {
+  /** True when an agent name can be started (configured or in the registry). */
+  knownAgent: (name: string) => boolean;
+  /** True when `{{ env.NAME }}` may read NAME. */
+  envAllowed: (name: string) => boolean;
+  /** The agent names there are, for "did you mean" (optional). */
+  agentNames?: () => readonly string[];
+}
+
+type Path = (string | number)[];
+
+/** Where a path points in the file, as `file:line:column`. */
+export type Locate = (path: Path, key?: string) => string;

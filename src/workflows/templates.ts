@@ -2,6 +2,8 @@
 // `steps.<id>.status` and `env.NAME`. References are checked when the file is loaded, so an
 // unknown one is an error there, never an empty string at run time.
 
+import { didYouMean } from "../shared/did-you-mean.js";
+
 const PATTERN = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 export type TemplateRef =
@@ -26,7 +28,8 @@ export function parseRef(text: string, ctx: RefContext): TemplateRef | string {
   const step = /^steps\.([A-Za-z][\w-]*)\.(output|status)$/.exec(text);
   if (step) {
     const id = step[1]!;
-    if (!ctx.stepIds.has(id)) return `unknown step "${id}" in {{ ${text} }}`;
+    if (!ctx.stepIds.has(id))
+      return `unknown step "${id}" in {{ ${text} }}${didYouMean(id, [...ctx.stepIds])}`;
     return { kind: "step", step: id, field: step[2] as "output" | "status" };
   }
   const env = /^env\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(text);

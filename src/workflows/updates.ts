@@ -82,20 +82,23 @@ export function planUpdate(
   };
 }
 
+// A step's tool call as it starts; `earlier` marks a step a resumed run takes from its journal
+// (it finished in an earlier attempt): its final status at once, and `doneEarlier` in _meta.
 export function stepToolCall(
   runId: string,
   step: WorkflowStep,
   title: string,
   text?: string,
+  earlier?: { ok: boolean },
 ) {
   return {
     sessionUpdate: "tool_call",
     toolCallId: stepToolCallId(runId, step.id),
     title,
     kind: KIND[stepKind(step)],
-    status: "in_progress",
+    status: earlier ? (earlier.ok ? "completed" : "failed") : "in_progress",
     ...(text === undefined ? {} : { content: [textContent(text)] }),
-    _meta: { acphub: { step: step.id } },
+    _meta: { acphub: stepMeta(step.id, earlier !== undefined) },
   };
 }
 
@@ -104,14 +107,20 @@ export function stepToolCallEnd(
   step: WorkflowStep,
   ok: boolean,
   output: string,
+  earlier = false,
 ) {
   return {
     sessionUpdate: "tool_call_update",
     toolCallId: stepToolCallId(runId, step.id),
     status: ok ? "completed" : "failed",
     content: [textContent(output)],
-    _meta: { acphub: { step: step.id } },
+    _meta: { acphub: stepMeta(step.id, earlier) },
   };
+}
+
+// The step mark of a step's updates, with `doneEarlier` when the journal answered for it.
+function stepMeta(step: string, earlier: boolean) {
+  return earlier ? { step, doneEarlier: true } : { step };
 }
 
 function textContent(text: string) {

@@ -14,12 +14,39 @@ describe("doctorHints", () => {
     ["sh: 1: claude: command not found", /a program it needs is missing/],
     ["Error: Cannot find module '@anthropic-ai/claude-code'", /missing/],
   ])("%s", (said, hint) => {
-    const hints = doctorHints("claude", said);
+    const hints = doctorHints({ agent: "my-agent", said, env: {} });
     expect(hints).toHaveLength(1);
     expect(hints[0]).toMatch(hint);
   });
 
+  it("a built-in agent gets its own hints: claude as root, claude with no key or login", () => {
+    const home = "/nonexistent-home";
+    const said = "Claude Code process exited with code 1";
+    const asRoot = doctorHints({
+      agent: "claude",
+      said,
+      env: {},
+      uid: 0,
+      home,
+    });
+    expect(asRoot[0]).toMatch(/refuses to run as root unless IS_SANDBOX=1/);
+    expect(asRoot[1]).toMatch(/no ANTHROPIC_API_KEY/);
+    const fine = doctorHints({
+      agent: "mine",
+      command: "/usr/bin/claude-agent-acp",
+      said,
+      env: { IS_SANDBOX: "1", ANTHROPIC_API_KEY: "k" },
+      uid: 0,
+      home,
+    });
+    expect(fine).toEqual([]);
+    const codex = doctorHints({ agent: "codex", said: "", env: {}, home });
+    expect(codex).toEqual([expect.stringMatching(/codex login/)]);
+  });
+
   it("says nothing when nothing fits", () => {
-    expect(doctorHints("claude", "the model is busy")).toEqual([]);
+    expect(
+      doctorHints({ agent: "my-agent", said: "the model is busy", env: {} }),
+    ).toEqual([]);
   });
 });

@@ -100,6 +100,12 @@ describe("workflow files", () => {
       GOOD.replace(/ {4}prompt: "Look.*\n/, ""),
       /w\.yaml:4:5: steps\.0\.prompt:/,
     ],
+    [
+      "a step that is not a map",
+      GOOD.replace("  - id: ok\n", "  - just text\n  - id: ok\n"),
+      /^WORKFLOW_INVALID w\.yaml:7:5: steps\.1: Invalid input: expected object, received string/,
+    ],
+    ["an empty file", "", /^WORKFLOW_INVALID w\.yaml:1:1: the file is empty/],
   ])("%s is refused naming the place", (_what, text, expected) => {
     expect(refusal(text)).toMatch(expected);
   });

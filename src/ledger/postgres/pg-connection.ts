@@ -2,6 +2,7 @@
 // bounded backoff while the server is away, and errors that name the URL (password masked).
 import pg from "pg";
 import type { Logger } from "../../shared/logger.js";
+import { DEFAULT_PG_RETRY_MS } from "../caps.js";
 import { isConnectionError, maskUrl, pgError, withRetry } from "./pg-retry.js";
 import { migratePg } from "./pg-schema.js";
 
@@ -24,7 +25,7 @@ export class PgConnection {
     logger: Logger,
   ) {
     this.where = maskUrl(url);
-    this.retryMs = options.retryMs ?? 15_000;
+    this.retryMs = options.retryMs ?? DEFAULT_PG_RETRY_MS;
     this.pool = new pg.Pool({
       connectionString: url,
       max: 4,

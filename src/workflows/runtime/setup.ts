@@ -1,6 +1,6 @@
 // What every `acphub flow` command needs: where workflows live and how names are checked.
 import { dirname, join } from "node:path";
-import { resolveAgent } from "../../agents/registry.js";
+import { knownAgentNames, resolveAgent } from "../../agents/registry.js";
 import type { HubPaths } from "../../config/paths.js";
 import type { Config } from "../../config/schema.js";
 import { filterEnv } from "../../shared/env-filter.js";
@@ -33,6 +33,7 @@ export function loadOptions(config: Config): LoadOptions {
       }
     },
     envAllowed: (name) => name in filterEnv({ [name]: "1" }, { userAllow }),
+    agentNames: () => knownAgentNames(config),
   };
 }
 
