@@ -1,26 +1,58 @@
 // Writes one group-commit batch in one PostgreSQL transaction: the sessions' counters locked and
 // read once, all events inserted with one statement, counters written once, caps applied, and a
-// NOTIFY per session so that other acphub processes can follow. Nothing is settled here: the
-// caller settles after COMMIT.
+// NOTIFY per session so that other acphub processes can follow, and the batch's id with its seqs
+// (a retry after an ambiguous COMMIT returns those). Nothing is settled here: the caller
+// settles after COMMIT.
 import type { PoolClient } from "pg";
 import type { LedgerCaps } from "../caps.js";
-import { assignSeqs, countersOf, overCaps, touched } from "../counters.js";
+import {
+  assignSeqs,
+  countersOf,
+  overCaps,
+  touched,
+  type Counters,
+} from "../counters.js";
 import type { PendingEvent } from "../group-commit.js";
 
 export const CHANNEL = "acphub_events";
 
-// Inserts the batch; returns the seq of each event (undefined: its session does not exist).
+/** A batch's identity: its id, whether this is a retry, and acknowledged ids to delete. */
+export interface BatchTag {
+  id: string;
+  retry: boolean;
+  forget: string[];
+}
+
+// The seqs a batch was given, when an earlier attempt of it committed.
+async function storedSeqs(
+  client: PoolClient,
+  id: string,
+): Promise<(number | undefined)[] | undefined> {
+  const { rows } = await client.query<{ seqs: string }>(
+    "SELECT seqs FROM acphub_batches WHERE id = $1",
+    [id],
+  );
+  const seqs = rows[0] && (JSON.parse(rows[0].seqs) as (number | null)[]);
+  return seqs && seqs.map((seq) => seq ?? undefined);
+}
+
+// Inserts the batch (once: a retry finds what an earlier attempt committed); returns the seq of
+// each event (undefined: its session does not exist).
 export async function writePgBatch(
   client: PoolClient,
   caps: LedgerCaps,
   batch: PendingEvent[],
   instance: string,
+  tag: BatchTag,
 ): Promise<(number | undefined)[]> {
   const ids = [...new Set(batch.map((e) => e.sessionId))].sort();
   const { rows } = await client.query<Record<string, unknown>>(
     "SELECT id, next_seq, event_count, bytes FROM acphub_sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE",
     [ids],
   );
+  // Checked once the rows are locked: an earlier attempt still committing has finished by then.
+  const stored = tag.retry ? await storedSeqs(client, tag.id) : undefined;
+  if (stored) return stored;
   const counters = new Map(rows.map((r) => [String(r["id"]), countersOf(r)]));
   const cols: unknown[][] = [[], [], [], [], [], []];
   const seqs = assignSeqs(batch, counters, (e, seq) =>
@@ -28,13 +60,36 @@ export async function writePgBatch(
       cols[i]?.push(v),
     ),
   );
-  if (counters.size === 0) return seqs;
+  const written = touched(counters);
+  if (written.length > 0) await storeEvents(client, caps, cols, written);
+  await client.query(
+    `WITH b AS (INSERT INTO acphub_batches (id, seqs, at) VALUES ($3, $4, $5)),
+       f AS (DELETE FROM acphub_batches WHERE id = ANY($6::text[]))
+     SELECT pg_notify($1, u.msg) FROM unnest($2::text[]) AS u(msg)`,
+    [
+      CHANNEL,
+      written.map(([id, c]) => JSON.stringify([instance, id, c.nextSeq - 1])),
+      tag.id,
+      JSON.stringify(seqs),
+      Date.now(),
+      tag.forget,
+    ],
+  );
+  return seqs;
+}
+
+// The events inserted with one statement, the counters written, the caps applied.
+async function storeEvents(
+  client: PoolClient,
+  caps: LedgerCaps,
+  cols: unknown[][],
+  written: [string, Counters][],
+): Promise<void> {
   await client.query(
     `INSERT INTO acphub_events (session_id, seq, kind, payload, bytes, at)
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::json[], $5::int[], $6::bigint[])`,
     cols,
   );
-  const written = touched(counters);
   await client.query(
     `UPDATE acphub_sessions s SET next_seq = u.next_seq, event_count = u.event_count, bytes = u.bytes, updated_at = u.at
      FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS u(id, next_seq, event_count, bytes, at)
@@ -45,14 +100,6 @@ export async function writePgBatch(
   );
   for (const [id, c] of written)
     if (overCaps(c, caps)) await trimPg(client, caps, id);
-  await client.query(
-    `SELECT pg_notify($1, u.msg) FROM unnest($2::text[]) AS u(msg)`,
-    [
-      CHANNEL,
-      written.map(([id, c]) => JSON.stringify([instance, id, c.nextSeq - 1])),
-    ],
-  );
-  return seqs;
 }
 
 // Drops the oldest events of a session past its caps (never its newest) and marks it incomplete.

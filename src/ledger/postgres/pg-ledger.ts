@@ -16,6 +16,9 @@ import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
 export interface PostgresLedgerOptions
   extends LedgerOptions, PgConnectionOptions {}
 
+/** How long a batch id is kept when its writer did not delete it (ms): longer than any retry. */
+const BATCH_ID_KEEP_MS = 60 * 60 * 1000;
+
 const POSTGRES: Dialect = {
   sessions: "acphub_sessions",
   events: "acphub_events",
@@ -27,6 +30,8 @@ const POSTGRES: Dialect = {
 export class PostgresLedger extends LedgerCore {
   private readonly listener: PgListener;
   private readonly instance = randomUUID();
+  /** The ids of batches whose outcome this process knows (their rows can go). */
+  private known: string[] = [];
 
   private constructor(
     private readonly db: PgConnection,
@@ -61,6 +66,10 @@ export class PostgresLedger extends LedgerCore {
     await db.open();
     const ledger = new PostgresLedger(db, options);
     await ledger.startRetention();
+    // Batch ids a process left when it stopped (the last one's): past any retry by now.
+    await db.query("DELETE FROM acphub_batches WHERE at < $1", [
+      Date.now() - BATCH_ID_KEEP_MS,
+    ]);
     return ledger;
   }
 
@@ -77,11 +86,28 @@ export class PostgresLedger extends LedgerCore {
     });
   }
 
-  /** EventStore: one group-commit batch in one transaction; appends settle after COMMIT. */
-  writeBatch(batch: PendingEvent[]): Promise<(number | undefined)[]> {
-    return this.db.transaction((client) =>
-      writePgBatch(client, this.caps, batch, this.instance),
-    );
+  /**
+   * EventStore: one group-commit batch in one transaction; appends settle after COMMIT. A retry
+   * (the connection lost, maybe after COMMIT reached the server) finds a committed attempt by
+   * the batch's id instead of storing it again; ids whose outcome is known go with the next one.
+   */
+  async writeBatch(batch: PendingEvent[]): Promise<(number | undefined)[]> {
+    const id = randomUUID();
+    const forget = this.known;
+    this.known = [id];
+    let attempts = 0;
+    try {
+      return await this.db.transaction((client) =>
+        writePgBatch(client, this.caps, batch, this.instance, {
+          id,
+          retry: attempts++ > 0,
+          forget,
+        }),
+      );
+    } catch (error) {
+      this.known.push(...forget);
+      throw error;
+    }
   }
 
   /** EventStore: a session's rows as [seq, kind, text, at]. */
