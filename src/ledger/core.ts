@@ -191,7 +191,9 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
     if (keys.length === 0) return;
     const values = keys.map((k) => {
       const v = patch[k as keyof SessionPatch];
-      return k === "title" && typeof v === "string" ? this.mask(v) : v;
+      return k === "title" && typeof v === "string"
+        ? this.mask(v)
+        : (v ?? null);
     });
     const sets = keys.map((k) => `${COLUMNS[k as keyof typeof COLUMNS]} = ?`);
     await this.query(
