@@ -12,8 +12,8 @@ export interface Counters {
   at: number;
 }
 
-/** The counters of a session row as read (drivers give numbers or numeric strings). */
-export function countersOf(row: Record<string, unknown>): Counters {
+// The counters of a session row as read (drivers give numbers or numeric strings).
+function countersOf(row: Record<string, unknown>): Counters {
   return {
     nextSeq: Number(row["next_seq"]),
     eventCount: Number(row["event_count"]),
@@ -24,7 +24,7 @@ export function countersOf(row: Record<string, unknown>): Counters {
 
 // Gives each event the next seq of its session and counts it; `insert` stores it. Undefined
 // for an event whose session has no counters (it does not exist).
-export function assignSeqs(
+function assignSeqs(
   batch: PendingEvent[],
   counters: Map<string, Counters>,
   insert: (event: PendingEvent, seq: number) => void,
@@ -41,9 +41,16 @@ export function assignSeqs(
   });
 }
 
-/** The sessions a batch wrote to, with their counters. */
-export function touched(counters: Map<string, Counters>): [string, Counters][] {
-  return [...counters].filter(([, c]) => c.at > 0);
+/** A batch counted against its sessions' rows (id and counters): each event's seq, in call
+ * order (`insert` stores it), and the sessions written with their new counters. */
+export function countBatch(
+  batch: PendingEvent[],
+  rows: Record<string, unknown>[],
+  insert: (event: PendingEvent, seq: number) => void,
+): { seqs: (number | undefined)[]; written: [string, Counters][] } {
+  const counters = new Map(rows.map((r) => [String(r["id"]), countersOf(r)]));
+  const seqs = assignSeqs(batch, counters, insert);
+  return { seqs, written: [...counters].filter(([, c]) => c.at > 0) };
 }
 
 /** True when a session holds more events or bytes than its caps allow. */

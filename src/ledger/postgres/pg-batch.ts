@@ -5,13 +5,7 @@
 // settles after COMMIT.
 import type { PoolClient } from "pg";
 import type { LedgerCaps } from "../caps.js";
-import {
-  assignSeqs,
-  countersOf,
-  overCaps,
-  touched,
-  type Counters,
-} from "../counters.js";
+import { countBatch, overCaps, type Counters } from "../counters.js";
 import type { PendingEvent } from "../group-commit.js";
 
 export const CHANNEL = "acphub_events";
@@ -53,14 +47,12 @@ export async function writePgBatch(
   // Checked once the rows are locked: an earlier attempt still committing has finished by then.
   const stored = tag.retry ? await storedSeqs(client, tag.id) : undefined;
   if (stored) return stored;
-  const counters = new Map(rows.map((r) => [String(r["id"]), countersOf(r)]));
   const cols: unknown[][] = [[], [], [], [], [], []];
-  const seqs = assignSeqs(batch, counters, (e, seq) =>
+  const { seqs, written } = countBatch(batch, rows, (e, seq) =>
     [e.sessionId, seq, e.kind, e.text, e.bytes, e.at].forEach((v, i) =>
       cols[i]?.push(v),
     ),
   );
-  const written = touched(counters);
   if (written.length > 0) await storeEvents(client, caps, cols, written);
   await client.query(
     `WITH b AS (INSERT INTO acphub_batches (id, seqs, at) VALUES ($3, $4, $5)),

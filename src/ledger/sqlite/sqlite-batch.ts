@@ -2,13 +2,7 @@
 // event inserted, counters written once, the caps applied. The caller settles each append.
 import type Database from "better-sqlite3";
 import type { LedgerCaps } from "../caps.js";
-import {
-  assignSeqs,
-  countersOf,
-  overCaps,
-  touched,
-  type Counters,
-} from "../counters.js";
+import { countBatch, overCaps, type Counters } from "../counters.js";
 import type { PendingEvent } from "../group-commit.js";
 import type { Statements } from "./statements.js";
 
@@ -21,16 +15,13 @@ export function writeBatch(
 ): (number | undefined)[] {
   return db
     .transaction(() => {
-      const counters = new Map<string, Counters>();
-      for (const id of new Set(batch.map((e) => e.sessionId))) {
-        const row = stmt.counters.get(id) as
-          Record<string, unknown> | undefined;
-        if (row) counters.set(id, countersOf(row));
-      }
-      const seqs = assignSeqs(batch, counters, (e, seq) =>
+      const rows = [...new Set(batch.map((e) => e.sessionId))]
+        .map((id) => stmt.counters.get(id) as Record<string, unknown>)
+        .filter((row) => row !== undefined);
+      const { seqs, written } = countBatch(batch, rows, (e, seq) =>
         stmt.insertEvent.run(e.sessionId, seq, e.kind, e.text, e.bytes, e.at),
       );
-      for (const [id, c] of touched(counters)) {
+      for (const [id, c] of written) {
         const trimmed = overCaps(c, caps) && trim(stmt, caps, id, c);
         stmt.setCounters.run({ ...c, id, trimmed: trimmed ? 1 : 0 });
       }

@@ -3,7 +3,8 @@
 import type Database from "better-sqlite3";
 
 const SQL = {
-  counters: "SELECT next_seq, event_count, bytes FROM sessions WHERE id = ?",
+  counters:
+    "SELECT id, next_seq, event_count, bytes FROM sessions WHERE id = ?",
   setCounters: `UPDATE sessions SET next_seq = @nextSeq, event_count = @eventCount, bytes = @bytes,
          updated_at = @at, incomplete = incomplete OR @trimmed WHERE id = @id`,
   insertEvent:
