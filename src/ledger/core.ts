@@ -136,6 +136,7 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
     this.logIds(rows, "ledger: session past retentionDays deleted");
   }
 
+  // One info line per session a statement deleted (its RETURNING id rows).
   private logIds(rows: Row[], message: string): void {
     for (const { id } of rows) this.logger.info({ sessionId: id }, message);
   }
@@ -174,6 +175,7 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
     this.logEvicted(done);
   }
 
+  // The eviction is the last statement of a session insert: its rows are the sessions evicted.
   private logEvicted(done: Row[][]): void {
     const evicted = done.at(-1) ?? [];
     this.logIds(evicted, "ledger: evicting the oldest session (maxSessions)");

@@ -73,10 +73,12 @@ export class PostgresLedger extends LedgerCore {
     return ledger;
   }
 
+  /** Core: one statement on a pooled connection, retried while the server is away. */
   protected async query({ text, args }: Sql): Promise<Row[]> {
     return (await this.db.query(text, args)).rows;
   }
 
+  /** Core: statements in one transaction, retried as a whole after a lost connection. */
   protected transact(statements: Sql[]): Promise<Row[][]> {
     return this.db.transaction(async (client) => {
       const done: Row[][] = [];
@@ -129,6 +131,7 @@ export class PostgresLedger extends LedgerCore {
     return this.db.transaction((client) => compactPg(client, sessionId, runs));
   }
 
+  /** Core: stops listening and ends the pool. */
   protected async disconnect(): Promise<void> {
     await this.listener.close();
     await this.db.end();

@@ -74,10 +74,12 @@ export class SqliteLedger extends LedgerCore {
     return [];
   }
 
+  /** Core: one statement, synchronously (the promise is settled on return). */
   protected query(statement: Sql): Promise<Row[]> {
     return this.run(() => this.exec(statement));
   }
 
+  /** Core: statements in one synchronous transaction. */
   protected transact(statements: Sql[]): Promise<Row[][]> {
     return this.run(() =>
       this.db.transaction(() => statements.map((s) => this.exec(s)))(),
@@ -123,6 +125,7 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
+  /** Core: closes the database file. */
   protected disconnect(): Promise<void> {
     if (this.db.open) this.db.close();
     return Promise.resolve();
