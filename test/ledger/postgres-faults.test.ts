@@ -1,5 +1,6 @@
 // The PostgreSQL ledger's own faults: an unreachable server (one line, password masked), a
-// restart mid-session (appends retry, nothing lost), a server gone past the retry budget, a
+// restart mid-session (appends retry, nothing lost), a COMMIT whose answer is lost (the retried
+// batch is not stored twice), a server gone past the retry budget, a
 // ledger from a newer acphub, and a session followed live from another ledger connection.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +9,7 @@ import {
   PG_SCHEMA_VERSION,
   pgMigrationSql,
 } from "../../src/ledger/postgres/pg-schema.js";
+import { commitCutter } from "../helpers/commit-cutter.js";
 import { startPostgres, type PgServer } from "../helpers/postgres.js";
 import { session } from "./contract.js";
 
@@ -67,6 +69,33 @@ describe("PostgreSQL ledger faults", () => {
     await expect(PostgresLedger.open(url)).rejects.toThrow(
       /written by a newer acphub/,
     );
+  });
+
+  it("stores a batch once when the connection is lost after its COMMIT reached the server", async () => {
+    const url = await server.database();
+    const proxy = await commitCutter(url);
+    const ledger = await PostgresLedger.open(proxy.url, { retryMs: 10_000 });
+    try {
+      await ledger.createSession(session("s1"));
+      expect(await ledger.append("s1", "update", { i: 1 })).toBe(1);
+      proxy.cutAfterNextCommit();
+      expect(await ledger.append("s1", "update", { i: 2 })).toBe(2);
+      expect(proxy.cuts).toBe(1);
+      expect(await ledger.append("s1", "update", { i: 3 })).toBe(3);
+      expect((await ledger.events("s1")).map((e) => e.payload["i"])).toEqual([
+        1, 2, 3,
+      ]);
+      expect(await ledger.getSession("s1")).toMatchObject({ eventCount: 3 });
+      // Each batch deletes the ids of those before it: only the last one's is left.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query("SELECT id FROM acphub_batches");
+      await client.end();
+      expect(rows).toHaveLength(1);
+    } finally {
+      await ledger.close();
+      await proxy.close();
+    }
   });
 
   it("follows a session written through another connection (LISTEN/NOTIFY)", async () => {

@@ -1,92 +1,97 @@
 // Writes one group-commit batch in one PostgreSQL transaction: the sessions' counters locked and
 // read once, all events inserted with one statement, counters written once, caps applied, and a
-// NOTIFY per session so that other acphub processes can follow. Nothing is settled here: the
-// caller settles after COMMIT.
+// NOTIFY per session so that other acphub processes can follow, and the batch's id with its seqs
+// (a retry after an ambiguous COMMIT returns those). Nothing is settled here: the caller
+// settles after COMMIT.
 import type { PoolClient } from "pg";
 import type { LedgerCaps } from "../caps.js";
+import { countBatch, overCaps, type Counters } from "../counters.js";
 import type { PendingEvent } from "../group-commit.js";
 
 export const CHANNEL = "acphub_events";
 
-interface Counters {
-  next_seq: number;
-  event_count: number;
-  bytes: number;
-  at: number;
+/** A batch's identity: its id, whether this is a retry, and acknowledged ids to delete. */
+export interface BatchTag {
+  id: string;
+  retry: boolean;
+  forget: string[];
 }
 
-// Inserts the batch; returns the seq of each event (undefined: its session does not exist).
+// The seqs a batch was given, when an earlier attempt of it committed.
+async function storedSeqs(
+  client: PoolClient,
+  id: string,
+): Promise<(number | undefined)[] | undefined> {
+  const { rows } = await client.query<{ seqs: string }>(
+    "SELECT seqs FROM acphub_batches WHERE id = $1",
+    [id],
+  );
+  const seqs = rows[0] && (JSON.parse(rows[0].seqs) as (number | null)[]);
+  return seqs && seqs.map((seq) => seq ?? undefined);
+}
+
+// Inserts the batch (once: a retry finds what an earlier attempt committed); returns the seq of
+// each event (undefined: its session does not exist).
 export async function writePgBatch(
   client: PoolClient,
   caps: LedgerCaps,
   batch: PendingEvent[],
   instance: string,
+  tag: BatchTag,
 ): Promise<(number | undefined)[]> {
   const ids = [...new Set(batch.map((e) => e.sessionId))].sort();
-  const { rows } = await client.query<{
-    id: string;
-    next_seq: string;
-    event_count: string;
-    bytes: string;
-  }>(
+  const { rows } = await client.query<Record<string, unknown>>(
     "SELECT id, next_seq, event_count, bytes FROM acphub_sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE",
     [ids],
   );
-  const counters = new Map<string, Counters>(
-    rows.map((r) => [
-      r.id,
-      {
-        next_seq: Number(r.next_seq),
-        event_count: Number(r.event_count),
-        bytes: Number(r.bytes),
-        at: 0,
-      },
-    ]),
-  );
+  // Checked once the rows are locked: an earlier attempt still committing has finished by then.
+  const stored = tag.retry ? await storedSeqs(client, tag.id) : undefined;
+  if (stored) return stored;
   const cols: unknown[][] = [[], [], [], [], [], []];
-  const seqs = batch.map((e) => {
-    const c = counters.get(e.sessionId);
-    if (!c) return undefined;
-    const seq = c.next_seq++;
-    c.event_count += 1;
-    c.bytes += e.bytes;
-    c.at = e.at;
+  const { seqs, written } = countBatch(batch, rows, (e, seq) =>
     [e.sessionId, seq, e.kind, e.text, e.bytes, e.at].forEach((v, i) =>
       cols[i]?.push(v),
-    );
-    return seq;
-  });
-  if (counters.size === 0) return seqs;
+    ),
+  );
+  if (written.length > 0) await storeEvents(client, caps, cols, written);
+  await client.query(
+    `WITH b AS (INSERT INTO acphub_batches (id, seqs, at) VALUES ($3, $4, $5)),
+       f AS (DELETE FROM acphub_batches WHERE id = ANY($6::text[]))
+     SELECT pg_notify($1, u.msg) FROM unnest($2::text[]) AS u(msg)`,
+    [
+      CHANNEL,
+      written.map(([id, c]) => JSON.stringify([instance, id, c.nextSeq - 1])),
+      tag.id,
+      JSON.stringify(seqs),
+      Date.now(),
+      tag.forget,
+    ],
+  );
+  return seqs;
+}
+
+// The events inserted with one statement, the counters written, the caps applied.
+async function storeEvents(
+  client: PoolClient,
+  caps: LedgerCaps,
+  cols: unknown[][],
+  written: [string, Counters][],
+): Promise<void> {
   await client.query(
     `INSERT INTO acphub_events (session_id, seq, kind, payload, bytes, at)
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::json[], $5::int[], $6::bigint[])`,
     cols,
   );
-  const touched = [...counters].filter(([, c]) => c.at > 0);
   await client.query(
     `UPDATE acphub_sessions s SET next_seq = u.next_seq, event_count = u.event_count, bytes = u.bytes, updated_at = u.at
      FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS u(id, next_seq, event_count, bytes, at)
      WHERE s.id = u.id`,
     [0, 1, 2, 3, 4].map((i) =>
-      touched.map(
-        ([id, c]) => [id, c.next_seq, c.event_count, c.bytes, c.at][i],
-      ),
+      written.map(([id, c]) => [id, c.nextSeq, c.eventCount, c.bytes, c.at][i]),
     ),
   );
-  for (const [id, c] of touched)
-    if (
-      c.event_count > caps.maxEventsPerSession ||
-      c.bytes > caps.maxBytesPerSession
-    )
-      await trimPg(client, caps, id);
-  await client.query(
-    `SELECT pg_notify($1, u.msg) FROM unnest($2::text[]) AS u(msg)`,
-    [
-      CHANNEL,
-      touched.map(([id, c]) => JSON.stringify([instance, id, c.next_seq - 1])),
-    ],
-  );
-  return seqs;
+  for (const [id, c] of written)
+    if (overCaps(c, caps)) await trimPg(client, caps, id);
 }
 
 // Drops the oldest events of a session past its caps (never its newest) and marks it incomplete.

@@ -34,6 +34,11 @@ const MIGRATIONS: string[] = [
   // session it was forked from (issue 14's columns, as in the SQLite ledger).
   `ALTER TABLE acphub_sessions ADD COLUMN settings TEXT;
    ALTER TABLE acphub_sessions ADD COLUMN forked_from TEXT;`,
+  // 3 (issue 23): the id of each batch, written in the batch's transaction with the seqs it
+  // gave, so that a batch retried after an ambiguous COMMIT is found instead of stored twice.
+  // A row goes once its writer knows the outcome (the next batch deletes it), or after an hour.
+  `CREATE TABLE acphub_batches (id TEXT PRIMARY KEY, seqs TEXT NOT NULL, at BIGINT NOT NULL);
+   CREATE INDEX acphub_batches_at ON acphub_batches (at);`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
