@@ -68,6 +68,8 @@ export interface GatewayOptions {
   editor?: EditorChannel;
   /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
   commands?: HubCommandsPort;
+  /** Masks known secrets in an update's JSON text before it is stored and sent (by value). */
+  mask?: (jsonText: string) => string;
 }
 
 export class Gateway {
@@ -98,6 +100,7 @@ export class Gateway {
       compactAfterMs: COMPACT_AFTER_MS,
       closing: this.closing.signal,
       ...(options.commands ? { commands: options.commands } : {}),
+      ...(options.mask ? { mask: options.mask } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,

@@ -25,4 +25,6 @@ export interface GatewayParts {
   closing: AbortSignal;
   /** Commands acphub runs itself in sessions (workflows), when wired. */
   commands?: HubCommandsPort;
+  /** Masks known secrets in an update's JSON text (values only; same text when none). */
+  mask?: (jsonText: string) => string;
 }
