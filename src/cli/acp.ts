@@ -15,6 +15,7 @@ import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { workflowAgent } from "../workflows/workflow-agent.js";
 import { workflowCommands } from "./flow-commands.js";
 import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
+import { stopSandboxRuntime } from "../host/sandbox/runtime-owner.js";
 
 export interface AcpOptions extends GlobalOptions {
   agent?: string;
@@ -77,6 +78,9 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
       .close()
       .catch((error: unknown) => logger.warn({ err: error }, "shutdown"));
     host.close();
+    await stopSandboxRuntime().catch((error: unknown) =>
+      logger.warn({ err: error }, "stopping the sandbox runtime failed"),
+    );
     process.exit(EXIT_CODES.ok);
   });
   process.on("SIGINT", () => void stop());

@@ -18,7 +18,6 @@ import { doctorHints } from "./doctor-hints.js";
 import { fail } from "./guard.js";
 import { sandboxReport } from "./sandbox-doctor.js";
 import { sandboxedLaunch } from "./sandbox-wiring.js";
-import { stopSandbox } from "../host/sandbox/os-sandbox.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { safeText } from "./tty/safe-text.js";
 
@@ -136,8 +135,6 @@ export async function agentsDoctor(
   } catch (error) {
     say(`  failed: ${explain(error)}\n`);
     return toExitCode(error);
-  } finally {
-    await stopSandbox();
   }
 }
 

@@ -20,7 +20,6 @@ import { permissionPath } from "./permission-path.js";
 import { policyGuard } from "./policy-guard.js";
 import { DEFAULT_SANDBOX, type SandboxSettings } from "./sandbox/settings.js";
 import { recordBridgesWith } from "./sandbox/bridge-records.js";
-import { stopSandbox } from "./sandbox/os-sandbox.js";
 import { terminalSandbox } from "./sandbox/terminal-sandbox.js";
 import { SessionFolderBook } from "./session-folders.js";
 import {
@@ -138,15 +137,8 @@ export function createHost(options: HostOptions): HostServices {
       permissions.closeSession(sessionId);
       folders.end(sessionId);
     },
-    close: () => {
-      terminals.closeAll();
-      // The runtime is one per process (agents started in it too): stopped with the host.
-      stopSandbox().catch((error: unknown) =>
-        (options.logger ?? silentLogger()).warn(
-          { err: error },
-          "stopping the sandbox runtime failed",
-        ),
-      );
-    },
+    // The host's terminals end; the sandbox runtime is the process's, not the host's: it
+    // stays for other hosts' terminals and is stopped when the process ends.
+    close: () => terminals.closeAll(),
   };
 }
