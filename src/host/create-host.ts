@@ -66,6 +66,8 @@ export interface HostServices extends ClientHost {
     sessionId: string,
     params: CreateParams & { cwd?: string },
     signal: AbortSignal,
+    /** The workflow file pre-approves this literal command: no permission question. */
+    preapproved?: boolean,
   ): Promise<{ terminalId: string }>;
   /** Set when terminals run without the OS sandbox it asked for (`auto`): show it once. */
   sandboxWarning?: string;
@@ -104,6 +106,15 @@ export function createHost(options: HostOptions): HostServices {
     masker,
     editor,
     sandbox,
+    checkOwn: (ctx, command, keys, preapproved) =>
+      engine.checkOwnCommand(
+        ctx.sessionId,
+        folders.workspaceOf(ctx.sessionId),
+        command,
+        ctx.signal,
+        keys,
+        preapproved,
+      ),
   };
   const bridge = {
     ...fsHandlers({
@@ -116,12 +127,13 @@ export function createHost(options: HostOptions): HostServices {
   };
   return {
     terminals,
-    startTerminal: (sessionId, params, signal) =>
-      startOwnTerminal(terminalDeps, params, {
-        sessionId,
-        signal,
-        emit: () => undefined,
-      }),
+    startTerminal: (sessionId, params, signal, preapproved) =>
+      startOwnTerminal(
+        terminalDeps,
+        params,
+        { sessionId, signal, emit: () => undefined },
+        preapproved,
+      ),
     sandboxWarning: sandbox.warning,
     bridge: bridge as ClientHost["bridge"],
     requestPermission: permissions.requestPermission,
