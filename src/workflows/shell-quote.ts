@@ -33,16 +33,26 @@ function placeProblem(text: string, at: number, stack: Context[]) {
   return undefined;
 }
 
+// The context a `$(` or `${` at text[i] opens, if one does.
+function dollarOpens(text: string, i: number): Context | undefined {
+  if (text.startsWith("$(", i)) return "subst";
+  if (text.startsWith("${", i)) return "param";
+  return undefined;
+}
+
 // One step of the scanner at text[i] outside single quotes; returns how far to move.
 function step(text: string, i: number, stack: Context[]): number {
   const top = stack.at(-1);
   const c = text[i]!;
   if (c === "\\") return 2;
+  const opened = dollarOpens(text, i);
+  if (opened) {
+    stack.push(opened);
+    return 2;
+  }
   if (top === "dq") {
     if (c === '"') stack.pop();
     else if (c === "`") stack.push("bt");
-    else if (text.startsWith("$(", i)) return (stack.push("subst"), 2);
-    else if (text.startsWith("${", i)) return (stack.push("param"), 2);
     return 1;
   }
   if (c === "#" && (i === 0 || /\s|;/.test(text[i - 1]!))) {
@@ -51,11 +61,8 @@ function step(text: string, i: number, stack: Context[]): number {
   }
   if (c === "'") stack.push("sq");
   else if (c === '"') stack.push("dq");
-  else if (c === "`") {
-    if (top === "bt") stack.pop();
-    else stack.push("bt");
-  } else if (text.startsWith("$(", i)) return (stack.push("subst"), 2);
-  else if (text.startsWith("${", i)) return (stack.push("param"), 2);
+  else if (c === "`" && top === "bt") stack.pop();
+  else if (c === "`") stack.push("bt");
   else if (c === "(") stack.push("paren");
   else if (c === ")" && (top === "subst" || top === "paren")) stack.pop();
   else if (c === "}" && top === "param") stack.pop();

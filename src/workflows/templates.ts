@@ -85,7 +85,7 @@ export function render(template: string, scope: TemplateScope): string {
   });
 }
 
-/** The longest value a `run:` step gets in one variable (bytes of UTF-16 text: characters). */
+/** The longest value a `run:` step gets in one variable, in characters (its end is kept). */
 export const MAX_VARIABLE_CHARS = 64 * 1024;
 
 /** The variable a step's output or status reaches `run:` steps in: ACPHUB_STEP_<ID>_OUTPUT. */
