@@ -252,10 +252,10 @@ export class PermissionEngine {
     return this.askFor(sessionId, workspace, access, subject, keys, signal);
   }
 
-  // A command acphub runs for a workflow's shell step: rules, then the workflow file's
-  // pre-approval of its literal command, then this turn's grants, then the mode. Nothing asked
-  // for it first, so in `approve-reads` and `ask` it is put to the approver, and refused when
-  // nobody can answer.
+  // A command acphub runs for a workflow's shell step: rules, then `deny-all`, then the
+  // workflow file's pre-approval of its literal command, then this turn's grants, then the
+  // mode. Nothing asked for it first, so in `approve-reads` and `ask` it is put to the
+  // approver, and refused when nobody can answer.
   async checkOwnCommand(
     sessionId: string,
     workspace: string,
@@ -270,6 +270,9 @@ export class PermissionEngine {
         allowed: match.rule.action === "allow",
         reason: `config rule permissions.rules[${match.index}]`,
       };
+    const mode = this.options.mode;
+    if (mode === "deny-all")
+      return { allowed: false, reason: "deny-all mode refuses execute" };
     if (preapproved)
       return { allowed: true, reason: "pre-approved by the workflow file" };
     const grant = this.grants.find(sessionId, "execute", keys);
@@ -278,11 +281,8 @@ export class PermissionEngine {
         allowed: true,
         reason: `granted for this turn by "${grant.title}"`,
       };
-    const mode = this.options.mode;
     if (mode === "approve-all")
       return { allowed: true, reason: "approve-all mode" };
-    if (mode === "deny-all")
-      return { allowed: false, reason: "deny-all mode refuses execute" };
     if (!this.options.approver)
       return {
         allowed: false,
