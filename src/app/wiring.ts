@@ -154,6 +154,7 @@ export interface GatewayWiring {
 export function buildGateway(w: GatewayWiring): Gateway {
   const { config, paths, logger } = w.ctx;
   const limits = config.limits ?? {};
+  const masker = SecretMasker.fromEnv(process.env);
   let early = w.prespawned;
   const takeEarly = () => {
     const p = early;
@@ -166,6 +167,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
     logger,
     editor: w.editor,
     ...(w.commands ? { commands: w.commands } : {}),
+    ...(masker.size ? { mask: (text: string) => masker.maskJson(text) } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,

@@ -5,11 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Config } from "../config/schema.js";
-import {
-  checkSandbox,
-  stopSandbox,
-  wrapInSandbox,
-} from "../host/sandbox/os-sandbox.js";
+import { checkSandbox, wrapInSandbox } from "../host/sandbox/os-sandbox.js";
 import { missingText } from "../host/sandbox/sandbox-rules.js";
 import { errorMessage } from "../shared/errors.js";
 
@@ -34,7 +30,6 @@ async function probe(bwrapPath: string | undefined): Promise<string> {
     return `but wrapping a command failed: ${errorMessage(error)}`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    await stopSandbox();
   }
 }
 

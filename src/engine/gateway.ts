@@ -67,6 +67,8 @@ export interface GatewayOptions {
   editor?: EditorChannel;
   /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
   commands?: SessionCommandsPort;
+  /** Masks known secrets in an update's JSON text before it is stored and sent (by value). */
+  mask?: (jsonText: string) => string;
 }
 
 export class Gateway {
@@ -97,6 +99,7 @@ export class Gateway {
       compactAfterMs: COMPACT_AFTER_MS,
       closing: this.closing.signal,
       ...(options.commands ? { commands: options.commands } : {}),
+      ...(options.mask ? { mask: options.mask } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,

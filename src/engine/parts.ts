@@ -24,6 +24,8 @@ export interface GatewayParts {
   closing: AbortSignal;
   /** Commands acphub runs itself in sessions (workflows), when wired. */
   commands?: SessionCommandsPort;
+  /** Masks known secrets in an update's JSON text (values only; same text when none). */
+  mask?: (jsonText: string) => string;
 }
 
 // The one agent process behind a gateway: spawned on first use, and again on next use after it

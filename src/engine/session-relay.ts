@@ -1,7 +1,7 @@
 // One ordered path per hub session from the agent to the ledger and the editor. Every event —
 // in a turn or outside one — is appended in arrival order; an update reaches the editor only
 // after the batch holding it has committed (so nothing an editor sees is lost), serialized once:
-// the same JSON text is stored and sent. A failed append means that update, and any after it,
+// the same JSON text (known secrets masked inside its strings) is stored and sent. A failed append means that update, and any after it,
 // never reach the editor; the turn then fails with that error.
 import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
@@ -28,6 +28,8 @@ export interface RelayParts {
   logger: Logger;
   settings: Pick<SettingsStore, "apply">;
   commands?: SessionCommandsPort;
+  /** Masks known secrets in an update's JSON text (values only; same text when none). */
+  mask?: (jsonText: string) => string;
 }
 
 /** Events relayed but not yet committed and written, before a turn waits for them. */
@@ -89,9 +91,12 @@ export class SessionRelay {
         const payload: Params = event.meta
           ? { update, _meta: event.meta }
           : { update };
-        const text = JSON.stringify(payload);
+        // Masked by value, then the one text is both stored and sent.
+        const json = JSON.stringify(payload);
+        const text = this.parts.mask ? this.parts.mask(json) : json;
+        const sent = text === json ? payload : (JSON.parse(text) as Params);
         this.track(ledger.append(hubId, "update", text), (seq) =>
-          editor.sendStored(hubId, seq, text, payload),
+          editor.sendStored(hubId, seq, text, sent),
         );
         this.parts.settings
           .apply(hubId, update as Params)

@@ -13,7 +13,7 @@ import {
   type ExecContext,
   type StepResult,
 } from "./step-exec.js";
-import { render, type TemplateScope } from "./templates.js";
+import { render, runEnv, type TemplateScope } from "./templates.js";
 import {
   planUpdate,
   stepToolCall,
@@ -224,7 +224,14 @@ async function execute(
       ? { status: "completed", output: "approved" }
       : { status: "rejected", output: "rejected" };
   }
-  if ("run" in step) return runShell(o, render(step.run, s.scope), signal);
+  if ("run" in step)
+    return runShell(o, render(step.run, s.scope), signal, {
+      env: runEnv(
+        s.scope,
+        o.workflow.spec.steps.map((x) => x.id),
+      ),
+      preapproved: step.preapproved === true,
+    });
   if ("parallel" in step) {
     const branches = step.parallel.map((branch, i) => ({
       id: branchStepId(step.id, branch, i),
