@@ -88,6 +88,7 @@ export function commandPolicyFrom(config: Config): CommandPolicy {
   return {
     allow: [...(t.allow ?? DEFAULT_ALLOWED_COMMANDS), ...(t.extraAllow ?? [])],
     deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
+    allowEnv: t.allowAgentEnv ?? [],
   };
 }
 

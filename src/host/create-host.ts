@@ -94,6 +94,7 @@ export function createHost(options: HostOptions): HostServices {
   const policy: CommandPolicy = {
     allow: options.commands?.allow ?? DEFAULT_ALLOWED_COMMANDS,
     deny: options.commands?.deny ?? DEFAULT_DENY_RULES,
+    allowEnv: options.commands?.allowEnv ?? [],
   };
   const terminalDeps: TerminalHandlerDeps = {
     guard,
