@@ -15,6 +15,17 @@ function canonical(path: string): string {
   }
 }
 
+/** Names already looked up, by search path (a PATH lookup per name per check is slow). */
+const found = new Map<string, string | null>();
+
+// The file a name means on the search path, remembered for the process.
+function lookUp(name: string, path: string): string | null {
+  const key = `${path}\0${name}`;
+  if (!found.has(key))
+    found.set(key, which.sync(name, { path, nothrow: true }));
+  return found.get(key)!;
+}
+
 // Builds the test for one check: allowed names, and the files they resolve to.
 export function allowedExecutables(
   policy: { allow: readonly string[]; searchPath?: string },
@@ -24,10 +35,8 @@ export function allowedExecutables(
   const names = new Set(policy.allow.filter((a) => !a.includes("/")));
   const files = new Set<string>();
   for (const entry of policy.allow) {
-    const found = entry.includes("/")
-      ? entry
-      : which.sync(entry, { path, nothrow: true });
-    if (found) files.add(canonical(found));
+    const file = entry.includes("/") ? entry : lookUp(entry, path);
+    if (file) files.add(canonical(file));
   }
   return (word) => {
     if (!word.includes("/")) return names.has(word);

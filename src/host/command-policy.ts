@@ -70,7 +70,8 @@ export interface CommandPolicy {
 // prettier-ignore
 const SHELL_WORDS: ReadonlySet<string> = new Set([
   "exit", "wait", "cd", "export", "set", "unset", "read", "trap", "return", "shift", "local",
-  "true", "false", "test", "echo", "printf", ":", "[", "command",
+  "true", "false", "test", "echo", "printf", ":", "[", "command", "break", "continue", "pwd",
+  "umask",
 ]);
 
 // The command line as one string, for deny patterns and audit records.
