@@ -27,8 +27,13 @@ export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = [
   "tee", "basename", "dirname", "realpath", "stat", "file", "du", "df", "jq", "yes", "seq",
 ];
 
-/** Text rules; `rm-rf-root-or-home` is judged on the words of each `rm` (command-home.ts). */
+/** Text rules; `rm-rf-root-or-home` is also judged on the words of each `rm` (command-home.ts),
+ *  which knows the spellings a pattern cannot. */
 export const DEFAULT_DENY_RULES: readonly DenyRule[] = [
+  {
+    name: "rm-rf-root-or-home",
+    pattern: String.raw`\brm\s+(-[a-zA-Z]+\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z]+\s+)*(/|/\*|~|~/|\$HOME|\$\{HOME\})(?=[\s;&|'")]|$)`,
+  },
   { name: "rm-no-preserve-root", pattern: String.raw`--no-preserve-root` },
   { name: "mkfs", pattern: String.raw`\bmkfs(\.\w+)?\b` },
   { name: "dd-to-device", pattern: String.raw`\bdd\b.*\bof=/dev/` },
