@@ -44,3 +44,11 @@ export function allowedExecutables(
     return files.has(canonical(resolve(cwd ?? "/", word)));
   };
 }
+
+// True when a program of this name is on the search path (it would run, not a function).
+export function onSearchPath(
+  policy: { searchPath?: string },
+  name: string,
+): boolean {
+  return lookUp(name, policy.searchPath ?? process.env["PATH"] ?? "") !== null;
+}

@@ -4,7 +4,7 @@
 // scripts read whole. A speed bump, not a boundary: the OS sandbox is the boundary. A refusal
 // names the rule that refused.
 import { loaderRefusal } from "../shared/env-filter.js";
-import { allowedExecutables } from "./command-path.js";
+import { allowedExecutables, onSearchPath } from "./command-path.js";
 import { homeRefusal } from "./command-home.js";
 import { runs, type Judged } from "./command-runners.js";
 import { isShellLine, readScript } from "./shell-script.js";
@@ -150,12 +150,13 @@ function unsandboxedRefusal(
   if (assigned)
     return `command refused by rule "loader-env": the script sets ${assigned} (allow it by name in terminals.allowAgentEnv)`;
   const allowed = allowedExecutables(policy, ctx.cwd);
+  // A function name counts only when no program of that name is there to run instead (a
+  // function defined in a subshell or a branch not taken leaves the program to run).
+  const fn = (exe: string) =>
+    all.functions.has(exe) && !exe.includes("/") && !onSearchPath(policy, exe);
   const missing = all.argv
     .map((argv) => argv[0]!)
-    .find(
-      (exe) =>
-        !all.functions.has(exe) && !SHELL_WORDS.has(exe) && !allowed(exe),
-    );
+    .find((exe) => !fn(exe) && !SHELL_WORDS.has(exe) && !allowed(exe));
   if (missing !== undefined)
     return `command refused: "${missing}" is not in the allowed executables (terminals.allow; a name there means the program of that name on acphub's own PATH)`;
   return undefined;

@@ -76,11 +76,33 @@ function findCommands(args: string[]): Judged[] {
   return out;
 }
 
-// The script a shell runs with `-c`, read; a shell without `-c` reads a file or stdin.
+/** Shell options that take a value (`-o errexit`, `--rcfile FILE`). */
+const SHELL_VALUES = new Set([
+  "-o",
+  "+o",
+  "-O",
+  "+O",
+  "--rcfile",
+  "--init-file",
+]);
+
+// The script a shell runs with `-c` (alone or in a cluster: `-lc`, `-ec`), read; a shell
+// without `-c` reads a file or stdin, which the check cannot see.
 function shellCommand(argv: string[]): Judged[] {
-  const at = argv.indexOf("-c");
-  const script = at >= 0 ? argv[at + 1] : undefined;
-  return script === undefined ? [] : [{ script: readScript(script) }];
+  let command = false;
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (SHELL_VALUES.has(a)) i++;
+    else if (a === "--" || a === "-") {
+      const next = argv[i + 1];
+      return command && next !== undefined
+        ? [{ script: readScript(next) }]
+        : [];
+    } else if (/^[-+][A-Za-z]+$/.test(a)) command ||= a.includes("c");
+    else if (a.startsWith("--")) continue;
+    else return command ? [{ script: readScript(a) }] : [];
+  }
+  return command ? [{ unreadable: "a shell -c without its script" }] : [];
 }
 
 // Everything one simple command runs: itself and what it hands on to.

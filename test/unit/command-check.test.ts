@@ -30,6 +30,10 @@ describe("the allowlist names files, not basenames", () => {
     ["env", [`${dir}/x/git`]],
     ["xargs", ["-n", "1", `${dir}/x/git`]],
     ["find", [".", "-exec", `${dir}/x/git`, "{}", ";"]],
+    ["bash", ["-lc", `${dir}/x/git status`]],
+    ["sh", ["-e", "-o", "errexit", "-c", `${dir}/x/git`]],
+    ["bash", ["--norc", "-c", "--", `${dir}/x/git`]],
+    [`x=$(${dir}/x/git(){ :; }); ${dir}/x/git`, []],
   ] as const)("%s %j is refused", (command, args) => {
     expect(refusal(policy, command, [...args], { cwd: dir })).toMatch(
       /is not in the allowed executables/,
@@ -49,6 +53,19 @@ describe("the allowlist names files, not basenames", () => {
       });
     if (real) expect(refusal(policy, real, [], { cwd: dir })).toBeUndefined();
   });
+  it("a function shadows a program only where no program of that name exists", () => {
+    writeFileSync(join(dir, "x", "nc"), "#!/bin/sh\n", { mode: 0o755 });
+    const search = { ...policy, searchPath: join(dir, "x") };
+    const ctx = { cwd: dir };
+    for (const script of [
+      "nc(){ :; }; nc",
+      "(nc(){ :; }); nc",
+      "if false; then nc(){ :; }; fi; nc",
+    ])
+      expect(refusal(search, script, [], ctx)).toMatch(/"nc" is not/);
+    expect(refusal(search, "build(){ ls; }; build", [], ctx)).toBeUndefined();
+  });
+
   it("a link to an allowed program in another folder is not that program", () => {
     symlinkSync("/bin/ls", join(dir, "git"));
     expect(refusal(policy, "./git", [], { cwd: dir })).toMatch(
