@@ -71,12 +71,13 @@ export interface CommandPolicy {
   searchPath?: string;
 }
 
-/** Shell keywords and builtins a script may use; `eval`, `exec` and `source` are not here. */
+/** Builtins a script may use (`exec` and `command` run a command that is judged itself);
+ *  `eval`, `source`, `alias`, `hash`, `declare` are not here. */
 // prettier-ignore
 const SHELL_WORDS: ReadonlySet<string> = new Set([
   "exit", "wait", "cd", "export", "set", "unset", "read", "trap", "return", "shift", "local",
-  "true", "false", "test", "echo", "printf", ":", "[", "command", "break", "continue", "pwd",
-  "umask",
+  "true", "false", "test", "echo", "printf", ":", "[", "command", "exec", "break", "continue",
+  "pwd", "umask",
 ]);
 
 // The command line as one string, for deny patterns and audit records.
