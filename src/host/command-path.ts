@@ -1,6 +1,7 @@
 // Which executable a command word means: a name is the program of that name on acphub's own
 // PATH (the one the terminal gets; an agent cannot change it), a path is that file. An
-// allowlist entry allows only the file it resolves to, so `/tmp/x/git` is not `git`.
+// allowlist entry allows only the files of that name in PATH's folders, so `/tmp/x/git` is
+// not `git`.
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import which from "which";
@@ -16,14 +17,16 @@ function canonical(path: string): string {
 }
 
 /** Names already looked up, by search path (a PATH lookup per name per check is slow). */
-const found = new Map<string, string | null>();
+const found = new Map<string, readonly string[]>();
 
-// The file a name means on the search path, remembered for the process.
-function lookUp(name: string, path: string): string | null {
+// The files of that name in the search path's folders (first one first), remembered.
+function lookUp(name: string, path: string): readonly string[] {
   const key = `${path}\0${name}`;
-  if (!found.has(key))
-    found.set(key, which.sync(name, { path, nothrow: true }));
-  return found.get(key)!;
+  const known = found.get(key);
+  if (known) return known;
+  const hits = which.sync(name, { path, all: true, nothrow: true }) ?? [];
+  found.set(key, hits);
+  return hits;
 }
 
 // Builds the test for one check: allowed names, and the files they resolve to.
@@ -35,8 +38,8 @@ export function allowedExecutables(
   const names = new Set(policy.allow.filter((a) => !a.includes("/")));
   const files = new Set<string>();
   for (const entry of policy.allow) {
-    const file = entry.includes("/") ? entry : lookUp(entry, path);
-    if (file) files.add(canonical(file));
+    const hits = entry.includes("/") ? [entry] : lookUp(entry, path);
+    for (const file of hits) files.add(canonical(file));
   }
   return (word) => {
     if (!word.includes("/")) return names.has(word);
@@ -50,5 +53,7 @@ export function onSearchPath(
   policy: { searchPath?: string },
   name: string,
 ): boolean {
-  return lookUp(name, policy.searchPath ?? process.env["PATH"] ?? "") !== null;
+  return (
+    lookUp(name, policy.searchPath ?? process.env["PATH"] ?? "").length > 0
+  );
 }
