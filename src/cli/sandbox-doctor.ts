@@ -49,7 +49,7 @@ export async function sandboxReport(config: Config): Promise<string[]> {
       mode === "os"
         ? "terminals are refused (terminals.sandbox: os)"
         : mode === "auto"
-          ? "warning: terminals run without it (terminals.sandbox: auto)"
+          ? "WARNING: terminals run WITHOUT an OS sandbox (terminals.sandbox: auto), limited only by the command check, which is a speed bump, not a boundary"
           : "terminals run without it (terminals.sandbox: off)";
     return [`  sandbox: ${missingText(check)}; ${effect}${agents}\n`];
   }

@@ -118,6 +118,9 @@ export const configSchema = z.strictObject({
       extraAllow: z.array(z.string().min(1)).optional(),
       /** Added to the default deny rules. */
       deny: z.array(denyRuleSchema).optional(),
+      /** Loader/shell-start variables (names or `X_*` globs) an agent's terminal env and its
+       *  scripts may set where no OS sandbox runs (refused by default; see docs/policy.md). */
+      allowAgentEnv: z.array(z.string().min(1)).optional(),
       outputByteLimit: z.number().int().nonnegative().optional(),
       timeoutMs: positiveMs.optional(),
       maxPerSession: z.number().int().positive().optional(),

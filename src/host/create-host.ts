@@ -16,6 +16,7 @@ import type { EditorBridge } from "./editor-bridge.js";
 import { fsHandlers } from "./fs-handlers.js";
 import { DEFAULT_FS_LIMITS, type FsLimits } from "./fs-service.js";
 import type { PermissionEngine } from "./permission-engine.js";
+import { pathPolicy } from "./path-policy.js";
 import { permissionPath } from "./permission-path.js";
 import { policyGuard } from "./policy-guard.js";
 import { DEFAULT_SANDBOX, type SandboxSettings } from "./sandbox/settings.js";
@@ -88,13 +89,13 @@ export function createHost(options: HostOptions): HostServices {
     withDefaults(DEFAULT_TERMINAL_LIMITS, options.terminalLimits),
     options.recorder,
   );
-  const sandbox = terminalSandbox(
-    withDefaults(DEFAULT_SANDBOX, options.sandbox),
-    options.sandbox?.protect,
-  );
+  const settings = withDefaults(DEFAULT_SANDBOX, options.sandbox);
+  const protect = options.sandbox?.protect ?? [];
+  const sandbox = terminalSandbox(settings, protect);
   const policy: CommandPolicy = {
     allow: options.commands?.allow ?? DEFAULT_ALLOWED_COMMANDS,
     deny: options.commands?.deny ?? DEFAULT_DENY_RULES,
+    allowEnv: options.commands?.allowEnv ?? [],
   };
   const terminalDeps: TerminalHandlerDeps = {
     guard,
@@ -122,6 +123,8 @@ export function createHost(options: HostOptions): HostServices {
       folders,
       limits: withDefaults(DEFAULT_FS_LIMITS, options.fsLimits),
       editor,
+      check: pathPolicy({ ...settings, protect }),
+      audit,
     }),
     ...terminalHandlers(terminalDeps),
   };

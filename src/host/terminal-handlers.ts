@@ -157,20 +157,19 @@ async function checkTerminal(
 ): Promise<string> {
   const { folders } = deps;
   const sandboxed = deps.sandbox.active && !viaEditor;
-  const refused = refusal(
-    deps.policy,
-    String(p.command),
-    p.args ?? [],
-    sandboxed,
-  );
-  if (refused) {
-    auditTerminal(deps, ctx, p, false, refused);
-    throw permissionDenied(refused, { reason: refused });
-  }
   const cwd = await resolveInRoots(
     p.cwd ?? folders.workspaceOf(ctx.sessionId),
     folders.rootsOf(ctx.sessionId),
   );
+  const refused = refusal(deps.policy, String(p.command), p.args ?? [], {
+    sandboxed,
+    env: Array.isArray(p.env) ? p.env : [],
+    cwd: cwd.real,
+  });
+  if (refused) {
+    auditTerminal(deps, ctx, p, false, refused);
+    throw permissionDenied(refused, { reason: refused });
+  }
   if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) {
     throw permissionDenied(
       `terminal cwd ${p.cwd ?? ""} is not an existing folder`,
