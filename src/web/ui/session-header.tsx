@@ -1,6 +1,6 @@
 // The open session's header: its title (renamed in place), agent, folder, state and usage,
 // and what can be done with it: stop, fork, export (Markdown, JSON), delete.
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
 import { messageOf } from "../state/hub-store.js";
 import {
@@ -15,30 +15,39 @@ import { SettingsBar } from "./settings-bar.js";
 import { StateBadge } from "./state-badge.js";
 import { UsageView } from "./plan.js";
 
-// The title as a heading, or a text field while it is being renamed (Enter saves, Esc drops).
+// The title as a heading, or a text field while it is being renamed (Enter or leaving the field
+// saves, Esc drops the change); the focus goes back to the title after.
 function Title({ store, title }: { store: HubStore; title: string }) {
   const [editing, setEditing] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
+  const field = useRef<HTMLInputElement>(null);
+  const open = useRef(false);
+  useEffect(() => {
+    open.current = editing;
+    if (editing) field.current?.select();
+  }, [editing]);
   const done = (value?: string) => {
+    if (!open.current) return;
+    open.current = false;
     setEditing(false);
     if (value !== undefined && value.trim() && value !== title)
-      void rename(store, value).catch((e: unknown) => {
-        store.error = messageOf(e);
-        store.changed();
-      });
+      act(store, () => rename(store, value));
     setTimeout(() => button.current?.focus());
   };
   if (editing)
     return (
       <input
+        ref={field}
         class="title-edit"
         aria-label="Session title"
-        value={title}
-        ref={(el) => el?.focus()}
+        defaultValue={title}
         onKeyDown={(e) => {
           const el = e.target as HTMLInputElement;
           if (e.key === "Enter") done(el.value);
-          if (e.key === "Escape") (e.stopPropagation(), done());
+          if (e.key === "Escape") {
+            e.stopPropagation();
+            done();
+          }
         }}
         onBlur={(e) => done((e.target as HTMLInputElement).value)}
       />
@@ -50,6 +59,7 @@ function Title({ store, title }: { store: HubStore; title: string }) {
         class="title-button"
         ref={button}
         title="Rename"
+        aria-label={`${title} (rename)`}
         onClick={() => setEditing(true)}
       >
         {title}
