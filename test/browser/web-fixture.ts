@@ -1,6 +1,7 @@
 // A real `acphub serve` over the mock agent and one headless Chromium (Debian's, through
 // playwright-core) for a browser test file; pages log in with the URL the hub printed.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
   chromium,
@@ -107,7 +108,12 @@ export async function newSession(page: Page, cwd: string): Promise<string> {
   await page.goto(new URL("/#/new", page.url()).href);
   await page.getByLabel("Working folder").fill(cwd);
   await page.getByRole("button", { name: "Start" }).click();
-  const view = await page.waitForSelector(".session[data-session-id]");
+  const view = await page
+    .waitForSelector(".session[data-session-id]")
+    .catch(async (error: unknown) => {
+      await page.screenshot({ path: artifact("new-session-failed.png") });
+      throw error;
+    });
   return (await view.getAttribute("data-session-id"))!;
 }
 
@@ -152,4 +158,36 @@ export function cspViolations(page: Page): Promise<string[]> {
   return page.evaluate(
     () => (window as unknown as { __csp?: string[] }).__csp ?? [],
   );
+}
+
+/** axe-core's serious and critical findings on the page as it is now (rule: node targets). */
+export async function axeFindings(page: Page): Promise<string[]> {
+  const source = readFileSync(
+    createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+    "utf8",
+  );
+  // Evaluated through the DevTools protocol: the page's CSP (no inline script) still holds.
+  await page.evaluate(source);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(c: Document, o: unknown): Promise<{ violations: AxeViolation[] }>;
+        };
+      }
+    ).axe;
+    return (await axe.run(document, { resultTypes: ["violations"] }))
+      .violations;
+  });
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map(
+      (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+    );
+}
+
+interface AxeViolation {
+  id: string;
+  impact?: string;
+  nodes: { target: string[] }[];
 }

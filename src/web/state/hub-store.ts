@@ -191,6 +191,7 @@ export class HubStore {
 
   close(): void {
     this.model = undefined;
+    this.notFound = false;
     this.changed();
   }
 
@@ -206,6 +207,8 @@ export class HubStore {
     applyOpenResult(model, result);
     this.model = model;
     this.turn = { running: false, own: false };
+    this.notFound = false;
+    this.error = undefined;
     this.changed();
     return sessionId;
   }

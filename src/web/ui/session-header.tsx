@@ -23,7 +23,6 @@ function Title({ store, title }: { store: HubStore; title: string }) {
   const field = useRef<HTMLInputElement>(null);
   const open = useRef(false);
   useEffect(() => {
-    open.current = editing;
     if (editing) field.current?.select();
   }, [editing]);
   const done = (value?: string) => {
@@ -60,7 +59,10 @@ function Title({ store, title }: { store: HubStore; title: string }) {
         ref={button}
         title="Rename"
         aria-label={`${title} (rename)`}
-        onClick={() => setEditing(true)}
+        onClick={() => {
+          open.current = true;
+          setEditing(true);
+        }}
       >
         {title}
       </button>

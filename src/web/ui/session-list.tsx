@@ -126,7 +126,7 @@ export function SessionList({
           ref={search}
           type="search"
           aria-label="Filter sessions"
-          placeholder="Search sessions (Ctrl+K)"
+          placeholder="Search (Ctrl+K)"
           value={filter}
           onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
         />

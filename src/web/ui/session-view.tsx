@@ -64,7 +64,13 @@ export function SessionView({
   return (
     <div class="session" data-session-id={sessionId}>
       <SessionHeader store={store} />
-      <div class="scroller" ref={follow.scroller}>
+      <div
+        class="scroller"
+        ref={follow.scroller}
+        tabIndex={0}
+        role="region"
+        aria-label="Transcript"
+      >
         <div class="scroll-content" ref={follow.content}>
           {store.replaying && <p class="loading">Replaying the history…</p>}
           <TerminalReader.Provider value={readTerminal}>
