@@ -12,6 +12,7 @@ import {
 import { Permissions, type PendingPermission } from "./permissions.js";
 import { UpdateBatch } from "./update-batch.js";
 import {
+  changedInfo,
   infoOf,
   isNotFound,
   type SessionInfo,
@@ -274,18 +275,9 @@ export class HubStore {
 
   private onNotification(method: string, params: Params): void {
     if (method === "_acphub/sessions/changed") {
-      const id = String(params["sessionId"]);
-      if (typeof params["title"] === "string")
-        this.titles.set(id, params["title"]);
-      const known = this.infos.get(id) ?? { sessionId: id, state: "idle" };
-      this.infos.set(id, {
-        ...known,
-        state: (params["state"] as SessionState | undefined) ?? known.state,
-        askedOf: params["askedOf"] as string | undefined,
-        ...(typeof params["title"] === "string"
-          ? { title: params["title"] }
-          : {}),
-      });
+      const info = changedInfo(this.infos, params);
+      this.infos.set(info.sessionId, info);
+      if (info.title) this.titles.set(info.sessionId, info.title);
       this.changed();
       this.onSessionsChanged?.();
     }

@@ -35,3 +35,19 @@ export function infoOf(s: Params): SessionInfo {
 export function isNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === -32002;
 }
+
+/** A session's info after an `_acphub/sessions/changed` notification about it. */
+export function changedInfo(
+  infos: Map<string, SessionInfo>,
+  params: Params,
+): SessionInfo {
+  const id = String(params["sessionId"]);
+  const known = infos.get(id) ?? { sessionId: id, state: "idle" as const };
+  const title = params["title"];
+  return {
+    ...known,
+    state: (params["state"] as SessionState | undefined) ?? known.state,
+    askedOf: params["askedOf"] as string | undefined,
+    ...(typeof title === "string" && title ? { title } : {}),
+  };
+}
