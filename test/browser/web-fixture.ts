@@ -106,6 +106,12 @@ export async function turnEnded(page: Page, stopReason = "end_turn") {
 /** Opens a new session from the page (agent picker, folder) and waits for its view. */
 export async function newSession(page: Page, cwd: string): Promise<string> {
   await page.goto(new URL("/#/new", page.url()).href);
+  // Once the agents are there (the form fills in a folder then, if none is there yet).
+  await page
+    .getByLabel("Agent")
+    .locator("option")
+    .first()
+    .waitFor({ state: "attached" });
   await page.getByLabel("Working folder").fill(cwd);
   await page.getByRole("button", { name: "Start" }).click();
   const view = await page

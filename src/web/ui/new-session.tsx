@@ -40,7 +40,7 @@ function recentFolders(store: HubStore, hubFolder?: string): string[] {
 export function NewSession({ store }: { store: HubStore }) {
   const [agents, setAgents] = useState<Agent[]>([]);
   const [agent, setAgent] = useState("");
-  const [cwd, setCwd] = useState("");
+  const [cwd, setCwd] = useState(() => recentFolders(store)[0] ?? "");
   const [hubFolder, setHubFolder] = useState<string>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
