@@ -103,6 +103,7 @@ export function SessionView({
         </button>
       )}
       <Composer
+        key={sessionId}
         turn={store.turn}
         online={store.status === "online"}
         commands={m.commands}
