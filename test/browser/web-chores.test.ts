@@ -303,6 +303,11 @@ describe("a session's chores from its header", () => {
     await page.getByRole("button", { name: "Delete…" }).click();
     await page.getByRole("button", { name: "Delete for good" }).click();
     await page.waitForURL(/#\/$/);
+    await expect
+      .poll(() =>
+        page.evaluate(() => document.activeElement?.getAttribute("aria-label")),
+      )
+      .toBe("Filter sessions");
     await page
       .locator(`.session-rows li[data-id="${sessionId}"]`)
       .waitFor({ state: "detached" });

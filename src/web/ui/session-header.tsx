@@ -127,6 +127,8 @@ function Actions({ store, title }: { store: HubStore; title: string }) {
               act(store, async () => {
                 await remove(store);
                 window.location.hash = "#/";
+                // Where the reader goes next: another session.
+                setTimeout(() => store.focusSearch?.());
               })
             }
           >
