@@ -25,7 +25,7 @@ export const LAYERS = {
   server: ["hub", "engine", "contracts", "protocol", "config", "shared"],
   shim: ["stdio", "agents", "protocol", "shared"],
   "mock-agent": ["protocol", "shared"],
-  web: [],
+  web: ["shared"],
 };
 const ALL = Object.keys(LAYERS);
 // The composition root may use every layer; the command line, every layer and the root.

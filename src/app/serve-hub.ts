@@ -92,6 +92,7 @@ export async function openServeHub(
         name,
         title: launch.description ?? name,
         installed: installed(launch),
+        source: launch.source,
         default: name === defaultAgent,
       };
     });

@@ -12,7 +12,7 @@ import {
   type HubClient,
 } from "./attachments.js";
 import { afterSeqOf, agentOf, unclosable } from "./meta.js";
-import { HubWatch, watchedLedger } from "./watch.js";
+import { askingEditor, HubWatch, watchedLedger } from "./watch.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
 import {
   idempotencyKeyOf,
@@ -56,7 +56,10 @@ export class SessionHub {
 
   constructor(private readonly options: SessionHubOptions) {
     this.logger = options.logger ?? silentLogger();
-    this.editor = fanOutEditor(this.attachments, options.observer);
+    this.editor = askingEditor(
+      fanOutEditor(this.attachments, options.observer),
+      this.watch,
+    );
     this.shared = unclosable(watchedLedger(options.ledger, this.watch));
   }
 

@@ -6,7 +6,11 @@
 // prompt's sequence number); the prompter gets its own only when it watches.
 import type { Attachments } from "./attachments.js";
 import { offer, withSeq } from "./attachments.js";
-import type { LedgerPort } from "../engine/ports.js";
+import type { EditorPort, LedgerPort } from "../engine/ports.js";
+
+/** What a session list shows of a session: a turn running, a question waiting for an answer,
+ *  the last turn failed, or nothing happening. */
+export type SessionState = "running" | "waiting" | "failed" | "idle";
 
 type Params = Record<string, unknown>;
 
@@ -25,11 +29,34 @@ export function wantsWatch(params: Params): boolean {
 export class HubWatch {
   /** Sessions with a turn running, as the ledger's prompt and turn_end events tell. */
   private readonly running = new Set<string>();
+  /** Permission questions waiting for an answer, by session, with who was asked. */
+  private readonly asking = new Map<string, { count: number; of?: string }>();
+  /** Sessions whose last turn ended with an error (since this hub started). */
+  private readonly failed = new Set<string>();
 
   constructor(private readonly attachments: Attachments) {}
 
   isRunning(sessionId: string): boolean {
     return this.running.has(sessionId);
+  }
+
+  stateOf(sessionId: string): SessionState {
+    if (this.asking.has(sessionId)) return "waiting";
+    if (this.running.has(sessionId)) return "running";
+    return this.failed.has(sessionId) ? "failed" : "idle";
+  }
+
+  // A permission question was put to a client (+1) or answered / withdrawn (-1).
+  asked(sessionId: string, delta: 1 | -1): void {
+    const now = this.asking.get(sessionId);
+    const count = (now?.count ?? 0) + delta;
+    if (count <= 0) this.asking.delete(sessionId);
+    else
+      this.asking.set(sessionId, {
+        count,
+        of: now?.of ?? this.attachments.owner(sessionId)?.name,
+      });
+    this.changed(sessionId);
   }
 
   // A prompt was recorded: show it to the other attached clients, mark the turn running.
@@ -47,12 +74,15 @@ export class HubWatch {
       offer(a, "session/update", batch, seq);
     }
     this.running.add(sessionId);
+    this.failed.delete(sessionId);
     this.tellState(sessionId, { running: true });
   }
 
   // A turn ended (or failed): tell the watchers.
   ended(sessionId: string, payload: Params): void {
     this.running.delete(sessionId);
+    if (payload["error"] !== undefined) this.failed.add(sessionId);
+    else this.failed.delete(sessionId);
     this.tellState(sessionId, { running: false, ...payload });
   }
 
@@ -61,10 +91,18 @@ export class HubWatch {
     const params = {
       sessionId,
       running: this.running.has(sessionId),
+      state: this.stateOf(sessionId),
+      ...this.askedOf(sessionId),
       ...(typeof title === "string" && title ? { title } : {}),
     };
     for (const c of this.attachments.allClients)
       if (c.watch && !c.closed) c.notify(WATCH_METHODS.changed, params);
+  }
+
+  // Who holds a session's open question ({} when none, or the client gave no name).
+  askedOf(sessionId: string): { askedOf?: string } {
+    const of = this.asking.get(sessionId)?.of;
+    return of ? { askedOf: of } : {};
   }
 
   private tellState(sessionId: string, state: Params): void {
@@ -134,9 +172,35 @@ export async function listWithState(
           ...((meta["acphub"] as Params | undefined) ?? {}),
           agent: (await ledger.getSession(id))?.agent,
           running: watch.isRunning(id),
+          state: watch.stateOf(id),
+          ...watch.askedOf(id),
         };
         return { ...s, _meta: { ...meta, acphub } };
       }),
     ),
   };
+}
+
+/** The hub's editor port, telling the watch while a permission question waits for an answer. */
+export function askingEditor(editor: EditorPort, watch: HubWatch): EditorPort {
+  return {
+    ...editor,
+    request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
+      const id = (raw as Params | undefined)?.["sessionId"];
+      if (method !== "session/request_permission" || typeof id !== "string")
+        return editor.request<T>(method, raw, signal);
+      watch.asked(id, 1);
+      try {
+        return await editor.request<T>(method, raw, signal);
+      } finally {
+        watch.asked(id, -1);
+      }
+    },
+  };
+}
+
+/** The name a client gave at initialize (clientInfo.name), if any. */
+export function clientNameOf(params: Params): string | undefined {
+  const info = params["clientInfo"] as { name?: unknown } | undefined;
+  return typeof info?.name === "string" && info.name ? info.name : undefined;
 }

@@ -11,7 +11,7 @@ import {
 import { FixedWindowLimiter } from "../engine/limits.js";
 import type { HubClient } from "../hub/attachments.js";
 import type { SessionHub } from "../hub/session-hub.js";
-import { listWithState, wantsWatch } from "../hub/watch.js";
+import { clientNameOf, listWithState, wantsWatch } from "../hub/watch.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
@@ -20,6 +20,8 @@ import { edge } from "../protocol/to-request-error.js";
 import { OutboundQueue } from "./outbound-queue.js";
 import { forkOnHub } from "../hub/fork.js";
 import { registerTableMethods } from "./connection-table.js";
+import { checkFolder } from "../hub/folder.js";
+import { SESSIONS_SEARCH, searchSessions } from "../hub/search.js";
 import {
   TERMINAL_OUTPUT,
   terminalOutput,
@@ -151,6 +153,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     .onRequest(m.initialize, raw<Params>, ({ params }) =>
       edge(async () => {
         client.watch = wantsWatch(params);
+        client.name = clientNameOf(params);
         return (await hub.gatewayFor(hub.defaultAgent)).initialize({
           protocolVersion: params["protocolVersion"],
           clientCapabilities: {},
@@ -165,7 +168,10 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
             `too many new sessions on this connection: the limit is ${o.sessionsPerMinute} per minute`,
             { retryable: true },
           );
-        return inOrder(conn, () => hub.newSession(client, params));
+        return inOrder(conn, async () => {
+          await checkFolder(params["cwd"]);
+          return hub.newSession(client, params);
+        });
       }),
     )
     .onRequest(m.session.load, raw<Params>, ({ params }) =>
@@ -231,7 +237,10 @@ async function extension(
   params: Params | undefined,
   signal: AbortSignal,
 ): Promise<unknown> {
-  if (method === "_acphub/agents") return { agents: await o.listAgents() };
+  if (method === "_acphub/agents")
+    return { agents: await o.listAgents(), cwd: process.cwd() };
+  if (method === SESSIONS_SEARCH)
+    return searchSessions(o.hub.ledger, params ?? {});
   if (method === "_acphub/session/replay")
     return o.hub.replay(conn.client, params ?? {});
   if (method === TERMINAL_OUTPUT)
