@@ -21,7 +21,7 @@ import {
 import { WebSocketServer } from "ws";
 import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
-import { RequestGuard, type Verdict } from "./guard.js";
+import { RequestGuard, type OtherCredential, type Verdict } from "./guard.js";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./limits.js";
 import { ownOrigins, isLoopback } from "./origins.js";
 import type { WebRoutes } from "./web-routes.js";
@@ -44,7 +44,7 @@ export interface HubServerOptions {
   /** The web page's routes (`/`, assets, login, logout); none: no page. */
   web?: WebRoutes;
   /** A credential accepted besides the bearer token (the web page's cookie). */
-  alsoAccepts?: (req: IncomingMessage) => boolean;
+  alsoAccepts?: OtherCredential;
   logger?: Logger;
 }
 
