@@ -23,7 +23,7 @@ import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import { RequestGuard, type OtherCredential, type Verdict } from "./guard.js";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./limits.js";
-import { ownOrigins, isLoopback } from "./origins.js";
+import { ownOrigins, isLoopback, reachableUrl } from "./origins.js";
 import type { WebRoutes } from "./web-routes.js";
 import { httpLiveness, type HttpLiveness } from "./http-liveness.js";
 import { keepAlive } from "./ws-keepalive.js";
@@ -34,6 +34,8 @@ export interface HubServerOptions {
   token: string;
   allowOrigins?: readonly string[];
   tls?: { cert: Buffer; key: Buffer };
+  /** The URL a reverse proxy serves the hub under: one of its own origins. */
+  publicUrl?: string;
   allowPlainHttp?: boolean;
   /** The ACP agent side of one connection (a fresh one for each). */
   createAgent: AgentFactory;
@@ -169,8 +171,8 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   });
   const { port } = server.address() as AddressInfo;
   const scheme = o.tls ? "https" : "http";
-  guard.setOwnOrigins(ownOrigins(scheme, o.host, port));
-  const url = `${scheme}://${hostForUrl(o.host)}:${port}`;
+  guard.setOwnOrigins(ownOrigins(scheme, o.host, port, o.publicUrl));
+  const url = reachableUrl(scheme, o.host, port);
   logger.info({ url }, "acphub serve listening");
   return {
     url,
@@ -201,10 +203,6 @@ function watchEventStream(
 
 function pathOf(req: IncomingMessage): string {
   return (req.url ?? "/").split("?", 1)[0] ?? "/";
-}
-
-function hostForUrl(host: string): string {
-  return host.includes(":") ? `[${host}]` : host;
 }
 
 function send(
