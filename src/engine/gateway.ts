@@ -9,6 +9,11 @@ import { HubError, isHubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import { AgentSlot } from "./agent-slot.js";
 import { EditorChannel } from "./editor-channel.js";
+import {
+  announcingLedger,
+  EngineEventHub,
+  type EngineEvents,
+} from "./events.js";
 import { initializeAnswer } from "./initialize.js";
 import {
   DEFAULT_GATEWAY_LIMITS,
@@ -82,13 +87,14 @@ export class Gateway {
   /** Hub commands (workflow runs) in progress, by session, for session/cancel. */
   private readonly commandRuns = new Map<string, AbortController>();
   private readonly closing = new AbortController();
+  private readonly events = new EngineEventHub();
 
   constructor(options: GatewayOptions) {
     this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
     this.editor = options.editor ?? new EditorChannel(new SessionTable());
     this.parts = {
       agentName: options.agentName,
-      ledger: options.ledger,
+      ledger: announcingLedger(options.ledger, this.events),
       logger: options.logger ?? silentLogger(),
       limits: this.limits,
       agents: new AgentSlot(options.connect),
@@ -97,12 +103,19 @@ export class Gateway {
       settings: new SettingsStore(options.ledger),
       compactAfterMs: COMPACT_AFTER_MS,
       closing: this.closing.signal,
+      events: this.events,
       ...(options.commands ? { commands: options.commands } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,
       60_000,
     );
+  }
+
+  /** Listens to the engine's events (turns starting and ending, sessions changing);
+   *  the function returned stops listening. */
+  observe(listener: EngineEvents): () => void {
+    return this.events.add(listener);
   }
 
   attachEditor(editor: EditorPort): void {

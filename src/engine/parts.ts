@@ -3,6 +3,7 @@
 import type { Logger } from "../shared/logger.js";
 import type { AgentSlot } from "./agent-slot.js";
 import type { EditorChannel } from "./editor-channel.js";
+import type { EngineEventHub } from "./events.js";
 import type { GatewayLimits } from "./limits.js";
 import type { HubCommandsPort, LedgerPort } from "./ports.js";
 import type { SessionTable } from "./session-table.js";
@@ -23,6 +24,8 @@ export interface GatewayParts {
   compactAfterMs: number;
   /** Aborted when the gateway closes: pending compactions run at once. */
   closing: AbortSignal;
+  /** Turn starts and ends, session changes, told to the engine's listeners. */
+  events: EngineEventHub;
   /** Commands acphub runs itself in sessions (workflows), when wired. */
   commands?: HubCommandsPort;
 }
