@@ -48,6 +48,7 @@ export function withAgentServers(
     forkSession: (id, p, signal) => port.forkSession(id, p, signal),
     closeSession: (id, signal) => port.closeSession(id, signal),
     deleteSession: (id, signal) => port.deleteSession(id, signal),
+    releaseSession: (id) => port.releaseSession?.(id),
     authenticate: (id, signal) => port.authenticate(id, signal),
     request: (method, params, signal) => port.request(method, params, signal),
     notify: (method, params) => port.notify(method, params),

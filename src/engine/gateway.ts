@@ -43,6 +43,7 @@ import {
   setSessionTitle,
 } from "./session-controls.js";
 import {
+  detachAgentSession,
   endSession,
   listPage,
   openSession,
@@ -287,6 +288,24 @@ export class Gateway {
     const record = await this.record(params["sessionId"]);
     await endSession(this.parts, record, "delete", signal);
     return {};
+  }
+
+  /** The sessions with an agent session attached now. */
+  liveSessionIds(): string[] {
+    return this.parts.sessions.ids();
+  }
+
+  /** Lets go of a session nobody uses: closed on its agent (or forgotten here when the agent
+   *  cannot close it); the next use restores it from the ledger. False while a turn runs. */
+  async release(sessionId: string): Promise<boolean> {
+    if (this.parts.sessions.claimOf(sessionId)) return false;
+    const live = this.parts.sessions.remove(sessionId);
+    if (!live) return false;
+    this.parts.settings.forget(sessionId);
+    await detachAgentSession(live).catch((error: unknown) =>
+      this.parts.logger.warn({ err: error, sessionId }, "release failed"),
+    );
+    return true;
   }
 
   /** A method the table marks forwarded (logout, providers/*): to the agent if it offers it. */

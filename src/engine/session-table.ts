@@ -138,6 +138,11 @@ export class SessionTable {
     this.live.get(hubId)?.turn?.cancel();
   }
 
+  /** The hub session ids with an agent session attached. */
+  ids(): string[] {
+    return [...this.live.keys()];
+  }
+
   values(): LiveSession[] {
     return [...this.live.values()];
   }

@@ -187,16 +187,23 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   };
 }
 
-// Tells the liveness watch about a Streamable HTTP client's event streams and its DELETE.
+// Tells the liveness watch about a Streamable HTTP client's requests (each open one shows it is
+// there), its DELETE, and the id a new connection was given (its clock starts then).
 function watchEventStream(
   req: IncomingMessage,
   res: ServerResponse,
   liveness: HttpLiveness,
 ): void {
   const id = req.headers["acp-connection-id"];
-  if (typeof id !== "string") return;
+  if (typeof id !== "string") {
+    if (req.method !== "POST") return;
+    res.once("close", () => {
+      const given = res.getHeader("acp-connection-id");
+      if (typeof given === "string") liveness.created(given);
+    });
+    return;
+  }
   if (req.method === "DELETE") return liveness.forget(id);
-  if (req.method !== "GET") return;
   liveness.opened(id);
   res.once("close", () => liveness.closed(id));
 }
