@@ -150,7 +150,8 @@ async function relayTurn(
   }
   const result = await turn.result;
   await relay.settled();
-  if (relay.failed !== undefined) throw relay.failed;
+  const failed = relay.takeFailure();
+  if (failed !== undefined) throw failed;
   return result;
 }
 
