@@ -14,6 +14,7 @@ import {
 } from "./attachments.js";
 import { afterSeqOf, agentOf } from "./meta.js";
 import { HubWatch } from "./watch.js";
+import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
 import {
   idempotencyKeyOf,
@@ -23,9 +24,6 @@ import {
 } from "./turn-records.js";
 
 type Params = Record<string, unknown>;
-
-/** How long a session nobody uses stays live by default: 30 minutes. */
-export const DEFAULT_IDLE_SESSION_MS = 30 * 60_000;
 
 export interface SessionHubObserver extends FanOutObserver {
   turnEnded?(stopReason: string): void;
@@ -61,9 +59,7 @@ export class SessionHub {
   private readonly logger: Logger;
   /** The gateways created so far, for the idle sweep. */
   private readonly ready = new Set<Gateway>();
-  /** Since when each live session has had nobody attached and no turn. */
-  private readonly idleSince = new Map<string, number>();
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly idle: IdleSessions;
   /** What the hub does with its gateways' events: the watch and the metrics hear of them. */
   private readonly engineEvents: EngineEvents = {
     turnStarted: (e) => this.watch.prompted(e.sessionId, e.promptSeq, e.prompt),
@@ -87,33 +83,12 @@ export class SessionHub {
     this.shared = ledgerWith(options.ledger, {
       close: () => Promise.resolve(),
     });
-    const idleMs = options.idleSessionMs ?? DEFAULT_IDLE_SESSION_MS;
-    const every = Math.max(10, Math.min(idleMs / 2, 60_000));
-    this.sweeper = setInterval(() => this.sweep(idleMs), every);
-    this.sweeper.unref();
-  }
-
-  // Releases the live sessions nobody has used for `idleMs` (nobody attached, no turn): their
-  // agent session, host state and terminals go; the next use restores them from the ledger.
-  private sweep(idleMs: number): void {
-    const now = Date.now();
-    const seen = new Set<string>();
-    for (const gateway of this.ready)
-      for (const id of gateway.liveSessionIds()) {
-        seen.add(id);
-        if (this.running.has(id) || this.attachments.attached(id).length) {
-          this.idleSince.delete(id);
-          continue;
-        }
-        const since = this.idleSince.get(id) ?? now;
-        this.idleSince.set(id, since);
-        if (now - since < idleMs) continue;
-        this.idleSince.delete(id);
-        this.logger.info({ sessionId: id }, "idle session released");
-        void gateway.release(id);
-      }
-    for (const id of this.idleSince.keys())
-      if (!seen.has(id)) this.idleSince.delete(id);
+    this.idle = new IdleSessions(
+      options.idleSessionMs ?? DEFAULT_IDLE_SESSION_MS,
+      () => this.ready,
+      (id) => this.running.has(id) || this.attachments.attached(id).length > 0,
+      this.logger,
+    );
   }
 
   get defaultAgent(): string {
@@ -368,7 +343,7 @@ export class SessionHub {
   // Cancels running turns (each ends within the agent's cancel grace), closes every agent,
   // then the ledger.
   async close(): Promise<void> {
-    clearInterval(this.sweeper);
+    this.idle.stop();
     const gateways = await Promise.allSettled(this.gateways.values());
     await Promise.allSettled(
       gateways.map((g) =>
