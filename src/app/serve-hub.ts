@@ -41,7 +41,6 @@ export async function openServeHub(
   const defaultAgent = agent ?? defaultAgentName(config);
   resolveAgent(defaultAgent, config); // fails early on an unknown name
   const ledger = await openLedger(ctx);
-  const hosts: HostServices[] = [];
   /** The host of each agent's current gateway, for `readTerminal`. */
   const hostOf = new Map<string, HostServices>();
   let closing = false;
@@ -49,19 +48,19 @@ export async function openServeHub(
     name: string,
     ledger: LedgerPort,
   ): Promise<Gateway> => {
+    // No host without a gateway: the agent is resolved and launched before the host exists.
+    const launch = await sandboxedLaunch(
+      resolveAgent(name, config),
+      config,
+      paths,
+      process.cwd(),
+    );
     const editor = new EditorChannel(new SessionTable());
     const host = hostForEditor(ctx, editor, false);
-    hosts.push(host);
-    hostOf.set(name, host);
-    return buildGateway({
+    const gateway = buildGateway({
       ctx,
       agentName: name,
-      launch: await sandboxedLaunch(
-        resolveAgent(name, config),
-        config,
-        paths,
-        process.cwd(),
-      ),
+      launch,
       ledger,
       host,
       editor,
@@ -76,12 +75,17 @@ export async function openServeHub(
         });
       },
     });
+    // A name gets a new gateway only after its last one failed to start: its host goes.
+    hostOf.get(name)?.close();
+    hostOf.set(name, host);
+    return gateway;
   };
   const hub = new SessionHub({
     ledger: metrics.timeLedger(ledger),
     defaultAgent,
     createGateway,
     cancelOnDisconnect,
+    idleSessionMs: config.serve?.idleSessionMs,
     observer: metrics.observer,
     logger,
   });
@@ -109,7 +113,7 @@ export async function openServeHub(
     close: async () => {
       closing = true;
       await hub.close();
-      for (const host of hosts) host.close();
+      for (const host of hostOf.values()) host.close();
     },
   };
 }

@@ -112,6 +112,7 @@ async function start(
       token,
       allowOrigins: [...(serve.allowOrigins ?? []), ...(o.allowOrigin ?? [])],
       tls,
+      publicUrl: serve.publicUrl,
       allowPlainHttp: o.allowPlainHttp,
       createAgent: () => connector,
       openConnections: () => metrics.openConnections,
@@ -124,7 +125,7 @@ async function start(
       alsoAccepts: web.alsoAccepts,
       logger: ctx.logger,
     });
-    web.listening(server.url);
+    web.listening(serve.publicUrl?.replace(/\/+$/, "") ?? server.url);
     return { server, hub, tokenSource: source, web };
   } catch (error) {
     await hub.close();

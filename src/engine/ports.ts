@@ -76,6 +76,9 @@ export interface AgentPort {
   ): Promise<AgentSessionPort>;
   closeSession(id: string, signal?: AbortSignal): Promise<void>;
   deleteSession(id: string, signal?: AbortSignal): Promise<void>;
+  /** Forgets a session here (its host state, terminals included) without telling the agent:
+   *  for a session the agent cannot close. */
+  releaseSession?(id: string): void;
   authenticate(methodId: string, signal?: AbortSignal): Promise<void>;
   request<T = unknown>(
     method: string,

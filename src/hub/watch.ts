@@ -27,7 +27,7 @@ export function wantsWatch(params: Params): boolean {
 }
 
 export class HubWatch {
-  /** Sessions with a turn running, as the ledger's prompt and turn_end events tell. */
+  /** Sessions with a turn running, as the engines' turn events tell. */
   private readonly running = new Set<string>();
   /** Permission questions waiting for an answer, by session, with who was asked. */
   private readonly asking = new Map<string, { count: number; of?: string }>();
@@ -60,8 +60,7 @@ export class HubWatch {
   }
 
   // A prompt was recorded: show it to the other attached clients, mark the turn running.
-  prompted(sessionId: string, seq: number, payload: Params): void {
-    const blocks = (payload["prompt"] as unknown[] | undefined) ?? [];
+  prompted(sessionId: string, seq: number, blocks: readonly unknown[]): void {
     const owner = this.attachments.owner(sessionId);
     const batch = blocks.map((content) =>
       withSeq(
@@ -111,48 +110,6 @@ export class HubWatch {
         a.client.notify(WATCH_METHODS.state, { sessionId, ...state });
     this.changed(sessionId);
   }
-}
-
-/** The ledger calls that change a session list, and the session each one changes. */
-const SESSION_OF: Record<string, (args: unknown[]) => string> = {
-  createSession: (a) => (a[0] as { id: string }).id,
-  copySession: (a) => (a[1] as { id: string }).id,
-  updateSession: (a) => String(a[0]),
-  deleteSession: (a) => String(a[0]),
-};
-
-// The ledger as the hub's gateways see it, telling the watch what it records.
-export function watchedLedger(ledger: LedgerPort, watch: HubWatch): LedgerPort {
-  const after = <T>(result: T, then: (value: Awaited<T>) => void): T => {
-    if (result instanceof Promise) void result.then(then, () => undefined);
-    else then(result as Awaited<T>);
-    return result;
-  };
-  return new Proxy(ledger, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver) as unknown;
-      if (typeof value !== "function") return value;
-      const fn = (value as (...a: unknown[]) => unknown).bind(target);
-      if (key === "append")
-        return (sessionId: string, kind: string, payload: Params) =>
-          after(fn(sessionId, kind, payload), (seq) => {
-            if (kind === "prompt")
-              watch.prompted(sessionId, Number(seq), payload);
-            if (kind === "turn_end") watch.ended(sessionId, payload);
-          });
-      if (typeof key === "string" && key in SESSION_OF)
-        return (...args: unknown[]) => {
-          const id = SESSION_OF[key]!(args);
-          return after(fn(...args), () => {
-            void target
-              .getSession(id)
-              .then((record) => watch.changed(id, record?.title))
-              .catch(() => watch.changed(id));
-          });
-        };
-      return fn;
-    },
-  });
 }
 
 /** session/list's answer with each session's agent and whether a turn runs in it. */
