@@ -13,6 +13,7 @@ import {
 } from "./attachments.js";
 import { afterSeqOf, agentOf, unclosable } from "./meta.js";
 import { HubWatch, watchedLedger } from "./watch.js";
+import { checkSessionFolder } from "./session-folder.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
 import {
   idempotencyKeyOf,
@@ -146,6 +147,7 @@ export class SessionHub {
   }
 
   async newSession(client: HubClient, params: Params): Promise<Params> {
+    checkSessionFolder(params["cwd"]);
     const agent = agentOf(params["_meta"]) ?? this.options.defaultAgent;
     const gateway = await this.gatewayFor(agent);
     const result = await gateway.newSession(params);
