@@ -148,6 +148,8 @@ export interface GatewayWiring {
   commands?: HubCommandsPort;
   /** Aborts connecting (spawn and initialize). */
   signal?: AbortSignal;
+  /** The agent is a running hub (`--hub`): see GatewayOptions.agentIsHub. */
+  agentIsHub?: boolean;
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -166,6 +168,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
     logger,
     editor: w.editor,
     ...(w.commands ? { commands: w.commands } : {}),
+    ...(w.agentIsHub ? { agentIsHub: true } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,

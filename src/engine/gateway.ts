@@ -68,6 +68,9 @@ export interface GatewayOptions {
   editor?: EditorChannel;
   /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
   commands?: HubCommandsPort;
+  /** The agent is an acphub hub (`run --hub`, `chat --hub`): its session ids are the sessions'
+   *  ids (one id everywhere), and a session it does not know is an error, never restored. */
+  agentIsHub?: boolean;
 }
 
 export class Gateway {
@@ -98,6 +101,7 @@ export class Gateway {
       compactAfterMs: COMPACT_AFTER_MS,
       closing: this.closing.signal,
       ...(options.commands ? { commands: options.commands } : {}),
+      ...(options.agentIsHub ? { agentIsHub: true } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,

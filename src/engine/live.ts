@@ -5,7 +5,7 @@ import type { GatewayParts } from "./parts.js";
 import type { AgentPort, AgentSessionPort, SessionRecord } from "./ports.js";
 import { reapplySettings } from "./reapply-settings.js";
 import { SessionRelay } from "./session-relay.js";
-import { restoreNotice, restoreSession } from "./restore.js";
+import { reopenOnHub, restoreNotice, restoreSession } from "./restore.js";
 import type { LiveSession } from "./session-table.js";
 
 type AttachParts = Pick<
@@ -60,7 +60,9 @@ async function restoreLive(
 ): Promise<LiveSession> {
   const agent = await parts.agents.get();
   const { logger } = parts;
-  const { session, mode } = await restoreSession(agent, record, logger);
+  const { session, mode } = parts.agentIsHub
+    ? await reopenOnHub(agent, record)
+    : await restoreSession(agent, record, logger);
   if (session.id !== record.agentSessionId)
     await parts.ledger.updateSession(record.id, { agentSessionId: session.id });
   await parts.ledger.append(record.id, "restore", {

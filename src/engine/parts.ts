@@ -25,4 +25,6 @@ export interface GatewayParts {
   closing: AbortSignal;
   /** Commands acphub runs itself in sessions (workflows), when wired. */
   commands?: HubCommandsPort;
+  /** The agent is an acphub hub (`--hub`): see GatewayOptions.agentIsHub. */
+  agentIsHub?: boolean;
 }
