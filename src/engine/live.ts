@@ -3,6 +3,7 @@
 // told how.
 import type { GatewayParts } from "./parts.js";
 import type { AgentPort, AgentSessionPort, SessionRecord } from "./ports.js";
+import { tellStored } from "./notices.js";
 import { reapplySettings } from "./reapply-settings.js";
 import { SessionRelay } from "./session-relay.js";
 import { reopenOnHub, restoreNotice, restoreSession } from "./restore.js";
@@ -79,6 +80,6 @@ async function restoreLive(
     mode === "primed",
   );
   const notice = restoreNotice(mode, parts.agentName);
-  if (notice) await parts.editor.tell(record.id, notice);
+  if (notice) await tellStored(parts, record.id, notice);
   return entry;
 }
