@@ -177,7 +177,7 @@ export async function openLocalHub(o: LocalHubOptions): Promise<LocalHub> {
     host,
     cwd: record?.cwd ?? o.cwd,
     prespawned: o.prespawned,
-    ...(o.viaHub ? { agentIsHub: true } : {}),
+    ...(o.viaHub ? { agentIsHub: o.replay ? "replay" : true } : {}),
     ...(o.workflows
       ? { commands: workflowCommands(o.ctx, ledger, runHostFactory(o.ctx)) }
       : {}),

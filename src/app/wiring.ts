@@ -149,7 +149,7 @@ export interface GatewayWiring {
   /** Aborts connecting (spawn and initialize). */
   signal?: AbortSignal;
   /** The agent is a running hub (`--hub`): see GatewayOptions.agentIsHub. */
-  agentIsHub?: boolean;
+  agentIsHub?: boolean | "replay";
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -168,7 +168,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
     logger,
     editor: w.editor,
     ...(w.commands ? { commands: w.commands } : {}),
-    ...(w.agentIsHub ? { agentIsHub: true } : {}),
+    ...(w.agentIsHub ? { agentIsHub: w.agentIsHub } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,

@@ -69,8 +69,9 @@ export interface GatewayOptions {
   /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
   commands?: HubCommandsPort;
   /** The agent is an acphub hub (`run --hub`, `chat --hub`): its session ids are the sessions'
-   *  ids (one id everywhere), and a session it does not know is an error, never restored. */
-  agentIsHub?: boolean;
+   *  ids (one id everywhere), and a session it does not know is an error, never restored.
+   *  `"replay"`: a session continued here is loaded from the hub with its history shown (chat). */
+  agentIsHub?: boolean | "replay";
 }
 
 export class Gateway {
@@ -101,7 +102,7 @@ export class Gateway {
       compactAfterMs: COMPACT_AFTER_MS,
       closing: this.closing.signal,
       ...(options.commands ? { commands: options.commands } : {}),
-      ...(options.agentIsHub ? { agentIsHub: true } : {}),
+      ...(options.agentIsHub ? { agentIsHub: options.agentIsHub } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,

@@ -61,8 +61,8 @@ async function restoreLive(
 ): Promise<LiveSession> {
   const agent = await parts.agents.get();
   const { logger } = parts;
-  const { session, mode } = parts.agentIsHub
-    ? await reopenOnHub(agent, record)
+  const { session, mode, replay } = parts.agentIsHub
+    ? await reopenOnHub(agent, record, parts.agentIsHub === "replay")
     : await restoreSession(agent, record, logger);
   if (session.id !== record.agentSessionId)
     await parts.ledger.updateSession(record.id, { agentSessionId: session.id });
@@ -79,6 +79,8 @@ async function restoreLive(
     session,
     mode === "primed",
   );
+  // The hub's history, loaded from it (chat --hub --session), reaches the editor as updates.
+  for (const event of replay ?? []) entry.relay.pushOutside(event);
   const notice = restoreNotice(mode, parts.agentName);
   if (notice) await tellStored(parts, record.id, notice);
   return entry;

@@ -26,5 +26,5 @@ export interface GatewayParts {
   /** Commands acphub runs itself in sessions (workflows), when wired. */
   commands?: HubCommandsPort;
   /** The agent is an acphub hub (`--hub`): see GatewayOptions.agentIsHub. */
-  agentIsHub?: boolean;
+  agentIsHub?: boolean | "replay";
 }

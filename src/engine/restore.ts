@@ -2,6 +2,7 @@
 // replay), else load with the agent's replay swallowed, else a new agent session primed with
 // the transcript on the next prompt. Never silently an empty session.
 import type { McpServer } from "@agentclientprotocol/sdk";
+import type { RunEvent } from "../contracts/events.js";
 import { errorMessage, HubError, isHubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import type {
@@ -16,6 +17,8 @@ export type RestoreMode = "live" | "resumed" | "loaded" | "primed" | "new";
 export interface Restored {
   session: AgentSessionPort;
   mode: RestoreMode;
+  /** What the agent replayed while loading, when it is to be shown (a hub's history). */
+  replay?: RunEvent[];
 }
 
 function openParams(record: SessionRecord): SessionOpenParams {
@@ -78,10 +81,15 @@ export async function restoreSession(
 export async function reopenOnHub(
   agent: AgentPort,
   record: SessionRecord,
+  withHistory: boolean,
   signal?: AbortSignal,
 ): Promise<Restored> {
   const id = record.agentSessionId ?? record.id;
   try {
+    if (withHistory && agent.supports("loadSession")) {
+      const loaded = await agent.loadSession(id, openParams(record), signal);
+      return { session: loaded.session, mode: "live", replay: loaded.replay };
+    }
     return {
       session: await agent.resumeSession(id, openParams(record), signal),
       mode: "live",

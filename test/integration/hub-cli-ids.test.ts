@@ -75,6 +75,20 @@ describe("the CLI with --hub uses the hub's session ids", () => {
     const ids = (await hubSessions(home)).map((s) => s.id);
     expect(ids).toHaveLength(2);
     expect(ids).toContain(chatId);
+
+    // chat --session continues the hub's session with its history shown first.
+    const again = await runCli(["chat", ...hub, "--session", id], {
+      home: elsewhere,
+      input: "more chat\n",
+    });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`session ${id} ·`);
+    const history = again.stdout.indexOf("mock agent received: second words");
+    expect(history).toBeGreaterThan(-1);
+    expect(
+      again.stdout.indexOf("mock agent received: more chat"),
+    ).toBeGreaterThan(history);
+    expect((await hubSessions(home)).map((s) => s.id)).toHaveLength(2);
   }, 120_000);
 
   it("run --hub to an unreachable hub says so and exits 3, without and with --timeout", async () => {
