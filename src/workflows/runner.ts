@@ -177,13 +177,15 @@ async function stepOnce(
         output: result.output,
       });
   }
+  const end = stepToolCallEnd(
+    o.runId,
+    step,
+    result.status === "completed",
+    result.output,
+  );
+  // A gate still waiting for an answer has not failed: its tool call stays pending.
   o.sink.update(
-    stepToolCallEnd(
-      o.runId,
-      step,
-      result.status === "completed",
-      result.output,
-    ),
+    result.status === "waiting" ? { ...end, status: "pending" } : end,
   );
   return result;
 }

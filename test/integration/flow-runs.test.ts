@@ -52,6 +52,16 @@ describe("acphub flow: a gate without an approver, and flow runs", () => {
       String(events.find((e) => e["type"] === "error")!["message"]),
     ).toContain(`acphub flow resume ${runId} --approve`);
     expect(JSON.stringify(events)).not.toContain("after\\n");
+    // The gate's tool call is left pending, not failed.
+    const gateEnd = events
+      .map((e) => e["update"] as Record<string, unknown> | undefined)
+      .filter(
+        (u) =>
+          u?.["sessionUpdate"] === "tool_call_update" &&
+          String(u["toolCallId"]).endsWith("/confirm"),
+      )
+      .at(-1);
+    expect(gateEnd?.["status"]).toBe("pending");
 
     expect(await runs(p.home)).toMatchObject([
       { runId, workflow: "gated", state: "waiting", step: "confirm" },
