@@ -38,6 +38,15 @@ describe("the CLI with --hub uses the hub's session ids", () => {
     expect(first.code).toBe(0);
     const id = String(jsonLines(first.stdout)[0]!["sessionId"]);
     expect((await hubSessions(home)).map((s) => s.id)).toEqual([id]);
+    const listed = await runCli(["sessions", "list", ...hub, "--json"], {
+      home: elsewhere,
+    });
+    expect(listed.code).toBe(0);
+    expect(
+      (JSON.parse(listed.stdout) as { sessionId: string }[]).map(
+        (s) => s.sessionId,
+      ),
+    ).toEqual([id]);
 
     const second = await runCli(
       ["run", ...hub, "--session", id, "second words"],
