@@ -98,7 +98,7 @@ describe("the CLI with --hub uses the hub's session ids", () => {
       again.stdout.indexOf("mock agent received: more chat"),
     ).toBeGreaterThan(history);
     expect((await hubSessions(home)).map((s) => s.id)).toHaveLength(2);
-  }, 120_000);
+  }, 300_000);
 
   it("run --hub to an unreachable hub says so and exits 3, without and with --timeout", async () => {
     const home = tempDir();
@@ -123,5 +123,5 @@ describe("the CLI with --hub uses the hub's session ids", () => {
       expect(r.code).toBe(3);
       expect(r.stdout).toBe("");
     }
-  }, 120_000);
+  }, 300_000);
 });
