@@ -166,6 +166,8 @@ export interface GatewayWiring {
   commands?: SessionCommandsPort;
   /** Aborts connecting (spawn and initialize). */
   signal?: AbortSignal;
+  /** The agent is a running hub (`--hub`): see GatewayOptions.agentIsHub. */
+  agentIsHub?: boolean | "replay";
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -186,6 +188,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
     editor: w.editor,
     ...(w.commands ? { commands: w.commands } : {}),
     ...(masker.size ? { mask: (text: string) => masker.maskJson(text) } : {}),
+    ...(w.agentIsHub ? { agentIsHub: w.agentIsHub } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,

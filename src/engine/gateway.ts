@@ -75,6 +75,10 @@ export interface GatewayOptions {
   commands?: SessionCommandsPort;
   /** Masks known secrets in an update's JSON text before it is stored and sent (by value). */
   mask?: (jsonText: string) => string;
+  /** The agent is an acphub hub (`run --hub`, `chat --hub`): its session ids are the sessions'
+   *  ids (one id everywhere), and a session it does not know is an error, never restored.
+   *  `"replay"`: a session continued here is loaded from the hub with its history shown (chat). */
+  agentIsHub?: boolean | "replay";
 }
 
 export class Gateway {
@@ -108,6 +112,7 @@ export class Gateway {
       events: this.events,
       ...(options.commands ? { commands: options.commands } : {}),
       ...(options.mask ? { mask: options.mask } : {}),
+      ...(options.agentIsHub ? { agentIsHub: options.agentIsHub } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,

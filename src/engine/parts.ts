@@ -29,6 +29,8 @@ export interface GatewayParts {
   commands?: SessionCommandsPort;
   /** Masks known secrets in an update's JSON text (values only; same text when none). */
   mask?: (jsonText: string) => string;
+  /** The agent is an acphub hub (`--hub`): see GatewayOptions.agentIsHub. */
+  agentIsHub?: boolean | "replay";
 }
 
 // The one agent process behind a gateway: spawned on first use, and again on next use after it

@@ -58,11 +58,12 @@ export interface AgentPort {
     params: SessionOpenParams,
     signal?: AbortSignal,
   ): Promise<AgentSessionPort>;
+  /** `replay`: the updates the agent replayed while loading, in order. */
   loadSession(
     id: string,
     params: SessionOpenParams,
     signal?: AbortSignal,
-  ): Promise<{ session: AgentSessionPort }>;
+  ): Promise<{ session: AgentSessionPort; replay?: RunEvent[] }>;
   resumeSession(
     id: string,
     params: SessionOpenParams,

@@ -10,7 +10,7 @@ import type { GatewayParts } from "./parts.js";
 import type { LiveSession } from "./session-table.js";
 import type { SessionRecord } from "./ports.js";
 
-// Opens an agent session and records it under a new hub id.
+// Opens an agent session and records it under a new hub id (the hub's own, when the agent is one).
 export async function openSession(
   parts: GatewayParts,
   params: Params,
@@ -27,7 +27,8 @@ export async function openSession(
     { cwd, mcpServers: mcpServers ?? [], additionalDirectories, meta: _meta },
     signal,
   );
-  const id = `hub-${randomUUID()}`;
+  // A hub's sessions keep the hub's id: the one its page and every client show.
+  const id = parts.agentIsHub ? session.id : `hub-${randomUUID()}`;
   const now = Date.now();
   await parts.ledger.createSession({
     id,

@@ -15,6 +15,7 @@ import {
 import { afterSeqOf, agentOf } from "./meta.js";
 import { askingEditor, HubWatch } from "./watch.js";
 import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
+import { checkSessionFolder } from "./session-folder.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
 import {
   idempotencyKeyOf,
@@ -182,6 +183,7 @@ export class SessionHub {
   }
 
   async newSession(client: HubClient, params: Params): Promise<Params> {
+    checkSessionFolder(params["cwd"]);
     const agent = agentOf(params["_meta"]) ?? this.options.defaultAgent;
     const gateway = await this.gatewayFor(agent);
     const result = await gateway.newSession(params);

@@ -20,7 +20,6 @@ import { edge } from "../protocol/to-request-error.js";
 import { OutboundQueue } from "./outbound-queue.js";
 import { forkOnHub } from "../hub/fork.js";
 import { registerTableMethods } from "./connection-table.js";
-import { checkFolder } from "../hub/folder.js";
 import { SESSIONS_SEARCH, searchSessions } from "../hub/search.js";
 import {
   TERMINAL_OUTPUT,
@@ -168,10 +167,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
             `too many new sessions on this connection: the limit is ${o.sessionsPerMinute} per minute`,
             { retryable: true },
           );
-        return inOrder(conn, async () => {
-          await checkFolder(params["cwd"]);
-          return hub.newSession(client, params);
-        });
+        return inOrder(conn, () => hub.newSession(client, params));
       }),
     )
     .onRequest(m.session.load, raw<Params>, ({ params }) =>

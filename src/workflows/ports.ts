@@ -68,8 +68,9 @@ export interface RunSink {
   update(update: Record<string, unknown>): void;
 }
 
+/** `waiting`: a gate nobody could answer (no terminal, no --approve); never a step_end. */
 export type StepStatus =
-  "completed" | "failed" | "rejected" | "cancelled" | "timeout";
+  "completed" | "failed" | "rejected" | "waiting" | "cancelled" | "timeout";
 
 export type JournalEntry =
   | {

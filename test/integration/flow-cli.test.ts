@@ -189,7 +189,7 @@ steps:
     expect(readFileSync(spawns, "utf8")).toBe("spawned\n");
   });
 
-  it("without a terminal or --approve a gate is refused: exit 5, later steps not run", async () => {
+  it("without a terminal or --approve a gate waits: exit 5, later steps not run", async () => {
     const p = project({ four: FOUR });
     const r = await runCli(
       ["flow", "run", "four", "x", "--json", "-C", p.cwd],
@@ -205,7 +205,7 @@ steps:
     ).toMatch(/--approve/);
     expect(stepEnds(events, "test")).toHaveLength(0);
     expect(events.find((e) => e["type"] === "result")).toMatchObject({
-      status: "rejected",
+      status: "waiting",
       step: "confirm",
     });
   });
