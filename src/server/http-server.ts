@@ -27,6 +27,7 @@ import { ownOrigins, isLoopback, reachableUrl } from "./origins.js";
 import type { WebRoutes } from "./web-routes.js";
 import { httpLiveness, type HttpLiveness } from "./http-liveness.js";
 import { keepAlive } from "./ws-keepalive.js";
+import { coalesceWrites } from "./write-coalescing.js";
 
 export interface HubServerOptions {
   host: string;
@@ -107,6 +108,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     ? createHttps({ ...serverOptions, cert: o.tls.cert, key: o.tls.key })
     : createHttp(serverOptions);
   server.maxConnections = limits.maxConnections * 2;
+  server.on(o.tls ? "secureConnection" : "connection", coalesceWrites);
   const atCapacity = () => o.openConnections() >= limits.maxConnections;
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
