@@ -29,6 +29,8 @@ import { writePgBatch } from "./pg-batch.js";
 import { compactPg, copyEventsPg, insertSessionPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
+import { pgUserStore } from "./pg-users.js";
+import type { UserStore } from "../../contracts/users.js";
 
 export interface PostgresLedgerOptions
   extends LedgerOptions, PgConnectionOptions {}
@@ -53,6 +55,8 @@ export class PostgresLedger implements LedgerPort, EventStore {
   private readonly listener: PgListener;
   private readonly instance = randomUUID();
   private retention: NodeJS.Timeout | undefined;
+  /** The hub's users, grants and audit log (issue 22), in this database. */
+  readonly users: UserStore;
 
   private constructor(
     private readonly db: PgConnection,
@@ -61,6 +65,7 @@ export class PostgresLedger implements LedgerPort, EventStore {
     this.caps = withDefaults(DEFAULT_LEDGER_CAPS, options.caps);
     this.logger = options.logger ?? silentLogger();
     this.mask = options.mask ?? ((text) => text);
+    this.users = pgUserStore(db);
     this.log = new EventLog(this, this.logger, this.mask, options.batch);
     Object.assign(this, this.log.methods());
     this.listener = new PgListener(

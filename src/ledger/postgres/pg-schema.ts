@@ -2,6 +2,7 @@
 // advisory lock so that two acphub processes opening one ledger do not both migrate it.
 import type { PoolClient } from "pg";
 import { HubError } from "../../shared/errors.js";
+import { usersSchemaSql } from "../user-store.js";
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE acphub_sessions (
@@ -34,6 +35,8 @@ const MIGRATIONS: string[] = [
   // session it was forked from (issue 14's columns, as in the SQLite ledger).
   `ALTER TABLE acphub_sessions ADD COLUMN settings TEXT;
    ALTER TABLE acphub_sessions ADD COLUMN forked_from TEXT;`,
+  // 3 (issue 22): users, their login codes, who may see which session, and the audit log.
+  usersSchemaSql("acphub_", "BIGSERIAL PRIMARY KEY", "TEXT"),
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
