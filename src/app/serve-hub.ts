@@ -19,9 +19,13 @@ import { installed } from "../agents/registry.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
 import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
+import type { UserStore } from "../contracts/users.js";
+import { userStoreOf } from "../ledger/open.js";
 
 export interface ServeHub {
   hub: SessionHub;
+  /** The users, grants and audit log in the ledger's database (issue 22). */
+  users: UserStore;
   listAgents(): unknown[];
   /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
   readTerminal: TerminalReader;
@@ -103,6 +107,7 @@ export async function openServeHub(
   };
   return {
     hub,
+    users: userStoreOf(ledger),
     listAgents,
     readTerminal,
     close: async () => {

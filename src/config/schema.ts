@@ -154,6 +154,14 @@ export const configSchema = z.strictObject({
       idleTimeoutMs: positiveMs.optional(),
       maxFailedAuth: z.number().int().positive().optional(),
       authBackoffMs: positiveMs.optional(),
+      /** Requests from these addresses are the user their header names (docs/serve.md). */
+      trustedProxy: z
+        .strictObject({
+          addresses: z.array(z.string().min(1)).min(1),
+          userHeader: z.string().min(1).optional(),
+          autoCreate: z.boolean().optional(),
+        })
+        .optional(),
     })
     .optional(),
 });

@@ -6,6 +6,7 @@ import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { outcomeFor } from "../protocol/permission-options.js";
 import { HubError } from "../shared/errors.js";
 import type { EditorPort } from "../engine/ports.js";
+import type { HubUser } from "../contracts/users.js";
 
 type Params = Record<string, unknown>;
 
@@ -16,6 +17,8 @@ export interface HubClient {
   readonly closed: boolean;
   /** Asked at initialize for the hub's watch notifications (see hub-watch.ts). */
   watch?: boolean;
+  /** Who opened the connection (issue 22); none: a single-user hub (everything allowed). */
+  readonly user?: HubUser;
   /** Queues a notification; never blocks the relay (a slow client is disconnected).
    *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. */
   notify(method: string, params: Params, catchUp?: boolean): void;

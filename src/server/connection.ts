@@ -25,6 +25,8 @@ import {
   terminalOutput,
   type TerminalReader,
 } from "../hub/terminal-output.js";
+import { currentUser } from "./identity-scope.js";
+import { ConnectionsByUser } from "./connections-by-user.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
@@ -50,9 +52,12 @@ interface Conn {
   connection?: AgentConnection;
 }
 
-// What the SDK's AcpServer calls for each accepted connection (`createAgent`).
+// What the SDK's AcpServer calls for each accepted connection (`createAgent`); `closeUser`
+// closes every connection a user opened (removed, or given a new token).
 export function hubConnector(o: HubConnectionOptions) {
+  const byUser = new ConnectionsByUser();
   return {
+    closeUser: (name: string) => byUser.close(name),
     connect(stream: Stream, options?: { deferConnectHandlers?: boolean }) {
       const conn = newConn(o);
       const app = buildApp(o, conn);
@@ -62,11 +67,13 @@ export function hubConnector(o: HubConnectionOptions) {
       ) => AgentConnection;
       const connection = connect(stream, options);
       conn.connection = connection;
+      byUser.add(conn.client.user?.name, connection);
       o.hub.addClient(conn.client);
       o.onOpen?.();
       void connection.closed
         .catch(() => undefined)
         .finally(() => {
+          byUser.remove(conn.client.user?.name, connection);
           o.hub.removeClient(conn.client);
           o.onClose?.();
         });
@@ -92,6 +99,7 @@ function newConn(o: HubConnectionOptions): Conn {
     limiter: new FixedWindowLimiter(o.sessionsPerMinute, 60_000),
     client: {
       id: randomUUID(),
+      user: currentUser(),
       get closed() {
         return conn.connection?.signal.aborted ?? false;
       },
@@ -231,11 +239,33 @@ async function extension(
   params: Params | undefined,
   signal: AbortSignal,
 ): Promise<unknown> {
-  if (method === "_acphub/agents") return { agents: await o.listAgents() };
+  if (method === "_acphub/whoami") return whoami(conn);
+  if (method === "_acphub/agents") {
+    adminOnly(conn, method);
+    return { agents: await o.listAgents() };
+  }
   if (method === "_acphub/session/replay")
     return o.hub.replay(conn.client, params ?? {});
   if (method === TERMINAL_OUTPUT)
     return terminalOutput(o.hub, o.readTerminal, conn.client, params ?? {});
   const gateway = await o.hub.gatewayOf(conn.client, params?.["sessionId"]);
   return gateway.forwardExtension(method, params, signal);
+}
+
+// `_acphub/whoami`: the connection's user (the built-in admin on a hub without users).
+function whoami(conn: Conn): { name: string; role: string } {
+  const user = conn.client.user;
+  return user
+    ? { name: user.name, role: user.role }
+    : { name: "admin", role: "admin" };
+}
+
+// Refuses a method to anyone but an admin.
+function adminOnly(conn: Conn, method: string): void {
+  const role = conn.client.user?.role ?? "admin";
+  if (role !== "admin")
+    throw new HubError(
+      "PERMISSION_DENIED",
+      `${method} is for admins; you are a ${role}`,
+    );
 }
