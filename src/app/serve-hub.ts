@@ -81,7 +81,9 @@ export async function openServeHub(
       },
     });
   };
+  const users = userStoreOf(ledger);
   const hub = new SessionHub({
+    access: users,
     ledger: metrics.timeLedger(ledger),
     defaultAgent,
     createGateway,
@@ -107,7 +109,7 @@ export async function openServeHub(
   };
   return {
     hub,
-    users: userStoreOf(ledger),
+    users,
     listAgents,
     readTerminal,
     close: async () => {

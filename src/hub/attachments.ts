@@ -42,6 +42,8 @@ export class Attachments {
   private readonly bySession = new Map<string, Map<string, Attached>>();
   private readonly owners = new Map<string, HubClient>();
   private readonly clients = new Map<string, HubClient>();
+  /** "session\0client" of the clients that may only watch that session (issue 22). */
+  private readonly watchOnly = new Set<string>();
 
   // Registers a connection so that session-less notifications reach it.
   addClient(client: HubClient): void {
@@ -85,6 +87,7 @@ export class Attachments {
       map?.delete(client.id);
       if (map?.size === 0) this.bySession.delete(id);
       if (this.owners.get(id) === client) this.owners.delete(id);
+      this.watchOnly.delete(`${id}\0${client.id}`);
     }
     if (!sessionId) this.clients.delete(client.id);
   }
@@ -97,6 +100,17 @@ export class Attachments {
   setOwner(sessionId: string, client: HubClient | undefined): void {
     if (client) this.owners.set(sessionId, client);
     else this.owners.delete(sessionId);
+  }
+
+  // Marks (or unmarks) a client as a viewer of a session: never asked to answer for it.
+  setWatchOnly(sessionId: string, client: HubClient, only: boolean): void {
+    const key = `${sessionId}\0${client.id}`;
+    if (only) this.watchOnly.add(key);
+    else this.watchOnly.delete(key);
+  }
+
+  mayAnswer(sessionId: string, client: HubClient): boolean {
+    return !this.watchOnly.has(`${sessionId}\0${client.id}`);
   }
 
   owner(sessionId: string): HubClient | undefined {
@@ -207,7 +221,9 @@ function targetsOf(attachments: Attachments, params: Params): HubClient[] {
   const others = attachments
     .attached(sessionId)
     .map((a) => a.client)
-    .filter((c) => c !== owner && !c.closed);
+    .filter(
+      (c) => c !== owner && !c.closed && attachments.mayAnswer(sessionId, c),
+    );
   return owner && !owner.closed ? [owner, ...others] : others;
 }
 

@@ -27,6 +27,7 @@ import {
 } from "../hub/terminal-output.js";
 import { currentUser } from "./identity-scope.js";
 import { ConnectionsByUser } from "./connections-by-user.js";
+import { sharing } from "../hub/share.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
@@ -181,7 +182,11 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     )
     .onRequest(m.session.list, raw<Params>, ({ params }) =>
       edge(async () =>
-        listWithState(await hub.listSessions(params), hub.ledger, hub.watch),
+        listWithState(
+          await hub.listSessions(params, client),
+          hub.ledger,
+          hub.watch,
+        ),
       ),
     )
     .onRequest(m.session.resume, raw<Params>, ({ params }) =>
@@ -194,7 +199,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       edge(() => hub.closeSession(client, params)),
     )
     .onRequest(m.session.delete, raw<Params>, ({ params }) =>
-      edge(() => hub.deleteSession(params)),
+      edge(() => hub.deleteSession(params, client)),
     )
     .onRequest(m.session.prompt, raw<Params>, ({ params, signal }) =>
       edge(() =>
@@ -205,7 +210,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     )
     .onNotification(m.session.cancel, raw<Params>, ({ params }) => {
       if (hub.attachments.isAttached(String(params["sessionId"]), client))
-        void hub.cancel(params).catch(() => undefined);
+        void hub.cancel(params, client).catch(() => undefined);
     })
     .onRequest("*", ({ method, params, signal }) => {
       const p = params as Params | undefined;
@@ -213,13 +218,14 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
         return edge(() => extension(o, conn, method, p, signal));
       if (typeof p?.["sessionId"] !== "string")
         throw RequestError.methodNotFound(method);
-      return edge(async () =>
-        (await hub.gatewayOf(client, p["sessionId"])).forwardUnknown(
+      return edge(async () => {
+        await hub.mustDrive(client, p["sessionId"]);
+        return (await hub.gatewayOf(client, p["sessionId"])).forwardUnknown(
           method,
           p,
           signal,
-        ),
-      );
+        );
+      });
     })
     .onNotification("*", ({ method, params }) => {
       if (!isExtensionMethod(method)) return;
@@ -248,6 +254,10 @@ async function extension(
     return o.hub.replay(conn.client, params ?? {});
   if (method === TERMINAL_OUTPUT)
     return terminalOutput(o.hub, o.readTerminal, conn.client, params ?? {});
+  const shared = await sharing(o.hub, conn.client, method, params ?? {});
+  if (shared) return shared;
+  if (params?.["sessionId"] !== undefined)
+    await o.hub.mustDrive(conn.client, params["sessionId"]);
   const gateway = await o.hub.gatewayOf(conn.client, params?.["sessionId"]);
   return gateway.forwardExtension(method, params, signal);
 }
