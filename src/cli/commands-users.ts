@@ -74,3 +74,19 @@ export function addUserCommands(program: Command): void {
     .option("--json", 'print {"name","url","expiresAt"}')
     .action(act((m, o) => m.usersLoginLink(String(o["name"]), o)));
 }
+
+// Adds `acphub audit`.
+export function addAuditCommand(program: Command): void {
+  program
+    .command("audit")
+    .description(
+      "what the hub's users did: prompts, cancels, settings, shares, logins, user changes",
+    )
+    .option("--since <when>", "only since then: 30m, 2h, 7d or a date")
+    .option("--user <name>", "only this user's entries")
+    .option("--json", "print them as JSON")
+    .action(async (options: Record<string, unknown>) => {
+      const { auditCommand } = await import("./audit.js");
+      process.exitCode = await auditCommand({ ...program.opts(), ...options });
+    });
+}

@@ -5,7 +5,7 @@ import { ACPHUB_VERSION } from "../shared/version.js";
 import { registerFlow } from "./flow-cmd.js";
 import { addLedgerCommands } from "./commands-sessions.js";
 import { addSetupCommands } from "./commands-setup.js";
-import { addUserCommands } from "./commands-users.js";
+import { addAuditCommand, addUserCommands } from "./commands-users.js";
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -203,6 +203,7 @@ registerFlow(program);
 addLedgerCommands(program);
 addSetupCommands(program);
 addUserCommands(program);
+addAuditCommand(program);
 
 program
   .command("mock-agent")

@@ -108,6 +108,24 @@ export class SessionAccess {
     else map.delete(user);
   }
 
+  // Writes what a user did to the audit log (a failed write is not the user's problem).
+  note(
+    user: HubUser | undefined,
+    action: string,
+    sessionId: string | null,
+    detail: Record<string, unknown> | null = null,
+  ): void {
+    void this.store
+      ?.audit({
+        at: Date.now(),
+        user: user?.name ?? "admin",
+        action,
+        sessionId,
+        detail,
+      })
+      .catch(() => undefined);
+  }
+
   get users(): AccessStore | undefined {
     return this.store;
   }

@@ -46,8 +46,17 @@ export function registerTableMethods(
       if (
         entry.method.startsWith("session/set_") &&
         params["sessionId"] !== undefined
-      )
+      ) {
         await edge(() => hub.mustDrive(client, params["sessionId"]));
+        hub.access.note(
+          client.user,
+          entry.method,
+          String(params["sessionId"]),
+          {
+            params: { ...params, sessionId: undefined },
+          },
+        );
+      }
       if (entry.handling === "served" && served)
         return edge(async () =>
           served(await gatewayFor(params), params, signal),

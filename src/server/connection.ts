@@ -202,15 +202,21 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       edge(() => hub.deleteSession(params, client)),
     )
     .onRequest(m.session.prompt, raw<Params>, ({ params, signal }) =>
-      edge(() =>
-        inOrder(conn, () =>
+      edge(async () => {
+        await auditedPrompt(hub, client, params);
+        return inOrder(conn, () =>
           hub.prompt(client, params, explicitCancel(signal, conn)),
-        ),
-      ),
+        );
+      }),
     )
     .onNotification(m.session.cancel, raw<Params>, ({ params }) => {
       if (hub.attachments.isAttached(String(params["sessionId"]), client))
-        void hub.cancel(params, client).catch(() => undefined);
+        void hub
+          .cancel(params, client)
+          .then(() =>
+            hub.access.note(client.user, "cancel", String(params["sessionId"])),
+          )
+          .catch(() => undefined);
     })
     .onRequest("*", ({ method, params, signal }) => {
       const p = params as Params | undefined;
@@ -278,4 +284,17 @@ function adminOnly(conn: Conn, method: string): void {
       "PERMISSION_DENIED",
       `${method} is for admins; you are a ${role}`,
     );
+}
+
+// A prompt the user may send is written to the audit log (with its size) before it runs.
+async function auditedPrompt(
+  hub: SessionHub,
+  client: HubClient,
+  params: Params,
+): Promise<void> {
+  await hub.mustDrive(client, params["sessionId"]);
+  const bytes = Buffer.byteLength(JSON.stringify(params["prompt"] ?? null));
+  hub.access.note(client.user, "prompt", String(params["sessionId"]), {
+    bytes,
+  });
 }

@@ -274,4 +274,56 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
     ).toBe(0);
     expect(await listIds(bob)).toEqual([]);
   });
+
+  it("acphub audit lists who prompted, shared and changed settings; a refused prompt is not there", async () => {
+    const team = await fx.start(USERS, {}, ["--modes"]);
+    const { alice, sessionId } = await aliceSession(team, "ws");
+    await alice.agent.request("session/set_mode", {
+      sessionId,
+      modeId: "code",
+    });
+    await alice.agent.request("_acphub/session/share", {
+      sessionId,
+      user: "vic",
+    });
+    const vic = fx.connect(team, "vic", "ws");
+    await vic.agent.request("initialize", INIT);
+    await vic.agent.request("session/load", {
+      sessionId,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    await expect(
+      vic.agent.request("session/prompt", {
+        sessionId,
+        prompt: text("from vic"),
+      }),
+    ).rejects.toMatchObject({ code: -32001 });
+    const audit = await runCli(["audit", "--json", "--since", "1h"], {
+      home: team.home,
+    });
+    const entries = JSON.parse(audit.stdout) as {
+      user: string;
+      action: string;
+      sessionId: string | null;
+    }[];
+    expect(
+      entries
+        .filter((e) => e.sessionId === sessionId)
+        .map((e) => [e.user, e.action]),
+    ).toEqual([
+      ["alice", "prompt"],
+      ["alice", "session/set_mode"],
+      ["alice", "session.share"],
+    ]);
+    const mine = await runCli(["audit", "--user", "vic", "--json"], {
+      home: team.home,
+    });
+    expect(JSON.parse(mine.stdout)).toEqual([]);
+    const bad = await runCli(["audit", "--since", "yesterday-ish"], {
+      home: team.home,
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--since "yesterday-ish": give a duration');
+  });
 });
