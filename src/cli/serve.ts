@@ -14,6 +14,7 @@ import { fail } from "./guard.js";
 import { openServeHub, type ServeHub } from "../app/serve-hub.js";
 import { serveWeb, type ServeWeb } from "../app/serve-web.js";
 import { serveUsers } from "../app/serve-users.js";
+import { Quotas } from "../hub/quotas.js";
 
 export interface ServeOptions extends GlobalOptions {
   host?: string;
@@ -84,6 +85,7 @@ async function start(
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
     onClose: metrics.connectionClosed,
+    quotas: new Quotas(ctx.config.users),
   });
   users.onRevoked.push((name) => connector.closeUser(name));
   try {

@@ -59,6 +59,12 @@ const denyRuleSchema = z.strictObject({
   pattern: regex,
 });
 
+const userLimitsSchema = z.strictObject({
+  concurrentTurns: z.number().int().positive().optional(),
+  promptsPerMinute: z.number().int().positive().optional(),
+  promptBytes: z.number().int().positive().optional(),
+});
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   defaultAgent: z.string().min(1).optional(),
@@ -138,6 +144,13 @@ export const configSchema = z.strictObject({
     .optional(),
   env: z
     .strictObject({ allow: z.array(z.string().min(1)).optional() })
+    .optional(),
+  /** Per-user quotas of acphub serve (docs/serve.md, "Quotas"). */
+  users: z
+    .strictObject({
+      limits: userLimitsSchema.optional(),
+      perUser: z.record(z.string(), userLimitsSchema).optional(),
+    })
     .optional(),
   serve: z
     .strictObject({

@@ -28,6 +28,7 @@ import {
 import { currentUser } from "./identity-scope.js";
 import { ConnectionsByUser } from "./connections-by-user.js";
 import { sharing } from "../hub/share.js";
+import type { Quotas } from "../hub/quotas.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
@@ -42,6 +43,8 @@ export interface HubConnectionOptions {
   maxQueuedMessages: number;
   onOpen?: () => void;
   onClose?: () => void;
+  /** Per-user quotas on prompts (issue 22); none: unlimited. */
+  quotas?: Quotas;
 }
 
 /** The per-connection state behind the handlers. */
@@ -203,10 +206,14 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     )
     .onRequest(m.session.prompt, raw<Params>, ({ params, signal }) =>
       edge(async () => {
-        await auditedPrompt(hub, client, params);
-        return inOrder(conn, () =>
-          hub.prompt(client, params, explicitCancel(signal, conn)),
-        );
+        const release = await admitPrompt(o, client, params);
+        try {
+          return await inOrder(conn, () =>
+            hub.prompt(client, params, explicitCancel(signal, conn)),
+          );
+        } finally {
+          release();
+        }
       }),
     )
     .onNotification(m.session.cancel, raw<Params>, ({ params }) => {
@@ -286,15 +293,18 @@ function adminOnly(conn: Conn, method: string): void {
     );
 }
 
-// A prompt the user may send is written to the audit log (with its size) before it runs.
-async function auditedPrompt(
-  hub: SessionHub,
+// A prompt the user may send, within their quotas, is written to the audit log (with its
+// size) before it runs; the returned function ends its quota turn.
+async function admitPrompt(
+  o: HubConnectionOptions,
   client: HubClient,
   params: Params,
-): Promise<void> {
-  await hub.mustDrive(client, params["sessionId"]);
+): Promise<() => void> {
+  await o.hub.mustDrive(client, params["sessionId"]);
   const bytes = Buffer.byteLength(JSON.stringify(params["prompt"] ?? null));
-  hub.access.note(client.user, "prompt", String(params["sessionId"]), {
+  const release = o.quotas?.admit(client.user, bytes) ?? (() => undefined);
+  o.hub.access.note(client.user, "prompt", String(params["sessionId"]), {
     bytes,
   });
+  return release;
 }

@@ -3,7 +3,7 @@
 // they may not see is answered exactly like one that does not exist; shared as viewer, a session
 // can be listed, loaded and watched, while prompts and settings are refused and change nothing.
 import { afterEach, describe, expect, it } from "vitest";
-import { INIT, text, type HubTestClient } from "../helpers/hub.js";
+import { INIT, text, until, type HubTestClient } from "../helpers/hub.js";
 import { steps } from "../helpers/mock.js";
 import { teamFixture, type TeamHub } from "../helpers/team.js";
 import { runCli } from "../helpers/cli.js";
@@ -325,5 +325,76 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
     });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--since "yesterday-ish": give a duration');
+  });
+
+  it("a prompt over a quota is refused naming the limit, records nothing, and is admitted once the quota frees up", async () => {
+    const team = await fx.start(USERS, {
+      users: { limits: { concurrentTurns: 1, promptBytes: 2000 } },
+    });
+    const alice = fx.connect(team, "alice", "ws");
+    await alice.agent.request("initialize", INIT);
+    const open = async () =>
+      (
+        await alice.agent.request<{ sessionId: string }>("session/new", {
+          cwd: "/tmp",
+          mcpServers: [],
+        })
+      ).sessionId;
+    const [first, second] = [await open(), await open()];
+    const slow = alice.agent.request("session/prompt", {
+      sessionId: first,
+      prompt: text(
+        steps({ text: "working" }, { sleep: 1500 }, { text: "done" }),
+      ),
+    });
+    await until(() => alice.updates(first).length > 0);
+    const seqBefore = (
+      await alice.agent.request<{ lastSeq: number }>("_acphub/session/replay", {
+        sessionId: second,
+      })
+    ).lastSeq;
+    await expect(
+      alice.agent.request("session/prompt", {
+        sessionId: second,
+        prompt: text("hi"),
+      }),
+    ).rejects.toMatchObject({
+      message: expect.stringContaining(
+        "quota users.limits.concurrentTurns (1 at once) reached",
+      ),
+    });
+    await expect(
+      alice.agent.request("session/prompt", {
+        sessionId: second,
+        prompt: text("x".repeat(3000)),
+      }),
+    ).rejects.toMatchObject({
+      message: expect.stringContaining("promptBytes (2000 bytes"),
+    });
+    expect(
+      (
+        await alice.agent.request<{ lastSeq: number }>(
+          "_acphub/session/replay",
+          { sessionId: second },
+        )
+      ).lastSeq,
+    ).toBe(seqBefore);
+    await slow;
+    await alice.agent.request("session/prompt", {
+      sessionId: second,
+      prompt: text(steps({ text: "now" })),
+    });
+    // The serve token's holder (admin) is not limited.
+    const admin = fx.connect(team, "admin", "ws");
+    await admin.agent.request("initialize", INIT);
+    await admin.agent.request("session/load", {
+      sessionId: first,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    await admin.agent.request("session/prompt", {
+      sessionId: first,
+      prompt: text("x".repeat(3000)),
+    });
   });
 });
