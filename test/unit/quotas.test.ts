@@ -2,6 +2,17 @@
 // again once it has.
 import { describe, expect, it } from "vitest";
 import { Quotas } from "../../src/hub/quotas.js";
+import { toRequestError } from "../../src/protocol/to-request-error.js";
+
+// The error a call throws.
+function refusal(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("no error");
+}
 
 const alice = { name: "alice", role: "member" } as const;
 
@@ -15,6 +26,11 @@ describe("quotas", () => {
     expect(() => q.admit(alice, 10)).toThrow(
       "quota users.limits.promptsPerMinute (2 per minute) reached: frees up in 50 s",
     );
+    expect(toRequestError(refusal(() => q.admit(alice, 10))).data).toEqual({
+      code: "LIMIT_EXCEEDED",
+      retryable: true,
+      retryAfterS: 50,
+    });
     t += 50_001;
     expect(() => q.admit(alice, 10)()).not.toThrow();
   });
