@@ -19,9 +19,13 @@ import { installed } from "../agents/registry.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
 import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
+import type { UserStore } from "../contracts/users.js";
+import { userStoreOf } from "../ledger/open.js";
 
 export interface ServeHub {
   hub: SessionHub;
+  /** The users, grants and audit log in the ledger's database (issue 22). */
+  users: UserStore;
   listAgents(): unknown[];
   /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
   readTerminal: TerminalReader;
@@ -80,7 +84,9 @@ export async function openServeHub(
     hostOf.set(name, host);
     return gateway;
   };
+  const users = userStoreOf(ledger);
   const hub = new SessionHub({
+    access: users,
     ledger: metrics.timeLedger(ledger),
     defaultAgent,
     createGateway,
@@ -108,6 +114,7 @@ export async function openServeHub(
   };
   return {
     hub,
+    users,
     listAgents,
     readTerminal,
     close: async () => {

@@ -1,7 +1,9 @@
 // The web page's part of `acphub serve`: browser logins (kept in the state folder) and the
 // page's routes, wired into the hub's server; the login URL is known once it listens.
+import type { UserStore } from "../contracts/users.js";
 import type { OtherCredential } from "../server/guard.js";
 import { cookieOf, WebAuth } from "../server/web-auth.js";
+import type { ServeUsers } from "./serve-users.js";
 import { webRoutes, type WebRoutes } from "../server/web-routes.js";
 import { DEFAULT_WEB_ROOT } from "../server/web-static.js";
 
@@ -12,8 +14,14 @@ export interface ServeWeb {
   listening(url: string): void;
 }
 
-export function serveWeb(stateDir: string, secure: boolean): ServeWeb {
-  const auth = new WebAuth({ stateDir });
+export function serveWeb(
+  stateDir: string,
+  secure: boolean,
+  users?: { store?: UserStore; serve: ServeUsers },
+): ServeWeb {
+  const auth = new WebAuth({ stateDir, store: users?.store });
+  users?.serve.directory.useCookies((req) => auth.userOf(req));
+  users?.serve.onRevoked.push((name) => auth.forgetUser(name));
   let base = "";
   return {
     routes: webRoutes({
@@ -21,6 +29,8 @@ export function serveWeb(stateDir: string, secure: boolean): ServeWeb {
       root: DEFAULT_WEB_ROOT,
       secure,
       baseUrl: () => base,
+      identify: (req) => users?.serve.directory.identify(req),
+      onLogin: (user) => users?.serve.loggedIn(user),
     }),
     alsoAccepts: {
       presented: (req) => cookieOf(req) !== undefined,

@@ -77,6 +77,27 @@ export function addLedgerCommands(program: Command): void {
         ...options,
       });
     });
+  const share = async (id: string, o: Record<string, unknown>, un: boolean) => {
+    const { sessionsShare } = await import("./sessions-share.js");
+    process.exitCode = await sessionsShare(id, { ...program.opts(), ...o }, un);
+  };
+  sessions
+    .command("share")
+    .description(
+      "let a user of the hub see (viewer) or drive (driver) a session",
+    )
+    .argument("<id>", "session id")
+    .requiredOption("--with <user>", "the user")
+    .option("--role <role>", "viewer or driver", "viewer")
+    .option("--json", 'print {"sessionId","user","role"}')
+    .action((id: string, o: Record<string, unknown>) => share(id, o, false));
+  sessions
+    .command("unshare")
+    .description("take back a user's access to a hub session")
+    .argument("<id>", "session id")
+    .requiredOption("--with <user>", "the user")
+    .option("--json", 'print {"sessionId","user","removed"}')
+    .action((id: string, o: Record<string, unknown>) => share(id, o, true));
   sessions
     .command("import")
     .description("read a session written by export back into the ledger")

@@ -5,6 +5,7 @@ import { ACPHUB_VERSION } from "../shared/version.js";
 import { registerFlow } from "./flow-cmd.js";
 import { addLedgerCommands } from "./commands-sessions.js";
 import { addSetupCommands } from "./commands-setup.js";
+import { addAuditCommand, addUserCommands } from "./commands-users.js";
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -201,6 +202,8 @@ Editors connect through the stdio shim: acphub acp --hub ws://127.0.0.1:8787/acp
 registerFlow(program);
 addLedgerCommands(program);
 addSetupCommands(program);
+addUserCommands(program);
+addAuditCommand(program);
 
 program
   .command("mock-agent")

@@ -13,6 +13,8 @@ import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { openServeHub, type ServeHub } from "../app/serve-hub.js";
 import { serveWeb, type ServeWeb } from "../app/serve-web.js";
+import { serveUsers } from "../app/serve-users.js";
+import { Quotas } from "../hub/quotas.js";
 
 export interface ServeOptions extends GlobalOptions {
   host?: string;
@@ -75,6 +77,7 @@ async function start(
   hub: ServeHub;
   tokenSource: string;
   web: ServeWeb;
+  stopUsers: () => void;
 }> {
   const serve = ctx.config.serve ?? {};
   const host = o.host ?? "127.0.0.1";
@@ -94,7 +97,11 @@ async function start(
   liveSessions = () => hub.hub.attachments.sessionCount;
   const limits = { ...DEFAULT_SERVER_LIMITS, ...serve };
   const tls = tlsOf(o);
-  const web = serveWeb(ctx.paths.stateDir, tls !== undefined);
+  const users = await serveUsers(ctx, token, hub.users);
+  const web = serveWeb(ctx.paths.stateDir, tls !== undefined, {
+    store: hub.users,
+    serve: users,
+  });
   const connector = hubConnector({
     hub: hub.hub,
     logger: ctx.logger,
@@ -104,7 +111,9 @@ async function start(
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
     onClose: metrics.connectionClosed,
+    quotas: new Quotas(ctx.config.users),
   });
+  users.onRevoked.push((name) => connector.closeUser(name));
   try {
     const server = await startHubServer({
       host,
@@ -122,12 +131,16 @@ async function start(
         body: await metrics.registry.metrics(),
       }),
       web: web.routes,
-      alsoAccepts: web.alsoAccepts,
+      identify: (req) => users.directory.identify(req),
       logger: ctx.logger,
     });
-    web.listening(serve.publicUrl?.replace(/\/+$/, "") ?? server.url);
-    return { server, hub, tokenSource: source, web };
+    const url = serve.publicUrl?.replace(/\/+$/, "") ?? server.url;
+    web.listening(url);
+    users.listening(url);
+    const stopUsers = () => users.directory.stop();
+    return { server, hub, tokenSource: source, web, stopUsers };
   } catch (error) {
+    users.directory.stop();
     await hub.close();
     throw listenError(error, host, port);
   }
@@ -142,7 +155,7 @@ export async function serveCommand(o: ServeOptions): Promise<ExitCode> {
   } catch (error) {
     return fail(error);
   }
-  const { server, hub, tokenSource, web } = started;
+  const { server, hub, tokenSource, web, stopUsers } = started;
   const loginUrl = web.routes.loginUrl();
   if (o.json) {
     out(
@@ -162,6 +175,7 @@ export async function serveCommand(o: ServeOptions): Promise<ExitCode> {
   });
   ctx.logger.info("shutting down");
   server.stopAccepting();
+  stopUsers();
   await hub
     .close()
     .catch((error: unknown) => ctx.logger.warn({ err: error }, "shutdown"));

@@ -59,6 +59,12 @@ const denyRuleSchema = z.strictObject({
   pattern: regex,
 });
 
+const userLimitsSchema = z.strictObject({
+  concurrentTurns: z.number().int().positive().optional(),
+  promptsPerMinute: z.number().int().positive().optional(),
+  promptBytes: z.number().int().positive().optional(),
+});
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   defaultAgent: z.string().min(1).optional(),
@@ -142,6 +148,13 @@ export const configSchema = z.strictObject({
   env: z
     .strictObject({ allow: z.array(z.string().min(1)).optional() })
     .optional(),
+  /** Per-user quotas of acphub serve (docs/serve.md, "Quotas"). */
+  users: z
+    .strictObject({
+      limits: userLimitsSchema.optional(),
+      perUser: z.record(z.string(), userLimitsSchema).optional(),
+    })
+    .optional(),
   serve: z
     .strictObject({
       /** Cancel a connection's running turns when it disconnects. */
@@ -163,6 +176,14 @@ export const configSchema = z.strictObject({
       idleTimeoutMs: positiveMs.optional(),
       maxFailedAuth: z.number().int().positive().optional(),
       authBackoffMs: positiveMs.optional(),
+      /** Requests from these addresses are the user their header names (docs/serve.md). */
+      trustedProxy: z
+        .strictObject({
+          addresses: z.array(z.string().min(1)).min(1),
+          userHeader: z.string().min(1).optional(),
+          autoCreate: z.boolean().optional(),
+        })
+        .optional(),
     })
     .optional(),
 });

@@ -6,6 +6,7 @@ import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { outcomeFor } from "../protocol/permission-options.js";
 import { HubError } from "../shared/errors.js";
 import type { EditorPort } from "../engine/ports.js";
+import type { HubUser } from "../contracts/users.js";
 
 type Params = Record<string, unknown>;
 
@@ -18,6 +19,8 @@ export interface HubClient {
   watch?: boolean;
   /** The name it gave at initialize (clientInfo.name), to say who holds a question. */
   name?: string;
+  /** Who opened the connection (issue 22); none: a single-user hub (everything allowed). */
+  readonly user?: HubUser;
   /** Queues a notification; never blocks the relay (a slow client is disconnected).
    *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. */
   notify(method: string, params: Params, catchUp?: boolean): void;
@@ -41,6 +44,8 @@ export class Attachments {
   private readonly bySession = new Map<string, Map<string, Attached>>();
   private readonly owners = new Map<string, HubClient>();
   private readonly clients = new Map<string, HubClient>();
+  /** "session\0client" of the clients that may only watch that session (issue 22). */
+  private readonly watchOnly = new Set<string>();
 
   // Registers a connection so that session-less notifications reach it.
   addClient(client: HubClient): void {
@@ -84,6 +89,7 @@ export class Attachments {
       map?.delete(client.id);
       if (map?.size === 0) this.bySession.delete(id);
       if (this.owners.get(id) === client) this.owners.delete(id);
+      this.watchOnly.delete(`${id}\0${client.id}`);
     }
     if (!sessionId) this.clients.delete(client.id);
   }
@@ -96,6 +102,17 @@ export class Attachments {
   setOwner(sessionId: string, client: HubClient | undefined): void {
     if (client) this.owners.set(sessionId, client);
     else this.owners.delete(sessionId);
+  }
+
+  // Marks (or unmarks) a client as a viewer of a session: never asked to answer for it.
+  setWatchOnly(sessionId: string, client: HubClient, only: boolean): void {
+    const key = `${sessionId}\0${client.id}`;
+    if (only) this.watchOnly.add(key);
+    else this.watchOnly.delete(key);
+  }
+
+  mayAnswer(sessionId: string, client: HubClient): boolean {
+    return !this.watchOnly.has(`${sessionId}\0${client.id}`);
   }
 
   owner(sessionId: string): HubClient | undefined {
@@ -206,7 +223,9 @@ function targetsOf(attachments: Attachments, params: Params): HubClient[] {
   const others = attachments
     .attached(sessionId)
     .map((a) => a.client)
-    .filter((c) => c !== owner && !c.closed);
+    .filter(
+      (c) => c !== owner && !c.closed && attachments.mayAnswer(sessionId, c),
+    );
   return owner && !owner.closed ? [owner, ...others] : others;
 }
 

@@ -12,11 +12,13 @@ export async function forkOnHub(
   client: HubClient,
   params: Params,
 ): Promise<Params> {
-  const parent = await hub.record(params["sessionId"]);
+  hub.access.mayCreate(client.user);
+  const parent = await hub.record(params["sessionId"], client);
   const gateway = await hub.gatewayFor(parent.agent);
   // The client has the parent's history up to here; it is sent what the fork adds after it.
   const upto = (await hub.ledger.read(parent.id)).at(-1)?.seq ?? 0;
   const answer = await gateway.fork(params);
+  await hub.access.own(client.user, String(answer["sessionId"]));
   await hub.catchUp(client, String(answer["sessionId"]), upto);
   return answer;
 }

@@ -14,6 +14,8 @@ const SEARCH_MATCHES = 100;
 export async function searchSessions(
   ledger: LedgerPort,
   params: Record<string, unknown>,
+  /** The sessions the asking user may see (issue 22); the others are never read. */
+  visible: "all" | ReadonlySet<string> = "all",
 ): Promise<{ sessionIds: string[] }> {
   const query = params["query"];
   if (typeof query !== "string" || !query.trim())
@@ -23,6 +25,7 @@ export async function searchSessions(
   const sessionIds: string[] = [];
   for (const s of page.sessions) {
     if (sessionIds.length >= SEARCH_MATCHES) break;
+    if (visible !== "all" && !visible.has(s.id)) continue;
     if (
       s.title?.toLowerCase().includes(needle) ||
       (await textHolds(ledger, s.id, needle))

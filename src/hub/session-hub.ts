@@ -13,6 +13,7 @@ import {
   type HubClient,
 } from "./attachments.js";
 import { afterSeqOf, agentOf } from "./meta.js";
+import { noSession, SessionAccess, type AccessStore } from "./access.js";
 import { askingEditor, HubWatch } from "./watch.js";
 import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
 import { checkSessionFolder } from "./session-folder.js";
@@ -44,6 +45,8 @@ export interface SessionHubOptions {
   idleSessionMs?: number;
   observer?: SessionHubObserver;
   logger?: Logger;
+  /** The users' grants (issue 22); none: every client sees and drives every session. */
+  access?: AccessStore;
 }
 
 export class SessionHub {
@@ -61,6 +64,7 @@ export class SessionHub {
   /** The gateways created so far, for the idle sweep. */
   private readonly ready = new Set<Gateway>();
   private readonly idle: IdleSessions;
+  readonly access: SessionAccess;
   /** What the hub does with its gateways' events: the watch and the metrics hear of them. */
   private readonly engineEvents: EngineEvents = {
     turnStarted: (e) => this.watch.prompted(e.sessionId, e.promptSeq, e.prompt),
@@ -79,6 +83,8 @@ export class SessionHub {
 
   constructor(private readonly options: SessionHubOptions) {
     this.logger = options.logger ?? silentLogger();
+    this.access = new SessionAccess(options.access);
+    this.watch.mayTell = (client, id) => this.access.mayTell(client.user, id);
     this.editor = askingEditor(
       fanOutEditor(this.attachments, options.observer),
       this.watch,
@@ -139,20 +145,24 @@ export class SessionHub {
     this.attachments.detach(client);
   }
 
-  async record(id: unknown): Promise<SessionRecord> {
+  // A session by id; with a client, only one its user may see (else exactly "no session").
+  async record(id: unknown, client?: HubClient): Promise<SessionRecord> {
     const record =
       typeof id === "string" ? await this.shared.getSession(id) : undefined;
-    if (!record)
-      throw new HubError(
-        "SESSION_NOT_FOUND",
-        `no session ${JSON.stringify(id)}`,
-      );
+    if (!record) throw noSession(id);
+    if (client) await this.access.mustSee(client.user, record.id);
     return record;
+  }
+
+  // Refuses a client whose user may only watch the session (or not see it at all).
+  async mustDrive(client: HubClient, sessionId: unknown): Promise<void> {
+    const record = await this.record(sessionId, client);
+    await this.access.mustDrive(client.user, record.id);
   }
 
   // A session this connection has opened or loaded; others must be loaded first.
   async attachedRecord(client: HubClient, id: unknown): Promise<SessionRecord> {
-    const record = await this.record(id);
+    const record = await this.record(id, client);
     if (!this.attachments.isAttached(record.id, client))
       throw new HubError(
         "SESSION_NOT_FOUND",
@@ -183,16 +193,19 @@ export class SessionHub {
   }
 
   async newSession(client: HubClient, params: Params): Promise<Params> {
+    this.access.mayCreate(client.user);
     checkSessionFolder(params["cwd"]);
     const agent = agentOf(params["_meta"]) ?? this.options.defaultAgent;
     const gateway = await this.gatewayFor(agent);
     const result = await gateway.newSession(params);
+    await this.access.own(client.user, String(result["sessionId"]));
     await this.catchUp(client, String(result["sessionId"]), 0);
     return result;
   }
 
   async loadSession(client: HubClient, params: Params): Promise<Params> {
-    const record = await this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"], client);
+    await this.markStanding(client, record.id);
     const gateway = await this.gatewayFor(record.agent);
     if (record.incomplete)
       client.notify("session/update", {
@@ -210,7 +223,8 @@ export class SessionHub {
   }
 
   async resumeSession(client: HubClient, params: Params): Promise<Params> {
-    const record = await this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"], client);
+    await this.markStanding(client, record.id);
     const gateway = await this.gatewayFor(record.agent);
     const after = afterSeqOf(params["_meta"]);
     // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
@@ -240,6 +254,7 @@ export class SessionHub {
     signal: AbortSignal,
   ): Promise<Params> {
     const record = await this.attachedRecord(client, params["sessionId"]);
+    await this.access.mustDrive(client.user, record.id);
     const key = idempotencyKeyOf(params["_meta"]);
     const again = key ? await this.recorded(record.id, key) : undefined;
     if (again) return again;
@@ -303,28 +318,42 @@ export class SessionHub {
     this.watch.ended(sessionId, end);
   }
 
-  async cancel(params: Params): Promise<void> {
+  async cancel(params: Params, client?: HubClient): Promise<void> {
     const record = await this.shared.getSession(String(params["sessionId"]));
     if (!record) return;
+    if (client) await this.access.mustDrive(client.user, record.id);
     (await this.gatewayFor(record.agent)).cancel(params);
   }
 
-  async listSessions(params: Params): Promise<Params> {
-    return (await this.gatewayFor(this.options.defaultAgent)).listSessions(
-      params,
-    );
+  async listSessions(params: Params, client?: HubClient): Promise<Params> {
+    const list = (p: Params) =>
+      this.gatewayFor(this.options.defaultAgent).then((g) => g.listSessions(p));
+    const visible = await this.access.visible(client?.user);
+    return visible === "all"
+      ? list(params)
+      : listVisible(list, params, visible);
+  }
+
+  // Notes a client that may only watch a session: permission questions never go to it.
+  private async markStanding(
+    client: HubClient,
+    sessionId: string,
+  ): Promise<void> {
+    const standing = await this.access.standing(client.user, sessionId);
+    this.attachments.setWatchOnly(sessionId, client, standing === "viewer");
   }
 
   // Closing a session only detaches this connection while others still watch it.
   async closeSession(client: HubClient, params: Params): Promise<Params> {
-    const record = await this.record(params["sessionId"]);
+    const record = await this.record(params["sessionId"], client);
     this.attachments.detach(client, record.id);
     if (this.attachments.attached(record.id).length > 0) return {};
     return (await this.gatewayFor(record.agent)).closeSession(params);
   }
 
-  async deleteSession(params: Params): Promise<Params> {
-    const record = await this.record(params["sessionId"]);
+  async deleteSession(params: Params, client?: HubClient): Promise<Params> {
+    const record = await this.record(params["sessionId"], client);
+    if (client) await this.access.mustOwn(client.user, record.id);
     const result = await (
       await this.gatewayFor(record.agent)
     ).deleteSession(params);
@@ -358,4 +387,28 @@ export class SessionHub {
     await this.options.ledger.close();
     this.logger.info("session hub closed");
   }
+}
+
+/** Pages read at most to fill one filtered page (each is the ledger's page size). */
+const MAX_LIST_PAGES = 50;
+
+// session/list of only the visible sessions: ledger pages read until one has some (bounded).
+async function listVisible(
+  list: (p: Params) => Promise<Params>,
+  params: Params,
+  visible: Set<string>,
+): Promise<Params> {
+  let cursor = params["cursor"];
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await list({ ...params, cursor });
+    const sessions = (result["sessions"] as Params[] | undefined) ?? [];
+    const shown = sessions.filter((x) => visible.has(String(x["sessionId"])));
+    cursor = result["nextCursor"];
+    if (shown.length > 0 || cursor === undefined)
+      return { ...result, sessions: shown };
+  }
+  return {
+    sessions: [],
+    ...(cursor === undefined ? {} : { nextCursor: cursor }),
+  };
 }

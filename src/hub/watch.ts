@@ -4,7 +4,7 @@
 // finished or deleted (`_acphub/sessions/changed`, to every watcher, for live session lists).
 // Every attached client also sees prompts that other clients sent (user_message_chunk with the
 // prompt's sequence number); the prompter gets its own only when it watches.
-import type { Attachments } from "./attachments.js";
+import type { Attachments, HubClient } from "./attachments.js";
 import { offer, withSeq } from "./attachments.js";
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
 
@@ -33,6 +33,8 @@ export class HubWatch {
   private readonly asking = new Map<string, { count: number; of?: string }>();
   /** Sessions whose last turn ended with an error (since this hub started). */
   private readonly failed = new Set<string>();
+  /** Whether a client may hear of a session (issue 22: only the ones its user may see). */
+  mayTell: (client: HubClient, sessionId: string) => boolean = () => true;
 
   constructor(private readonly attachments: Attachments) {}
 
@@ -95,7 +97,8 @@ export class HubWatch {
       ...(typeof title === "string" && title ? { title } : {}),
     };
     for (const c of this.attachments.allClients)
-      if (c.watch && !c.closed) c.notify(WATCH_METHODS.changed, params);
+      if (c.watch && !c.closed && this.mayTell(c, sessionId))
+        c.notify(WATCH_METHODS.changed, params);
   }
 
   // Who holds a session's open question ({} when none, or the client gave no name).

@@ -5,6 +5,8 @@ import type { LedgerOptions } from "./caps.js";
 import type { PgConnectionOptions } from "./postgres/pg-connection.js";
 import { PostgresLedger } from "./postgres/pg-ledger.js";
 import { SqliteLedger } from "./sqlite/sqlite-ledger.js";
+import type { UserStore } from "../contracts/users.js";
+import { HubError } from "../shared/errors.js";
 
 export function isPostgresUrl(where: string): boolean {
   return /^postgres(ql)?:\/\//i.test(where);
@@ -17,4 +19,11 @@ export async function openLedgerAt(
   return isPostgresUrl(where)
     ? PostgresLedger.open(where, options)
     : new SqliteLedger(where, options);
+}
+
+/** The users, grants and audit log kept in a ledger's database (both engines keep them). */
+export function userStoreOf(ledger: LedgerPort): UserStore {
+  if (ledger instanceof SqliteLedger || ledger instanceof PostgresLedger)
+    return ledger.users;
+  throw new HubError("USAGE", "this ledger keeps no users");
 }

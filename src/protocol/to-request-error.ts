@@ -60,6 +60,7 @@ export function toRequestError(error: unknown): RequestError {
     "signal",
     "file",
     "step",
+    "retryAfterS",
   ] as const) {
     if (error.details[key] !== undefined)
       data[key === "code" ? "exitCode" : key] = error.details[key];

@@ -41,7 +41,22 @@ export function registerTableMethods(
   for (const entry of editorMethods()) {
     if (entry.kind !== "request" || OWN.has(entry.method)) continue;
     const served = SERVED[entry.method];
-    app.onRequest(entry.method, raw<Params>, ({ params, signal }) => {
+    app.onRequest(entry.method, raw<Params>, async ({ params, signal }) => {
+      // Settings change a session: its viewers may not (issue 22).
+      if (
+        entry.method.startsWith("session/set_") &&
+        params["sessionId"] !== undefined
+      ) {
+        await edge(() => hub.mustDrive(client, params["sessionId"]));
+        hub.access.note(
+          client.user,
+          entry.method,
+          String(params["sessionId"]),
+          {
+            params: { ...params, sessionId: undefined },
+          },
+        );
+      }
       if (entry.handling === "served" && served)
         return edge(async () =>
           served(await gatewayFor(params), params, signal),

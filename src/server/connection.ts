@@ -26,6 +26,10 @@ import {
   terminalOutput,
   type TerminalReader,
 } from "../hub/terminal-output.js";
+import { currentUser } from "./identity-scope.js";
+import { ConnectionsByUser } from "./connections-by-user.js";
+import { sharing } from "../hub/share.js";
+import type { Quotas } from "../hub/quotas.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
@@ -40,6 +44,8 @@ export interface HubConnectionOptions {
   maxQueuedMessages: number;
   onOpen?: () => void;
   onClose?: () => void;
+  /** Per-user quotas on prompts (issue 22); none: unlimited. */
+  quotas?: Quotas;
 }
 
 /** The per-connection state behind the handlers. */
@@ -51,9 +57,12 @@ interface Conn {
   connection?: AgentConnection;
 }
 
-// What the SDK's AcpServer calls for each accepted connection (`createAgent`).
+// What the SDK's AcpServer calls for each accepted connection (`createAgent`); `closeUser`
+// closes every connection a user opened (removed, or given a new token).
 export function hubConnector(o: HubConnectionOptions) {
+  const byUser = new ConnectionsByUser();
   return {
+    closeUser: (name: string) => byUser.close(name),
     connect(stream: Stream, options?: { deferConnectHandlers?: boolean }) {
       const conn = newConn(o);
       const app = buildApp(o, conn);
@@ -63,11 +72,13 @@ export function hubConnector(o: HubConnectionOptions) {
       ) => AgentConnection;
       const connection = connect(stream, options);
       conn.connection = connection;
+      byUser.add(conn.client.user?.name, connection);
       o.hub.addClient(conn.client);
       o.onOpen?.();
       void connection.closed
         .catch(() => undefined)
         .finally(() => {
+          byUser.remove(conn.client.user?.name, connection);
           o.hub.removeClient(conn.client);
           o.onClose?.();
         });
@@ -93,6 +104,7 @@ function newConn(o: HubConnectionOptions): Conn {
     limiter: new FixedWindowLimiter(o.sessionsPerMinute, 60_000),
     client: {
       id: randomUUID(),
+      user: currentUser(),
       get closed() {
         return conn.connection?.signal.aborted ?? false;
       },
@@ -175,7 +187,11 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     )
     .onRequest(m.session.list, raw<Params>, ({ params }) =>
       edge(async () =>
-        listWithState(await hub.listSessions(params), hub.ledger, hub.watch),
+        listWithState(
+          await hub.listSessions(params, client),
+          hub.ledger,
+          hub.watch,
+        ),
       ),
     )
     .onRequest(m.session.resume, raw<Params>, ({ params }) =>
@@ -188,18 +204,28 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       edge(() => hub.closeSession(client, params)),
     )
     .onRequest(m.session.delete, raw<Params>, ({ params }) =>
-      edge(() => hub.deleteSession(params)),
+      edge(() => hub.deleteSession(params, client)),
     )
     .onRequest(m.session.prompt, raw<Params>, ({ params, signal }) =>
-      edge(() =>
-        inOrder(conn, () =>
-          hub.prompt(client, params, explicitCancel(signal, conn)),
-        ),
-      ),
+      edge(async () => {
+        const release = await admitPrompt(o, client, params);
+        try {
+          return await inOrder(conn, () =>
+            hub.prompt(client, params, explicitCancel(signal, conn)),
+          );
+        } finally {
+          release();
+        }
+      }),
     )
     .onNotification(m.session.cancel, raw<Params>, ({ params }) => {
       if (hub.attachments.isAttached(String(params["sessionId"]), client))
-        void hub.cancel(params).catch(() => undefined);
+        void hub
+          .cancel(params, client)
+          .then(() =>
+            hub.access.note(client.user, "cancel", String(params["sessionId"])),
+          )
+          .catch(() => undefined);
     })
     .onRequest("*", ({ method, params, signal }) => {
       const p = params as Params | undefined;
@@ -207,13 +233,14 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
         return edge(() => extension(o, conn, method, p, signal));
       if (typeof p?.["sessionId"] !== "string")
         throw RequestError.methodNotFound(method);
-      return edge(async () =>
-        (await hub.gatewayOf(client, p["sessionId"])).forwardUnknown(
+      return edge(async () => {
+        await hub.mustDrive(client, p["sessionId"]);
+        return (await hub.gatewayOf(client, p["sessionId"])).forwardUnknown(
           method,
           p,
           signal,
-        ),
-      );
+        );
+      });
     })
     .onNotification("*", ({ method, params }) => {
       if (!isExtensionMethod(method)) return;
@@ -233,14 +260,59 @@ async function extension(
   params: Params | undefined,
   signal: AbortSignal,
 ): Promise<unknown> {
-  if (method === "_acphub/agents")
+  if (method === "_acphub/whoami") return whoami(conn);
+  if (method === "_acphub/agents") {
+    adminOnly(conn, method);
     return { agents: await o.listAgents(), cwd: process.cwd() };
+  }
   if (method === SESSIONS_SEARCH)
-    return searchSessions(o.hub.ledger, params ?? {});
+    return searchSessions(
+      o.hub.ledger,
+      params ?? {},
+      await o.hub.access.visible(conn.client.user),
+    );
   if (method === "_acphub/session/replay")
     return o.hub.replay(conn.client, params ?? {});
   if (method === TERMINAL_OUTPUT)
     return terminalOutput(o.hub, o.readTerminal, conn.client, params ?? {});
+  const shared = await sharing(o.hub, conn.client, method, params ?? {});
+  if (shared) return shared;
+  if (params?.["sessionId"] !== undefined)
+    await o.hub.mustDrive(conn.client, params["sessionId"]);
   const gateway = await o.hub.gatewayOf(conn.client, params?.["sessionId"]);
   return gateway.forwardExtension(method, params, signal);
+}
+
+// `_acphub/whoami`: the connection's user (the built-in admin on a hub without users).
+function whoami(conn: Conn): { name: string; role: string } {
+  const user = conn.client.user;
+  return user
+    ? { name: user.name, role: user.role }
+    : { name: "admin", role: "admin" };
+}
+
+// Refuses a method to anyone but an admin.
+function adminOnly(conn: Conn, method: string): void {
+  const role = conn.client.user?.role ?? "admin";
+  if (role !== "admin")
+    throw new HubError(
+      "PERMISSION_DENIED",
+      `${method} is for admins; you are a ${role}`,
+    );
+}
+
+// A prompt the user may send, within their quotas, is written to the audit log (with its
+// size) before it runs; the returned function ends its quota turn.
+async function admitPrompt(
+  o: HubConnectionOptions,
+  client: HubClient,
+  params: Params,
+): Promise<() => void> {
+  await o.hub.mustDrive(client, params["sessionId"]);
+  const bytes = Buffer.byteLength(JSON.stringify(params["prompt"] ?? null));
+  const release = o.quotas?.admit(client.user, bytes) ?? (() => undefined);
+  o.hub.access.note(client.user, "prompt", String(params["sessionId"]), {
+    bytes,
+  });
+  return release;
 }

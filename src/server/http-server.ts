@@ -28,6 +28,10 @@ import type { WebRoutes } from "./web-routes.js";
 import { httpLiveness, type HttpLiveness } from "./http-liveness.js";
 import { keepAlive } from "./ws-keepalive.js";
 import { coalesceWrites } from "./write-coalescing.js";
+import type { HubUser } from "../contracts/users.js";
+import { BUILTIN_ADMIN_USER } from "./user-directory.js";
+import { runAs } from "./identity-scope.js";
+import { ConnectionOwners } from "./connection-owners.js";
 
 export interface HubServerOptions {
   host: string;
@@ -48,6 +52,8 @@ export interface HubServerOptions {
   web?: WebRoutes;
   /** A credential accepted besides the bearer token (the web page's cookie). */
   alsoAccepts?: OtherCredential;
+  /** The user a request is (issue 22); none: whoever passes the guard is the built-in admin. */
+  identify?: (req: IncomingMessage) => HubUser | undefined;
   logger?: Logger;
 }
 
@@ -77,8 +83,17 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     allowOrigins: o.allowOrigins ?? [],
     maxFailedAuth: limits.maxFailedAuth,
     authBackoffMs: limits.authBackoffMs,
-    alsoAccepts: o.alsoAccepts,
+    // A user's token, login cookie or trusted-proxy header counts as the serve token does; a
+    // wrong one counts toward the back-off like a wrong serve token (issue 21).
+    alsoAccepts: {
+      presented: (req) => o.alsoAccepts?.presented(req) === true,
+      accepts: (req) =>
+        o.alsoAccepts?.accepts(req) === true || o.identify?.(req) !== undefined,
+    },
   });
+  const userOf = (req: IncomingMessage) =>
+    o.identify?.(req) ?? BUILTIN_ADMIN_USER;
+  const owners = new ConnectionOwners(limits.maxConnections * 4);
   const acp = new AcpServer({
     createAgent: o.createAgent,
     maxBufferedBytes: limits.maxBufferedBytes,
@@ -123,7 +138,10 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     if (o.web?.owns(path)) return o.web.handle(req, res, guard);
     const verdict = guard.check(req, true);
     if (!verdict.ok) return refuse(res, verdict);
+    const user = userOf(req);
     if (path === "/metrics" && req.method === "GET" && o.metrics) {
+      if (user.role !== "admin")
+        return send(res, 403, "/metrics is for admins", "text/plain");
       void o.metrics().then(
         (m) => send(res, 200, m.body, m.contentType),
         () => send(res, 500, "metrics failed", "text/plain"),
@@ -137,8 +155,11 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       atCapacity()
     )
       return send(res, 503, "too many connections", "text/plain");
+    if (!owners.allows(req, user))
+      return send(res, 404, "Unknown Acp-Connection-Id", "text/plain");
+    owners.watch(req, res, user);
     watchEventStream(req, res, liveness);
-    onHttp(req, res);
+    runAs(user, () => onHttp(req, res));
   });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const verdict = guard.check(req, true);
@@ -155,7 +176,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
         status: 503,
         message: "too many connections",
       });
-    onUpgrade(req, socket, head);
+    runAs(userOf(req), () => onUpgrade(req, socket, head));
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     const status =

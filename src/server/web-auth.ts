@@ -1,11 +1,14 @@
 // Browser logins for the web page: `acphub serve` prints a URL with a one-time login code;
 // opening it trades the code for an HttpOnly, SameSite=Strict session cookie. Codes and
 // cookies are random, compared by hash; browser sessions are kept (hashed) in the state folder
-// so that a hub restart does not log the browser out, and logout forgets them.
+// so that a hub restart does not log the browser out, and logout forgets them. Each code and
+// browser session belongs to a user (issue 22): the serve token's holder ("admin") for the
+// printed one, the user of `acphub users login-link` for codes kept in the ledger.
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { IncomingMessage } from "node:http";
+import { BUILTIN_ADMIN, type UserStore } from "../contracts/users.js";
 
 export const COOKIE_NAME = "acphub_session";
 /** How long a printed login code stays valid. */
@@ -19,51 +22,84 @@ const MAX_SESSIONS = 256;
 export interface WebAuthOptions {
   /** Folder for the browser-session file; none keeps them in memory only. */
   stateDir?: string;
+  /** Where `acphub users login-link` leaves its codes. */
+  store?: UserStore;
   now?: () => number;
 }
 
 const hash = (s: string) => createHash("sha256").update(s).digest("hex");
 
+/** A login code's or browser session's expiry (ms) and user. */
+interface Grant {
+  e: number;
+  u: string;
+}
+
 export class WebAuth {
-  private readonly codes = new Map<string, number>();
-  private readonly sessions: Map<string, number>;
+  private readonly codes = new Map<string, Grant>();
+  private readonly sessions: Map<string, Grant>;
   private readonly now: () => number;
   private readonly file?: string;
 
-  constructor(o: WebAuthOptions = {}) {
+  constructor(private readonly options: WebAuthOptions = {}) {
+    const o = options;
     this.now = o.now ?? Date.now;
     this.file = o.stateDir ? join(o.stateDir, "web-sessions.json") : undefined;
     this.sessions = this.load();
   }
 
-  // A fresh single-use code for a login URL.
-  newLoginCode(): string {
+  // A fresh single-use code for a login URL, for a user (default: the serve token's holder).
+  newLoginCode(user = BUILTIN_ADMIN): string {
     const code = randomBytes(24).toString("base64url");
-    this.codes.set(hash(code), this.now() + LOGIN_CODE_TTL_MS);
+    this.codes.set(hash(code), { e: this.now() + LOGIN_CODE_TTL_MS, u: user });
     trim(this.codes, MAX_CODES);
     return code;
   }
 
-  // Spends a login code: a new browser-session cookie value, or undefined when the code is
-  // wrong, expired or already used.
-  redeem(code: string): string | undefined {
+  // Spends a login code (this process's, else one in the ledger): a new browser-session
+  // cookie value and its user, or undefined when the code is wrong, expired or already used.
+  async redeem(
+    code: string,
+  ): Promise<{ cookie: string; user: string } | undefined> {
     const key = hash(code);
-    const expires = this.codes.get(key);
+    const grant = this.codes.get(key);
     this.codes.delete(key);
-    if (expires === undefined || expires < this.now()) return undefined;
+    const user =
+      grant !== undefined
+        ? grant.e >= this.now()
+          ? grant.u
+          : undefined
+        : await this.options.store?.redeemLoginCode(key, this.now());
+    if (user === undefined) return undefined;
     const cookie = randomBytes(32).toString("base64url");
-    this.sessions.set(hash(cookie), this.now() + WEB_SESSION_TTL_MS);
+    this.sessions.set(hash(cookie), {
+      e: this.now() + WEB_SESSION_TTL_MS,
+      u: user,
+    });
     trim(this.sessions, MAX_SESSIONS);
     this.save();
-    return cookie;
+    return { cookie, user };
+  }
+
+  // The user of the request's live browser-session cookie, if any.
+  userOf(req: IncomingMessage): string | undefined {
+    const cookie = cookieOf(req);
+    if (!cookie) return undefined;
+    const grant = this.sessions.get(hash(cookie));
+    return grant !== undefined && grant.e > this.now() ? grant.u : undefined;
   }
 
   // True when the request carries a live browser-session cookie.
   authenticated(req: IncomingMessage): boolean {
-    const cookie = cookieOf(req);
-    if (!cookie) return false;
-    const expires = this.sessions.get(hash(cookie));
-    return expires !== undefined && expires > this.now();
+    return this.userOf(req) !== undefined;
+  }
+
+  // Ends every browser session of a user (removed, or given a new token).
+  forgetUser(user: string): void {
+    let changed = false;
+    for (const [key, grant] of this.sessions)
+      if (grant.u === user) changed = this.sessions.delete(key);
+    if (changed) this.save();
   }
 
   // Ends the browser session the request's cookie names.
@@ -72,16 +108,24 @@ export class WebAuth {
     if (cookie && this.sessions.delete(hash(cookie))) this.save();
   }
 
-  private load(): Map<string, number> {
+  private load(): Map<string, Grant> {
     if (!this.file) return new Map();
     try {
       const data = JSON.parse(readFileSync(this.file, "utf8")) as unknown;
       const t = this.now();
+      // A bare number is a session from before users: the serve token's holder's.
       return new Map(
-        Object.entries(data as Record<string, number>).filter(
-          ([k, v]) =>
-            /^[0-9a-f]{64}$/.test(k) && typeof v === "number" && v > t,
-        ),
+        Object.entries(data as Record<string, unknown>)
+          .map(([k, v]): [string, Grant | undefined] => [
+            k,
+            typeof v === "number" ? { e: v, u: BUILTIN_ADMIN } : grantOf(v),
+          ])
+          .filter(
+            (entry): entry is [string, Grant] =>
+              /^[0-9a-f]{64}$/.test(entry[0]) &&
+              entry[1] !== undefined &&
+              entry[1].e > t,
+          ),
       );
     } catch {
       return new Map();
@@ -98,8 +142,16 @@ export class WebAuth {
   }
 }
 
+// A stored browser session, when it has the expected shape.
+function grantOf(v: unknown): Grant | undefined {
+  const g = v as Partial<Grant> | null;
+  return g && typeof g.e === "number" && typeof g.u === "string"
+    ? { e: g.e, u: g.u }
+    : undefined;
+}
+
 // Drops the oldest entries past a bound (Maps keep insertion order).
-function trim(map: Map<string, number>, max: number): void {
+function trim(map: Map<string, Grant>, max: number): void {
   while (map.size > max) map.delete(map.keys().next().value as string);
 }
 

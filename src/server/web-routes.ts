@@ -16,6 +16,10 @@ export interface WebRoutesOptions {
   secure: boolean;
   /** The hub's own URL, known once it listens (never taken from the Host header). */
   baseUrl: () => string;
+  /** The user a request authenticates as (for `/login/code`: a code for that user). */
+  identify?: (req: IncomingMessage) => { name: string } | undefined;
+  /** A browser logged in (for the audit log). */
+  onLogin?: (user: string) => void;
 }
 
 export interface WebRoutes {
@@ -54,21 +58,26 @@ type Route = (
   guard: RequestGuard,
 ) => void;
 
-const loginUrlOf = (o: WebRoutesOptions) =>
-  `${o.baseUrl()}/login?code=${o.auth.newLoginCode()}`;
+const loginUrlOf = (o: WebRoutesOptions, user?: string) =>
+  `${o.baseUrl()}/login?code=${o.auth.newLoginCode(user)}`;
 
 // Trades a login code for the cookie; the redirect drops the code from the address bar.
 const login: Route = (o, req, res) => {
   const code = new URL(req.url ?? "/", "http://x").searchParams.get("code");
-  const cookie = code ? o.auth.redeem(code) : undefined;
-  if (!cookie) return html(res, 401, CODE_REFUSED);
-  securityHeaders(res);
-  res.writeHead(303, {
-    Location: "/",
-    "Set-Cookie": sessionCookie(cookie, o.secure),
-    "Cache-Control": "no-store",
-  });
-  res.end();
+  void (code ? o.auth.redeem(code) : Promise.resolve(undefined)).then(
+    (granted) => {
+      if (!granted) return html(res, 401, CODE_REFUSED);
+      o.onLogin?.(granted.user);
+      securityHeaders(res);
+      res.writeHead(303, {
+        Location: "/",
+        "Set-Cookie": sessionCookie(granted.cookie, o.secure),
+        "Cache-Control": "no-store",
+      });
+      res.end();
+    },
+    () => html(res, 503, CODE_REFUSED),
+  );
 };
 
 const ROUTES: Record<string, Route> = {
@@ -92,7 +101,7 @@ const ROUTES: Record<string, Route> = {
       "Content-Type": "application/json",
       "Cache-Control": "no-store",
     });
-    res.end(JSON.stringify({ url: loginUrlOf(o) }));
+    res.end(JSON.stringify({ url: loginUrlOf(o, o.identify?.(req)?.name) }));
   },
 };
 

@@ -12,6 +12,8 @@ import { writePgBatch } from "./pg-batch.js";
 import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
+import { pgUserStore } from "./pg-users.js";
+import type { UserStore } from "../../contracts/users.js";
 
 export interface PostgresLedgerOptions
   extends LedgerOptions, PgConnectionOptions {}
@@ -32,12 +34,15 @@ export class PostgresLedger extends LedgerCore {
   private readonly instance = randomUUID();
   /** The ids of batches whose outcome this process knows (their rows can go). */
   private known: string[] = [];
+  /** The hub's users, grants and audit log (issue 22), in this database. */
+  readonly users: UserStore;
 
   private constructor(
     private readonly db: PgConnection,
     options: PostgresLedgerOptions,
   ) {
     super(options, POSTGRES);
+    this.users = pgUserStore(db);
     this.listener = new PgListener(
       db.url,
       this.instance,

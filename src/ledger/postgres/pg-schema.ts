@@ -2,6 +2,7 @@
 // advisory lock so that two acphub processes opening one ledger do not both migrate it.
 import type { PoolClient } from "pg";
 import { HubError } from "../../shared/errors.js";
+import { usersSchemaSql } from "../user-store.js";
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE acphub_sessions (
@@ -39,6 +40,8 @@ const MIGRATIONS: string[] = [
   // A row goes once its writer knows the outcome (the next batch deletes it), or after an hour.
   `CREATE TABLE acphub_batches (id TEXT PRIMARY KEY, seqs TEXT NOT NULL, at BIGINT NOT NULL);
    CREATE INDEX acphub_batches_at ON acphub_batches (at);`,
+  // 4 (issue 22): users, their login codes, who may see which session, and the audit log.
+  usersSchemaSql("acphub_", "BIGSERIAL PRIMARY KEY", "TEXT"),
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

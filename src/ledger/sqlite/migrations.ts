@@ -2,6 +2,7 @@
 // A ledger written by an older acphub is migrated on open; a newer one is refused.
 import type Database from "better-sqlite3";
 import { HubError } from "../../shared/errors.js";
+import { usersSchemaSql } from "../user-store.js";
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE sessions (
@@ -39,6 +40,8 @@ const MIGRATIONS: string[] = [
   `UPDATE events
      SET payload = json_remove(json_set(payload, '$._meta', json(json_extract(payload, '$.meta'))), '$.meta')
    WHERE kind = 'update' AND json_valid(payload) AND json_type(payload, '$.meta') = 'object';`,
+  // 4 (issue 22): users, their login codes, who may see which session, and the audit log.
+  usersSchemaSql("", "INTEGER PRIMARY KEY AUTOINCREMENT", "TEXT"),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -13,6 +13,8 @@ import { migrate } from "./migrations.js";
 import { writeBatch } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
 import { prepareStatements, type Statements } from "./statements.js";
+import { sqliteUserStore } from "./sqlite-users.js";
+import type { UserStore } from "../../contracts/users.js";
 
 export interface SqliteLedgerOptions extends LedgerOptions {
   /** How long to wait for another process's lock before failing (ms). */
@@ -31,6 +33,8 @@ export class SqliteLedger extends LedgerCore {
   private readonly db: Database.Database;
   private readonly stmt: Statements;
   private readonly statements = new Map<string, Database.Statement>();
+  /** The hub's users, grants and audit log (issue 22), in this database. */
+  readonly users: UserStore;
 
   constructor(
     readonly file: string,
@@ -46,6 +50,7 @@ export class SqliteLedger extends LedgerCore {
       this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
       migrate(this.db, file);
       this.stmt = prepareStatements(this.db);
+      this.users = sqliteUserStore(this.db);
     } catch (error) {
       throw ledgerError(file, error);
     }

@@ -1,0 +1,66 @@
+// The users part of `acphub serve` (issue 22): the directory that tells who each request is,
+// kept fresh from the ledger; revoking a user closes their connections and web logins; logins
+// go to the audit log; the URL the hub listens on is left for `acphub users login-link`.
+import { writeFileSync } from "node:fs";
+import type { UserStore } from "../contracts/users.js";
+import type { AppContext } from "../config/context.js";
+import { UserDirectory } from "../server/user-directory.js";
+import { serveUrlFile } from "./user-admin.js";
+
+export interface ServeUsers {
+  directory: UserDirectory;
+  /** Who to tell when a user is revoked (connections, web logins); set once they exist. */
+  onRevoked: ((name: string) => void)[];
+  /** Records a web login in the audit log. */
+  loggedIn(user: string): void;
+  /** Call once the server listens. */
+  listening(url: string): void;
+}
+
+// Starts the directory (loads the users; then polls their version every second).
+export async function serveUsers(
+  ctx: AppContext,
+  serveToken: string,
+  store: UserStore | undefined,
+): Promise<ServeUsers> {
+  const onRevoked: ((name: string) => void)[] = [];
+  const directory = new UserDirectory({
+    serveToken,
+    store,
+    trustedProxy: ctx.config.serve?.trustedProxy,
+    logger: ctx.logger,
+    onRevoked: (names) => {
+      for (const name of names) {
+        ctx.logger.info(
+          { user: name },
+          "user revoked; closing their connections",
+        );
+        for (const tell of onRevoked) tell(name);
+      }
+    },
+  });
+  await directory.start();
+  return {
+    directory,
+    onRevoked,
+    loggedIn: (user) =>
+      void store
+        ?.audit({
+          at: Date.now(),
+          user,
+          action: "login",
+          sessionId: null,
+          detail: { via: "web" },
+        })
+        .catch(() => undefined),
+    listening: (url) => {
+      try {
+        writeFileSync(serveUrlFile(ctx.paths.stateDir), `${url}\n`, {
+          mode: 0o600,
+        });
+      } catch (error) {
+        ctx.logger.warn({ err: error }, "could not write serve-url");
+      }
+    },
+  };
+}

@@ -1,0 +1,167 @@
+// Managing the hub's users (issue 22) for `acphub users …`: names checked, tokens made and
+// stored hashed, the last admin kept when no serve token stands in, one-time login links, and
+// every change written to the audit log.
+import { existsSync, readFileSync } from "node:fs";
+import {
+  BUILTIN_ADMIN,
+  USER_NAME_PATTERN,
+  USER_ROLES,
+  type UserRecord,
+  type UserRole,
+  type UserStore,
+} from "../contracts/users.js";
+import { HubError } from "../shared/errors.js";
+import { hashSecret, newSecret } from "../shared/user-token.js";
+import { defaultTokenFile } from "../server/token.js";
+import { LOGIN_CODE_TTL_MS } from "../server/web-auth.js";
+import { join } from "node:path";
+
+export interface NewToken {
+  name: string;
+  role: UserRole;
+  token: string;
+}
+
+/** Who runs the command, as the audit log names them. */
+const ACTOR = "cli";
+
+// A name the ledger may keep: the pattern, and not the serve token's holder.
+export function checkUserName(name: string): void {
+  if (!USER_NAME_PATTERN.test(name))
+    throw new HubError(
+      "USAGE",
+      `invalid user name ${JSON.stringify(name)}: use 1–64 letters, digits, ".", "_", "-" or "@", starting with a letter or digit`,
+    );
+  if (name === BUILTIN_ADMIN)
+    throw new HubError(
+      "USAGE",
+      `"${BUILTIN_ADMIN}" is the serve token's holder (the built-in admin); pick another name`,
+    );
+}
+
+// The role a command line names, or a clear refusal.
+export function roleOf(value: string | undefined): UserRole {
+  const role = value ?? "member";
+  if (!(USER_ROLES as readonly string[]).includes(role))
+    throw new HubError(
+      "USAGE",
+      `invalid role ${JSON.stringify(role)}: one of ${USER_ROLES.join(", ")}`,
+    );
+  return role as UserRole;
+}
+
+// Adds a user with a fresh token, returned once (only its hash is kept).
+export async function addUser(
+  store: UserStore,
+  name: string,
+  role: UserRole,
+): Promise<NewToken> {
+  checkUserName(name);
+  const token = newSecret();
+  const user: UserRecord = {
+    name,
+    role,
+    tokenHash: hashSecret(token),
+    createdAt: Date.now(),
+    limits: null,
+  };
+  await store.addUser(user);
+  await audit(store, "user.add", { name, role });
+  return { name, role, token };
+}
+
+// A stored user, or the error every command gives for an unknown one.
+export async function requireUser(
+  store: UserStore,
+  name: string,
+): Promise<UserRecord> {
+  const user = await store.getUser(name);
+  if (!user)
+    throw new HubError("USAGE", `no user named ${JSON.stringify(name)}`);
+  return user;
+}
+
+// Removes a user; the last admin stays unless a serve token can still administer the hub.
+export async function removeUser(
+  store: UserStore,
+  name: string,
+  serveTokenExists: boolean,
+): Promise<void> {
+  const user = await requireUser(store, name);
+  if (user.role === "admin" && !serveTokenExists) {
+    const admins = (await store.listUsers()).filter((u) => u.role === "admin");
+    if (admins.length <= 1)
+      throw new HubError(
+        "USAGE",
+        `${name} is the last admin and there is no serve token (no serve-token file, no ACPHUB_TOKEN): add another admin first`,
+      );
+  }
+  await store.removeUser(name);
+  await audit(store, "user.remove", { name });
+}
+
+// Gives a user a new token; the old one stops working at once.
+export async function rotateUser(
+  store: UserStore,
+  name: string,
+): Promise<NewToken> {
+  const user = await requireUser(store, name);
+  const token = newSecret();
+  await store.setTokenHash(name, hashSecret(token));
+  await audit(store, "user.rotate", { name });
+  return { name, role: user.role, token };
+}
+
+// A one-time web login URL (15 minutes) that a running hub honours: the code is in the ledger.
+export async function loginLink(
+  store: UserStore,
+  name: string,
+  baseUrl: string,
+): Promise<{ name: string; url: string; expiresAt: number }> {
+  await requireUser(store, name);
+  const code = newSecret();
+  const expiresAt = Date.now() + LOGIN_CODE_TTL_MS;
+  await store.addLoginCode(hashSecret(code), name, expiresAt);
+  await audit(store, "user.login-link", { name });
+  return { name, url: `${baseUrl}/login?code=${code}`, expiresAt };
+}
+
+function audit(
+  store: UserStore,
+  action: string,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  return store.audit({
+    at: Date.now(),
+    user: ACTOR,
+    action,
+    sessionId: null,
+    detail,
+  });
+}
+
+/** Where `acphub serve` writes the URL it listens on, for login links. */
+export function serveUrlFile(stateDir: string): string {
+  return join(stateDir, "serve-url");
+}
+
+// The hub's URL for a login link: --url, else the one the running serve wrote, else the default.
+export function hubBaseUrl(
+  stateDir: string,
+  given: string | undefined,
+): string {
+  if (given) return given.replace(/\/+$/, "");
+  try {
+    return readFileSync(serveUrlFile(stateDir), "utf8").trim();
+  } catch {
+    return "http://127.0.0.1:8787";
+  }
+}
+
+/** True when a serve token can administer the hub (the state folder's file, or ACPHUB_TOKEN). */
+export function serveTokenExists(stateDir: string): boolean {
+  return (
+    existsSync(defaultTokenFile(stateDir)) ||
+    process.env["ACPHUB_TOKEN"] !== undefined
+  );
+}

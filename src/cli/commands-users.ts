@@ -1,0 +1,92 @@
+// The `acphub users` commands: who may use `acphub serve` (issue 22; docs/serve.md, "Users").
+import type { Command } from "commander";
+
+type Run = (
+  m: typeof import("./users.js"),
+  opts: Record<string, unknown>,
+) => Promise<number>;
+
+// Adds `users add|list|remove|rotate|login-link` to the program.
+export function addUserCommands(program: Command): void {
+  const users = program
+    .command("users")
+    .description(
+      "the hub's users (kept in the ledger): tokens, roles and web login links",
+    )
+    .addHelpText(
+      "after",
+      `
+  Names: 1–64 letters, digits, ".", "_", "-" or "@", starting with a letter or digit;
+  "admin" is the serve token's holder. Roles: admin, member (default), viewer.
+
+  Examples:
+    acphub users add alice --role member --json
+    acphub users login-link alice --url https://hub.example.com`,
+    );
+  const act =
+    (run: Run) =>
+    async (...args: unknown[]) => {
+      const m = await import("./users.js");
+      const options = args.find(
+        (a) => typeof a === "object" && a !== null && !("opts" in a),
+      ) as Record<string, unknown>;
+      const name = typeof args[0] === "string" ? args[0] : undefined;
+      process.exitCode = await run(m, {
+        ...program.opts(),
+        ...options,
+        name,
+      });
+    };
+  users
+    .command("add")
+    .description("add a user and print their token (once)")
+    .argument("<name>", "user name")
+    .option("--role <role>", "admin, member or viewer", "member")
+    .option("--json", 'print {"name","role","token"}')
+    .action(act((m, o) => m.usersAdd(String(o["name"]), o)));
+  users
+    .command("list")
+    .description("list the users")
+    .option("--json", "print them as JSON")
+    .action(act((m, o) => m.usersList(o)));
+  users
+    .command("remove")
+    .description(
+      "remove a user; their connections and web logins close at once",
+    )
+    .argument("<name>", "user name")
+    .option("--json", 'print {"removed": NAME}')
+    .action(act((m, o) => m.usersRemove(String(o["name"]), o)));
+  users
+    .command("rotate")
+    .description("give a user a new token; the old one stops working at once")
+    .argument("<name>", "user name")
+    .option("--json", 'print {"name","role","token"}')
+    .action(act((m, o) => m.usersRotate(String(o["name"]), o)));
+  users
+    .command("login-link")
+    .description("print a one-time web login URL for a user (15 minutes)")
+    .argument("<name>", "user name")
+    .option(
+      "--url <url>",
+      "the hub's URL (default: the one the running serve wrote, else http://127.0.0.1:8787)",
+    )
+    .option("--json", 'print {"name","url","expiresAt"}')
+    .action(act((m, o) => m.usersLoginLink(String(o["name"]), o)));
+}
+
+// Adds `acphub audit`.
+export function addAuditCommand(program: Command): void {
+  program
+    .command("audit")
+    .description(
+      "what the hub's users did: prompts, cancels, settings, shares, logins, user changes",
+    )
+    .option("--since <when>", "only since then: 30m, 2h, 7d or a date")
+    .option("--user <name>", "only this user's entries")
+    .option("--json", "print them as JSON")
+    .action(async (options: Record<string, unknown>) => {
+      const { auditCommand } = await import("./audit.js");
+      process.exitCode = await auditCommand({ ...program.opts(), ...options });
+    });
+}

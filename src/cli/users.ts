@@ -1,0 +1,102 @@
+// `acphub users add|list|remove|rotate|login-link`: the hub's users, kept in the ledger.
+import { cliContext, type GlobalOptions } from "../app/context.js";
+import {
+  addUser,
+  hubBaseUrl,
+  loginLink,
+  removeUser,
+  roleOf,
+  rotateUser,
+  serveTokenExists,
+  type NewToken,
+} from "../app/user-admin.js";
+import { openLedger } from "../app/wiring.js";
+import type { UserStore } from "../contracts/users.js";
+import { userStoreOf } from "../ledger/open.js";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { fail } from "./guard.js";
+
+export interface UsersOptions extends GlobalOptions {
+  json?: boolean;
+  role?: string;
+  url?: string;
+}
+
+const out = (text: string): void => void process.stdout.write(text);
+
+// Opens the ledger's user store, runs the command, closes; an error is one line and its code.
+async function withUsers(
+  options: GlobalOptions,
+  body: (store: UserStore, stateDir: string) => Promise<void>,
+): Promise<ExitCode> {
+  try {
+    const ctx = cliContext(options);
+    const ledger = await openLedger(ctx);
+    try {
+      await body(userStoreOf(ledger), ctx.paths.stateDir);
+    } finally {
+      await ledger.close();
+    }
+    return EXIT_CODES.ok;
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+// The token is shown once: afterwards only its hash exists.
+function printToken(t: NewToken, json: boolean | undefined): void {
+  if (json) return out(`${JSON.stringify(t)}\n`);
+  out(
+    `user ${t.name} (${t.role}); token (shown once, keep it safe):\n${t.token}\n`,
+  );
+}
+
+export function usersAdd(name: string, o: UsersOptions): Promise<ExitCode> {
+  return withUsers(o, async (store) => {
+    printToken(await addUser(store, name, roleOf(o.role)), o.json);
+  });
+}
+
+export function usersList(o: UsersOptions): Promise<ExitCode> {
+  return withUsers(o, async (store) => {
+    const users = (await store.listUsers()).map((u) => ({
+      name: u.name,
+      role: u.role,
+      createdAt: new Date(u.createdAt).toISOString(),
+    }));
+    if (o.json) return out(`${JSON.stringify(users)}\n`);
+    if (users.length === 0)
+      return out("no users (the serve token is the only credential)\n");
+    for (const u of users)
+      out(`${u.name.padEnd(24)} ${u.role.padEnd(7)} ${u.createdAt}\n`);
+  });
+}
+
+export function usersRemove(name: string, o: UsersOptions): Promise<ExitCode> {
+  return withUsers(o, async (store, stateDir) => {
+    await removeUser(store, name, serveTokenExists(stateDir));
+    out(
+      o.json ? `${JSON.stringify({ removed: name })}\n` : `removed ${name}\n`,
+    );
+  });
+}
+
+export function usersRotate(name: string, o: UsersOptions): Promise<ExitCode> {
+  return withUsers(o, async (store) => {
+    printToken(await rotateUser(store, name), o.json);
+  });
+}
+
+export function usersLoginLink(
+  name: string,
+  o: UsersOptions,
+): Promise<ExitCode> {
+  return withUsers(o, async (store, stateDir) => {
+    const link = await loginLink(store, name, hubBaseUrl(stateDir, o.url));
+    if (o.json)
+      return out(
+        `${JSON.stringify({ ...link, expiresAt: new Date(link.expiresAt).toISOString() })}\n`,
+      );
+    out(`${link.url}\n(one browser, once, within 15 minutes)\n`);
+  });
+}

@@ -1,0 +1,88 @@
+// The hub's users as the ledger keeps them (issue 22): who may connect to `acphub serve`, with
+// which role, their tokens (stored as SHA-256 hashes only), one-time web login codes, who may
+// see which session, and the audit log. Implemented by both ledgers (src/ledger/user-store.ts).
+
+/** What a user may do on the hub: everything; their own and shared sessions; only watch. */
+export type UserRole = "admin" | "member" | "viewer";
+export const USER_ROLES: readonly UserRole[] = ["admin", "member", "viewer"];
+
+/** A user's access to one session: its creator, or shared to drive it or only to watch it. */
+export type ShareRole = "owner" | "driver" | "viewer";
+export const SHARE_ROLES: readonly ShareRole[] = ["owner", "driver", "viewer"];
+
+/** Per-user quota overrides (config `users.limits` gives the defaults). */
+export interface UserLimits {
+  concurrentTurns?: number;
+  liveSessions?: number;
+  promptsPerMinute?: number;
+  promptBytes?: number;
+}
+
+export interface UserRecord {
+  name: string;
+  role: UserRole;
+  /** SHA-256 (hex) of the user's current token. */
+  tokenHash: string;
+  createdAt: number;
+  limits: UserLimits | null;
+}
+
+export interface SessionGrant {
+  sessionId: string;
+  user: string;
+  role: ShareRole;
+}
+
+export interface AuditEntry {
+  at: number;
+  /** Who did it ("admin" for the serve token's holder). */
+  user: string;
+  /** What: login, user.add, user.remove, user.rotate, session.share, session.unshare, … */
+  action: string;
+  sessionId: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+export interface AuditFilter {
+  since?: number;
+  user?: string;
+  limit?: number;
+}
+
+export interface UserStore {
+  /** Adds a user; a HubError `USAGE` when the name is taken. */
+  addUser(user: UserRecord): Promise<void>;
+  getUser(name: string): Promise<UserRecord | undefined>;
+  listUsers(): Promise<UserRecord[]>;
+  /** Removes a user, their login codes and their shares; false when there was none. */
+  removeUser(name: string): Promise<boolean>;
+  /** Replaces a user's token hash; false when there is no such user. */
+  setTokenHash(name: string, tokenHash: string): Promise<boolean>;
+  /** Grows on every change to users (add, remove, rotate): other processes poll it. */
+  usersVersion(): Promise<number>;
+  addLoginCode(
+    codeHash: string,
+    user: string,
+    expiresAt: number,
+  ): Promise<void>;
+  /** Spends a code: the user's name when it was valid (unexpired, unused), else undefined. */
+  redeemLoginCode(codeHash: string, now: number): Promise<string | undefined>;
+  grant(grant: SessionGrant): Promise<void>;
+  revoke(sessionId: string, user: string): Promise<boolean>;
+  grantsOf(sessionId: string): Promise<SessionGrant[]>;
+  /** Every session a user may see but does not administer, with their role in it. */
+  sessionsOf(user: string): Promise<Map<string, ShareRole>>;
+  audit(entry: AuditEntry): Promise<void>;
+  auditLog(filter: AuditFilter): Promise<AuditEntry[]>;
+}
+
+/** Allowed user names: 1–64 of letters, digits, `.`, `_`, `-`, `@`, starting with a letter or digit. */
+export const USER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+/** The serve token's holder, the built-in admin: no stored user may take this name. */
+export const BUILTIN_ADMIN = "admin";
+
+/** Who a request is: a stored user, or the serve token's holder (the built-in admin). */
+export interface HubUser {
+  name: string;
+  role: UserRole;
+}

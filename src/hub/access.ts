@@ -1,0 +1,132 @@
+// Who may see and drive which hub session (issue 22): an admin (or a hub without users) every
+// session; a member their own (they created it) and those shared with them, as driver or
+// viewer; a viewer-role user only watches. A session a user may not see is answered exactly
+// like one that does not exist.
+import type { HubUser, ShareRole, UserStore } from "../contracts/users.js";
+import { HubError } from "../shared/errors.js";
+
+/** What the rules read and write of the ledger's users store. */
+export type AccessStore = Pick<
+  UserStore,
+  "grant" | "revoke" | "grantsOf" | "sessionsOf" | "audit" | "getUser"
+>;
+
+/** A user's standing in one session: everything, or their grant. */
+export type Standing = "admin" | ShareRole;
+
+// The error for a session that does not exist, or that this user may not see (same text).
+export function noSession(id: unknown): HubError {
+  return new HubError("SESSION_NOT_FOUND", `no session ${JSON.stringify(id)}`);
+}
+
+export class SessionAccess {
+  /** Grants seen lately (session → user → role), for notifications that cannot wait. */
+  private readonly known = new Map<string, Map<string, ShareRole>>();
+
+  constructor(private readonly store?: AccessStore) {}
+
+  /** True when the rules apply (a user that is not an admin, on a hub that keeps users). */
+  restricted(user: HubUser | undefined): user is HubUser {
+    return user !== undefined && user.role !== "admin" && !!this.store;
+  }
+
+  // A user's standing in a session, read from the ledger (so other processes' shares count).
+  async standing(
+    user: HubUser | undefined,
+    sessionId: string,
+  ): Promise<Standing | undefined> {
+    if (!this.restricted(user)) return "admin";
+    const grants = await this.store!.grantsOf(sessionId);
+    this.known.set(sessionId, new Map(grants.map((g) => [g.user, g.role])));
+    const role = grants.find((g) => g.user === user.name)?.role;
+    // A viewer-role user watches even the sessions shared with them to drive.
+    return role && user.role === "viewer" ? "viewer" : role;
+  }
+
+  // Throws "no session" unless the user may see it.
+  async mustSee(
+    user: HubUser | undefined,
+    sessionId: string,
+  ): Promise<Standing> {
+    const s = await this.standing(user, sessionId);
+    if (!s) throw noSession(sessionId);
+    return s;
+  }
+
+  // Throws unless the user may prompt, cancel, change settings and answer in the session.
+  async mustDrive(user: HubUser | undefined, sessionId: string): Promise<void> {
+    const s = await this.mustSee(user, sessionId);
+    if (s === "viewer")
+      throw new HubError(
+        "PERMISSION_DENIED",
+        `you may only watch session ${sessionId} (viewer): prompts, cancels, settings and permission answers are refused`,
+      );
+  }
+
+  // Throws unless the user created the session (or is an admin): deleting it.
+  async mustOwn(user: HubUser | undefined, sessionId: string): Promise<void> {
+    const s = await this.mustSee(user, sessionId);
+    if (s !== "admin" && s !== "owner")
+      throw new HubError(
+        "PERMISSION_DENIED",
+        `only the owner of session ${sessionId} (or an admin) may do that`,
+      );
+  }
+
+  // Refuses a new session to a viewer-role user.
+  mayCreate(user: HubUser | undefined): void {
+    if (user?.role === "viewer")
+      throw new HubError(
+        "PERMISSION_DENIED",
+        "a viewer may list, load and watch sessions, not create them",
+      );
+  }
+
+  // Records the creator of a new session as its owner.
+  async own(user: HubUser | undefined, sessionId: string): Promise<void> {
+    if (!user || !this.store) return;
+    await this.store.grant({ sessionId, user: user.name, role: "owner" });
+    this.remember(sessionId, user.name, "owner");
+  }
+
+  /** The sessions a user may see: all, or these ids. */
+  async visible(user: HubUser | undefined): Promise<"all" | Set<string>> {
+    if (!this.restricted(user)) return "all";
+    return new Set((await this.store!.sessionsOf(user.name)).keys());
+  }
+
+  /** From what was seen lately: may this user be told about this session (no ledger read)? */
+  mayTell(user: HubUser | undefined, sessionId: string): boolean {
+    if (!this.restricted(user)) return true;
+    return this.known.get(sessionId)?.has(user.name) === true;
+  }
+
+  remember(sessionId: string, user: string, role: ShareRole | undefined): void {
+    let map = this.known.get(sessionId);
+    if (!map) this.known.set(sessionId, (map = new Map()));
+    if (role) map.set(user, role);
+    else map.delete(user);
+  }
+
+  // Writes what a user did to the audit log (a failed write is not the user's problem).
+  note(
+    user: HubUser | undefined,
+    action: string,
+    sessionId: string | null,
+    detail: Record<string, unknown> | null = null,
+  ): void {
+    void this.store
+      ?.audit({
+        at: Date.now(),
+        user: user?.name ?? "admin",
+        action,
+        sessionId,
+        detail,
+      })
+      .catch(() => undefined);
+  }
+
+  get users(): AccessStore | undefined {
+    return this.store;
+  }
+}

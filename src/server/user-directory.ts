@@ -1,0 +1,161 @@
+// Who a request to `acphub serve` is (issue 22): the serve token's holder (the built-in admin),
+// a user of the ledger by their token, or — from a trusted proxy's address — the user its header
+// names. Users are cached and reloaded when the ledger's users version changes (polled every
+// second, so a change made by `acphub users` in any process lands within a second); a user
+// removed or rotated is reported so that their connections and web logins close.
+import type { IncomingMessage } from "node:http";
+import {
+  BUILTIN_ADMIN,
+  USER_NAME_PATTERN,
+  type HubUser,
+  type UserRecord,
+  type UserStore,
+} from "../contracts/users.js";
+import { hashSecret, newSecret, sameHash } from "../shared/user-token.js";
+import type { Logger } from "../shared/logger.js";
+import { tokenMatches } from "./token.js";
+
+export const BUILTIN_ADMIN_USER: HubUser = {
+  name: BUILTIN_ADMIN,
+  role: "admin",
+};
+
+export interface TrustedProxy {
+  /** Remote addresses whose user header is believed (exact match, e.g. 127.0.0.1, ::1). */
+  addresses: readonly string[];
+  /** The header naming the user (default X-Forwarded-User). */
+  userHeader?: string;
+  /** Create an unknown user as a member on first sight (default false: refused). */
+  autoCreate?: boolean;
+}
+
+export interface UserDirectoryOptions {
+  serveToken: string;
+  store?: UserStore;
+  trustedProxy?: TrustedProxy;
+  /** How often to check the users version (ms, default 1000). */
+  pollMs?: number;
+  /** Users whose credentials changed or who are gone: close what they hold open. */
+  onRevoked?: (names: string[]) => void;
+  logger: Logger;
+}
+
+export class UserDirectory {
+  private users = new Map<string, UserRecord>();
+  private version = -1;
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private cookieUser: (req: IncomingMessage) => string | undefined = () =>
+    undefined;
+
+  constructor(private readonly o: UserDirectoryOptions) {}
+
+  /** Loads the users, then keeps them fresh. */
+  async start(): Promise<void> {
+    await this.refresh();
+    if (!this.o.store) return;
+    this.timer = setInterval(() => void this.refresh(), this.o.pollMs ?? 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  // Reloads the users when their version moved; reports those removed or given a new token.
+  refresh(): Promise<void> {
+    this.refreshing ??= this.reload()
+      .catch((error: unknown) =>
+        this.o.logger.warn({ err: error }, "users: reload failed"),
+      )
+      .finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async reload(): Promise<void> {
+    const store = this.o.store;
+    if (!store) return;
+    const version = await store.usersVersion();
+    if (version === this.version) return;
+    const next = new Map((await store.listUsers()).map((u) => [u.name, u]));
+    const revoked = [...this.users.values()]
+      .filter((u) => next.get(u.name)?.tokenHash !== u.tokenHash)
+      .map((u) => u.name);
+    this.users = next;
+    this.version = version;
+    if (revoked.length > 0) this.o.onRevoked?.(revoked);
+  }
+
+  /** A stored user by name (the built-in admin is "admin"). */
+  byName(name: string): HubUser | undefined {
+    if (name === BUILTIN_ADMIN) return BUILTIN_ADMIN_USER;
+    const u = this.users.get(name);
+    return u ? { name: u.name, role: u.role } : undefined;
+  }
+
+  // The user a bearer token belongs to: every stored hash is compared, in constant time.
+  byToken(token: string): HubUser | undefined {
+    if (tokenMatches(token, this.o.serveToken)) return BUILTIN_ADMIN_USER;
+    const hash = hashSecret(token);
+    let found: UserRecord | undefined;
+    for (const u of this.users.values())
+      if (sameHash(hash, u.tokenHash)) found = u;
+    return found ? { name: found.name, role: found.role } : undefined;
+  }
+
+  /** How a browser's login cookie names its user (the web page's logins). */
+  useCookies(userOf: (req: IncomingMessage) => string | undefined): void {
+    this.cookieUser = userOf;
+  }
+
+  // The user a request's bearer token, login cookie or trusted-proxy header names, if any.
+  identify(req: IncomingMessage): HubUser | undefined {
+    const bearer = bearerOf(req);
+    const byBearer = bearer === undefined ? undefined : this.byToken(bearer);
+    if (byBearer) return byBearer;
+    const cookie = this.cookieUser(req);
+    const byCookie = cookie === undefined ? undefined : this.byName(cookie);
+    return byCookie ?? (bearer === undefined ? this.fromProxy(req) : undefined);
+  }
+
+  // From a trusted address only: the header's user (created as a member when configured).
+  private fromProxy(req: IncomingMessage): HubUser | undefined {
+    const proxy = this.o.trustedProxy;
+    if (!proxy || !proxy.addresses.includes(req.socket.remoteAddress ?? ""))
+      return undefined;
+    const header =
+      req.headers[(proxy.userHeader ?? "x-forwarded-user").toLowerCase()];
+    const name = typeof header === "string" ? header.trim() : "";
+    if (!USER_NAME_PATTERN.test(name)) return undefined;
+    const known = this.byName(name);
+    if (known || !proxy.autoCreate || !this.o.store) return known;
+    const user: UserRecord = {
+      name,
+      role: "member",
+      tokenHash: hashSecret(newSecret()),
+      createdAt: Date.now(),
+      limits: null,
+    };
+    this.users.set(name, user);
+    void this.o.store
+      .addUser(user)
+      .then(() =>
+        this.o.store?.audit({
+          at: Date.now(),
+          user: name,
+          action: "user.add",
+          sessionId: null,
+          detail: { name, role: "member", by: "trustedProxy" },
+        }),
+      )
+      .catch(() => undefined);
+    return { name, role: "member" };
+  }
+}
+
+/** The bearer token of a request, if it carries one. */
+export function bearerOf(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+}
