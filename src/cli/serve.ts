@@ -131,6 +131,7 @@ async function start(
         body: await metrics.registry.metrics(),
       }),
       web: web.routes,
+      alsoAccepts: web.alsoAccepts,
       identify: (req) => users.directory.identify(req),
       logger: ctx.logger,
     });

@@ -8,9 +8,9 @@ import { tempDir } from "../helpers/mock.js";
 
 const GATED = `name: gated
 steps:
-  - { id: before, run: "echo before" }
+  - { id: before, run: "echo before", preapproved: true }
   - { id: confirm, approve: "go on?" }
-  - { id: after, run: "echo after" }
+  - { id: after, run: "echo after", preapproved: true }
 `;
 
 // A project folder with the gated workflow, and an empty home.
