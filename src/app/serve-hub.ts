@@ -18,13 +18,26 @@ import { resourceNotFound } from "../protocol/wire-errors.js";
 import { installed } from "../agents/registry.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
-import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
+import {
+  createClusterNode,
+  joinHub,
+  type ClusterNode,
+  type FollowableLedger,
+} from "../cluster/index.js";
+import {
+  buildGateway,
+  hostForEditor,
+  ledgerUrl,
+  openLedger,
+} from "./wiring.js";
 
 export interface ServeHub {
   hub: SessionHub;
   listAgents(): unknown[];
   /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
   readTerminal: TerminalReader;
+  /** This process as a node of a cluster: with a PostgreSQL ledger only. */
+  cluster?: ClusterNode;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
   close(): Promise<void>;
 }
@@ -77,7 +90,9 @@ export async function openServeHub(
       },
     });
   };
+  const cluster = clusterOf(ctx, ledger);
   const hub = new SessionHub({
+    runner: cluster,
     ledger: metrics.timeLedger(ledger),
     defaultAgent,
     createGateway,
@@ -85,6 +100,8 @@ export async function openServeHub(
     observer: metrics.observer,
     logger,
   });
+  if (cluster)
+    joinHub(cluster, hub, ledger as unknown as FollowableLedger, logger);
   const listAgents = () =>
     knownAgentNames(config).map((name) => {
       const launch = resolveAgent(name, config);
@@ -105,10 +122,23 @@ export async function openServeHub(
     hub,
     listAgents,
     readTerminal,
+    cluster,
     close: async () => {
       closing = true;
       await hub.close();
       for (const host of hosts) host.close();
+      await cluster?.stop();
     },
   };
+}
+
+// A PostgreSQL ledger makes this process a node of a cluster (docs/deploy.md).
+function clusterOf(
+  ctx: AppContext,
+  ledger: LedgerPort,
+): ClusterNode | undefined {
+  const url = ledgerUrl(ctx);
+  if (!/^postgres(ql)?:/.test(url) || !("follow" in ledger)) return undefined;
+  const { leaseMs, heartbeatMs } = ctx.config.cluster ?? {};
+  return createClusterNode({ url, leaseMs, heartbeatMs, logger: ctx.logger });
 }

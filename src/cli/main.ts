@@ -187,6 +187,10 @@ program
     "allow plain HTTP on a non-loopback address (exposes the token)",
   )
   .option("--json", 'print {"event":"listening","url":…} on stdout')
+  .option(
+    "--node-id <id>",
+    "this node's name in a cluster on a PostgreSQL ledger (default: hostname:port)",
+  )
   .addHelpText(
     "after",
     `
@@ -200,6 +204,17 @@ Editors connect through the stdio shim: acphub acp --hub ws://127.0.0.1:8787/acp
 
 registerFlow(program);
 addLedgerCommands(program);
+
+program
+  .command("nodes")
+  .description("the `acphub serve` nodes sharing a PostgreSQL ledger")
+  .command("list")
+  .description("nodes, heartbeat age, and the sessions each runs")
+  .option("--json", "print them as JSON")
+  .action(async (options: Record<string, unknown>) => {
+    const { nodesList } = await import("./nodes.js");
+    process.exitCode = await nodesList({ ...program.opts(), ...options });
+  });
 addSetupCommands(program);
 
 program

@@ -263,6 +263,15 @@ export class Gateway {
     return this.sessionState(record.id);
   }
 
+  /** Drops the live session without a ledger write: another process runs it now. */
+  release(sessionId: string): void {
+    const live = this.parts.sessions.remove(sessionId);
+    this.parts.settings.forget(sessionId);
+    const agent = live?.agent;
+    if (live && agent?.alive && agent.supports("close"))
+      agent.closeSession(live.session.id).catch(() => undefined);
+  }
+
   async closeSession(params: Params, signal?: AbortSignal): Promise<Params> {
     const record = await this.record(params["sessionId"]);
     await endSession(this.parts, record, "close", signal);

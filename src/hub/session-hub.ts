@@ -20,6 +20,7 @@ import {
   recordedTurn,
   updatesAfter,
 } from "./turn-records.js";
+import type { Claim, SessionRunner } from "./runner.js";
 
 type Params = Record<string, unknown>;
 
@@ -39,6 +40,8 @@ export interface SessionHubOptions {
   cancelOnDisconnect?: boolean;
   observer?: SessionHubObserver;
   logger?: Logger;
+  /** Decides which process runs a session's agent (a cluster's lease); none: this one always. */
+  runner?: SessionRunner;
 }
 
 export class SessionHub {
@@ -149,7 +152,10 @@ export class SessionHub {
     const agent = agentOf(params["_meta"]) ?? this.options.defaultAgent;
     const gateway = await this.gatewayFor(agent);
     const result = await gateway.newSession(params);
-    await this.catchUp(client, String(result["sessionId"]), 0);
+    const id = String(result["sessionId"]);
+    await this.options.runner?.claim(id, false);
+    await this.catchUp(client, id, 0);
+    this.options.runner?.attached(id);
     return result;
   }
 
@@ -168,7 +174,22 @@ export class SessionHub {
         },
       });
     await this.catchUp(client, record.id, 0);
-    return gateway.resumeSession({ sessionId: record.id });
+    return this.restoreIfHeld(record.id, gateway);
+  }
+
+  // Restores the agent when this process may run the session; else the session is only watched
+  // here (its runner elsewhere streams through the ledger) and answered from the ledger.
+  private async restoreIfHeld(
+    sessionId: string,
+    gateway: Gateway,
+  ): Promise<Params> {
+    const runner = this.options.runner;
+    if (!runner) return gateway.resumeSession({ sessionId });
+    runner.attached(sessionId);
+    const claim = await runner.claim(sessionId, false);
+    if (!claim.held) return gateway.sessionState(sessionId);
+    if (claim.interrupted) await this.endInterrupted(sessionId);
+    return gateway.resumeSession({ sessionId });
   }
 
   async resumeSession(client: HubClient, params: Params): Promise<Params> {
@@ -178,7 +199,7 @@ export class SessionHub {
     // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
     if (after !== undefined) await this.catchUp(client, record.id, after);
     else this.attachments.attach(record.id, client);
-    return gateway.resumeSession({ sessionId: record.id });
+    return this.restoreIfHeld(record.id, gateway);
   }
 
   /** What a client missed: the updates after its cursor, and how the last turn stands. */
@@ -205,10 +226,16 @@ export class SessionHub {
       if (again) return again;
     }
     const gateway = await this.gatewayFor(record.agent);
+    const claimed = await this.claimTurn(record.id);
     this.attachments.setOwner(record.id, client);
     const done = gateway.prompt(params, signal);
     if (!this.running.has(record.id))
       this.running.set(record.id, { key, done });
+    if (claimed)
+      void done
+        .catch(() => undefined)
+        .then(() => this.options.runner?.turnEnded(record.id))
+        .catch(() => undefined);
     try {
       const result = await done;
       this.options.observer?.turnEnded?.(String(result["stopReason"]));
@@ -246,6 +273,28 @@ export class SessionHub {
     };
   }
 
+  // Takes the session's lease for a turn (from an idle or dead runner); true when this call took
+  // it. A turn already running here is left to the gateway's busy rule.
+  private async claimTurn(sessionId: string): Promise<boolean> {
+    const runner = this.options.runner;
+    if (!runner || this.running.has(sessionId)) return false;
+    const claim: Claim = await runner.claim(sessionId, true);
+    if (!claim.held)
+      throw new HubError(
+        "PROMPT_IN_FLIGHT",
+        `session ${sessionId} is running a turn on node ${claim.holder}: wait for it to end, or cancel it`,
+      );
+    if (claim.interrupted) await this.endInterrupted(sessionId);
+    return true;
+  }
+
+  /** Forgets the agent's live session here: another process runs it now (cluster handover). */
+  async release(sessionId: string): Promise<void> {
+    const record = await this.shared.getSession(sessionId);
+    const gateway = record && this.gateways.get(record.agent);
+    if (gateway) (await gateway).release(sessionId);
+  }
+
   // A turn the hub's restart killed: tell the session why, and record its end as cancelled.
   private async endInterrupted(sessionId: string): Promise<void> {
     const update = {
@@ -267,6 +316,8 @@ export class SessionHub {
     const record = await this.shared.getSession(String(params["sessionId"]));
     if (!record) return;
     (await this.gatewayFor(record.agent)).cancel(params);
+    if (!this.running.has(record.id))
+      await this.options.runner?.relayCancel(record.id);
   }
 
   async listSessions(params: Params): Promise<Params> {
@@ -296,9 +347,11 @@ export class SessionHub {
   async gatewayOf(client: HubClient, sessionId: unknown): Promise<Gateway> {
     if (sessionId === undefined)
       return this.gatewayFor(this.options.defaultAgent);
-    return this.gatewayFor(
-      (await this.attachedRecord(client, sessionId)).agent,
-    );
+    const record = await this.attachedRecord(client, sessionId);
+    // In a cluster the session comes here first when idle (a mode or setting is the agent's).
+    if (await this.claimTurn(record.id))
+      await this.options.runner?.turnEnded(record.id);
+    return this.gatewayFor(record.agent);
   }
 
   get liveTurns(): number {

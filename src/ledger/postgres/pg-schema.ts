@@ -39,6 +39,21 @@ const MIGRATIONS: string[] = [
   // A row goes once its writer knows the outcome (the next batch deletes it), or after an hour.
   `CREATE TABLE acphub_batches (id TEXT PRIMARY KEY, seqs TEXT NOT NULL, at BIGINT NOT NULL);
    CREATE INDEX acphub_batches_at ON acphub_batches (at);`,
+  // 4 (issue 23): the nodes of a cluster of `acphub serve` processes, and which node runs each
+  // session's agent (a lease renewed with the node's heartbeat; `busy` while a turn runs).
+  `CREATE TABLE acphub_nodes (
+     id TEXT PRIMARY KEY,
+     url TEXT NOT NULL,
+     started BIGINT NOT NULL,
+     heartbeat BIGINT NOT NULL
+   );
+   CREATE TABLE acphub_leases (
+     session_id TEXT PRIMARY KEY,
+     node_id TEXT NOT NULL,
+     expires BIGINT NOT NULL,
+     busy BOOLEAN NOT NULL DEFAULT FALSE
+   );
+   CREATE INDEX acphub_leases_node ON acphub_leases (node_id);`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
