@@ -138,8 +138,8 @@ program
   .option("-a, --agent <name>", "agent name from the registry or config")
   .option("-C, --cwd <dir>", "working directory of the agent process")
   .option(
-    "--hub <url>",
-    "relay to a running `acphub serve` (reconnects if it restarts)",
+    "--hub <urls>",
+    "relay to a running `acphub serve` (reconnects if it restarts; URL1,URL2,… fails over to the next node)",
   )
   .option("--token-file <file>", "the hub's bearer token (with --hub)")
   .option(

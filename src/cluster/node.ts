@@ -52,7 +52,11 @@ export class ClusterNode implements SessionRunner {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.heartbeatMs =
       options.heartbeatMs ?? Math.max(200, Math.floor(this.leaseMs / 4));
-    this.pool = new pg.Pool({ connectionString: options.url, max: 2 });
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: 2,
+      connectionTimeoutMillis: 5000,
+    });
     this.pool.on("error", (e) =>
       options.logger.warn({ err: e.message }, "cluster: connection lost"),
     );

@@ -231,16 +231,18 @@ export class SessionHub {
     const done = gateway.prompt(params, signal);
     if (!this.running.has(record.id))
       this.running.set(record.id, { key, done });
-    if (claimed)
-      void done
-        .catch(() => undefined)
-        .then(() => this.options.runner?.turnEnded(record.id))
-        .catch(() => undefined);
     try {
       const result = await done;
       this.options.observer?.turnEnded?.(String(result["stopReason"]));
       return result;
     } finally {
+      // The answer goes out once the lease says idle: another node may take the session next.
+      if (claimed)
+        await this.options.runner
+          ?.turnEnded(record.id)
+          .catch((error: unknown) =>
+            this.logger.warn({ err: error }, "cluster: turn end not recorded"),
+          );
       if (this.running.get(record.id)?.done === done) {
         this.running.delete(record.id);
         if (this.attachments.owner(record.id) === client)

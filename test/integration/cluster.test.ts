@@ -5,7 +5,7 @@
 // `acphub nodes list` tells which nodes are up and what each runs.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { mockConfig } from "../helpers/editor.js";
+import { mockConfig, startEditor, type TestEditor } from "../helpers/editor.js";
 import {
   connectClient,
   allowOnce,
@@ -27,10 +27,17 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
+/** One token for every node, as a cluster behind one load balancer has. */
+const TOKEN = "cluster-test-token";
 const hubs: RunningHub[] = [];
+const editors: TestEditor[] = [];
 const clients: HubTestClient[] = [];
 afterEach(async () => {
   for (const c of clients.splice(0)) c.close();
+  for (const e of editors.splice(0)) {
+    e.child.kill("SIGKILL");
+    await e.exited;
+  }
   for (const h of hubs.splice(0)) {
     h.child.kill("SIGKILL");
     await h.exited;
@@ -43,6 +50,7 @@ async function node(url: string, id: string, leaseMs = 2000) {
   mockConfig(home, [], { cluster: { leaseMs } });
   const h = await startHub(home, ["--node-id", id], {
     ACPHUB_LEDGER_URL: url,
+    ACPHUB_TOKEN: TOKEN,
   });
   hubs.push(h);
   return { h, home };
@@ -224,6 +232,46 @@ describe("acphub serve nodes on one PostgreSQL", () => {
       ["node-a", false, 0],
       ["node-b", true, 1],
     ]);
+  }, 30_000);
+
+  it("the stdio shim given both nodes survives kill -9 of the node it was on", async () => {
+    const url = await server.database();
+    const a = await node(url, "node-a");
+    const b = await node(url, "node-b");
+    const home = tempDir();
+    mockConfig(home);
+    const editor = startEditor(home, {
+      args: ["--hub", `${a.h.url},${b.h.url}`],
+      env: { ACPHUB_TOKEN: TOKEN },
+    });
+    editors.push(editor);
+    await editor.agent.request("initialize", INIT);
+    const { sessionId } = await editor.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: home, mcpServers: [] },
+    );
+    await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: text("first, on node A"),
+    });
+    a.h.child.kill("SIGKILL");
+    await a.h.exited;
+    hubs.splice(hubs.indexOf(a.h), 1);
+    const result = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: text("then on node B"),
+    });
+    expect(result).toMatchObject({ stopReason: "end_turn" });
+    const shown = editor
+      .updates()
+      .filter(isAgentChunk)
+      .map((u) => (u["update"] as { content: { text: string } }).content.text)
+      .join("");
+    expect(shown).toContain("This session was restored");
+    expect(shown).toContain("User: first, on node A");
+    expect(shown).toMatch(/then on node B$/);
+    const listed = await nodes(b.home, url);
+    expect(listed.find((n) => n.id === "node-b")?.sessions).toBe(1);
   }, 30_000);
 });
 
