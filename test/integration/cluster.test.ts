@@ -142,6 +142,13 @@ describe("acphub serve nodes on one PostgreSQL", () => {
       ["node-a", true, 1],
       ["node-b", true, 0],
     ]);
+    const health = await fetch(`${b.h.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({
+      status: "ok",
+      node: "node-b",
+      database: true,
+    });
   });
 
   it("a prompt sent to B for A's idle session runs on B, streams to B's client and live to A's", async () => {
@@ -178,6 +185,14 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     const listed = await nodes(a.home, url);
     expect(listed.find((n) => n.id === "node-b")?.sessions).toBe(1);
     expect(listed.find((n) => n.id === "node-a")?.sessions).toBe(0);
+    // A cancel sent to A for the turn B runs reaches B.
+    const long = onB.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "long on B " }, { sleep: 60_000 })),
+    });
+    await until(() => said(onA, sessionId).includes("long on B "));
+    await onA.agent.notify("session/cancel", { sessionId });
+    expect(await long).toMatchObject({ stopReason: "cancelled" });
   });
 
   it("after kill -9 of A, a prompt on B takes A's session over and ends end_turn with the context restored; the turn A ran ends cancelled", async () => {
