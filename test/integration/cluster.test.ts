@@ -288,6 +288,26 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     const listed = await nodes(b.home, url);
     expect(listed.find((n) => n.id === "node-b")?.sessions).toBe(1);
   }, 30_000);
+
+  it("SIGTERM drains: the running turn ends end_turn, then the node leaves nodes list", async () => {
+    const url = await server.database();
+    const a = await node(url, "node-a");
+    const b = await node(url, "node-b");
+    const onA = client(a.h);
+    const sessionId = await openSession(onA, a.home);
+    const turn = onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(
+        steps({ text: "draining " }, { sleep: 1500 }, { text: "done" }),
+      ),
+    });
+    await until(() => said(onA, sessionId).includes("draining "));
+    a.h.child.kill("SIGTERM");
+    expect(await turn).toMatchObject({ stopReason: "end_turn" });
+    expect(await a.h.exited).toBe(0);
+    hubs.splice(hubs.indexOf(a.h), 1);
+    expect((await nodes(b.home, url)).map((n) => n.id)).toEqual(["node-b"]);
+  }, 30_000);
 });
 
 function isAgentChunk(u: Record<string, unknown>): boolean {
