@@ -99,6 +99,7 @@ export async function listNodes(db: Db): Promise<NodeRow[]> {
        count(l.session_id) AS sessions, count(l.session_id) FILTER (WHERE l.busy) AS running
      FROM acphub_nodes n
      LEFT JOIN acphub_leases l ON l.node_id = n.id AND l.expires >= ${NOW_MS}
+       AND EXISTS (SELECT 1 FROM acphub_sessions s WHERE s.id = l.session_id)
      GROUP BY n.id ORDER BY n.id`,
   );
   return rows.map((r) => ({

@@ -292,6 +292,7 @@ export class SessionHub {
 
   /** Forgets the agent's live session here: another process runs it now (cluster handover). */
   async release(sessionId: string): Promise<void> {
+    if (this.running.has(sessionId)) return; // a turn here ends first (a database outage)
     const record = await this.shared.getSession(sessionId);
     const gateway = record && this.gateways.get(record.agent);
     if (gateway) (await gateway).release(sessionId);
