@@ -308,6 +308,53 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     hubs.splice(hubs.indexOf(a.h), 1);
     expect((await nodes(b.home, url)).map((n) => n.id)).toEqual(["node-b"]);
   }, 30_000);
+
+  it("three nodes: a turn prompted on C for A's session reaches the clients on A and B, same seqs", async () => {
+    const url = await server.database();
+    const [a, b, c] = [
+      await node(url, "node-a"),
+      await node(url, "node-b"),
+      await node(url, "node-c"),
+    ];
+    const onA = client(a.h);
+    const sessionId = await openSession(onA, a.home);
+    await onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "on A " })),
+    });
+    const [onB, onC] = [client(b.h), client(c.h)];
+    for (const x of [onB, onC]) {
+      await x.agent.request("initialize", INIT);
+      await x.agent.request("session/load", {
+        sessionId,
+        cwd: a.home,
+        mcpServers: [],
+      });
+    }
+    await onC.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "on C ", chunks: 4 })),
+    });
+    const lastC = onC.updates(sessionId).map(seqOf).at(-1);
+    for (const x of [onA, onB])
+      await until(() => x.updates(sessionId).map(seqOf).at(-1) === lastC);
+    const agentSeqs = (x: HubTestClient) =>
+      x
+        .updates(sessionId)
+        .filter(isAgentChunk)
+        .map(seqOf)
+        .filter((seq) => seq > 0); // C alone gets its restore notice (not stored)
+    expect(agentSeqs(onA)).toEqual(agentSeqs(onC));
+    expect(agentSeqs(onB)).toEqual(agentSeqs(onC));
+    expect(said(onB, sessionId)).toBe("on A on C ");
+    expect(said(onA, sessionId)).toBe("on A on C ");
+    const listed = await nodes(a.home, url);
+    expect(listed.map((n) => [n.id, n.sessions])).toEqual([
+      ["node-a", 0],
+      ["node-b", 0],
+      ["node-c", 1],
+    ]);
+  }, 40_000);
 });
 
 function isAgentChunk(u: Record<string, unknown>): boolean {
