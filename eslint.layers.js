@@ -26,7 +26,7 @@ export const LAYERS = {
   shim: ["stdio", "agents", "protocol", "shared"],
   cluster: ["hub", "engine", "contracts", "protocol", "config", "shared"],
   "mock-agent": ["protocol", "shared"],
-  web: [],
+  web: ["shared"],
 };
 const ALL = Object.keys(LAYERS);
 // The composition root may use every layer; the command line, every layer and the root.

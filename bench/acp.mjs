@@ -5,7 +5,7 @@
 // session. Prints figures; never part of the test run. BENCH_PG_URL uses an existing server.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { client } from "@agentclientprotocol/sdk";
@@ -215,16 +215,16 @@ async function measure(name, ledgerEnv, where) {
     `  through acphub acp            : ${f(r.hub)} updates/s (each stored before the editor gets it)`,
   );
   console.log(
-    `  ratio hub/direct              : ${(r.hub / r.direct).toFixed(2)}`,
+    `  ratio hub/direct              : ${(r.hub / r.direct).toFixed(2)} (load ${loadavg()[0].toFixed(1)})`,
   );
   console.log(
-    `  acphub CPU per relayed update : ${r.cpuUs.toFixed(1)} µs (user+sys of the acphub process, /proc)`,
+    `  acphub CPU per relayed update : ${r.cpuUs.toFixed(1)} µs (user+sys of the acphub process, /proc; load ${loadavg()[0].toFixed(1)})`,
   );
   const replayEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
   const replay = await replayTime(replayEnv);
   const raw = await rawReplayTime(replay.frames);
   console.log(
-    `  replay of ${replay.frames.length} updates after kill -9: ${replay.ms.toFixed(0)} ms to answer session/load; raw writer ${raw.toFixed(0)} ms; acphub adds ${(replay.ms - raw).toFixed(0)} ms`,
+    `  replay of ${replay.frames.length} updates after kill -9: ${replay.ms.toFixed(0)} ms to answer session/load; raw writer ${raw.toFixed(0)} ms; acphub adds ${(replay.ms - raw).toFixed(0)} ms (load ${loadavg()[0].toFixed(1)})`,
   );
   const storeEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
   const stored = await storedForReply(

@@ -55,10 +55,12 @@ export function rpcOver(ws, onOther = () => {}) {
 }
 
 // Starts `acphub serve --port 0 --json` with ACPHUB_HOME=dir; its http URL, pid and token.
+// BENCH_HUB_NODE_ARGS adds node flags to the hub alone (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
 export async function spawnServe(dir) {
+  const nodeArgs = (process.env.BENCH_HUB_NODE_ARGS ?? "").split(" ");
   const child = spawn(
     process.execPath,
-    [CLI, "serve", "--port", "0", "--json"],
+    [...nodeArgs.filter(Boolean), CLI, "serve", "--port", "0", "--json"],
     {
       env: { ...process.env, ACPHUB_HOME: dir },
       stdio: ["ignore", "pipe", "inherit"],

@@ -1,18 +1,28 @@
-// acphub serve under load: CLIENTS concurrent WebSocket clients, each one session and one turn
-// of UPDATES updates against the mock agent: errors, time to first update (p50/p99), updates/s,
-// hub RSS per live session; then the relay rate of one client over WebSocket versus `acphub
-// acp` over stdio, as a ratio. Prints figures; never part of the test run.
+// acphub serve under load, measured the way issue 24's table says: CLIENTS WebSocket clients,
+// each prompting its own session on one mock agent (UPDATES updates a turn, all turns at once):
+// the hub's CPU per relayed update (read from /proc for the hub process alone: agent and clients
+// excluded), time to first update after the prompt (p50/p99), errors, hub RSS. The same clients
+// then run against the anchor (bench/ws-anchor.mjs: a bare `ws` relay that stores nothing, the
+// physical floor) in the same run; each figure is printed with hub ÷ anchor and the load average.
+// Then one client's WebSocket relay rate versus `acphub acp` over stdio. Never part of the tests.
+// BENCH_CLIENTS (100; 300 uses 1,000 updates each), BENCH_UPDATES, BENCH_QUICK=1 (20 × 500).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { CLI, median, rpcOver, spawnServe, streamPrompt } from "./common.mjs";
 
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
-const UPDATES = Number(process.env.BENCH_UPDATES ?? 200);
+const QUICK = process.env.BENCH_QUICK === "1";
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? (QUICK ? 20 : 100));
+const UPDATES = Number(
+  process.env.BENCH_UPDATES ?? (QUICK ? 500 : CLIENTS >= 300 ? 1000 : 2000),
+);
 const RELAY_UPDATES = Number(process.env.BENCH_RELAY_UPDATES ?? 20000);
+const TICKS = 100; // clock ticks per second in /proc/PID/stat (Linux's USER_HZ)
+const ANCHOR = fileURLToPath(new URL("./ws-anchor.mjs", import.meta.url));
 
 function home() {
   const dir = mkdtempSync(join(tmpdir(), "acphub-bench-serve-"));
@@ -24,7 +34,11 @@ function home() {
         mock: { command: process.execPath, args: [CLI, "mock-agent"] },
       },
       ledger: { maxEventsPerSession: 100000, maxSessions: 100000 },
-      serve: { maxConnections: CLIENTS + 16, maxFailedAuth: 1000 },
+      limits: { sessionsPerMinute: 100000 },
+      serve: {
+        maxConnections: CLIENTS + 16,
+        maxFailedAuth: 1000,
+      },
     }),
   );
   return dir;
@@ -32,7 +46,27 @@ function home() {
 
 async function startHub(dir) {
   const hub = await spawnServe(dir);
-  return { ...hub, url: `${hub.url.replace(/^http/, "ws")}/acp` };
+  const stop = async () => {
+    hub.child.kill("SIGTERM");
+    await new Promise((r) => hub.child.once("exit", r));
+  };
+  const url = `${hub.url.replace(/^http/, "ws")}/acp`;
+  return { url, pid: hub.pid, token: hub.token, stop };
+}
+
+// The bare ws relay, in its own process like the hub.
+async function startAnchor() {
+  const child = spawn(process.execPath, [ANCHOR], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = await new Promise((resolve) =>
+    createInterface({ input: child.stdout }).once("line", resolve),
+  );
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  };
+  return { ...JSON.parse(line), stop };
 }
 
 function rssMb(pid) {
@@ -40,10 +74,21 @@ function rssMb(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
 }
 
-// One raw WebSocket client: initialize, session/new, one prompt; times its first update.
-async function oneClient(hub, updates, onLive) {
-  const ws = new WebSocket(hub.url, {
-    headers: { Authorization: `Bearer ${hub.token}` },
+// user+system CPU seconds of one process so far (its children not counted).
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .split(") ")[1]
+    .split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+const load = () => `load ${loadavg()[0].toFixed(1)}`;
+
+// One raw WebSocket client with its session open; `prompt()` runs one turn and times its first update.
+async function openClient(server, updates) {
+  const ws = new WebSocket(server.url, {
+    headers: server.token ? { Authorization: `Bearer ${server.token}` } : {},
+    maxPayload: 256 * 1024 * 1024,
   });
   let count = 0;
   let firstAt;
@@ -61,16 +106,18 @@ async function oneClient(hub, updates, onLive) {
     cwd: process.cwd(),
     mcpServers: [],
   });
-  onLive();
-  const sent = performance.now();
-  const result = await ask("session/prompt", {
-    sessionId,
-    prompt: [{ type: "text", text: streamPrompt(updates) }],
-  });
-  ws.close();
-  if (result.stopReason !== "end_turn")
-    throw new Error(`stopReason ${result.stopReason}`);
-  return { firstMs: firstAt - sent, updates: count };
+  const prompt = async () => {
+    const sent = performance.now();
+    const result = await ask("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: streamPrompt(updates) }],
+    });
+    ws.close();
+    if (result.stopReason !== "end_turn")
+      throw new Error(`stopReason ${result.stopReason}`);
+    return { firstMs: firstAt - sent, updates: count };
+  };
+  return prompt;
 }
 
 function percentile(values, p) {
@@ -80,58 +127,72 @@ function percentile(values, p) {
   ];
 }
 
-async function loadRun() {
-  const dir = home();
-  const hub = await startHub(dir);
-  let live = 0;
+// Opens every client's session, then all prompt at once; CPU counted over the turns only.
+async function loadRun(server) {
+  const opened = await Promise.allSettled(
+    Array.from({ length: CLIENTS }, () => openClient(server, UPDATES)),
+  );
+  const prompts = opened.filter((r) => r.status === "fulfilled");
   let peakRss = 0;
   const sampler = setInterval(
-    () => (peakRss = Math.max(peakRss, rssMb(hub.pid))),
+    () => (peakRss = Math.max(peakRss, rssMb(server.pid))),
     50,
   );
-  const idleRss = rssMb(hub.pid);
+  const cpu = cpuSeconds(server.pid);
   const started = performance.now();
-  const results = await Promise.allSettled(
-    Array.from({ length: CLIENTS }, () =>
-      oneClient(hub, UPDATES, () => (live += 1)),
-    ),
-  );
+  const results = await Promise.allSettled(prompts.map((r) => r.value()));
   const seconds = (performance.now() - started) / 1000;
+  const cpuUsed = cpuSeconds(server.pid) - cpu;
   clearInterval(sampler);
   const ok = results
     .filter((r) => r.status === "fulfilled")
     .map((r) => r.value);
-  const errors = results.filter((r) => r.status === "rejected");
+  const errors = [...opened, ...results].filter((r) => r.status === "rejected");
   const total = ok.reduce((n, r) => n + r.updates, 0);
   const firsts = ok.map((r) => r.firstMs);
+  return {
+    errors,
+    total,
+    seconds,
+    cpuUs: (cpuUsed * 1e6) / Math.max(1, total),
+    p50: median(firsts),
+    p99: percentile(firsts, 99),
+    peakRss,
+    load: load(),
+  };
+}
+
+function printRuns(hub, anchor) {
+  const ratio = (a, b) => `hub ÷ anchor ${(a / b).toFixed(2)}`;
   console.log(
-    `serve: ${CLIENTS} WebSocket clients × 1 session × 1 turn of ${UPDATES} updates`,
+    `serve: ${CLIENTS} WebSocket clients × 1 session × 1 turn of ${UPDATES} updates (hub ${hub.load}, anchor ${anchor.load})`,
+  );
+  for (const [name, r] of [
+    ["hub", hub],
+    ["anchor", anchor],
+  ])
+    console.log(
+      `  ${name}: errors ${r.errors.length}${r.errors.length ? ` (first: ${r.errors[0].reason.message})` : ""}, ${r.total} updates in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRss.toFixed(0)} MB`,
+    );
+  console.log(
+    `  CPU per relayed update: hub ${hub.cpuUs.toFixed(1)} µs, anchor ${anchor.cpuUs.toFixed(1)} µs, ${ratio(hub.cpuUs, anchor.cpuUs)} (${hub.load})`,
   );
   console.log(
-    `  errors: ${errors.length}${errors.length ? ` (first: ${errors[0].reason.message})` : ""}`,
+    `  first update after the prompt: hub p50 ${hub.p50.toFixed(0)} ms p99 ${hub.p99.toFixed(0)} ms, anchor p50 ${anchor.p50.toFixed(0)} ms p99 ${anchor.p99.toFixed(0)} ms, p99 ${ratio(hub.p99, anchor.p99)} (${hub.load})`,
   );
   console.log(
-    `  time to first update: p50 ${median(firsts).toFixed(0)} ms, p99 ${percentile(firsts, 99).toFixed(0)} ms`,
+    `  throughput: hub ${(hub.total / hub.seconds).toFixed(0)} updates/s, anchor ${(anchor.total / anchor.seconds).toFixed(0)} updates/s, ${ratio(hub.total / hub.seconds, anchor.total / anchor.seconds)}`,
   );
-  console.log(
-    `  updates relayed: ${total} in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(0)} updates/s`,
-  );
-  console.log(
-    `  hub RSS: idle ${idleRss.toFixed(0)} MB, peak ${peakRss.toFixed(0)} MB, ${(((peakRss - idleRss) * 1024) / Math.max(1, live)).toFixed(0)} KB per live session`,
-  );
-  hub.child.kill("SIGTERM");
-  await new Promise((r) => hub.child.once("exit", r));
 }
 
 // Updates per second for one client and one long turn over WebSocket.
 async function wsRate() {
-  const dir = home();
-  const hub = await startHub(dir);
+  const hub = await startHub(home());
+  const prompt = await openClient(hub, RELAY_UPDATES);
   const started = performance.now();
-  const { updates } = await oneClient(hub, RELAY_UPDATES, () => undefined);
+  const { updates } = await prompt();
   const rate = updates / ((performance.now() - started) / 1000);
-  hub.child.kill("SIGTERM");
-  await new Promise((r) => hub.child.once("exit", r));
+  await hub.stop();
   return rate;
 }
 
@@ -177,10 +238,18 @@ async function stdioRate() {
   return rate;
 }
 
-await loadRun();
-const ws = await wsRate();
-const stdio = await stdioRate();
-console.log(
-  `relay, one turn of ${RELAY_UPDATES} updates: WebSocket ${ws.toFixed(0)}/s, stdio ${stdio.toFixed(0)}/s, ratio ws/stdio ${(ws / stdio).toFixed(2)}`,
-);
+const hub = await startHub(home());
+const hubRun = await loadRun(hub);
+await hub.stop();
+const anchor = await startAnchor();
+const anchorRun = await loadRun(anchor);
+await anchor.stop();
+printRuns(hubRun, anchorRun);
+if (!QUICK) {
+  const ws = await wsRate();
+  const stdio = await stdioRate();
+  console.log(
+    `relay, one turn of ${RELAY_UPDATES} updates: WebSocket ${ws.toFixed(0)}/s, stdio ${stdio.toFixed(0)}/s, ratio ws/stdio ${(ws / stdio).toFixed(2)} (${load()})`,
+  );
+}
 process.exit(0);

@@ -15,7 +15,8 @@ export function agentServers(config: Config, agent: string): McpServer[] {
   return toAcpServers(config.agents?.[agent]?.mcpServers ?? []);
 }
 
-// The agent with its configured servers merged into every session it opens.
+// The agent with its configured servers merged into every session it opens (an explicit
+// wrapper: every other call passes through unchanged).
 export function withAgentServers(
   port: AgentPort,
   configured: McpServer[],
@@ -30,16 +31,28 @@ export function withAgentServers(
     for (const warning of warnings) logger.warn(warning);
     return { ...params, mcpServers: servers };
   };
-  return new Proxy(port, {
-    get(target, key, receiver) {
-      if (key === "newSession")
-        return (p: SessionOpenParams) => target.newSession(merged(p));
-      if (key === "loadSession" || key === "resumeSession")
-        return (id: string, p: SessionOpenParams) => target[key](id, merged(p));
-      const value: unknown = Reflect.get(target, key, receiver);
-      return typeof value === "function"
-        ? (value as (...a: unknown[]) => unknown).bind(target)
-        : value;
+  const wrapped: AgentPort = {
+    get alive() {
+      return port.alive;
     },
-  });
+    get inProcess() {
+      return port.inProcess;
+    },
+    get initializeResponse() {
+      return port.initializeResponse;
+    },
+    supports: (c) => port.supports(c),
+    newSession: (p, signal) => port.newSession(merged(p), signal),
+    loadSession: (id, p, signal) => port.loadSession(id, merged(p), signal),
+    resumeSession: (id, p, signal) => port.resumeSession(id, merged(p), signal),
+    forkSession: (id, p, signal) => port.forkSession(id, p, signal),
+    closeSession: (id, signal) => port.closeSession(id, signal),
+    deleteSession: (id, signal) => port.deleteSession(id, signal),
+    releaseSession: (id) => port.releaseSession?.(id),
+    authenticate: (id, signal) => port.authenticate(id, signal),
+    request: (method, params, signal) => port.request(method, params, signal),
+    notify: (method, params) => port.notify(method, params),
+    close: () => port.close(),
+  };
+  return wrapped;
 }

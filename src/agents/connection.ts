@@ -207,6 +207,10 @@ export class AgentConnection {
     return this.opener.deleteSession(sessionId, signal);
   }
 
+  releaseSession(sessionId: string): void {
+    this.opener.releaseSession(sessionId);
+  }
+
   async authenticate(methodId: string, signal?: AbortSignal): Promise<void> {
     const params = { methodId };
     await this.transport.callWithin(methods.agent.authenticate, params, signal);

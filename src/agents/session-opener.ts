@@ -168,6 +168,12 @@ export class SessionOpener {
     this.forget(sessionId);
   }
 
+  // Forgets a session the agent cannot close: its turn cancelled, its host things released.
+  releaseSession(sessionId: string): void {
+    this.parts.router.sessions.get(sessionId)?.cancel();
+    this.forget(sessionId);
+  }
+
   async deleteSession(sessionId: string, signal?: AbortSignal): Promise<void> {
     this.require("delete", m.delete);
     await this.call(m.delete, { sessionId }, signal);

@@ -11,7 +11,12 @@ import {
 import type { PermissionMode } from "../config/schema.js";
 import type { RawSessionUpdate } from "../contracts/events.js";
 import { Gateway } from "../engine/gateway.js";
-import type { EditorPort, SessionRecord } from "../engine/ports.js";
+import type {
+  EditorPort,
+  NewSessionRecord,
+  SessionRecord,
+} from "../engine/ports.js";
+import { openLedgerAt } from "../ledger/open.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
 import { noticeFrom, type CliEvent } from "./client-events.js";
@@ -39,6 +44,9 @@ export interface LocalClientOptions {
   render: (event: CliEvent) => void;
   /** What to launch instead of a registry agent (the shim to a hub, for `--hub`). */
   launch?: AgentLaunch;
+  /** The agent is a running hub (`--hub`): the hub records the session (nothing is recorded
+   *  here) and its ids are the ones taken and shown. */
+  viaHub?: boolean;
   /** The agent, spawned early by the caller; used for the first connection. */
   prespawned?: AgentProcess;
   /** Offer the workflows as slash commands (chat); gates go to the approver. */
@@ -103,14 +111,33 @@ export function cliEditor(
   };
 }
 
+// The record of a hub's session continued with `--hub --session ID`: the hub's id is its id.
+function hubSession(id: string, cwd: string): NewSessionRecord {
+  const now = Date.now();
+  return {
+    id,
+    agent: "hub",
+    cwd,
+    title: null,
+    createdAt: now,
+    updatedAt: now,
+    state: "active",
+    agentSessionId: id,
+    request: { mcpServers: [] },
+  };
+}
+
 export async function openLocalClient(
   o: LocalClientOptions,
 ): Promise<LocalClient> {
   const { config, paths, logger } = o.ctx;
   reapOrphans(paths.stateDir, logger);
-  const ledger = await openLedger(o.ctx);
+  const ledger = o.viaHub
+    ? await openLedgerAt(":memory:", { logger })
+    : await openLedger(o.ctx);
   let record: SessionRecord | undefined;
   if (o.sessionId) {
+    if (o.viaHub) await ledger.createSession(hubSession(o.sessionId, o.cwd));
     record = await ledger.getSession(o.sessionId);
     if (!record) {
       await ledger.close();
@@ -152,6 +179,7 @@ export async function openLocalClient(
     host,
     cwd: record?.cwd ?? o.cwd,
     prespawned: o.prespawned,
+    ...(o.viaHub ? { agentIsHub: o.replay ? "replay" : true } : {}),
     ...(o.workflows
       ? { commands: workflowCommands(o.ctx, ledger, runHostFactory(o.ctx)) }
       : {}),

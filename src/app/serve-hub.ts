@@ -54,7 +54,6 @@ export async function openServeHub(
   const defaultAgent = agent ?? defaultAgentName(config);
   resolveAgent(defaultAgent, config); // fails early on an unknown name
   const ledger = await openLedger(ctx);
-  const hosts: HostServices[] = [];
   /** The host of each agent's current gateway, for `readTerminal`. */
   const hostOf = new Map<string, HostServices>();
   let closing = false;
@@ -62,19 +61,19 @@ export async function openServeHub(
     name: string,
     ledger: LedgerPort,
   ): Promise<Gateway> => {
+    // No host without a gateway: the agent is resolved and launched before the host exists.
+    const launch = await sandboxedLaunch(
+      resolveAgent(name, config),
+      config,
+      paths,
+      process.cwd(),
+    );
     const editor = new EditorChannel(new SessionTable());
     const host = hostForEditor(ctx, editor, false);
-    hosts.push(host);
-    hostOf.set(name, host);
-    return buildGateway({
+    const gateway = buildGateway({
       ctx,
       agentName: name,
-      launch: await sandboxedLaunch(
-        resolveAgent(name, config),
-        config,
-        paths,
-        process.cwd(),
-      ),
+      launch,
       ledger,
       host,
       editor,
@@ -89,6 +88,10 @@ export async function openServeHub(
         });
       },
     });
+    // A name gets a new gateway only after its last one failed to start: its host goes.
+    hostOf.get(name)?.close();
+    hostOf.set(name, host);
+    return gateway;
   };
   const cluster = clusterOf(ctx, ledger);
   const hub = new SessionHub({
@@ -97,6 +100,7 @@ export async function openServeHub(
     defaultAgent,
     createGateway,
     cancelOnDisconnect,
+    idleSessionMs: config.serve?.idleSessionMs,
     observer: metrics.observer,
     logger,
   });
@@ -109,6 +113,7 @@ export async function openServeHub(
         name,
         title: launch.description ?? name,
         installed: installed(launch),
+        source: launch.source,
         default: name === defaultAgent,
       };
     });
@@ -126,7 +131,7 @@ export async function openServeHub(
     close: async () => {
       closing = true;
       await hub.close();
-      for (const host of hosts) host.close();
+      for (const host of hostOf.values()) host.close();
       await cluster?.stop();
     },
   };

@@ -49,7 +49,24 @@ export interface HostWiring {
   editor?: EditorBridge;
 }
 
+/** Whether the no-sandbox warning was logged (once per process, however many hosts). */
+let sandboxWarned = false;
+
+// Logs the warning that terminals run without the OS sandbox asked for, once per process.
+function warnSandboxOnce(host: HostServices, logger: Logger): void {
+  if (!host.sandboxWarning || sandboxWarned) return;
+  sandboxWarned = true;
+  logger.warn(host.sandboxWarning);
+}
+
 export function buildHost(w: HostWiring): HostServices {
+  const host = makeHost(w);
+  warnSandboxOnce(host, w.logger);
+  return host;
+}
+
+// The host's parts from config: permission engine, limits, command policy, sandbox.
+function makeHost(w: HostWiring): HostServices {
   const { config } = w;
   const masker = SecretMasker.fromEnv(process.env);
   const engine = new PermissionEngine({
@@ -103,6 +120,7 @@ export function commandPolicyFrom(config: Config): CommandPolicy {
   return {
     allow: [...(t.allow ?? DEFAULT_ALLOWED_COMMANDS), ...(t.extraAllow ?? [])],
     deny: [...DEFAULT_DENY_RULES, ...(t.deny ?? [])],
+    allowEnv: t.allowAgentEnv ?? [],
   };
 }
 
@@ -154,12 +172,15 @@ export interface GatewayWiring {
   commands?: SessionCommandsPort;
   /** Aborts connecting (spawn and initialize). */
   signal?: AbortSignal;
+  /** The agent is a running hub (`--hub`): see GatewayOptions.agentIsHub. */
+  agentIsHub?: boolean | "replay";
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
 export function buildGateway(w: GatewayWiring): Gateway {
   const { config, paths, logger } = w.ctx;
   const limits = config.limits ?? {};
+  const masker = SecretMasker.fromEnv(process.env);
   let early = w.prespawned;
   const takeEarly = () => {
     const p = early;
@@ -172,6 +193,8 @@ export function buildGateway(w: GatewayWiring): Gateway {
     logger,
     editor: w.editor,
     ...(w.commands ? { commands: w.commands } : {}),
+    ...(masker.size ? { mask: (text: string) => masker.maskJson(text) } : {}),
+    ...(w.agentIsHub ? { agentIsHub: w.agentIsHub } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,
       sessionsPerMinute: limits.sessionsPerMinute,
@@ -227,7 +250,7 @@ export function hostForEditor(
       ).outcome,
     ...(forwardFs ? { editor } : {}),
   });
-  if (host.sandboxWarning) logger.warn(host.sandboxWarning);
+  warnSandboxOnce(host, logger);
   return {
     ...host,
     extensionFallback: (method, params, hostCtx) =>

@@ -1,5 +1,6 @@
 // `acphub acp --hub URL`: the stdio shim an editor launches to reach a running `acphub serve`.
 import { existsSync } from "node:fs";
+import { connect } from "node:net";
 import { hubLaunch } from "../shim/connect-hub.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import type { AgentLaunch } from "../agents/registry.js";
@@ -86,4 +87,31 @@ export function hubAgentLaunch(
   tokenFile?: string,
 ): AgentLaunch {
   return hubLaunch(hubAcpUrls(url).join(","), hubToken(stateDir, tokenFile));
+}
+
+// Something listens at the hub's address within `ms`, or a TIMEOUT error (exit 3) saying the hub
+// is unreachable: run and chat say so at once instead of waiting on the shim's reconnect window.
+export async function reachHub(url: string, ms: number): Promise<void> {
+  const u = new URL(url);
+  const port = Number(u.port || (u.protocol === "wss:" ? 443 : 80));
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  await new Promise<void>((resolve, reject) => {
+    const socket = connect({ host, port });
+    const fail = (reason: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(
+        new HubError("TIMEOUT", `the hub at ${url} is unreachable: ${reason}`),
+      );
+    };
+    const timer = setTimeout(() => fail(`no answer within ${ms / 1000} s`), ms);
+    socket.once("connect", () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve();
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) =>
+      fail(error.code ?? error.message),
+    );
+  });
 }

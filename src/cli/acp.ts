@@ -20,6 +20,7 @@ import {
   openLedger,
   runHostFactory,
 } from "../app/wiring.js";
+import { stopSandboxRuntime } from "../host/sandbox/runtime-owner.js";
 
 export interface AcpOptions extends GlobalOptions {
   agent?: string;
@@ -87,6 +88,9 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
       .close()
       .catch((error: unknown) => logger.warn({ err: error }, "shutdown"));
     host.close();
+    await stopSandboxRuntime().catch((error: unknown) =>
+      logger.warn({ err: error }, "stopping the sandbox runtime failed"),
+    );
     process.exit(EXIT_CODES.ok);
   });
   process.on("SIGINT", () => void stop());

@@ -7,7 +7,6 @@ import {
   resolveAgent,
   type AgentLaunch,
 } from "../agents/registry.js";
-import { stopSandbox } from "../host/sandbox/os-sandbox.js";
 import { errorMessage, isHubError } from "../shared/errors.js";
 import { explainAgentError } from "./agent-explain.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
@@ -78,8 +77,6 @@ export async function agentsDoctor(
     code = await checkAgent(ctx, launch, report, !options.json);
   } catch (error) {
     code = failed(report, launch, error, "", !options.json);
-  } finally {
-    await stopSandbox();
   }
   if (options.json) process.stdout.write(inertJson(report) + "\n");
   return code;

@@ -13,6 +13,8 @@ import { fail } from "./guard.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalClient, type LocalClient } from "../app/local-client.js";
+import type { AgentLaunch } from "../agents/registry.js";
+import { DEFAULT_HUB_WAIT_MS, hubUnanswered } from "./deadline.js";
 import {
   noticeLine,
   type CliEvent,
@@ -104,18 +106,20 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
   });
   let hub: LocalClient;
   let historyFile: string;
+  let hubStart: AbortSignal | undefined;
   try {
     const ctx = cliContext(options);
     historyFile = join(ctx.paths.stateDir, "chat_history");
+    const launch = options.hub
+      ? await chatHubLaunch(options.hub, ctx.paths.stateDir, options.tokenFile)
+      : undefined;
+    // Reaching the hub and opening the session are bounded (DEFAULT_HUB_WAIT_MS).
+    if (launch) hubStart = AbortSignal.timeout(DEFAULT_HUB_WAIT_MS);
     hub = await openLocalClient({
       ctx,
-      launch: options.hub
-        ? (await import("./acp-hub.js")).hubAgentLaunch(
-            ctx.paths.stateDir,
-            options.hub,
-            options.tokenFile,
-          )
-        : undefined,
+      launch,
+      viaHub: launch !== undefined,
+      signal: hubStart,
       agent: options.agent,
       sessionId: options.session,
       replay: true,
@@ -139,7 +143,11 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       });
   } catch (error) {
     undoPipe();
-    return fail(error);
+    return fail(
+      hubStart?.aborted
+        ? hubUnanswered(options.hub!, DEFAULT_HUB_WAIT_MS)
+        : error,
+    );
   }
   renderer.say(
     style.dim(
@@ -267,4 +275,16 @@ function readLine(
     rl.prompt();
     if (typedAhead) rl.write(typedAhead.replace(/\r/g, "\n"));
   });
+}
+
+// The shim to the hub as the agent to launch, once something answers at the hub's address.
+async function chatHubLaunch(
+  url: string,
+  stateDir: string,
+  tokenFile: string | undefined,
+): Promise<AgentLaunch> {
+  const { hubAcpUrl, hubAgentLaunch, reachHub } = await import("./acp-hub.js");
+  const launch = hubAgentLaunch(stateDir, url, tokenFile);
+  await reachHub(hubAcpUrl(url), DEFAULT_HUB_WAIT_MS);
+  return launch;
 }

@@ -23,7 +23,18 @@ export function addLedgerCommands(program: Command): void {
     .description("list sessions, most recent first")
     .option("--json", "print them as JSON")
     .option("-C, --cwd <dir>", "only sessions in this folder")
+    .option("--hub <url>", "list a running `acphub serve`'s sessions instead")
+    .option("--token-file <file>", "the hub's bearer token (with --hub)")
     .action(async (options: Record<string, unknown>) => {
+      if (typeof options["hub"] === "string") {
+        const { hubSessionsList } = await import("./sessions-hub.js");
+        process.exitCode = await hubSessionsList({
+          ...program.opts(),
+          ...options,
+          hub: options["hub"],
+        });
+        return;
+      }
       const { sessionsList } = await import("./sessions.js");
       process.exitCode = await sessionsList({ ...program.opts(), ...options });
     });

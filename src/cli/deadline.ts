@@ -55,3 +55,14 @@ export function timeoutError(deadline: Deadline, started: boolean): HubError {
     `${what} within ${deadline.seconds} s (--timeout); it was ${started ? "cancelled" : "stopped"}`,
   );
 }
+
+/** How long run and chat wait for a hub without --timeout: to reach it, and to open the session. */
+export const DEFAULT_HUB_WAIT_MS = 30_000;
+
+// The error for a hub that was reached but did not open the session within `ms`.
+export function hubUnanswered(url: string, ms: number): HubError {
+  return new HubError(
+    "TIMEOUT",
+    `the hub at ${url} did not open the session within ${ms / 1000} s (is it acphub serve?)`,
+  );
+}

@@ -60,11 +60,22 @@ export function registerFlow(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nExit codes: 0 done, 1 a step failed, 2 invalid or unknown workflow, 3 timeout,\n5 a gate rejected (or no terminal to ask), 130 interrupted.",
+      "\nExit codes: 0 done, 1 a step failed, 2 invalid or unknown workflow, 3 timeout,\n5 a gate rejected (or no terminal to ask: the run waits, see flow runs), 130 interrupted.",
     )
     .action(async (name: string, words: string[], options: Opts) => {
       const { flowRun } = await import("./flow-run.js");
       process.exitCode = await flowRun(name, words, all(options));
+    });
+  flow
+    .command("runs")
+    .description(
+      "workflow runs in the ledger and their state (default: those not finished)",
+    )
+    .option("--all", "completed and rejected runs too")
+    .option("--json", "print them as JSON")
+    .action(async (options: Opts) => {
+      const { flowRuns } = await import("./flow-runs.js");
+      process.exitCode = await flowRuns(all(options));
     });
   flow
     .command("resume")

@@ -241,8 +241,8 @@ function report(
   if (outcome.status === "cancelled") return EXIT_CODES.interrupted;
   const error = outcomeError(outcome);
   if (!error) return EXIT_CODES.ok;
-  if (unasked && outcome.status === "rejected")
-    error.message = `the gate ${outcome.step} needs an answer and there is no terminal to ask: pass --approve to approve gates (resume with acphub flow resume ${runId})`;
+  if (unasked && outcome.status === "waiting")
+    error.message = `the gate ${outcome.step} needs an answer and there is no terminal to ask: the run waits there (approve it with acphub flow resume ${runId} --approve)`;
   else
     error.message += ` (run ${runId}; continue with acphub flow resume ${runId})`;
   reportError(error, json);

@@ -289,3 +289,8 @@ if (
 }
 
 await program.parseAsync(process.argv);
+// The OS sandbox runtime belongs to the process: stopped once, when the command has ended.
+const { stopSandboxRuntime } = await import("../host/sandbox/runtime-owner.js");
+// A failure to stop is harmless here: the proxies end with the process, the bridges by their
+// death signal (or the next start's reaper).
+await stopSandboxRuntime().catch(() => undefined);

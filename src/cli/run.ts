@@ -6,7 +6,11 @@ import { isAllowed } from "../protocol/permission-options.js";
 import { errorMessage, HubError, isHubError } from "../shared/errors.js";
 import { AgentProcess } from "../agents/agent-process.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
-import { defaultAgentName, resolveAgent } from "../agents/registry.js";
+import {
+  defaultAgentName,
+  resolveAgent,
+  type AgentLaunch,
+} from "../agents/registry.js";
 import type { GlobalOptions } from "../app/context.js";
 import { loadCliConfig } from "../app/load-config.js";
 import { workingDir } from "./cwd.js";
@@ -14,6 +18,8 @@ import { mockNoticeOnce } from "./mock-notice.js";
 import { toExitCode, type ExitCode } from "./exit-codes.js";
 import {
   commandDeadline,
+  DEFAULT_HUB_WAIT_MS,
+  hubUnanswered,
   timeoutError,
   withinDeadline,
   type Deadline,
@@ -118,6 +124,7 @@ export async function runCommand(
   let prespawned: AgentProcess | undefined;
   let deadline: Deadline | undefined;
   let started = false;
+  let hubStart: AbortSignal | undefined;
   try {
     const loaded = loadCliConfig(options);
     deadline = commandDeadline(
@@ -128,12 +135,11 @@ export async function runCommand(
     const text = await promptText(words);
     const cwd = workingDir(options.cwd);
     const hubLaunch = options.hub
-      ? (await import("./acp-hub.js")).hubAgentLaunch(
-          loaded.paths.stateDir,
-          options.hub,
-          options.tokenFile,
-        )
+      ? await reachedHub(options.hub, loaded.paths.stateDir, options, deadline)
       : undefined;
+    // Without --timeout, reaching the hub and opening the session is still bounded.
+    if (options.hub && !deadline)
+      hubStart = AbortSignal.timeout(DEFAULT_HUB_WAIT_MS);
     if (!options.session) {
       // Start the agent now: its start-up overlaps with loading the rest of acphub.
       const { sandboxedLaunch } = await import("../app/sandbox.js");
@@ -163,8 +169,9 @@ export async function runCommand(
       launch: hubLaunch,
       agent: options.agent,
       sessionId: options.session,
+      viaHub: hubLaunch !== undefined,
       cwd,
-      signal: deadline?.signal,
+      signal: deadline?.signal ?? hubStart,
       mode:
         options.permissions ?? ctx.config.permissions?.mode ?? "approve-reads",
       render: show,
@@ -192,7 +199,9 @@ export async function runCommand(
     const error =
       deadline?.signal.aborted && !isHubError(caught, "TIMEOUT")
         ? timeoutError(deadline, started)
-        : caught;
+        : hubStart?.aborted && !started
+          ? hubUnanswered(options.hub!, DEFAULT_HUB_WAIT_MS)
+          : caught;
     reportError(error, json, options.verbose);
     return toExitCode(error);
   } finally {
@@ -200,4 +209,21 @@ export async function runCommand(
     await hub?.close();
     prespawned?.kill(); // only if it was never handed to a connection
   }
+}
+
+// The shim to the hub as the agent to launch, once something answers at the hub's address
+// (within --timeout, else DEFAULT_HUB_WAIT_MS): an unreachable hub is exit 3 at once.
+async function reachedHub(
+  url: string,
+  stateDir: string,
+  options: RunOptions,
+  deadline: Deadline | undefined,
+): Promise<AgentLaunch> {
+  const { hubAcpUrl, hubAgentLaunch, reachHub } = await import("./acp-hub.js");
+  const launch = hubAgentLaunch(stateDir, url, options.tokenFile);
+  await reachHub(
+    hubAcpUrl(url),
+    deadline ? deadline.seconds * 1000 : DEFAULT_HUB_WAIT_MS,
+  );
+  return launch;
 }

@@ -5,11 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Config } from "../config/schema.js";
-import {
-  checkSandbox,
-  stopSandbox,
-  wrapInSandbox,
-} from "../host/sandbox/os-sandbox.js";
+import { checkSandbox, wrapInSandbox } from "../host/sandbox/os-sandbox.js";
 import { missingText } from "../host/sandbox/sandbox-rules.js";
 import { errorMessage } from "../shared/errors.js";
 
@@ -34,7 +30,6 @@ async function probe(bwrapPath: string | undefined): Promise<string> {
     return `but wrapping a command failed: ${errorMessage(error)}`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    await stopSandbox();
   }
 }
 
@@ -54,7 +49,7 @@ export async function sandboxReport(config: Config): Promise<string[]> {
       mode === "os"
         ? "terminals are refused (terminals.sandbox: os)"
         : mode === "auto"
-          ? "warning: terminals run without it (terminals.sandbox: auto)"
+          ? "WARNING: terminals run WITHOUT an OS sandbox (terminals.sandbox: auto), limited only by the command check, which is a speed bump, not a boundary"
           : "terminals run without it (terminals.sandbox: off)";
     return [`  sandbox: ${missingText(check)}; ${effect}${agents}\n`];
   }

@@ -115,6 +115,7 @@ async function start(
       token,
       allowOrigins: [...(serve.allowOrigins ?? []), ...(o.allowOrigin ?? [])],
       tls,
+      publicUrl: serve.publicUrl,
       allowPlainHttp: o.allowPlainHttp,
       createAgent: () => connector,
       openConnections: () => metrics.openConnections,
@@ -133,7 +134,7 @@ async function start(
       alsoAccepts: web.alsoAccepts,
       logger: ctx.logger,
     });
-    web.listening(server.url);
+    web.listening(serve.publicUrl?.replace(/\/+$/, "") ?? server.url);
     await hub.cluster?.start(
       o.nodeId ?? `${hostname()}:${new URL(server.url).port}`,
       server.url,

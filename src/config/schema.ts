@@ -118,6 +118,9 @@ export const configSchema = z.strictObject({
       extraAllow: z.array(z.string().min(1)).optional(),
       /** Added to the default deny rules. */
       deny: z.array(denyRuleSchema).optional(),
+      /** Loader/shell-start variables (names or `X_*` globs) an agent's terminal env and its
+       *  scripts may set where no OS sandbox runs (refused by default; see docs/policy.md). */
+      allowAgentEnv: z.array(z.string().min(1)).optional(),
       outputByteLimit: z.number().int().nonnegative().optional(),
       timeoutMs: positiveMs.optional(),
       maxPerSession: z.number().int().positive().optional(),
@@ -144,6 +147,12 @@ export const configSchema = z.strictObject({
       /** Cancel a connection's running turns when it disconnects. */
       cancelOnDisconnect: z.boolean().optional(),
       allowOrigins: z.array(z.string().min(1)).optional(),
+      /** The URL a reverse proxy serves the hub under (its origin is the hub's own; login URLs use it). */
+      publicUrl: z
+        .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+        .optional(),
+      /** A session nobody used for this long is released (reloaded from the ledger when used). */
+      idleSessionMs: positiveMs.optional(),
       maxConnections: z.number().int().positive().optional(),
       maxBodyBytes: z.number().int().positive().optional(),
       maxFrameBytes: z.number().int().positive().optional(),

@@ -7,6 +7,7 @@ import { methodEntry } from "../protocol/method-table.js";
 import { notServed } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
 import { replayItems } from "./history.js";
+import { noticeParams, type NoticePayload } from "./notices.js";
 import { parseEvents } from "./stored-events.js";
 import type { EditorPort, StoredEvent } from "./ports.js";
 import { replayChunks, storedUpdateFrame, updateFrameHead } from "./replay.js";
@@ -108,11 +109,11 @@ export class EditorChannel {
     const editor = this.editor;
     if (editor?.writeFrames) {
       // Queued in order: what is sent next (the answer to session/load) follows the replay.
-      for (const chunk of replayChunks(hubId, events))
+      for (const chunk of replayChunks(hubId, events, this.noticesShown))
         editor.writeFrames(chunk);
     } else {
       const parsed = parseEvents(events, () => undefined);
-      for (const item of replayItems(parsed))
+      for (const item of replayItems(parsed, this.noticesShown))
         await editor?.notify("session/update", {
           sessionId: hubId,
           update: item.update,
@@ -131,15 +132,27 @@ export class EditorChannel {
     this.editor?.observe?.(hubId, event);
   }
 
-  /** Tells the editor something about its session: a notice when it can show one, else text. */
+  /** Tells the editor something about its session: a notice when it can show one, else text
+   *  on its own line. Not stored: notices that are history go through tellStored (notices.ts). */
   async tell(hubId: string, text: string): Promise<void> {
-    const update = this.noticesShown
-      ? { sessionUpdate: "notice", severity: "info", title: text }
-      : {
-          sessionUpdate: "agent_message_chunk",
-          content: { type: "text", text: `[acphub] ${text}\n` },
-        };
-    await this.send("session/update", { sessionId: hubId, update });
+    const notice: NoticePayload = { severity: "info", title: text };
+    await this.send("session/update", {
+      sessionId: hubId,
+      ...noticeParams(notice, this.noticesShown),
+    });
+  }
+
+  /** Shows a notice stored as `seq`, in the form this editor takes (as its replay will). */
+  async showNotice(
+    hubId: string,
+    seq: number,
+    notice: NoticePayload,
+  ): Promise<void> {
+    const params = {
+      sessionId: hubId,
+      ...noticeParams(notice, this.noticesShown),
+    };
+    await this.send("session/update", params, { seq });
   }
 
   // Throws unless the editor may receive `method` from the agent: a relayed method needs the

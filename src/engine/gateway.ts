@@ -10,6 +10,11 @@ import { HubError, isHubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import { EditorChannel } from "./editor-channel.js";
 import {
+  announcingLedger,
+  EngineEventHub,
+  type EngineEvents,
+} from "./events.js";
+import {
   DEFAULT_GATEWAY_LIMITS,
   FixedWindowLimiter,
   type GatewayLimits,
@@ -37,6 +42,7 @@ import {
   setSessionTitle,
 } from "./session-controls.js";
 import {
+  detachAgentSession,
   endSession,
   listPage,
   openSession,
@@ -67,6 +73,12 @@ export interface GatewayOptions {
   editor?: EditorChannel;
   /** Commands acphub runs itself in sessions (workflows), advertised next to the agent's. */
   commands?: SessionCommandsPort;
+  /** Masks known secrets in an update's JSON text before it is stored and sent (by value). */
+  mask?: (jsonText: string) => string;
+  /** The agent is an acphub hub (`run --hub`, `chat --hub`): its session ids are the sessions'
+   *  ids (one id everywhere), and a session it does not know is an error, never restored.
+   *  `"replay"`: a session continued here is loaded from the hub with its history shown (chat). */
+  agentIsHub?: boolean | "replay";
 }
 
 export class Gateway {
@@ -81,13 +93,14 @@ export class Gateway {
   /** Session commands (workflow runs) in progress, by session, for session/cancel. */
   private readonly commandRuns = new Map<string, AbortController>();
   private readonly closing = new AbortController();
+  private readonly events = new EngineEventHub();
 
   constructor(options: GatewayOptions) {
     this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
     this.editor = options.editor ?? new EditorChannel(new SessionTable());
     this.parts = {
       agentName: options.agentName,
-      ledger: options.ledger,
+      ledger: announcingLedger(options.ledger, this.events),
       logger: options.logger ?? silentLogger(),
       limits: this.limits,
       agents: new AgentSlot(options.connect),
@@ -96,12 +109,21 @@ export class Gateway {
       settings: new SettingsStore(options.ledger),
       compactAfterMs: COMPACT_AFTER_MS,
       closing: this.closing.signal,
+      events: this.events,
       ...(options.commands ? { commands: options.commands } : {}),
+      ...(options.mask ? { mask: options.mask } : {}),
+      ...(options.agentIsHub ? { agentIsHub: options.agentIsHub } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,
       60_000,
     );
+  }
+
+  /** Listens to the engine's events (turns starting and ending, sessions changing);
+   *  the function returned stops listening. */
+  observe(listener: EngineEvents): () => void {
+    return this.events.add(listener);
   }
 
   attachEditor(editor: EditorPort): void {
@@ -263,15 +285,6 @@ export class Gateway {
     return this.sessionState(record.id);
   }
 
-  /** Drops the live session without a ledger write: another process runs it now. */
-  release(sessionId: string): void {
-    const live = this.parts.sessions.remove(sessionId);
-    this.parts.settings.forget(sessionId);
-    const agent = live?.agent;
-    if (live && agent?.alive && agent.supports("close"))
-      agent.closeSession(live.session.id).catch(() => undefined);
-  }
-
   async closeSession(params: Params, signal?: AbortSignal): Promise<Params> {
     const record = await this.record(params["sessionId"]);
     await endSession(this.parts, record, "close", signal);
@@ -282,6 +295,24 @@ export class Gateway {
     const record = await this.record(params["sessionId"]);
     await endSession(this.parts, record, "delete", signal);
     return {};
+  }
+
+  /** The sessions with an agent session attached now. */
+  liveSessionIds(): string[] {
+    return this.parts.sessions.ids();
+  }
+
+  /** Lets go of a session nobody uses: closed on its agent (or forgotten here when the agent
+   *  cannot close it); the next use restores it from the ledger. False while a turn runs. */
+  async release(sessionId: string): Promise<boolean> {
+    if (this.parts.sessions.claimOf(sessionId)) return false;
+    const live = this.parts.sessions.remove(sessionId);
+    if (!live) return false;
+    this.parts.settings.forget(sessionId);
+    await detachAgentSession(live).catch((error: unknown) =>
+      this.parts.logger.warn({ err: error, sessionId }, "release failed"),
+    );
+    return true;
   }
 
   /** A method the table marks forwarded (logout, providers/*): to the agent if it offers it. */

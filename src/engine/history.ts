@@ -1,5 +1,6 @@
 // Turning the ledger back into what an editor or an agent needs: session/update notifications
 // for replay, a title, and a transcript to prime a fresh agent session.
+import { noticeParams, type NoticePayload } from "./notices.js";
 import type { LedgerEvent } from "./ports.js";
 
 export interface ReplayItem {
@@ -7,8 +8,12 @@ export interface ReplayItem {
   meta?: Record<string, unknown>;
 }
 
-// Every update the editor saw, in order, with each prompt as user_message_chunk updates.
-export function replayItems(events: LedgerEvent[]): ReplayItem[] {
+// Every update the editor saw, in order, with each prompt as user_message_chunk updates and each
+// notice in the form the editor takes (`asNotice`).
+export function replayItems(
+  events: LedgerEvent[],
+  asNotice = false,
+): ReplayItem[] {
   const items: ReplayItem[] = [];
   for (const event of events) {
     if (event.kind === "prompt") {
@@ -17,6 +22,16 @@ export function replayItems(events: LedgerEvent[]): ReplayItem[] {
           update: { sessionUpdate: "user_message_chunk", content },
         });
       }
+    } else if (event.kind === "notice") {
+      const shown = noticeParams(
+        event.payload as unknown as NoticePayload,
+        asNotice,
+      );
+      const meta = shown["_meta"] as Record<string, unknown> | undefined;
+      items.push({
+        update: shown["update"] as Record<string, unknown>,
+        ...(meta ? { meta } : {}),
+      });
     } else if (event.kind === "update") {
       const meta = event.payload["_meta"] as
         Record<string, unknown> | undefined;

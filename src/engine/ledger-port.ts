@@ -52,10 +52,17 @@ export type SessionPatch = Partial<
  * What an event records. Payload shapes: `prompt` {prompt, meta?}; `update` {update, _meta?}
  * (exactly a `session/update`'s params without `sessionId`); `permission` {toolCall, outcome,
  * decidedBy, reason}; `turn_end` {stopReason} or {error}; `restore` {mode, agentSessionId};
- * `workflow` a workflow run's progress: run and step starts and ends (workflows/ports.ts).
+ * `workflow` a workflow run's progress: run and step starts and ends (workflows/ports.ts);
+ * `notice` {severity, title} one of acphub's notices, at the place it was shown (notices.ts).
  */
 export type LedgerEventKind =
-  "prompt" | "update" | "permission" | "turn_end" | "restore" | "workflow";
+  | "prompt"
+  | "update"
+  | "permission"
+  | "turn_end"
+  | "restore"
+  | "workflow"
+  | "notice";
 
 export const LEDGER_EVENT_KINDS: readonly LedgerEventKind[] = [
   "prompt",
@@ -64,6 +71,7 @@ export const LEDGER_EVENT_KINDS: readonly LedgerEventKind[] = [
   "turn_end",
   "restore",
   "workflow",
+  "notice",
 ];
 
 /** An event parsed and checked. */

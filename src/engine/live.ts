@@ -3,9 +3,10 @@
 // told how.
 import type { GatewayParts } from "./parts.js";
 import type { AgentPort, AgentSessionPort, SessionRecord } from "./ports.js";
+import { tellStored } from "./notices.js";
 import { reapplySettings } from "./reapply-settings.js";
 import { SessionRelay } from "./session-relay.js";
-import { restoreNotice, restoreSession } from "./restore.js";
+import { reopenOnHub, restoreNotice, restoreSession } from "./restore.js";
 import type { LiveSession } from "./session-table.js";
 
 type AttachParts = Pick<
@@ -60,7 +61,9 @@ async function restoreLive(
 ): Promise<LiveSession> {
   const agent = await parts.agents.get();
   const { logger } = parts;
-  const { session, mode } = await restoreSession(agent, record, logger);
+  const { session, mode, replay } = parts.agentIsHub
+    ? await reopenOnHub(agent, record, parts.agentIsHub === "replay")
+    : await restoreSession(agent, record, logger);
   if (session.id !== record.agentSessionId)
     await parts.ledger.updateSession(record.id, { agentSessionId: session.id });
   await parts.ledger.append(record.id, "restore", {
@@ -76,7 +79,9 @@ async function restoreLive(
     session,
     mode === "primed",
   );
+  // The hub's history, loaded from it (chat --hub --session), reaches the editor as updates.
+  for (const event of replay ?? []) entry.relay.pushOutside(event);
   const notice = restoreNotice(mode, parts.agentName);
-  if (notice) await parts.editor.tell(record.id, notice);
+  if (notice) await tellStored(parts, record.id, notice);
   return entry;
 }

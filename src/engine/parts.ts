@@ -2,6 +2,7 @@
 // they need (a Pick of this) instead of sharing mutable state through a base class.
 import type { Logger } from "../shared/logger.js";
 import type { EditorChannel } from "./editor-channel.js";
+import type { EngineEventHub } from "./events.js";
 import type { GatewayLimits } from "./limits.js";
 import type { AgentPort, SessionCommandsPort, LedgerPort } from "./ports.js";
 import type { SessionTable } from "./session-table.js";
@@ -22,8 +23,14 @@ export interface GatewayParts {
   compactAfterMs: number;
   /** Aborted when the gateway closes: pending compactions run at once. */
   closing: AbortSignal;
+  /** Turn starts and ends, session changes, told to the engine's listeners. */
+  events: EngineEventHub;
   /** Commands acphub runs itself in sessions (workflows), when wired. */
   commands?: SessionCommandsPort;
+  /** Masks known secrets in an update's JSON text (values only; same text when none). */
+  mask?: (jsonText: string) => string;
+  /** The agent is an acphub hub (`--hub`): see GatewayOptions.agentIsHub. */
+  agentIsHub?: boolean | "replay";
 }
 
 // The one agent process behind a gateway: spawned on first use, and again on next use after it

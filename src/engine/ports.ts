@@ -58,11 +58,12 @@ export interface AgentPort {
     params: SessionOpenParams,
     signal?: AbortSignal,
   ): Promise<AgentSessionPort>;
+  /** `replay`: the updates the agent replayed while loading, in order. */
   loadSession(
     id: string,
     params: SessionOpenParams,
     signal?: AbortSignal,
-  ): Promise<{ session: AgentSessionPort }>;
+  ): Promise<{ session: AgentSessionPort; replay?: RunEvent[] }>;
   resumeSession(
     id: string,
     params: SessionOpenParams,
@@ -76,6 +77,9 @@ export interface AgentPort {
   ): Promise<AgentSessionPort>;
   closeSession(id: string, signal?: AbortSignal): Promise<void>;
   deleteSession(id: string, signal?: AbortSignal): Promise<void>;
+  /** Forgets a session here (its host state, terminals included) without telling the agent:
+   *  for a session the agent cannot close. */
+  releaseSession?(id: string): void;
   authenticate(methodId: string, signal?: AbortSignal): Promise<void>;
   request<T = unknown>(
     method: string,

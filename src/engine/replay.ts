@@ -2,6 +2,7 @@
 // as it is, with only the session id put in front; each recorded prompt as user_message_chunk
 // updates. Frames are joined into large writes.
 import type { StoredEvent } from "./ledger-port.js";
+import { noticeParams, type NoticePayload } from "./notices.js";
 
 const CHUNK_BYTES = 1 << 20;
 
@@ -15,10 +16,18 @@ export function storedUpdateFrame(head: string, text: string): string {
   return `${head}${text.slice(1)}}\n`;
 }
 
-// The frames of one stored event (none for events the editor never saw as updates).
-function framesOf(head: string, event: StoredEvent): string {
+// The frames of one stored event (none for events the editor never saw as updates); a notice
+// in the form the editor takes (`asNotice`), as it was shown live.
+function framesOf(head: string, event: StoredEvent, asNotice: boolean): string {
   if (event.kind === "update")
     return event.text.length > 2 ? storedUpdateFrame(head, event.text) : "";
+  if (event.kind === "notice") {
+    const notice = JSON.parse(event.text) as NoticePayload;
+    return storedUpdateFrame(
+      head,
+      JSON.stringify(noticeParams(notice, asNotice)),
+    );
+  }
   if (event.kind !== "prompt") return "";
   const prompt = (JSON.parse(event.text) as { prompt?: unknown }).prompt;
   if (!Array.isArray(prompt)) return "";
@@ -35,13 +44,17 @@ function framesOf(head: string, event: StoredEvent): string {
 }
 
 /** The replay as newline-terminated frames, in chunks of about a mebibyte. */
-export function replayChunks(hubId: string, events: StoredEvent[]): string[] {
+export function replayChunks(
+  hubId: string,
+  events: StoredEvent[],
+  asNotice = false,
+): string[] {
   const head = updateFrameHead(hubId);
   const chunks: string[] = [];
   let parts: string[] = [];
   let size = 0;
   for (const event of events) {
-    const frames = framesOf(head, event);
+    const frames = framesOf(head, event, asNotice);
     if (!frames) continue;
     parts.push(frames);
     size += frames.length;

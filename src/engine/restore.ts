@@ -2,7 +2,8 @@
 // replay), else load with the agent's replay swallowed, else a new agent session primed with
 // the transcript on the next prompt. Never silently an empty session.
 import type { McpServer } from "@agentclientprotocol/sdk";
-import { errorMessage } from "../shared/errors.js";
+import type { RunEvent } from "../contracts/events.js";
+import { errorMessage, HubError, isHubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import type {
   AgentPort,
@@ -16,6 +17,8 @@ export type RestoreMode = "live" | "resumed" | "loaded" | "primed" | "new";
 export interface Restored {
   session: AgentSessionPort;
   mode: RestoreMode;
+  /** What the agent replayed while loading, when it is to be shown (a hub's history). */
+  replay?: RunEvent[];
 }
 
 function openParams(record: SessionRecord): SessionOpenParams {
@@ -71,6 +74,34 @@ export async function restoreSession(
   }
   const session = await agent.newSession(params, signal);
   return { session, mode: record.eventCount > 0 ? "primed" : "new" };
+}
+
+// A session of a hub (the agent is `acphub serve`): the hub keeps it, so it is resumed there or it
+// is an error (SESSION_NOT_FOUND when the hub does not know it) — never primed into a new one.
+export async function reopenOnHub(
+  agent: AgentPort,
+  record: SessionRecord,
+  withHistory: boolean,
+  signal?: AbortSignal,
+): Promise<Restored> {
+  const id = record.agentSessionId ?? record.id;
+  try {
+    if (withHistory && agent.supports("loadSession")) {
+      const loaded = await agent.loadSession(id, openParams(record), signal);
+      return { session: loaded.session, mode: "live", replay: loaded.replay };
+    }
+    return {
+      session: await agent.resumeSession(id, openParams(record), signal),
+      mode: "live",
+    };
+  } catch (error) {
+    if (!isHubError(error, "SESSION_NOT_FOUND")) throw error;
+    throw new HubError(
+      "SESSION_NOT_FOUND",
+      `the hub has no session ${id} (see the hub's session list)`,
+      { cause: error },
+    );
+  }
 }
 
 /** What the editor is told about a restoration. */

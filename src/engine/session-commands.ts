@@ -2,11 +2,14 @@
 // in available_commands_update, and run when a prompt starts with `/name`.
 import type { RawContentBlock } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
-import { errorMessage } from "../shared/errors.js";
+import { errorMessage, HubError } from "../shared/errors.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionCommandsPort, SessionRecord } from "./ports.js";
 
-type CommandParts = Pick<GatewayParts, "ledger" | "editor" | "logger">;
+type CommandParts = Pick<
+  GatewayParts,
+  "ledger" | "editor" | "logger" | "sessions" | "events"
+>;
 
 /** The session command a prompt names, and its input; undefined when it names none. */
 export function commandOf(
@@ -67,8 +70,39 @@ export function advertiseCommands(
   );
 }
 
-// Runs a session command as the session's turn: prompt and updates recorded, then sent.
+// Runs a session command as the session's turn, once it holds the session's turn (else busy).
 export async function runSessionCommand(
+  parts: CommandParts,
+  commands: SessionCommandsPort,
+  record: SessionRecord,
+  prompt: RawContentBlock[],
+  command: { name: string; input: string },
+  signal: AbortSignal,
+  running: Map<string, AbortController>,
+): Promise<Params> {
+  const claim = parts.sessions.claimTurn(record.id);
+  if (!claim)
+    throw new HubError(
+      "PROMPT_IN_FLIGHT",
+      `session ${record.id} already has a turn running`,
+    );
+  try {
+    return await commandTurn(
+      parts,
+      commands,
+      record,
+      prompt,
+      command,
+      signal,
+      running,
+    );
+  } finally {
+    claim.release();
+  }
+}
+
+// A hub command's turn: prompt and updates recorded, then sent.
+async function commandTurn(
   parts: CommandParts,
   commands: SessionCommandsPort,
   record: SessionRecord,
@@ -92,7 +126,8 @@ export async function runSessionCommand(
     );
   };
   try {
-    await ledger.append(record.id, "prompt", { prompt });
+    const promptSeq = await ledger.append(record.id, "prompt", { prompt });
+    parts.events.turnStarted({ sessionId: record.id, promptSeq, prompt });
     const { stopReason } = await commands.run(command.name, {
       sessionId: record.id,
       cwd: record.cwd,
@@ -104,11 +139,14 @@ export async function runSessionCommand(
       signal: run.signal,
     });
     await ledger.append(record.id, "turn_end", { stopReason });
+    parts.events.turnEnded({ sessionId: record.id, stopReason });
     return { stopReason };
   } catch (error) {
+    const message = errorMessage(error);
     await ledger
-      .append(record.id, "turn_end", { error: errorMessage(error) })
+      .append(record.id, "turn_end", { error: message })
       .catch(() => undefined);
+    parts.events.turnEnded({ sessionId: record.id, error: message });
     throw error;
   } finally {
     signal.removeEventListener("abort", stop);

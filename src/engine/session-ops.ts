@@ -7,9 +7,10 @@ import type { Params } from "../protocol/raw.js";
 import { HubError } from "../shared/errors.js";
 import { attachSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
+import type { LiveSession } from "./session-table.js";
 import type { SessionRecord } from "./ports.js";
 
-// Opens an agent session and records it under a new hub id.
+// Opens an agent session and records it under a new hub id (the hub's own, when the agent is one).
 export async function openSession(
   parts: GatewayParts,
   params: Params,
@@ -26,7 +27,8 @@ export async function openSession(
     { cwd, mcpServers: mcpServers ?? [], additionalDirectories, meta: _meta },
     signal,
   );
-  const id = `hub-${randomUUID()}`;
+  // A hub's sessions keep the hub's id: the one its page and every client show.
+  const id = parts.agentIsHub ? session.id : `hub-${randomUUID()}`;
   const now = Date.now();
   await parts.ledger.createSession({
     id,
@@ -92,8 +94,7 @@ export async function endSession(
   const live = parts.sessions.remove(record.id);
   const agent = live?.agent;
   if (how === "close") {
-    if (live && agent?.alive && agent.supports("close"))
-      await agent.closeSession(live.session.id, signal);
+    if (live) await detachAgentSession(live, signal);
     await parts.ledger.updateSession(record.id, { state: "closed" });
     parts.settings.forget(record.id);
     return;
@@ -107,6 +108,18 @@ export async function endSession(
   }
   await parts.ledger.deleteSession(record.id);
   parts.settings.forget(record.id);
+}
+
+// Ends a live session on its agent: closed when the agent can, else forgotten here (host
+// state, terminals) so that nothing of it is kept until the agent dies.
+export async function detachAgentSession(
+  live: LiveSession,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!live.agent.alive) return;
+  if (live.agent.supports("close"))
+    await live.agent.closeSession(live.session.id, signal);
+  else live.agent.releaseSession?.(live.session.id);
 }
 
 /** The ledger record of a session, or SESSION_NOT_FOUND. */

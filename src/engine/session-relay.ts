@@ -1,8 +1,10 @@
 // One ordered path per hub session from the agent to the ledger and the editor. Every event —
 // in a turn or outside one — is appended in arrival order; an update reaches the editor only
 // after the batch holding it has committed (so nothing an editor sees is lost), serialized once:
-// the same JSON text is stored and sent. A failed append means that update, and any after it,
-// never reach the editor; the turn then fails with that error.
+// the same JSON text (known secrets masked inside its strings) is stored and sent. In a turn, a
+// failed append means that update, and any after it, never reach the editor; the turn then fails
+// with that error. Outside a turn, the editor is told that an update could not be stored, and
+// sending resumes with the next stored event.
 import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
 import type { Logger } from "../shared/logger.js";
@@ -20,6 +22,8 @@ export interface RelayEditor {
   ): unknown;
   observe(hubId: string, event: RunEvent): void;
   drained(): Promise<void>;
+  /** A notice about the session (not stored). */
+  tell(hubId: string, text: string): Promise<void>;
 }
 
 export interface RelayParts {
@@ -28,6 +32,8 @@ export interface RelayParts {
   logger: Logger;
   settings: Pick<SettingsStore, "apply">;
   commands?: SessionCommandsPort;
+  /** Masks known secrets in an update's JSON text (values only; same text when none). */
+  mask?: (jsonText: string) => string;
 }
 
 /** Events relayed but not yet committed and written, before a turn waits for them. */
@@ -50,6 +56,13 @@ export class SessionRelay {
   /** The first append that failed, if any. */
   get failed(): unknown {
     return this.failure;
+  }
+
+  /** The turn's failure, taken by the turn that reports it: what follows is sent again. */
+  takeFailure(): unknown {
+    const failure = this.failure;
+    this.failure = undefined;
+    return failure;
   }
 
   /**
@@ -89,9 +102,12 @@ export class SessionRelay {
         const payload: Params = event.meta
           ? { update, _meta: event.meta }
           : { update };
-        const text = JSON.stringify(payload);
+        // Masked by value, then the one text is both stored and sent.
+        const json = JSON.stringify(payload);
+        const text = this.parts.mask ? this.parts.mask(json) : json;
+        const sent = text === json ? payload : (JSON.parse(text) as Params);
         this.track(ledger.append(hubId, "update", text), (seq) =>
-          editor.sendStored(hubId, seq, text, payload),
+          editor.sendStored(hubId, seq, text, sent),
         );
         this.parts.settings
           .apply(hubId, update as Params)
@@ -149,6 +165,7 @@ export class SessionRelay {
   // Sends after `stored` settles and after everything pushed before it was sent; the first
   // failure (an append, or the editor's output) stops every send after it.
   private track<T>(stored: Promise<T>, send?: (stored: T) => unknown): void {
+    const inTurn = this.held !== undefined;
     this.inFlight += 1;
     stored.catch(() => undefined); // seen in order below; never an unhandled rejection
     this.last = this.last
@@ -160,7 +177,8 @@ export class SessionRelay {
         },
         (error: unknown) => {
           this.inFlight -= 1;
-          this.fail(error);
+          if (inTurn) this.fail(error);
+          else this.failedOutside(error);
         },
       )
       .catch((error: unknown) => this.fail(error));
@@ -171,6 +189,23 @@ export class SessionRelay {
     if (this.failure !== undefined) return;
     this.failure = error;
     this.onFail?.(error);
+  }
+
+  // An event outside a turn was not stored: it is not shown, the editor hears why (no turn
+  // would report it), and the relay goes on with the next event.
+  private failedOutside(error: unknown): void {
+    const { editor, logger } = this.parts;
+    logger.warn(
+      { err: error, sessionId: this.hubId },
+      "ledger: an update outside a turn was not stored",
+    );
+    const why = error instanceof Error ? error.message : String(error);
+    editor
+      .tell(
+        this.hubId,
+        `an update from the agent could not be stored (${why}); it is not shown`,
+      )
+      .catch(() => undefined);
   }
 
   /** Too much is in flight (a slow disk or editor): the turn waits for `settled()`. */

@@ -20,6 +20,18 @@ export interface LiveSession {
   compacting?: Promise<void>;
 }
 
+/** A prompt's hold on its session's one turn, from its busy check until its end is recorded. */
+export interface TurnClaim {
+  /** Resolves when the claim is released. */
+  readonly done: Promise<void>;
+  /** Set by cancel(); the holder checks it before it starts its turn. */
+  cancelled: boolean;
+  /** The turn, once started. */
+  turn?: TurnPort;
+  cancel(): void;
+  release(): void;
+}
+
 /** A prompt's cancellation, from its arrival until it answers. */
 export interface CancelScope {
   /** Aborted by the prompt's own signal or by session/cancel for its session. */
@@ -32,6 +44,8 @@ export class SessionTable {
   private readonly restoring = new Map<string, Promise<LiveSession>>();
   /** Prompts under way per hub session, attached or still being restored. */
   private readonly prompts = new Map<string, Set<AbortController>>();
+  /** The turn claimed in each hub session (see turns.ts). */
+  private readonly claims = new Map<string, TurnClaim>();
 
   get(hubId: string): LiveSession | undefined {
     return this.live.get(hubId);
@@ -75,6 +89,33 @@ export class SessionTable {
     return entry;
   }
 
+  // Claims the session's turn, synchronously (no await between the busy check and the claim):
+  // undefined when another prompt holds it.
+  claimTurn(hubId: string): TurnClaim | undefined {
+    if (this.claims.has(hubId)) return undefined;
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    const claim: TurnClaim = {
+      done,
+      cancelled: false,
+      cancel: () => {
+        claim.cancelled = true;
+        claim.turn?.cancel();
+      },
+      release: () => {
+        if (this.claims.get(hubId) === claim) this.claims.delete(hubId);
+        resolve();
+      },
+    };
+    this.claims.set(hubId, claim);
+    return claim;
+  }
+
+  /** The claim on the session's turn, while a prompt holds it. */
+  claimOf(hubId: string): TurnClaim | undefined {
+    return this.claims.get(hubId);
+  }
+
   // Registers a prompt as soon as it arrives, so a cancel wins at every point of its life
   // (before the agent session exists, while it is restored, during the turn).
   cancelScope(hubId: string, signal: AbortSignal): CancelScope {
@@ -95,6 +136,11 @@ export class SessionTable {
   cancel(hubId: string): void {
     for (const controller of this.prompts.get(hubId) ?? []) controller.abort();
     this.live.get(hubId)?.turn?.cancel();
+  }
+
+  /** The hub session ids with an agent session attached. */
+  ids(): string[] {
+    return [...this.live.keys()];
   }
 
   values(): LiveSession[] {

@@ -9,12 +9,36 @@ import { checkPromptSize } from "./limits.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionRecord, TurnPort } from "./ports.js";
 import type { SessionRelay } from "./session-relay.js";
-import type { LiveSession } from "./session-table.js";
+import type { LiveSession, TurnClaim } from "./session-table.js";
 
 type TurnParts = Pick<
   GatewayParts,
-  "ledger" | "editor" | "logger" | "limits" | "compactAfterMs" | "closing"
+  | "ledger"
+  | "editor"
+  | "logger"
+  | "limits"
+  | "compactAfterMs"
+  | "closing"
+  | "sessions"
+  | "events"
 >;
+
+// The session's turn, claimed before anything is recorded: a prompt refused as busy changes
+// nothing. With busyPrompt "cancel", the running turn is cancelled and waited for instead.
+async function claimTurn(parts: TurnParts, hubId: string): Promise<TurnClaim> {
+  for (;;) {
+    const claim = parts.sessions.claimTurn(hubId);
+    if (claim) return claim;
+    if (parts.limits.busyPrompt === "reject")
+      throw new HubError(
+        "PROMPT_IN_FLIGHT",
+        `session ${hubId} already has a turn running`,
+      );
+    const holder = parts.sessions.claimOf(hubId);
+    holder?.cancel();
+    await holder?.done;
+  }
+}
 
 // Runs a prompt on a live session whose prompt blocks are already checked.
 export async function promptLive(
@@ -25,22 +49,32 @@ export async function promptLive(
   meta: Params | undefined,
   signal: AbortSignal,
 ): Promise<Params> {
-  if (live.turn) {
-    if (parts.limits.busyPrompt === "reject")
-      throw new HubError(
-        "PROMPT_IN_FLIGHT",
-        `session ${record.id} already has a turn running`,
-      );
-    live.turn.cancel();
-    await live.turnDone;
+  const claim = await claimTurn(parts, record.id);
+  try {
+    // Cancelled before the agent saw it (while restoring, or waiting for the turn before it).
+    if (signal.aborted || claim.cancelled) return { stopReason: "cancelled" };
+    return await startTurn(parts, record, live, prompt, meta, signal, claim);
+  } finally {
+    claim.release();
   }
-  // Cancelled before the agent saw it (while restoring, or waiting for the turn before it).
-  if (signal.aborted) return { stopReason: "cancelled" };
+}
+
+// Records the prompt (and the title it gives a new session), then runs the turn.
+async function startTurn(
+  parts: TurnParts,
+  record: SessionRecord,
+  live: LiveSession,
+  prompt: RawContentBlock[],
+  meta: Params | undefined,
+  signal: AbortSignal,
+  claim: TurnClaim,
+): Promise<Params> {
   const { ledger } = parts;
   const promptSeq = await ledger.append(record.id, "prompt", {
     prompt,
     ...(meta ? { meta } : {}),
   });
+  parts.events.turnStarted({ sessionId: record.id, promptSeq, prompt });
   if (record.title === null)
     await ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
   const primed = live.needsPriming;
@@ -53,6 +87,8 @@ export async function promptLive(
       ]
     : prompt;
   const turn = live.session.prompt(blocks, { meta, signal });
+  claim.turn = turn;
+  if (claim.cancelled) turn.cancel();
   return runTurn(parts, record.id, live, turn, primed, promptSeq);
 }
 
@@ -76,12 +112,15 @@ async function runTurn(
     const endSeq = await parts.ledger.append(hubId, "turn_end", {
       stopReason: result.stopReason,
     });
+    parts.events.turnEnded({ sessionId: hubId, stopReason: result.stopReason });
     live.compacting = compactTurn(parts, hubId, promptSeq, endSeq);
     return result.response;
   } catch (error) {
+    const message = errorMessage(error);
     await parts.ledger
-      .append(hubId, "turn_end", { error: errorMessage(error) })
+      .append(hubId, "turn_end", { error: message })
       .catch(() => undefined);
+    parts.events.turnEnded({ sessionId: hubId, error: message });
     throw error;
   } finally {
     live.turn = undefined;
@@ -111,7 +150,8 @@ async function relayTurn(
   }
   const result = await turn.result;
   await relay.settled();
-  if (relay.failed !== undefined) throw relay.failed;
+  const failed = relay.takeFailure();
+  if (failed !== undefined) throw failed;
   return result;
 }
 

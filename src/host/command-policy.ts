@@ -1,8 +1,15 @@
-// Which commands an agent may run in a terminal: an allowlist of executables, and deny
-// patterns matched against the whole command line (the script of `sh -c` included). A refusal
+// Which commands an agent may run in a terminal: deny rules (text patterns over the whole
+// command line, and the home/root rule over the words of each `rm`) everywhere; where no OS
+// sandbox runs, also an allowlist of executables (resolved paths), no loader variables, and
+// scripts read whole. A speed bump, not a boundary: the OS sandbox is the boundary. A refusal
 // names the rule that refused.
-import { basename } from "node:path";
-import { isShellLine, scriptCommands } from "./shell-script.js";
+import { loaderRefusal } from "../shared/env-filter.js";
+import { allowedExecutables, onSearchPath } from "./command-path.js";
+import { homeRefusal } from "./command-home.js";
+import { runs, type Judged } from "./command-runners.js";
+import { isShellLine, readScript } from "./shell-script.js";
+
+export { SHELLS } from "./command-runners.js";
 
 export interface DenyRule {
   name: string;
@@ -20,6 +27,8 @@ export const DEFAULT_ALLOWED_COMMANDS: readonly string[] = [
   "tee", "basename", "dirname", "realpath", "stat", "file", "du", "df", "jq", "yes", "seq",
 ];
 
+/** Text rules; `rm-rf-root-or-home` is also judged on the words of each `rm` (command-home.ts),
+ *  which knows the spellings a pattern cannot. */
 export const DEFAULT_DENY_RULES: readonly DenyRule[] = [
   {
     name: "rm-rf-root-or-home",
@@ -53,23 +62,22 @@ export const DEFAULT_DENY_RULES: readonly DenyRule[] = [
 ];
 
 export interface CommandPolicy {
+  /** Executable names (found on acphub's own PATH) or absolute paths. */
   allow: readonly string[];
   deny: readonly DenyRule[];
+  /** Loader and shell-start variables an agent's terminal `env` may set anyway (by name). */
+  allowEnv?: readonly string[];
+  /** Where allowed names are looked up (default: acphub's own PATH). */
+  searchPath?: string;
 }
 
-export const SHELLS: ReadonlySet<string> = new Set([
-  "sh",
-  "bash",
-  "zsh",
-  "dash",
-]);
-
-/** Shell keywords and builtins a script may use; `eval`, `exec` and `source` are not here. */
+/** Builtins a script may use (`exec` and `command` run a command that is judged itself);
+ *  `eval`, `source`, `alias`, `hash`, `declare` are not here. */
 // prettier-ignore
 const SHELL_WORDS: ReadonlySet<string> = new Set([
-  "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
-  "in", "function", "{", "}", "!", "[[", "]]", "time", "exit", "wait", "cd", "export", "set",
-  "unset", "read", "trap", "return", "shift", "local", "true", "false", "test", "echo", "printf",
+  "exit", "wait", "cd", "export", "set", "unset", "read", "trap", "return", "shift", "local",
+  "true", "false", "test", "echo", "printf", ":", "[", "command", "exec", "break", "continue",
+  "pwd", "umask",
 ]);
 
 // The command line as one string, for deny patterns and audit records.
@@ -80,12 +88,21 @@ export function commandLine(command: string, args: readonly string[]): string {
     .join(" ");
 }
 
-// The shell script a command runs, if any: `sh -c SCRIPT`, or a whole shell line with no args.
-function scriptOf(command: string, args: readonly string[]) {
-  if (isShellLine(command, args)) return command;
-  if (!SHELLS.has(basename(command))) return undefined;
-  const at = args.indexOf("-c");
-  return at >= 0 ? args[at + 1] : undefined;
+/** Where and how the command would run. */
+export interface CommandContext {
+  /** True under acphub's OS sandbox: only the deny rules apply. */
+  sandboxed?: boolean;
+  /** The agent's `env` for the terminal. */
+  env?: readonly { name: string; value: string }[];
+  /** The terminal's cwd, for relative paths. */
+  cwd?: string;
+}
+
+// Every command the terminal would run, judged: the argv itself, scripts it runs, runners.
+function judged(command: string, args: readonly string[]): Judged[] {
+  if (isShellLine(command, args))
+    return [{ argv: ["sh"] }, { script: readScript(command) }];
+  return runs([command, ...args]);
 }
 
 // Returns the reason the command is refused, or undefined when it may run. Under the OS
@@ -94,8 +111,9 @@ export function refusal(
   policy: CommandPolicy,
   command: string,
   args: readonly string[],
-  sandboxed = false,
+  context: CommandContext | boolean = {},
 ): string | undefined {
+  const ctx = typeof context === "boolean" ? { sandboxed: context } : context;
   const line = commandLine(command, args);
   for (const rule of policy.deny) {
     if (
@@ -105,16 +123,70 @@ export function refusal(
       return `command refused by deny rule "${rule.name}" (/${rule.pattern}/)`;
     }
   }
-  if (sandboxed) return undefined;
-  const allowed = new Set(policy.allow);
-  const script = scriptOf(command, args);
-  const executables = isShellLine(command, args) ? ["sh"] : [basename(command)];
-  if (script !== undefined)
-    executables.push(...scriptCommands(script).map((w) => basename(w)));
-  const missing = executables.find(
-    (exe, i) => !allowed.has(exe) && !(i > 0 && SHELL_WORDS.has(exe)),
+  const all = flatten(judged(command, args));
+  for (const argv of all.argv) {
+    const home = homeRefusal(argv, undefined, ctx.cwd);
+    if (home) return home;
+  }
+  if (ctx.sandboxed) return undefined;
+  return unsandboxedRefusal(policy, ctx, all);
+}
+
+// What the check refuses where no OS sandbox runs: loader variables, unreadable scripts,
+// executables not on the allowlist.
+function unsandboxedRefusal(
+  policy: CommandPolicy,
+  ctx: CommandContext,
+  all: Flat,
+): string | undefined {
+  const envName = loaderRefusal(
+    (ctx.env ?? []).map((e) => e.name),
+    policy.allowEnv,
   );
-  if (missing)
-    return `command refused: "${missing}" is not in the allowed executables (terminals.allow)`;
+  if (envName)
+    return `command refused by rule "loader-env": the agent's env may not set ${envName} (allow it by name in terminals.allowAgentEnv)`;
+  if (all.unreadable)
+    return `command refused: the script cannot be checked (${all.unreadable})`;
+  const assigned = loaderRefusal(all.assigns, policy.allowEnv);
+  if (assigned)
+    return `command refused by rule "loader-env": the script sets ${assigned} (allow it by name in terminals.allowAgentEnv)`;
+  const allowed = allowedExecutables(policy, ctx.cwd);
+  // A function name counts only when no program of that name is there to run instead (a
+  // function defined in a subshell or a branch not taken leaves the program to run).
+  const fn = (exe: string) =>
+    all.functions.has(exe) && !exe.includes("/") && !onSearchPath(policy, exe);
+  const missing = all.argv
+    .map((argv) => argv[0]!)
+    .find((exe) => !fn(exe) && !SHELL_WORDS.has(exe) && !allowed(exe));
+  if (missing !== undefined)
+    return `command refused: "${missing}" is not in the allowed executables (terminals.allow; a name there means the program of that name on acphub's own PATH)`;
   return undefined;
+}
+
+interface Flat {
+  argv: string[][];
+  assigns: string[];
+  functions: Set<string>;
+  unreadable?: string;
+}
+
+// Flattens the judged commands and the scripts they run into one list.
+function flatten(list: Judged[], out?: Flat): Flat {
+  const flat = out ?? { argv: [], assigns: [], functions: new Set<string>() };
+  for (const item of list) {
+    if ("argv" in item) flat.argv.push(item.argv);
+    else if ("assigns" in item) flat.assigns.push(...item.assigns);
+    else if ("unreadable" in item) flat.unreadable ??= item.unreadable;
+    else {
+      const r = item.script;
+      if (r.unreadable) flat.unreadable ??= r.unreadable;
+      flat.assigns.push(...r.assigned);
+      for (const f of r.functions) flat.functions.add(f);
+      for (const c of r.commands) {
+        flat.assigns.push(...c.assigns);
+        flatten(runs(c.words), flat);
+      }
+    }
+  }
+  return flat;
 }

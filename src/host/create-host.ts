@@ -16,11 +16,11 @@ import type { EditorBridge } from "./editor-bridge.js";
 import { fsHandlers } from "./fs-handlers.js";
 import { DEFAULT_FS_LIMITS, type FsLimits } from "./fs-service.js";
 import type { PermissionEngine } from "./permission-engine.js";
+import { pathPolicy } from "./path-policy.js";
 import { permissionPath } from "./permission-path.js";
 import { policyGuard } from "./policy-guard.js";
 import { DEFAULT_SANDBOX, type SandboxSettings } from "./sandbox/settings.js";
 import { recordBridgesWith } from "./sandbox/bridge-records.js";
-import { stopSandbox } from "./sandbox/os-sandbox.js";
 import { terminalSandbox } from "./sandbox/terminal-sandbox.js";
 import { SessionFolderBook } from "./session-folders.js";
 import {
@@ -67,6 +67,8 @@ export interface HostServices extends ClientHost {
     sessionId: string,
     params: CreateParams & { cwd?: string },
     signal: AbortSignal,
+    /** The workflow file pre-approves this literal command: no permission question. */
+    preapproved?: boolean,
   ): Promise<{ terminalId: string }>;
   /** Set when terminals run without the OS sandbox it asked for (`auto`): show it once. */
   sandboxWarning?: string;
@@ -87,13 +89,13 @@ export function createHost(options: HostOptions): HostServices {
     withDefaults(DEFAULT_TERMINAL_LIMITS, options.terminalLimits),
     options.recorder,
   );
-  const sandbox = terminalSandbox(
-    withDefaults(DEFAULT_SANDBOX, options.sandbox),
-    options.sandbox?.protect,
-  );
+  const settings = withDefaults(DEFAULT_SANDBOX, options.sandbox);
+  const protect = options.sandbox?.protect ?? [];
+  const sandbox = terminalSandbox(settings, protect);
   const policy: CommandPolicy = {
     allow: options.commands?.allow ?? DEFAULT_ALLOWED_COMMANDS,
     deny: options.commands?.deny ?? DEFAULT_DENY_RULES,
+    allowEnv: options.commands?.allowEnv ?? [],
   };
   const terminalDeps: TerminalHandlerDeps = {
     guard,
@@ -105,6 +107,15 @@ export function createHost(options: HostOptions): HostServices {
     masker,
     editor,
     sandbox,
+    checkOwn: (ctx, command, keys, preapproved) =>
+      engine.checkOwnCommand(
+        ctx.sessionId,
+        folders.workspaceOf(ctx.sessionId),
+        command,
+        ctx.signal,
+        keys,
+        preapproved,
+      ),
   };
   const bridge = {
     ...fsHandlers({
@@ -112,17 +123,20 @@ export function createHost(options: HostOptions): HostServices {
       folders,
       limits: withDefaults(DEFAULT_FS_LIMITS, options.fsLimits),
       editor,
+      check: pathPolicy({ ...settings, protect }),
+      audit,
     }),
     ...terminalHandlers(terminalDeps),
   };
   return {
     terminals,
-    startTerminal: (sessionId, params, signal) =>
-      startOwnTerminal(terminalDeps, params, {
-        sessionId,
-        signal,
-        emit: () => undefined,
-      }),
+    startTerminal: (sessionId, params, signal, preapproved) =>
+      startOwnTerminal(
+        terminalDeps,
+        params,
+        { sessionId, signal, emit: () => undefined },
+        preapproved,
+      ),
     sandboxWarning: sandbox.warning,
     bridge: bridge as ClientHost["bridge"],
     requestPermission: permissions.requestPermission,
@@ -138,15 +152,8 @@ export function createHost(options: HostOptions): HostServices {
       permissions.closeSession(sessionId);
       folders.end(sessionId);
     },
-    close: () => {
-      terminals.closeAll();
-      // The runtime is one per process (agents started in it too): stopped with the host.
-      stopSandbox().catch((error: unknown) =>
-        (options.logger ?? silentLogger()).warn(
-          { err: error },
-          "stopping the sandbox runtime failed",
-        ),
-      );
-    },
+    // The host's terminals end; the sandbox runtime is the process's, not the host's: it
+    // stays for other hosts' terminals and is stopped when the process ends.
+    close: () => terminals.closeAll(),
   };
 }

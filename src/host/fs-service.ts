@@ -1,17 +1,13 @@
 // `fs/read_text_file` and `fs/write_text_file`, sandboxed to the session's roots: symlinks
-// resolved, size caps, binary files refused, atomic writes that keep the file's mode.
+// resolved, the path policy applied, files opened by descriptor, size caps, binary files
+// refused, atomic writes that keep the file's mode.
 import { randomBytes } from "node:crypto";
-import {
-  chmod,
-  mkdir,
-  open,
-  readFile,
-  rename,
-  rm,
-  stat,
-} from "node:fs/promises";
+import { constants } from "node:fs";
+import { mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { permissionDenied, resourceNotFound } from "../protocol/wire-errors.js";
+import { fdPath, openConfined } from "./fd-open.js";
+import type { PathCheck } from "./path-policy.js";
 import { resolveInRoots } from "./sandbox-path.js";
 
 export interface FsLimits {
@@ -62,73 +58,129 @@ export function sliceLines(
   return lines.slice(start, end).join("\n");
 }
 
+// Resolves the agent's path inside the roots and applies the path policy to it.
+export async function resolveChecked(
+  path: unknown,
+  roots: readonly string[],
+  check?: PathCheck,
+) {
+  const resolved = await resolveInRoots(path, roots);
+  await check?.(resolved.real, resolved.root, String(path));
+  return resolved;
+}
+
+// Reads a text file opened by descriptor (see fd-open.ts): the file read is the one checked.
 export async function readTextFile(
   params: ReadParams,
   roots: readonly string[],
   limits: FsLimits,
+  check?: PathCheck,
 ) {
-  const { real, exists } = await resolveInRoots(params.path, roots);
+  const asked = String(params.path);
+  const { real, exists } = await resolveChecked(params.path, roots, check);
   if (!exists)
-    throw resourceNotFound(`file not found: ${String(params.path)}`, {
-      path: params.path,
-    });
-  const info = await stat(real);
-  if (info.isDirectory())
-    throw resourceNotFound(`${String(params.path)} is a directory, not a file`);
-  if (info.size > limits.maxReadBytes) {
-    throw permissionDenied(
-      `${String(params.path)} is ${info.size} bytes, over the read limit of ${limits.maxReadBytes}`,
-      { reason: "too-large" },
-    );
+    throw resourceNotFound(`file not found: ${asked}`, { path: params.path });
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+  const { handle } = await openConfined(real, flags, { roots, check, asked });
+  let buffer: Buffer;
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory())
+      throw resourceNotFound(`${asked} is a directory, not a file`);
+    if (!info.isFile())
+      throw permissionDenied(`${asked} is not a regular file`, {
+        reason: "not-a-file",
+      });
+    if (info.size > limits.maxReadBytes) {
+      throw permissionDenied(
+        `${asked} is ${info.size} bytes, over the read limit of ${limits.maxReadBytes}`,
+        { reason: "too-large" },
+      );
+    }
+    buffer = await handle.readFile();
+  } finally {
+    await handle.close();
   }
   const content = sliceLines(
-    decodeText(await readFile(real), String(params.path)),
+    decodeText(buffer, asked),
     count(params.line),
     count(params.limit),
   );
   return { real, content, bytes: Buffer.byteLength(content) };
 }
 
-// Writes through a temporary file in the same folder and a rename, so readers never see a
-// half-written file; an existing file keeps its mode.
-export async function writeTextFile(
-  params: { path?: unknown; content?: unknown },
-  roots: readonly string[],
-  limits: FsLimits,
-) {
-  if (typeof params.content !== "string")
+// Checks the content against the write limit.
+function checkContent(content: unknown, limits: FsLimits): number {
+  if (typeof content !== "string")
     throw permissionDenied("content must be a string");
-  const bytes = Buffer.byteLength(params.content);
+  const bytes = Buffer.byteLength(content);
   if (bytes > limits.maxWriteBytes) {
     throw permissionDenied(
       `content is ${bytes} bytes, over the write limit of ${limits.maxWriteBytes}`,
       { reason: "too-large" },
     );
   }
-  const { real, exists } = await resolveInRoots(params.path, roots);
-  const mode = exists ? (await stat(real)).mode & 0o7777 : undefined;
-  if (exists && (await stat(real)).isDirectory())
-    throw permissionDenied(`${String(params.path)} is a directory`);
+  return bytes;
+}
+
+// Writes through a temporary file in the verified folder (opened by descriptor) and a rename,
+// so readers never see a half-written file and a refused write leaves the old one intact; an
+// existing file keeps its mode.
+export async function writeTextFile(
+  params: { path?: unknown; content?: unknown },
+  roots: readonly string[],
+  limits: FsLimits,
+  check?: PathCheck,
+) {
+  const bytes = checkContent(params.content, limits);
+  const asked = String(params.path);
+  const { real, exists } = await resolveChecked(params.path, roots, check);
+  const old = exists ? await stat(real) : undefined;
+  if (old?.isDirectory()) throw permissionDenied(`${asked} is a directory`);
   await mkdir(dirname(real), { recursive: true });
   // The parent may have been created just now: check again that it is still inside the roots.
-  await resolveInRoots(dirname(real), roots);
-  const tmp = join(
-    dirname(real),
-    `.${basename(real)}.acphub-${randomBytes(6).toString("hex")}.tmp`,
-  );
+  const parent = await resolveInRoots(dirname(real), roots);
+  const flags = constants.O_RDONLY | constants.O_DIRECTORY;
+  const dir = await openConfined(parent.real, flags, { roots, asked });
   try {
-    const handle = await open(tmp, "wx", mode ?? 0o666);
+    await check?.(join(dir.path, basename(real)), parent.root, asked);
+    const base = fdPath(dir.handle) ?? parent.real;
+    await replaceIn(base, basename(real), String(params.content), old?.mode);
+  } finally {
+    await dir.handle.close();
+  }
+  return { real, bytes };
+}
+
+// Writes `content` to `name` in the folder `base` through a new temporary file and a rename.
+async function replaceIn(
+  base: string,
+  name: string,
+  content: string,
+  oldMode: number | undefined,
+): Promise<void> {
+  const mode = oldMode === undefined ? 0o666 : oldMode & 0o7777;
+  const tmp = join(
+    base,
+    `.${name}.acphub-${randomBytes(6).toString("hex")}.tmp`,
+  );
+  const create =
+    constants.O_WRONLY |
+    constants.O_CREAT |
+    constants.O_EXCL |
+    constants.O_NOFOLLOW;
+  try {
+    const handle = await open(tmp, create, mode);
     try {
-      await handle.writeFile(params.content, "utf8");
+      await handle.writeFile(content, "utf8");
       await handle.sync();
+      if (oldMode !== undefined) await handle.chmod(mode);
     } finally {
       await handle.close();
     }
-    if (mode !== undefined) await chmod(tmp, mode);
-    await rename(tmp, real);
+    await rename(tmp, join(base, name));
   } catch (error) {
     await rm(tmp, { force: true });
     throw error;
   }
-  return { real, bytes };
 }

@@ -249,12 +249,64 @@ export class PermissionEngine {
         reason: `${mode} mode refuses ${access} without a granted permission`,
       };
     }
+    return this.askFor(sessionId, workspace, access, subject, keys, signal);
+  }
+
+  // A command acphub runs for a workflow's shell step: rules, then `deny-all`, then the
+  // workflow file's pre-approval of its literal command, then this turn's grants, then the
+  // mode. Nothing asked for it first, so in `approve-reads` and `ask` it is put to the
+  // approver, and refused when nobody can answer.
+  async checkOwnCommand(
+    sessionId: string,
+    workspace: string,
+    command: string,
+    signal: AbortSignal,
+    keys: string[],
+    preapproved: boolean,
+  ): Promise<Verdict> {
+    const match = this.matchRule("execute", command, command);
+    if (match)
+      return {
+        allowed: match.rule.action === "allow",
+        reason: `config rule permissions.rules[${match.index}]`,
+      };
+    const mode = this.options.mode;
+    if (mode === "deny-all")
+      return { allowed: false, reason: "deny-all mode refuses execute" };
+    if (preapproved)
+      return { allowed: true, reason: "pre-approved by the workflow file" };
+    const grant = this.grants.find(sessionId, "execute", keys);
+    if (grant)
+      return {
+        allowed: true,
+        reason: `granted for this turn by "${grant.title}"`,
+      };
+    if (mode === "approve-all")
+      return { allowed: true, reason: "approve-all mode" };
+    if (!this.options.approver)
+      return {
+        allowed: false,
+        reason: `${mode} mode: nobody to ask (no approver) for a workflow command`,
+      };
+    return this.askFor(sessionId, workspace, "execute", command, keys, signal);
+  }
+
+  // Puts one fs or terminal request to the approver as a permission question.
+  private async askFor(
+    sessionId: string,
+    workspace: string,
+    access: Access,
+    subject: string,
+    keys: string[],
+    signal: AbortSignal,
+  ): Promise<Verdict> {
+    const execute = access === "execute";
     const request: RequestPermissionRequest = {
       sessionId,
       toolCall: {
         toolCallId: `acphub-${access}-${Date.now()}`,
         title: `${access === "write" ? "Write" : "Run"} ${subject}`,
-        kind: kind as "edit",
+        kind: KIND_OF_ACCESS[access] as "edit",
         rawInput: execute ? { command: subject } : { path: subject },
       },
       options: STANDARD_OPTIONS,

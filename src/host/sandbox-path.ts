@@ -96,7 +96,8 @@ export async function realRoots(roots: readonly string[]): Promise<string[]> {
   return out;
 }
 
-function within(path: string, root: string): boolean {
+// True when `path` is `root` or below it (not a look-alike such as /w-evil for /w).
+export function within(path: string, root: string): boolean {
   return (
     path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
   );

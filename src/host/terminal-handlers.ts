@@ -28,6 +28,13 @@ export interface TerminalHandlerDeps {
   editor: EditorBridge | undefined;
   /** The OS sandbox acphub's own terminals run in (or not). */
   sandbox: TerminalSandbox;
+  /** The permission policy for a command acphub runs itself (a workflow's shell step). */
+  checkOwn: (
+    ctx: HostContext,
+    command: string,
+    keys: string[],
+    preapproved: boolean,
+  ) => Promise<{ allowed: boolean; reason: string }>;
 }
 
 // Builds the five terminal handlers of the bridge.
@@ -98,15 +105,24 @@ async function createTerminal(
   );
 }
 
-// A terminal acphub starts for itself (a workflow's shell step: its author wrote the command,
-// so no permission question), through the same checks and the same OS sandbox as an agent's.
+// A terminal acphub starts for itself (a workflow's shell step), through the same command
+// policy, permission policy and OS sandbox as an agent's; only a literal command the workflow
+// file pre-approves skips the permission question.
 export async function startOwnTerminal(
   deps: TerminalHandlerDeps,
   params: CreateParams & { cwd?: string | null },
   ctx: HostContext,
+  preapproved = false,
 ): Promise<{ terminalId: string }> {
   const cwd = await checkTerminal(deps, params, ctx, false);
-  auditTerminal(deps, ctx, params, true, "acphub's own command");
+  const keys = terminalKeys(String(params.command), params.args ?? []);
+  const command = shownCommand(deps, params);
+  const verdict = await deps.checkOwn(ctx, command, keys, preapproved);
+  auditTerminal(deps, ctx, params, verdict.allowed, verdict.reason);
+  if (!verdict.allowed)
+    throw permissionDenied(`refused by policy: ${verdict.reason}`, {
+      reason: verdict.reason,
+    });
   return spawnLocal(deps, params, cwd, ctx);
 }
 
@@ -141,20 +157,19 @@ async function checkTerminal(
 ): Promise<string> {
   const { folders } = deps;
   const sandboxed = deps.sandbox.active && !viaEditor;
-  const refused = refusal(
-    deps.policy,
-    String(p.command),
-    p.args ?? [],
-    sandboxed,
-  );
-  if (refused) {
-    auditTerminal(deps, ctx, p, false, refused);
-    throw permissionDenied(refused, { reason: refused });
-  }
   const cwd = await resolveInRoots(
     p.cwd ?? folders.workspaceOf(ctx.sessionId),
     folders.rootsOf(ctx.sessionId),
   );
+  const refused = refusal(deps.policy, String(p.command), p.args ?? [], {
+    sandboxed,
+    env: Array.isArray(p.env) ? p.env : [],
+    cwd: cwd.real,
+  });
+  if (refused) {
+    auditTerminal(deps, ctx, p, false, refused);
+    throw permissionDenied(refused, { reason: refused });
+  }
   if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) {
     throw permissionDenied(
       `terminal cwd ${p.cwd ?? ""} is not an existing folder`,

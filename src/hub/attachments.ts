@@ -16,6 +16,8 @@ export interface HubClient {
   readonly closed: boolean;
   /** Asked at initialize for the hub's watch notifications (see hub-watch.ts). */
   watch?: boolean;
+  /** The name it gave at initialize (clientInfo.name), to say who holds a question. */
+  name?: string;
   /** Queues a notification; never blocks the relay (a slow client is disconnected).
    *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. */
   notify(method: string, params: Params, catchUp?: boolean): void;

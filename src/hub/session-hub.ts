@@ -5,14 +5,17 @@
 import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import type { Gateway } from "../engine/gateway.js";
+import { ledgerWith, type EngineEvents } from "../engine/events.js";
 import {
   Attachments,
   fanOutEditor,
   type FanOutObserver,
   type HubClient,
 } from "./attachments.js";
-import { afterSeqOf, agentOf, unclosable } from "./meta.js";
-import { HubWatch, watchedLedger } from "./watch.js";
+import { afterSeqOf, agentOf } from "./meta.js";
+import { askingEditor, HubWatch } from "./watch.js";
+import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
+import { checkSessionFolder } from "./session-folder.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
 import {
   idempotencyKeyOf,
@@ -38,6 +41,8 @@ export interface SessionHubOptions {
   ) => Gateway | Promise<Gateway>;
   /** Cancel a connection's running turns when it disconnects (default: let them finish). */
   cancelOnDisconnect?: boolean;
+  /** A session with nobody attached and no turn for this long is released (default 30 min). */
+  idleSessionMs?: number;
   observer?: SessionHubObserver;
   logger?: Logger;
   /** Decides which process runs a session's agent (a cluster's lease); none: this one always. */
@@ -56,11 +61,41 @@ export class SessionHub {
     { key?: string; done: Promise<Params> }
   >();
   private readonly logger: Logger;
+  /** The gateways created so far, for the idle sweep. */
+  private readonly ready = new Set<Gateway>();
+  private readonly idle: IdleSessions;
+  /** What the hub does with its gateways' events: the watch and the metrics hear of them. */
+  private readonly engineEvents: EngineEvents = {
+    turnStarted: (e) => this.watch.prompted(e.sessionId, e.promptSeq, e.prompt),
+    turnEnded: (e) => {
+      const { sessionId, ...end } = e;
+      this.watch.ended(sessionId, end);
+      if (e.stopReason) this.options.observer?.turnEnded?.(e.stopReason);
+    },
+    sessionChanged: (id) => {
+      void this.shared
+        .getSession(id)
+        .then((record) => this.watch.changed(id, record?.title))
+        .catch(() => this.watch.changed(id));
+    },
+  };
 
   constructor(private readonly options: SessionHubOptions) {
     this.logger = options.logger ?? silentLogger();
-    this.editor = fanOutEditor(this.attachments, options.observer);
-    this.shared = unclosable(watchedLedger(options.ledger, this.watch));
+    this.editor = askingEditor(
+      fanOutEditor(this.attachments, options.observer),
+      this.watch,
+    );
+    // Every gateway shares the ledger; the hub closes it once, after them all.
+    this.shared = ledgerWith(options.ledger, {
+      close: () => Promise.resolve(),
+    });
+    this.idle = new IdleSessions(
+      options.idleSessionMs ?? DEFAULT_IDLE_SESSION_MS,
+      () => this.ready,
+      (id) => this.running.has(id) || this.attachments.attached(id).length > 0,
+      this.logger,
+    );
   }
 
   get defaultAgent(): string {
@@ -84,8 +119,10 @@ export class SessionHub {
 
   private async createGateway(agentName: string): Promise<Gateway> {
     const created = await this.options.createGateway(agentName, this.shared);
+    created.observe(this.engineEvents);
     created.attachEditor(this.editor);
     await created.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    this.ready.add(created);
     return created;
   }
 
@@ -149,6 +186,7 @@ export class SessionHub {
   }
 
   async newSession(client: HubClient, params: Params): Promise<Params> {
+    checkSessionFolder(params["cwd"]);
     const agent = agentOf(params["_meta"]) ?? this.options.defaultAgent;
     const gateway = await this.gatewayFor(agent);
     const result = await gateway.newSession(params);
@@ -214,6 +252,9 @@ export class SessionHub {
     };
   }
 
+  // "Is a turn running → who owns it → run the prompt" without an await in between, so a
+  // refused prompt changes nothing: not the owner, the ledger, the title or the idempotency
+  // record (the engine claims the turn before it records the prompt, too).
   async prompt(
     client: HubClient,
     params: Params,
@@ -221,20 +262,23 @@ export class SessionHub {
   ): Promise<Params> {
     const record = await this.attachedRecord(client, params["sessionId"]);
     const key = idempotencyKeyOf(params["_meta"]);
-    if (key) {
-      const again = await this.recorded(record.id, key);
-      if (again) return again;
-    }
+    const again = key ? await this.recorded(record.id, key) : undefined;
+    if (again) return again;
     const gateway = await this.gatewayFor(record.agent);
+    // Claimed before the check below, so that nothing awaits between it and running.set.
     const claimed = await this.claimTurn(record.id);
+    const live = this.running.get(record.id);
+    if (live && key !== undefined && live.key === key) return live.done;
+    if (live)
+      throw new HubError(
+        "PROMPT_IN_FLIGHT",
+        `session ${record.id} already has a turn running`,
+      );
     this.attachments.setOwner(record.id, client);
     const done = gateway.prompt(params, signal);
-    if (!this.running.has(record.id))
-      this.running.set(record.id, { key, done });
+    this.running.set(record.id, { key, done });
     try {
-      const result = await done;
-      this.options.observer?.turnEnded?.(String(result["stopReason"]));
-      return result;
+      return await done;
     } finally {
       // The answer goes out once the lease says idle: another node may take the session next.
       if (claimed)
@@ -243,11 +287,9 @@ export class SessionHub {
           .catch((error: unknown) =>
             this.logger.warn({ err: error }, "cluster: turn end not recorded"),
           );
-      if (this.running.get(record.id)?.done === done) {
-        this.running.delete(record.id);
-        if (this.attachments.owner(record.id) === client)
-          this.attachments.setOwner(record.id, undefined);
-      }
+      this.running.delete(record.id);
+      if (this.attachments.owner(record.id) === client)
+        this.attachments.setOwner(record.id, undefined);
     }
   }
 
@@ -295,7 +337,7 @@ export class SessionHub {
     if (this.running.has(sessionId)) return; // a turn here ends first (a database outage)
     const record = await this.shared.getSession(sessionId);
     const gateway = record && this.gateways.get(record.agent);
-    if (gateway) (await gateway).release(sessionId);
+    if (gateway) await (await gateway).release(sessionId);
   }
 
   // A turn the hub's restart killed: tell the session why, and record its end as cancelled.
@@ -309,10 +351,9 @@ export class SessionHub {
     };
     const seq = await this.shared.append(sessionId, "update", { update });
     await this.editor.notify("session/update", { sessionId, update }, { seq });
-    await this.shared.append(sessionId, "turn_end", {
-      stopReason: "cancelled",
-      interrupted: true,
-    });
+    const end = { stopReason: "cancelled", interrupted: true };
+    await this.shared.append(sessionId, "turn_end", end);
+    this.watch.ended(sessionId, end);
   }
 
   async cancel(params: Params): Promise<void> {
@@ -364,6 +405,7 @@ export class SessionHub {
   // Cancels running turns (each ends within the agent's cancel grace), closes every agent,
   // then the ledger.
   async close(): Promise<void> {
+    this.idle.stop();
     const gateways = await Promise.allSettled(this.gateways.values());
     await Promise.allSettled(
       gateways.map((g) =>

@@ -2,6 +2,7 @@
 // cursor (each with its sequence number), and the recorded turn a prompt's idempotency key
 // names, so that a prompt re-sent after a reconnect is answered without running it again.
 import { withSeq } from "./attachments.js";
+import { noticeParams, type NoticePayload } from "../engine/notices.js";
 import type { LedgerEvent } from "../engine/ports.js";
 
 type Params = Record<string, unknown>;
@@ -38,6 +39,14 @@ function feedItems(event: LedgerEvent): { update: unknown; meta?: Params }[] {
     return blocks.map((content) => ({
       update: { sessionUpdate: "user_message_chunk", content },
     }));
+  }
+  // A hub client is shown acphub's notices as agent text on a line of its own (notices.ts).
+  if (event.kind === "notice") {
+    const shown = noticeParams(
+      event.payload as unknown as NoticePayload,
+      false,
+    );
+    return [{ update: shown["update"], meta: shown["_meta"] as Params }];
   }
   if (event.kind !== "update") return [];
   const meta = event.payload["_meta"] as Params | undefined;

@@ -6,7 +6,11 @@
 // prompt's sequence number); the prompter gets its own only when it watches.
 import type { Attachments } from "./attachments.js";
 import { offer, withSeq } from "./attachments.js";
-import type { LedgerPort } from "../engine/ports.js";
+import type { EditorPort, LedgerPort } from "../engine/ports.js";
+
+/** What a session list shows of a session: a turn running, a question waiting for an answer,
+ *  the last turn failed, or nothing happening. */
+export type SessionState = "running" | "waiting" | "failed" | "idle";
 
 type Params = Record<string, unknown>;
 
@@ -23,8 +27,12 @@ export function wantsWatch(params: Params): boolean {
 }
 
 export class HubWatch {
-  /** Sessions with a turn running, as the ledger's prompt and turn_end events tell. */
+  /** Sessions with a turn running, as the engines' turn events tell. */
   private readonly running = new Set<string>();
+  /** Permission questions waiting for an answer, by session, with who was asked. */
+  private readonly asking = new Map<string, { count: number; of?: string }>();
+  /** Sessions whose last turn ended with an error (since this hub started). */
+  private readonly failed = new Set<string>();
 
   constructor(private readonly attachments: Attachments) {}
 
@@ -32,9 +40,27 @@ export class HubWatch {
     return this.running.has(sessionId);
   }
 
+  stateOf(sessionId: string): SessionState {
+    if (this.asking.has(sessionId)) return "waiting";
+    if (this.running.has(sessionId)) return "running";
+    return this.failed.has(sessionId) ? "failed" : "idle";
+  }
+
+  // A permission question was put to a client (+1) or answered / withdrawn (-1).
+  asked(sessionId: string, delta: 1 | -1): void {
+    const now = this.asking.get(sessionId);
+    const count = (now?.count ?? 0) + delta;
+    if (count <= 0) this.asking.delete(sessionId);
+    else
+      this.asking.set(sessionId, {
+        count,
+        of: now?.of ?? this.attachments.owner(sessionId)?.name,
+      });
+    this.changed(sessionId);
+  }
+
   // A prompt was recorded: show it to the other attached clients, mark the turn running.
-  prompted(sessionId: string, seq: number, payload: Params): void {
-    const blocks = (payload["prompt"] as unknown[] | undefined) ?? [];
+  prompted(sessionId: string, seq: number, blocks: readonly unknown[]): void {
     const owner = this.attachments.owner(sessionId);
     const batch = blocks.map((content) =>
       withSeq(
@@ -52,12 +78,15 @@ export class HubWatch {
   /** A turn started (here, or on another node of a cluster): tell the watchers. */
   started(sessionId: string): void {
     this.running.add(sessionId);
+    this.failed.delete(sessionId);
     this.tellState(sessionId, { running: true });
   }
 
   // A turn ended (or failed): tell the watchers.
   ended(sessionId: string, payload: Params): void {
     this.running.delete(sessionId);
+    if (payload["error"] !== undefined) this.failed.add(sessionId);
+    else this.failed.delete(sessionId);
     this.tellState(sessionId, { running: false, ...payload });
   }
 
@@ -66,10 +95,18 @@ export class HubWatch {
     const params = {
       sessionId,
       running: this.running.has(sessionId),
+      state: this.stateOf(sessionId),
+      ...this.askedOf(sessionId),
       ...(typeof title === "string" && title ? { title } : {}),
     };
     for (const c of this.attachments.allClients)
       if (c.watch && !c.closed) c.notify(WATCH_METHODS.changed, params);
+  }
+
+  // Who holds a session's open question ({} when none, or the client gave no name).
+  askedOf(sessionId: string): { askedOf?: string } {
+    const of = this.asking.get(sessionId)?.of;
+    return of ? { askedOf: of } : {};
   }
 
   private tellState(sessionId: string, state: Params): void {
@@ -78,48 +115,6 @@ export class HubWatch {
         a.client.notify(WATCH_METHODS.state, { sessionId, ...state });
     this.changed(sessionId);
   }
-}
-
-/** The ledger calls that change a session list, and the session each one changes. */
-const SESSION_OF: Record<string, (args: unknown[]) => string> = {
-  createSession: (a) => (a[0] as { id: string }).id,
-  copySession: (a) => (a[1] as { id: string }).id,
-  updateSession: (a) => String(a[0]),
-  deleteSession: (a) => String(a[0]),
-};
-
-// The ledger as the hub's gateways see it, telling the watch what it records.
-export function watchedLedger(ledger: LedgerPort, watch: HubWatch): LedgerPort {
-  const after = <T>(result: T, then: (value: Awaited<T>) => void): T => {
-    if (result instanceof Promise) void result.then(then, () => undefined);
-    else then(result as Awaited<T>);
-    return result;
-  };
-  return new Proxy(ledger, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver) as unknown;
-      if (typeof value !== "function") return value;
-      const fn = (value as (...a: unknown[]) => unknown).bind(target);
-      if (key === "append")
-        return (sessionId: string, kind: string, payload: Params) =>
-          after(fn(sessionId, kind, payload), (seq) => {
-            if (kind === "prompt")
-              watch.prompted(sessionId, Number(seq), payload);
-            if (kind === "turn_end") watch.ended(sessionId, payload);
-          });
-      if (typeof key === "string" && key in SESSION_OF)
-        return (...args: unknown[]) => {
-          const id = SESSION_OF[key]!(args);
-          return after(fn(...args), () => {
-            void target
-              .getSession(id)
-              .then((record) => watch.changed(id, record?.title))
-              .catch(() => watch.changed(id));
-          });
-        };
-      return fn;
-    },
-  });
 }
 
 /** session/list's answer with each session's agent and whether a turn runs in it. */
@@ -139,9 +134,35 @@ export async function listWithState(
           ...((meta["acphub"] as Params | undefined) ?? {}),
           agent: (await ledger.getSession(id))?.agent,
           running: watch.isRunning(id),
+          state: watch.stateOf(id),
+          ...watch.askedOf(id),
         };
         return { ...s, _meta: { ...meta, acphub } };
       }),
     ),
   };
+}
+
+/** The hub's editor port, telling the watch while a permission question waits for an answer. */
+export function askingEditor(editor: EditorPort, watch: HubWatch): EditorPort {
+  return {
+    ...editor,
+    request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
+      const id = (raw as Params | undefined)?.["sessionId"];
+      if (method !== "session/request_permission" || typeof id !== "string")
+        return editor.request<T>(method, raw, signal);
+      watch.asked(id, 1);
+      try {
+        return await editor.request<T>(method, raw, signal);
+      } finally {
+        watch.asked(id, -1);
+      }
+    },
+  };
+}
+
+/** The name a client gave at initialize (clientInfo.name), if any. */
+export function clientNameOf(params: Params): string | undefined {
+  const info = params["clientInfo"] as { name?: unknown } | undefined;
+  return typeof info?.name === "string" && info.name ? info.name : undefined;
 }

@@ -11,7 +11,7 @@ import {
 import { FixedWindowLimiter } from "../engine/limits.js";
 import type { HubClient } from "../hub/attachments.js";
 import type { SessionHub } from "../hub/session-hub.js";
-import { listWithState, wantsWatch } from "../hub/watch.js";
+import { clientNameOf, listWithState, wantsWatch } from "../hub/watch.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
@@ -20,6 +20,7 @@ import { edge } from "../protocol/to-request-error.js";
 import { OutboundQueue } from "./outbound-queue.js";
 import { forkOnHub } from "../hub/fork.js";
 import { registerTableMethods } from "./connection-table.js";
+import { SESSIONS_SEARCH, searchSessions } from "../hub/search.js";
 import {
   TERMINAL_OUTPUT,
   terminalOutput,
@@ -151,6 +152,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     .onRequest(m.initialize, raw<Params>, ({ params }) =>
       edge(async () => {
         client.watch = wantsWatch(params);
+        client.name = clientNameOf(params);
         return (await hub.gatewayFor(hub.defaultAgent)).initialize({
           protocolVersion: params["protocolVersion"],
           clientCapabilities: {},
@@ -231,7 +233,10 @@ async function extension(
   params: Params | undefined,
   signal: AbortSignal,
 ): Promise<unknown> {
-  if (method === "_acphub/agents") return { agents: await o.listAgents() };
+  if (method === "_acphub/agents")
+    return { agents: await o.listAgents(), cwd: process.cwd() };
+  if (method === SESSIONS_SEARCH)
+    return searchSessions(o.hub.ledger, params ?? {});
   if (method === "_acphub/session/replay")
     return o.hub.replay(conn.client, params ?? {});
   if (method === TERMINAL_OUTPUT)

@@ -1,6 +1,9 @@
 // The checks every request and WebSocket upgrade passes before any ACP processing: the Origin
-// (browsers send it; only the server's own origins and --allow-origin ones pass), a back-off
-// for addresses that keep failing to log in, and the bearer token.
+// (browsers send it; only the server's own origins and --allow-origin ones pass), then the
+// credential (bearer token or login cookie), then a back-off for addresses that keep sending
+// wrong ones. A right credential is always accepted, even from an address in back-off; an
+// absent one is a plain 401 that never counts (any web page can make credential-less requests
+// to 127.0.0.1, and all local clients share that address).
 import type { IncomingMessage } from "node:http";
 import { tokenMatches } from "./token.js";
 
@@ -8,13 +11,19 @@ export interface GuardOptions {
   token: string;
   /** Origins allowed besides the server's own. */
   allowOrigins: readonly string[];
-  /** Failed logins from one address before it is refused with 429. */
+  /** Wrong credentials from one address before its wrong ones get 429. */
   maxFailedAuth: number;
-  /** How long an address is refused once it passed maxFailedAuth. */
+  /** How long an address's wrong credentials get 429 once it passed maxFailedAuth. */
   authBackoffMs: number;
   /** Another credential that counts as the token (the web page's session cookie). */
-  alsoAccepts?: (req: IncomingMessage) => boolean;
+  alsoAccepts?: OtherCredential;
   now?: () => number;
+}
+
+/** A credential besides the bearer token: whether a request carries one, and whether it is good. */
+export interface OtherCredential {
+  presented(req: IncomingMessage): boolean;
+  accepts(req: IncomingMessage): boolean;
 }
 
 export type Verdict =
@@ -43,7 +52,7 @@ export class RequestGuard {
     for (const o of origins) this.own.add(o.toLowerCase());
   }
 
-  // Origin, then back-off, then token (or cookie); the first that fails decides the answer.
+  // Origin, then the credential, then the back-off; the first that fails decides the answer.
   check(req: IncomingMessage, needsToken: boolean): Verdict {
     const origin = req.headers.origin;
     if (origin !== undefined && !this.originAllowed(origin))
@@ -53,25 +62,34 @@ export class RequestGuard {
         message: `origin ${origin} is not allowed`,
       };
     if (!needsToken) return { ok: true };
-    const address = req.socket.remoteAddress ?? "unknown";
+    const bearer = bearerOf(req);
+    const other = this.options.alsoAccepts;
+    if (
+      (bearer !== undefined && tokenMatches(bearer, this.options.token)) ||
+      other?.accepts(req) === true
+    )
+      return { ok: true };
+    const presented =
+      req.headers.authorization !== undefined || other?.presented(req) === true;
+    if (!presented)
+      return { ok: false, status: 401, message: "missing bearer token" };
+    return this.wrong(req.socket.remoteAddress ?? "unknown");
+  }
+
+  // A wrong credential: 429 while its address is in back-off, else counted and 401.
+  private wrong(address: string): Verdict {
     const entry = this.failures.get(address);
     const t = this.now();
     if (entry && entry.blockedUntil > t)
       return {
         ok: false,
         status: 429,
-        message: "too many failed logins from this address; try again later",
+        message:
+          "too many wrong credentials from this address; try again later",
         retryAfterS: Math.ceil((entry.blockedUntil - t) / 1000),
       };
-    if (
-      tokenMatches(bearerOf(req) ?? "", this.options.token) ||
-      this.options.alsoAccepts?.(req) === true
-    ) {
-      this.failures.delete(address);
-      return { ok: true };
-    }
     this.fail(address, entry, t);
-    return { ok: false, status: 401, message: "missing or wrong bearer token" };
+    return { ok: false, status: 401, message: "wrong bearer token" };
   }
 
   originAllowed(origin: string): boolean {

@@ -21,12 +21,13 @@ import {
 import { WebSocketServer } from "ws";
 import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
-import { RequestGuard, type Verdict } from "./guard.js";
+import { RequestGuard, type OtherCredential, type Verdict } from "./guard.js";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./limits.js";
-import { ownOrigins, isLoopback } from "./origins.js";
+import { ownOrigins, isLoopback, reachableUrl } from "./origins.js";
 import type { WebRoutes } from "./web-routes.js";
 import { httpLiveness, type HttpLiveness } from "./http-liveness.js";
 import { keepAlive } from "./ws-keepalive.js";
+import { coalesceWrites } from "./write-coalescing.js";
 
 export interface HubServerOptions {
   host: string;
@@ -34,6 +35,8 @@ export interface HubServerOptions {
   token: string;
   allowOrigins?: readonly string[];
   tls?: { cert: Buffer; key: Buffer };
+  /** The URL a reverse proxy serves the hub under: one of its own origins. */
+  publicUrl?: string;
   allowPlainHttp?: boolean;
   /** The ACP agent side of one connection (a fresh one for each). */
   createAgent: AgentFactory;
@@ -46,7 +49,7 @@ export interface HubServerOptions {
   /** The web page's routes (`/`, assets, login, logout); none: no page. */
   web?: WebRoutes;
   /** A credential accepted besides the bearer token (the web page's cookie). */
-  alsoAccepts?: (req: IncomingMessage) => boolean;
+  alsoAccepts?: OtherCredential;
   logger?: Logger;
 }
 
@@ -107,6 +110,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     ? createHttps({ ...serverOptions, cert: o.tls.cert, key: o.tls.key })
     : createHttp(serverOptions);
   server.maxConnections = limits.maxConnections * 2;
+  server.on(o.tls ? "secureConnection" : "connection", coalesceWrites);
   const atCapacity = () => o.openConnections() >= limits.maxConnections;
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
@@ -173,8 +177,8 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   });
   const { port } = server.address() as AddressInfo;
   const scheme = o.tls ? "https" : "http";
-  guard.setOwnOrigins(ownOrigins(scheme, o.host, port));
-  const url = `${scheme}://${hostForUrl(o.host)}:${port}`;
+  guard.setOwnOrigins(ownOrigins(scheme, o.host, port, o.publicUrl));
+  const url = reachableUrl(scheme, o.host, port);
   logger.info({ url }, "acphub serve listening");
   return {
     url,
@@ -189,26 +193,29 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   };
 }
 
-// Tells the liveness watch about a Streamable HTTP client's event streams and its DELETE.
+// Tells the liveness watch about a Streamable HTTP client's requests (each open one shows it is
+// there), its DELETE, and the id a new connection was given (its clock starts then).
 function watchEventStream(
   req: IncomingMessage,
   res: ServerResponse,
   liveness: HttpLiveness,
 ): void {
   const id = req.headers["acp-connection-id"];
-  if (typeof id !== "string") return;
+  if (typeof id !== "string") {
+    if (req.method !== "POST") return;
+    res.once("close", () => {
+      const given = res.getHeader("acp-connection-id");
+      if (typeof given === "string") liveness.created(given);
+    });
+    return;
+  }
   if (req.method === "DELETE") return liveness.forget(id);
-  if (req.method !== "GET") return;
   liveness.opened(id);
   res.once("close", () => liveness.closed(id));
 }
 
 function pathOf(req: IncomingMessage): string {
   return (req.url ?? "/").split("?", 1)[0] ?? "/";
-}
-
-function hostForUrl(host: string): string {
-  return host.includes(":") ? `[${host}]` : host;
 }
 
 function send(

@@ -1,6 +1,7 @@
 // The hub's Prometheus metrics (`GET /metrics`): connections, live sessions, turns by stop
 // reason, updates relayed, permission decisions, agent spawns and crashes, ledger append latency.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { ledgerWith } from "../engine/events.js";
 import type { LedgerPort } from "../engine/ports.js";
 import type { SessionHubObserver } from "../hub/session-hub.js";
 
@@ -86,21 +87,17 @@ export function createMetrics(liveSessions: () => number): HubMetrics {
   };
 }
 
-// Wraps append (sync or async) with a timer; everything else passes through.
+// The ledger with each append timed; everything else passes through.
 function timedLedger(ledger: LedgerPort, histogram: Histogram): LedgerPort {
-  return new Proxy(ledger, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver) as unknown;
-      if (typeof value !== "function") return value;
-      const fn = (value as (...a: unknown[]) => unknown).bind(target);
-      if (key !== "append") return fn;
-      return (...args: unknown[]) => {
-        const end = histogram.startTimer();
-        const result = fn(...args);
-        if (result instanceof Promise) result.then(end, end);
-        else end();
-        return result;
-      };
+  return ledgerWith(ledger, {
+    append: (...args) => {
+      const end = histogram.startTimer();
+      const result = ledger.append(...args);
+      result.then(
+        () => end(),
+        () => end(),
+      );
+      return result;
     },
   });
 }

@@ -57,3 +57,37 @@ export function filterEnv(
   }
   return { ...out, ...options.set };
 }
+
+/**
+ * Variables that make a program load or run other code, or change which program runs: an
+ * agent's terminal `env` (and a script's own assignments) may not set them where no OS sandbox
+ * runs, unless the user allows them by name (`terminals.allowAgentEnv`). Documented in
+ * docs/policy.md.
+ */
+// prettier-ignore
+export const LOADER_ENV: readonly string[] = [
+  // which program runs, and the dynamic loader
+  "PATH", "*PATH", "LD_*", "DYLD_*", "GCONV_PATH", "GLIBC_TUNABLES", "HOSTALIASES",
+  // shells: start files, exported functions, prompts and options that run code
+  "BASH_ENV", "ENV", "BASH_FUNC_*", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND",
+  "ZDOTDIR", "HOME", "SHELL", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "INPUTRC",
+  // interpreters and runtimes
+  "NODE_*", "NPM_CONFIG_*", "PYTHON*", "PERL*", "RUBY*", "GEM_*", "BUNDLE_*", "LUA_*", "TCL*",
+  "PHPRC", "PHP_INI_SCAN_DIR", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+  "CLASSPATH", "*_OPTIONS", "*OPTS",
+  // build tools and version control that run configured programs
+  "GIT_*", "MAKEFLAGS", "MAKEFILES", "MFLAGS", "GOFLAGS", "GOENV", "CARGO_*", "RUSTC*",
+  "RUSTFLAGS", "CC", "CXX", "CPP", "LD", "AR",
+  // programs other programs start for you
+  "EDITOR", "VISUAL", "*PAGER", "LESSOPEN", "LESSCLOSE", "*ASKPASS", "BROWSER", "TERMINFO*",
+];
+
+// The first variable in `names` the loader list covers and `allowed` does not, if any.
+export function loaderRefusal(
+  names: readonly string[],
+  allowed: readonly string[] = [],
+): string | undefined {
+  const loader = matcher(LOADER_ENV);
+  const user = matcher(allowed);
+  return names.find((n) => loader(n) && !user(n));
+}

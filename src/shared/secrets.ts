@@ -1,18 +1,47 @@
 // Masks the values of secrets acphub knows of (API keys, tokens, passwords in its own
-// environment) as `***` in logs, audit events and anything acphub writes to disk.
+// environment) as `***` in logs, audit events and anything acphub writes to disk. It works on
+// values: inside strings only, and only on whole occurrences of a secret, so a number or a
+// longer word that happens to contain one is left alone and stored JSON stays valid.
 
 const SECRET_NAME =
   /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTH)/i;
-const MIN_SECRET_LENGTH = 6;
+/** Shorter values (and numbers such as MAX_THINKING_TOKENS=100000) are settings, not secrets. */
+export const MIN_SECRET_LENGTH = 8;
+const NUMERIC = /^[\d\s.,_+-]*$/;
+const WORD = /[A-Za-z0-9_]/;
+
+// True when a value can be a secret worth masking.
+export function maskable(value: string): boolean {
+  return value.length >= MIN_SECRET_LENGTH && !NUMERIC.test(value);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+// One secret as a whole occurrence: not continued by a letter or digit on a side where the
+// secret itself begins or ends with one.
+function wholePattern(secret: string): string {
+  const before = WORD.test(secret[0]!) ? "(?<![A-Za-z0-9_])" : "";
+  const after = WORD.test(secret.at(-1)!) ? "(?![A-Za-z0-9_])" : "";
+  return `${before}${escapeRegExp(secret)}${after}`;
+}
 
 export class SecretMasker {
   private readonly secrets: string[];
-  private escapedCache: string[] | undefined;
+  /** Every secret's whole occurrences, longest first. */
+  private readonly pattern: RegExp | undefined;
+  /** The secrets as they appear inside JSON strings: a cheap test before parsing. */
+  private readonly escaped: string[];
 
   constructor(values: Iterable<string>) {
     this.secrets = [...new Set(values)]
-      .filter((v) => v.length >= MIN_SECRET_LENGTH)
+      .filter(maskable)
       .sort((a, b) => b.length - a.length);
+    this.pattern = this.secrets.length
+      ? new RegExp(this.secrets.map(wholePattern).join("|"), "g")
+      : undefined;
+    this.escaped = this.secrets.map((s) => JSON.stringify(s).slice(1, -1));
   }
 
   // The secrets in an environment: values of variables whose names look like secrets.
@@ -27,26 +56,27 @@ export class SecretMasker {
     return this.secrets.length;
   }
 
+  /** Replaces whole occurrences of a secret in one text (a value, a log line, a command). */
   mask(text: string): string {
-    let out = text;
-    for (const secret of this.secrets)
-      if (out.includes(secret)) out = out.split(secret).join("***");
-    return out;
+    if (!this.pattern || !this.secrets.some((s) => text.includes(s)))
+      return text;
+    return text.replace(this.pattern, "***");
   }
 
-  // Masks secrets inside serialized JSON, where they appear JSON-escaped: the text stays valid
-  // JSON (only the inside of strings changes) and is never parsed.
+  /**
+   * Masks serialized JSON by its values: text holding no secret comes back as it is (the same
+   * string, no parse); otherwise it is parsed, its strings masked and serialized again, so the
+   * result is always valid JSON with numbers and keys untouched.
+   */
   maskJson(json: string): string {
-    let out = json;
-    for (const secret of this.escaped)
-      if (out.includes(secret)) out = out.split(secret).join("***");
-    return out;
-  }
-
-  private get escaped(): string[] {
-    return (this.escapedCache ??= this.secrets.map((s) =>
-      JSON.stringify(s).slice(1, -1),
-    ));
+    if (!this.escaped.some((s) => json.includes(s))) return json;
+    let value: unknown;
+    try {
+      value = JSON.parse(json);
+    } catch {
+      return this.mask(json);
+    }
+    return JSON.stringify(this.walk(value));
   }
 
   // Masks every string inside a JSON-like value, keeping its structure.

@@ -12,6 +12,9 @@ import { guardStdout } from "../stdio/stdout-guard.js";
 
 type Msg = Record<string, unknown>;
 
+/** Messages from the editor held while the hub is unreachable. */
+export const MAX_HELD_MESSAGES = 10_000;
+
 export interface HubShimOptions {
   url: string;
   /** Several nodes of a cluster (url is the first): a lost link tries the next. */
@@ -38,6 +41,9 @@ class Shim {
   /** Sessions the editor is loading: their replay passes even below the cursor. */
   private readonly loading = new Set<string>();
   private readonly held: Msg[] = [];
+  /** Sessions whose prompt the editor cancelled while it was unanswered: cancelled again
+   *  after a reconnect (the cancel may have gone down with the old socket). */
+  private readonly cancelled = new Set<string>();
   private initParams: Msg | undefined;
   private gen = 0;
   private ready = false;
@@ -50,14 +56,49 @@ class Shim {
 
   // A message from the editor: relayed now, or held until the hub is back.
   fromEditor(m: Msg): void {
-    if (!this.ready) {
-      if (this.held.length >= 10_000) this.held.shift();
-      this.held.push(m);
-      return;
-    }
+    if (!this.ready || !this.link.up) return this.hold(m);
     if ("method" in m && "id" in m) return this.editorRequest(m);
     if ("method" in m) return this.editorNotification(m);
     this.editorResponse(m);
+  }
+
+  // Holds a message until the hub is back; past the bound a request is answered with an
+  // error (never dropped silently), anything else dropped with a warning.
+  private hold(m: Msg): void {
+    if (m["method"] === "session/cancel") this.noteCancel(m);
+    if (this.held.length < MAX_HELD_MESSAGES) return void this.held.push(m);
+    if ("method" in m && "id" in m)
+      return this.write({
+        jsonrpc: "2.0",
+        id: m["id"],
+        error: {
+          code: -32603,
+          message: `the hub is unreachable and ${MAX_HELD_MESSAGES} messages are already waiting for it; try again once it is back`,
+        },
+      });
+    this.logger.warn(
+      { method: m["method"] },
+      "hub unreachable and the hold queue is full; a notification was dropped",
+    );
+  }
+
+  // Remembers a cancel for a session whose prompt is still unanswered.
+  private noteCancel(m: Msg): void {
+    const sessionId = (m["params"] as Msg | undefined)?.["sessionId"];
+    if (typeof sessionId === "string" && this.promptPending(sessionId))
+      this.cancelled.add(sessionId);
+  }
+
+  private promptPending(sessionId: string): boolean {
+    for (const p of this.pending.values()) {
+      const params = p.message["params"] as Msg | undefined;
+      if (
+        p.message["method"] === "session/prompt" &&
+        params?.["sessionId"] === sessionId
+      )
+        return true;
+    }
+    return false;
   }
 
   private editorRequest(m: Msg): void {
@@ -73,6 +114,7 @@ class Shim {
   }
 
   private editorNotification(m: Msg): void {
+    if (m["method"] === "session/cancel") this.noteCancel(m);
     if (m["method"] === "$/cancel_request") {
       const target = (m["params"] as Msg | undefined)?.["requestId"];
       for (const [id, p] of this.pending)
@@ -106,6 +148,12 @@ class Shim {
     this.pending.delete(Number(m["id"]));
     if (p.done) return p.done(m);
     this.track(p.message, m);
+    const sessionId = (p.message["params"] as Msg | undefined)?.["sessionId"];
+    if (
+      p.message["method"] === "session/prompt" &&
+      typeof sessionId === "string"
+    )
+      if (!this.promptPending(sessionId)) this.cancelled.delete(sessionId);
     this.write({ ...m, id: p.editorId });
   }
 
@@ -148,6 +196,13 @@ class Shim {
   }
 
   up(gen: number): void {
+    this.settleQuestions();
+    // The shim's own questions of a re-attach cut short end now (the new one asks again).
+    for (const [id, p] of this.pending)
+      if (p.done) {
+        this.pending.delete(id);
+        p.done({ error: { code: -32603, message: "hub connection lost" } });
+      }
     this.gen = gen;
     void this.reattach(gen).catch((error: unknown) =>
       this.logger.warn({ err: error }, "re-attaching to the hub failed"),
@@ -157,13 +212,20 @@ class Shim {
   // The hub went away: its requests to the editor can no longer be answered.
   down(): void {
     this.ready = false;
-    for (const [id, e] of this.fromHub)
-      if (e.gen === this.gen)
-        this.write({
-          jsonrpc: "2.0",
-          method: "$/cancel_request",
-          params: { requestId: id },
-        });
+    this.settleQuestions();
+  }
+
+  // Every question the hub asked the editor on a connection that is gone is settled: the
+  // editor is told it was cancelled (its answer could not reach the hub any more).
+  private settleQuestions(): void {
+    for (const id of this.fromHub.keys()) {
+      this.fromHub.delete(id);
+      this.write({
+        jsonrpc: "2.0",
+        method: "$/cancel_request",
+        params: { requestId: id },
+      });
+    }
   }
 
   // After a reconnect: initialize, resume each session from its cursor, re-send, flush.
@@ -182,6 +244,13 @@ class Shim {
         });
       for (const [id, p] of this.pending)
         if (!p.done) this.link.send({ ...p.message, id });
+      // A cancel that went down with the old socket reaches the re-sent prompt now.
+      for (const sessionId of this.cancelled)
+        this.link.send({
+          jsonrpc: "2.0",
+          method: "session/cancel",
+          params: { sessionId },
+        });
     }
     if (gen !== this.gen) return;
     this.ready = true;

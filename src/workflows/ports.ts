@@ -32,8 +32,20 @@ export interface ShellResult {
   output: string;
 }
 
+export interface ShellRunOptions {
+  /** The template values as variables (ACPHUB_INPUT, ACPHUB_STEP_<ID>_OUTPUT, …). */
+  env: { name: string; value: string }[];
+  /** The workflow file pre-approves this literal command: no permission question. */
+  preapproved: boolean;
+}
+
 export interface ShellPort {
-  run(command: string, cwd: string, signal: AbortSignal): Promise<ShellResult>;
+  run(
+    command: string,
+    cwd: string,
+    signal: AbortSignal,
+    options: ShellRunOptions,
+  ): Promise<ShellResult>;
 }
 
 export interface GateQuestion {
@@ -56,8 +68,9 @@ export interface RunSink {
   update(update: Record<string, unknown>): void;
 }
 
+/** `waiting`: a gate nobody could answer (no terminal, no --approve); never a step_end. */
 export type StepStatus =
-  "completed" | "failed" | "rejected" | "cancelled" | "timeout";
+  "completed" | "failed" | "rejected" | "waiting" | "cancelled" | "timeout";
 
 export type JournalEntry =
   | {

@@ -13,7 +13,7 @@ import {
   type ExecContext,
   type StepResult,
 } from "./step-exec.js";
-import { render, type TemplateScope } from "./templates.js";
+import { render, runEnv, type TemplateScope } from "./templates.js";
 import {
   planUpdate,
   stepToolCall,
@@ -40,7 +40,7 @@ export interface RunWorkflowOptions extends ExecContext {
 }
 
 export type RunStatus =
-  "completed" | "failed" | "rejected" | "cancelled" | "timeout";
+  "completed" | "failed" | "rejected" | "waiting" | "cancelled" | "timeout";
 
 export interface RunOutcome {
   status: RunStatus;
@@ -89,7 +89,7 @@ export async function runWorkflow(o: RunWorkflowOptions): Promise<RunOutcome> {
     }
     last = await stepOnce(s, step, signal);
     results.set(step.id, last);
-    s.plan.set(step.id, last.status === "completed" ? "completed" : "failed");
+    s.plan.set(step.id, planStateOf(last.status));
     const next = nextIndex(s, steps, i, last.status);
     if (next === undefined) {
       showPlan();
@@ -183,14 +183,16 @@ async function stepOnce(
         output: result.output,
       });
   }
+  const end = stepToolCallEnd(
+    o.runId,
+    step,
+    result.status === "completed",
+    result.output,
+    done !== undefined,
+  );
+  // A gate still waiting for an answer has not failed: its tool call stays pending.
   o.sink.update(
-    stepToolCallEnd(
-      o.runId,
-      step,
-      result.status === "completed",
-      result.output,
-      done !== undefined,
-    ),
+    result.status === "waiting" ? { ...end, status: "pending" } : end,
   );
   return result;
 }
@@ -217,14 +219,21 @@ async function execute(
     };
     const yes = await o.gate.ask(question, signal).catch(() => false);
     if (signal.aborted) return { status: "cancelled", output: "" };
-    // Nobody could answer: not a rejection to remember, so a resumed run asks again.
+    // Nobody could answer: the run waits there (a resumed run asks again), nothing is refused.
     if (yes === undefined)
-      return { status: "rejected", output: "rejected", unanswered: true };
+      return { status: "waiting", output: "waiting", unanswered: true };
     return yes
       ? { status: "completed", output: "approved" }
       : { status: "rejected", output: "rejected" };
   }
-  if ("run" in step) return runShell(o, render(step.run, s.scope), signal);
+  if ("run" in step)
+    return runShell(o, render(step.run, s.scope), signal, {
+      env: runEnv(
+        s.scope,
+        o.workflow.spec.steps.map((x) => x.id),
+      ),
+      preapproved: step.preapproved === true,
+    });
   if ("parallel" in step) {
     const branches = step.parallel.map((branch, i) => ({
       id: branchStepId(step.id, branch, i),
@@ -262,6 +271,12 @@ export function outcomeError(outcome: RunOutcome): HubError | undefined {
         `the gate ${step} was rejected; the run stopped`,
         { details },
       );
+    case "waiting":
+      return new HubError(
+        "WORKFLOW_GATE_REJECTED",
+        `the gate ${step} is waiting for an answer; the run stopped there`,
+        { details },
+      );
     case "timeout":
       return new HubError(
         "WORKFLOW_TIMEOUT",
@@ -271,4 +286,10 @@ export function outcomeError(outcome: RunOutcome): HubError | undefined {
     default:
       return undefined;
   }
+}
+
+// How a step that ended shows in the plan: a gate still waiting for an answer is still pending.
+function planStateOf(status: StepStatus): PlanState {
+  if (status === "completed") return "completed";
+  return status === "waiting" ? "pending" : "failed";
 }

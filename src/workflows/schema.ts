@@ -36,7 +36,12 @@ const approveStep = z.strictObject({
   approve: z.string().min(1),
   timeoutMs: positiveMs.optional(),
 });
-const runStep = z.strictObject({ ...common, run: z.string().min(1) });
+const runStep = z.strictObject({
+  ...common,
+  run: z.string().min(1),
+  /** The file's author approves this literal command: no permission question for it. */
+  preapproved: z.boolean().optional(),
+});
 const branch = z.strictObject({ id: stepId.optional(), ...agentFields });
 const parallelStep = z.strictObject({
   ...common,

@@ -6,6 +6,7 @@ import type {
   GatePort,
   RunSink,
   ShellPort,
+  ShellRunOptions,
   StepAgents,
   StepStatus,
 } from "./ports.js";
@@ -107,9 +108,15 @@ export async function runShell(
   ctx: ExecContext,
   command: string,
   signal: AbortSignal,
+  options: ShellRunOptions,
 ): Promise<StepResult> {
   try {
-    const { exitCode, output } = await ctx.shell.run(command, ctx.cwd, signal);
+    const { exitCode, output } = await ctx.shell.run(
+      command,
+      ctx.cwd,
+      signal,
+      options,
+    );
     const tail = output.slice(-OUTPUT_TAIL_CHARS);
     if (signal.aborted) return { status: abortStatus(signal), output: tail };
     if (exitCode === 0) return { status: "completed", output: tail };

@@ -1,6 +1,7 @@
 // A real `acphub serve` over the mock agent and one headless Chromium (Debian's, through
 // playwright-core) for a browser test file; pages log in with the URL the hub printed.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
   chromium,
@@ -105,9 +106,20 @@ export async function turnEnded(page: Page, stopReason = "end_turn") {
 /** Opens a new session from the page (agent picker, folder) and waits for its view. */
 export async function newSession(page: Page, cwd: string): Promise<string> {
   await page.goto(new URL("/#/new", page.url()).href);
+  // Once the agents are there (the form fills in a folder then, if none is there yet).
+  await page
+    .getByLabel("Agent")
+    .locator("option")
+    .first()
+    .waitFor({ state: "attached" });
   await page.getByLabel("Working folder").fill(cwd);
   await page.getByRole("button", { name: "Start" }).click();
-  const view = await page.waitForSelector(".session[data-session-id]");
+  const view = await page
+    .waitForSelector(".session[data-session-id]")
+    .catch(async (error: unknown) => {
+      await page.screenshot({ path: artifact("new-session-failed.png") });
+      throw error;
+    });
   return (await view.getAttribute("data-session-id"))!;
 }
 
@@ -152,4 +164,36 @@ export function cspViolations(page: Page): Promise<string[]> {
   return page.evaluate(
     () => (window as unknown as { __csp?: string[] }).__csp ?? [],
   );
+}
+
+/** axe-core's serious and critical findings on the page as it is now (rule: node targets). */
+export async function axeFindings(page: Page): Promise<string[]> {
+  const source = readFileSync(
+    createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+    "utf8",
+  );
+  // Evaluated through the DevTools protocol: the page's CSP (no inline script) still holds.
+  await page.evaluate(source);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(c: Document, o: unknown): Promise<{ violations: AxeViolation[] }>;
+        };
+      }
+    ).axe;
+    return (await axe.run(document, { resultTypes: ["violations"] }))
+      .violations;
+  });
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map(
+      (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+    );
+}
+
+interface AxeViolation {
+  id: string;
+  impact?: string;
+  nodes: { target: string[] }[];
 }

@@ -203,20 +203,20 @@ describe("the web page with other clients", () => {
       expect.stringContaining("find the needle"),
     ]);
     await pageB.getByLabel("Filter sessions").fill("");
-    await pageB.getByLabel("Working folder").fill(other);
-    await pageB.getByLabel("Working folder").press("Enter");
+    await pageB.getByLabel("Folder filter").fill(other);
+    await pageB.getByLabel("Folder filter").press("Enter");
     await expect.poll(() => rows.count()).toBe(1);
     // A turn another client runs shows as live, and stops showing when it ends.
     const turn = editor.agent.request("session/prompt", {
       sessionId: needle,
       prompt: text(scenario({ sleep: 600 })),
     });
-    await pageB.locator(".session-rows li.live .badge").waitFor();
+    await pageB.locator(".session-rows li.live .state").waitFor();
     await turn;
     await pageB.locator(".session-rows li.live").waitFor({ state: "detached" });
     // Newest first: the turn made the needle's session the newest.
-    await pageB.getByLabel("Working folder").fill("");
-    await pageB.getByLabel("Working folder").press("Enter");
+    await pageB.getByLabel("Folder filter").fill("");
+    await pageB.getByLabel("Folder filter").press("Enter");
     await pageB
       .locator(".session-rows li")
       .first()

@@ -253,7 +253,7 @@ describe("the page and what agents send", () => {
     expect(await p.locator(".tool").count()).toBe(3);
     expect(await p.locator(".diff").count()).toBe(1);
     expect(await p.locator(".plan li").count()).toBe(3);
-    expect(await p.locator(".usage").innerText()).toContain("cost 0.0412 USD");
+    expect(await p.locator(".usage").innerText()).toContain("$0.04");
     await p.screenshot({ path: artifact("web-session.png"), fullPage: true });
     // The agent's slash commands, offered as you type "/".
     const box = p.getByRole("textbox", { name: "Prompt" });

@@ -5,6 +5,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   INIT,
@@ -39,6 +40,25 @@ const said = (e: TestEditor, from = 0) =>
         : "";
     })
     .join("");
+
+// The text of a replayed user_message_chunk.
+const userText = (u: Record<string, unknown>) => {
+  const update = u["update"] as {
+    sessionUpdate: string;
+    content?: { text?: string };
+  };
+  return update.sessionUpdate === "user_message_chunk"
+    ? update.content?.text
+    : undefined;
+};
+
+// True when every update of `shown` is in `stored`, in the same order (others may be between).
+function inOrderWithin(shown: unknown[], stored: unknown[]): boolean {
+  let i = 0;
+  for (const update of stored)
+    if (i < shown.length && isDeepStrictEqual(update, shown[i])) i += 1;
+  return i === shown.length;
+}
 
 // The session's history as another `acphub acp` on the same home replays it.
 async function replayed(home: string, sessionId: string): Promise<string> {
@@ -153,17 +173,25 @@ describe("acphub acp when the ledger fails", () => {
         `ledger ${join(state, "ledger.db")}: the disk is full`,
       ),
     });
-    const live = said(e, seen);
-    expect(live).not.toContain("END");
-    // What the ledger kept, replayed by the same process: all the editor was shown, in order.
-    const before = e.updates().length;
+    const shown = e.updates();
+    expect(said(e, seen)).not.toContain("END");
+    // What the ledger kept, replayed by the same process. The guarantee is "shown ⊆ stored, in
+    // order": an update reaches the editor only once stored, and none after the first failed
+    // append. Appends after that one may still succeed (the agent's turn is being cancelled
+    // meanwhile), so the ledger may hold more than was shown — never less.
+    const before = shown.length;
     await e.agent.request("session/load", {
       sessionId,
       cwd: home,
       mcpServers: [],
     });
-    const history = said(e, before);
-    expect(history).toContain("fits on the disk");
-    expect(history.endsWith(live)).toBe(true);
+    const history = e.updates().slice(before);
+    expect(said(e, before)).toContain("fits on the disk");
+    expect(inOrderWithin(shown, history)).toBe(true);
+    // The failing turn as shown is exactly the start of the turn as stored (no gap before it).
+    const prompt = history.findIndex((u) => userText(u) === "more");
+    const turn = shown.slice(seen);
+    expect(turn.length).toBeGreaterThan(0);
+    expect(history.slice(prompt + 1, prompt + 1 + turn.length)).toEqual(turn);
   });
 });

@@ -20,7 +20,7 @@ steps:
   - { id: one, agent: first, prompt: "step one {{ input }}" }
   - { id: ok, approve: "go on?" }
   - { id: two, agent: slow, prompt: "step two" }
-  - { id: three, run: "echo three done" }
+  - { id: three, run: "echo three done", preapproved: true }
 `;
 
 // An editor that approves every gate, counting the questions.

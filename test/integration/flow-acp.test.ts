@@ -26,7 +26,7 @@ steps:
   - { id: look, agent: mock, prompt: "Look at {{ input }}" }
   - id: confirm
     approve: "Apply this plan?\\n{{ steps.look.output }}"
-  - { id: check, run: "echo checked" }
+  - { id: check, run: "echo checked", preapproved: true }
 `;
 
 function setup() {
@@ -200,7 +200,7 @@ describe("workflows in acphub acp", () => {
     const { home, cwd } = setup();
     writeFileSync(
       join(cwd, ".acphub", "workflows", "slow.yaml"),
-      `name: slow\nsteps:\n  - id: wait\n    agent: mock\n    prompt: '{"steps":[{"text":"waiting"},{"sleep":60000}]}'\n  - { id: after, run: "echo after" }\n`,
+      `name: slow\nsteps:\n  - id: wait\n    agent: mock\n    prompt: '{"steps":[{"text":"waiting"},{"sleep":60000}]}'\n  - { id: after, run: "echo after", preapproved: true }\n`,
     );
     const { e } = editorAnswering(home, "approve");
     const sessionId = await openSession(e, cwd);

@@ -9,7 +9,7 @@ const CRASH = `name: crash
 steps:
   - { id: one, agent: first, prompt: "step one {{ input }}" }
   - { id: two, agent: slow, prompt: "step two" }
-  - { id: three, run: "echo three done" }
+  - { id: three, run: "echo three done", preapproved: true }
 `;
 
 describe("continuing an interrupted run in acphub chat", () => {

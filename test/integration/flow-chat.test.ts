@@ -22,7 +22,7 @@ description: look then confirm
 steps:
   - { id: look, agent: mock, prompt: "Look at {{ input }}" }
   - { id: confirm, approve: "Apply it?" }
-  - { id: check, run: "echo checked-{{ steps.confirm.status }}" }
+  - { id: check, run: "echo checked-$ACPHUB_STEP_CONFIRM_STATUS", preapproved: true }
 `,
     );
     session = ptyCli(

@@ -52,7 +52,8 @@ steps:
   - id: confirm
     approve: "Apply this plan?\\n{{ steps.look.output }}"
   - id: test
-    run: "echo tested {{ steps.confirm.status }}"
+    run: "echo tested $ACPHUB_STEP_CONFIRM_STATUS"
+    preapproved: true
   - id: review
     parallel:
       - { agent: mock, prompt: "review one" }
@@ -78,19 +79,16 @@ describe("acphub flow run", () => {
     expect(lastPlan.map((e) => [e["content"], e["status"]])).toEqual([
       ["look · mock", "completed"],
       ["confirm · approval", "completed"],
-      ["test · echo tested completed", "completed"],
+      ["test · echo tested $ACPHUB_STEP_CONFIRM_STATUS", "completed"],
       ["review · mock + mock", "completed"],
     ]);
     const calls = updates(events).filter(
       (u) => u["sessionUpdate"] === "tool_call" && stepOf(u),
     );
     expect(calls.map((c) => c["title"])).toContain("look · mock");
-    // A step's title is rendered when it starts; before, the plan shows it as written.
+    // A shell step's title is its command as the file says (data reaches it as variables).
     expect(calls.map((c) => c["title"])).toContain(
-      "test · echo tested completed",
-    );
-    expect((plans[0]!["entries"] as Ev[])[2]!["content"]).toBe(
-      "test · echo tested {{ steps.confirm.status }}",
+      "test · echo tested $ACPHUB_STEP_CONFIRM_STATUS",
     );
     const look = updates(events).find(
       (u) =>
@@ -129,14 +127,22 @@ describe("acphub flow run", () => {
   });
 
   it("shows a shell step's title rendered as it started, at the terminal too", async () => {
-    const p = project({ four: FOUR });
+    const filtered = FOUR.replace(
+      '$ACPHUB_STEP_CONFIRM_STATUS"\n    preapproved: true',
+      '{{ steps.confirm.status | shell }}"',
+    );
+    const p = project({ four: filtered });
+    writeFileSync(
+      join(p.home, "config.json"),
+      JSON.stringify({ permissions: { mode: "approve-all" } }),
+    );
     const r = await runCli(
       ["flow", "run", "four", "the parser", "--approve", "-C", p.cwd],
       { home: p.home },
     );
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(
-      "[step] test · echo tested completed: completed",
+      "[step] test · echo tested 'completed': completed",
     );
     expect(r.stderr).not.toContain("{{");
   });
@@ -183,7 +189,7 @@ steps:
     expect(readFileSync(spawns, "utf8")).toBe("spawned\n");
   });
 
-  it("without a terminal or --approve a gate is refused: exit 5, later steps not run", async () => {
+  it("without a terminal or --approve a gate waits: exit 5, later steps not run", async () => {
     const p = project({ four: FOUR });
     const r = await runCli(
       ["flow", "run", "four", "x", "--json", "-C", p.cwd],
@@ -199,7 +205,7 @@ steps:
     ).toMatch(/--approve/);
     expect(stepEnds(events, "test")).toHaveLength(0);
     expect(events.find((e) => e["type"] === "result")).toMatchObject({
-      status: "rejected",
+      status: "waiting",
       step: "confirm",
     });
   });
@@ -213,9 +219,11 @@ steps:
     prompt: "fix it, last test said: {{ steps.test.output }}"
   - id: test
     run: "echo still failing; exit 3"
+    preapproved: true
     onFailure: { goto: fix, maxAttempts: 3 }
   - id: never
     run: "echo never"
+    preapproved: true
 `,
     });
     const r = await runCli(["flow", "run", "loop", "--json", "-C", p.cwd], {
@@ -242,7 +250,7 @@ steps:
 
   it("a shell step the terminal policy denies fails with the rule's name", async () => {
     const p = project({
-      bad: `name: bad\nsteps:\n  - { id: wipe, run: "rm -rf /" }\n`,
+      bad: `name: bad\nsteps:\n  - { id: wipe, run: "rm -rf /", preapproved: true }\n`,
     });
     const r = await runCli(["flow", "run", "bad", "--json", "-C", p.cwd], {
       home: p.home,
@@ -255,7 +263,7 @@ steps:
 
   it("a secret's value is masked in step output, shown and stored", async () => {
     const p = project({
-      leak: `name: leak\nsteps:\n  - { id: say, run: "echo key=sekret-value-123" }\n`,
+      leak: `name: leak\nsteps:\n  - { id: say, run: "echo key=sekret-value-123", preapproved: true }\n`,
     });
     const env = { MY_API_TOKEN: "sekret-value-123" };
     const r = await runCli(["flow", "run", "leak", "--json", "-C", p.cwd], {
@@ -276,7 +284,7 @@ steps:
 
   it("a step past its deadline stops the run: WORKFLOW_TIMEOUT, exit 3", async () => {
     const p = project({
-      late: `name: late\nsteps:\n  - { id: nap, run: "sleep 30", timeoutMs: 300 }\n  - { id: after, run: "echo after" }\n`,
+      late: `name: late\nsteps:\n  - { id: nap, run: "sleep 30", preapproved: true, timeoutMs: 300 }\n  - { id: after, run: "echo after", preapproved: true }\n`,
     });
     const r = await runCli(["flow", "run", "late", "--json", "-C", p.cwd], {
       home: p.home,
@@ -318,7 +326,7 @@ describe("acphub flow validate", () => {
     ],
     [
       "a cycle without a bound",
-      'name: v\nsteps:\n  - { id: a, run: "true" }\n  - id: b\n    run: "false"\n    onFailure: { goto: a }\n',
+      'name: v\nsteps:\n  - { id: a, run: "true", preapproved: true }\n  - id: b\n    run: "false"\n    onFailure: { goto: a }\n',
       /v\.yaml:6:16: onFailure\.goto "a" makes a cycle without a bound/,
     ],
   ])("refuses %s naming the place (exit 2)", async (_what, text, expected) => {
@@ -355,7 +363,7 @@ steps:
   - { id: one, agent: first, prompt: "step one {{ input }}" }
   - { id: ok, approve: "go on?" }
   - { id: two, agent: slow, prompt: "step two after {{ steps.one.output }}" }
-  - { id: three, run: "echo three done" }
+  - { id: three, run: "echo three done", preapproved: true }
 `,
       },
       {

@@ -38,7 +38,7 @@ describe("workflow shell steps under the OS sandbox", () => {
   it("a write inside the folder works; one outside the roots fails and leaves nothing", async () => {
     const outside = join(tmpdir(), `outside-${randomUUID()}`);
     const p = project(
-      `name: w\nsteps:\n  - { id: inside, run: "echo in > made.txt" }\n  - { id: escape, run: "echo x > ${outside}" }\n`,
+      `name: w\nsteps:\n  - { id: inside, run: "echo in > made.txt", preapproved: true }\n  - { id: escape, run: "echo x > ${outside}", preapproved: true }\n`,
       { sandbox: "os" },
     );
     const r = await runCli(["flow", "run", "w", "--json", "-C", p.cwd], {
@@ -55,7 +55,7 @@ describe("workflow shell steps under the OS sandbox", () => {
 
   it("`os` without a sandbox refuses the step, naming what is missing", async () => {
     const p = project(
-      `name: w\nsteps:\n  - { id: say, run: "echo hi > said.txt" }\n`,
+      `name: w\nsteps:\n  - { id: say, run: "echo hi > said.txt", preapproved: true }\n`,
       { sandbox: "os", bwrapPath: "/nonexistent/bwrap" },
     );
     const r = await runCli(["flow", "run", "w", "--json", "-C", p.cwd], {

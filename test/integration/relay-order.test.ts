@@ -12,9 +12,11 @@ import type {
   TurnPort,
 } from "../../src/engine/ports.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { HubError } from "../../src/shared/errors.js";
 import {
   POISONED_TURN,
   expectOnlyStored,
+  withMethod,
   poisonedLedger,
 } from "../helpers/ledger-proxies.js";
 import { connectMock, tempDir } from "../helpers/mock.js";
@@ -152,6 +154,75 @@ describe("the relay", () => {
     expect(commands).toBeGreaterThan(
       stored.findIndex((p) => p.includes("c49 ")),
     );
+    await gateway.close();
+  });
+
+  it("outside a turn, a failed append is told to the editor and sending resumes with the next stored event", async () => {
+    const listeners = new Set<(event: RunEvent) => void>();
+    const say = (text: string) => {
+      for (const listener of listeners)
+        listener({
+          type: "session_update",
+          sessionId: "a1",
+          update: {
+            sessionUpdate: "agent_message_chunk",
+            content: { type: "text", text },
+          },
+        });
+    };
+    const session = {
+      id: "a1",
+      state: {},
+      cancel: () => undefined,
+      onEvent(listener: (event: RunEvent) => void) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    } as unknown as AgentSessionPort;
+    const agent = {
+      alive: true,
+      initializeResponse: { protocolVersion: 1, agentCapabilities: {} },
+      supports: () => false,
+      newSession: () => Promise.resolve(session),
+      close: () => Promise.resolve(),
+    } as unknown as AgentPort;
+    let failOne = false;
+    const ledger = withMethod(
+      new SqliteLedger(join(tempDir(), "ledger.db")),
+      "append",
+      (append) =>
+        (...args) => {
+          if (!failOne || args[1] !== "update") return append(...args);
+          failOne = false;
+          return Promise.reject(
+            new HubError("LEDGER_UNAVAILABLE", "disk full"),
+          );
+        },
+    );
+    const gateway = new Gateway({
+      agentName: "fake",
+      ledger,
+      connect: () => Promise.resolve(agent),
+    });
+    const editor = recordingEditor(false);
+    gateway.attachEditor(editor.port);
+    await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = (await gateway.newSession({
+      cwd: "/w",
+      mcpServers: [],
+    })) as { sessionId: string };
+    failOne = true;
+    say("lost ");
+    say("kept ");
+    await gateway.settled(sessionId);
+    const seen = editor.seen();
+    expect(seen).not.toContain("lost ");
+    expect(seen).toMatch(/could not be stored \(disk full\)/);
+    expect(seen.indexOf("kept ")).toBeGreaterThan(
+      seen.indexOf("could not be stored"),
+    );
+    const stored = JSON.stringify(await ledger.events(sessionId));
+    expect(stored).toContain("kept ");
     await gateway.close();
   });
 });

@@ -182,7 +182,7 @@ describe("without the sandbox (bubblewrap missing)", () => {
     expect(r.stdout).toContain('"output":"ran-here\\n"');
     expect(
       r.stderr.match(
-        /^acphub: warning: terminals run without an OS sandbox — /gm,
+        /^acphub: WARNING: terminals run without an OS sandbox \(terminals\.sandbox: auto\), limited only by the command check, a speed bump, not a boundary — /gm,
       ),
     ).toHaveLength(1);
     expect(r.stderr).toContain("/nonexistent/bwrap");
@@ -223,7 +223,9 @@ describe("without the sandbox (bubblewrap missing)", () => {
     expect(broken.stdout).toContain(
       "sandbox: the OS sandbox is not available: missing /nonexistent/bwrap (Debian/Ubuntu package bubblewrap)",
     );
-    expect(broken.stdout).toContain("warning: terminals run without it");
+    expect(broken.stdout).toContain(
+      "WARNING: terminals run WITHOUT an OS sandbox (terminals.sandbox: auto), limited only by the command check, which is a speed bump, not a boundary",
+    );
     const ok = await doctor({ agents: { mock: { sandbox: true } } });
     expect(ok.stdout).toContain(
       "sandbox: available, a command starts inside it; terminals: sandboxed; agents with sandbox: true: mock",

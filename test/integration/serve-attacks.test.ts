@@ -184,8 +184,8 @@ describe("acphub serve refuses what it must", () => {
     expect(listed.stdout).not.toContain("SHOULD-NOT-RUN");
   });
 
-  it("1,000 failed logins in a bounded loop: 429 from the limit on, even with the right token", async () => {
-    const { h, marker } = await hub({
+  it("1,000 wrong tokens in a bounded loop: 429 from the limit on, yet the right token is accepted", async () => {
+    const { h } = await hub({
       maxFailedAuth: 20,
       authBackoffMs: 60_000,
     });
@@ -198,9 +198,41 @@ describe("acphub serve refuses what it must", () => {
     expect(statuses.slice(0, 19).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(20).every((s) => s === 429)).toBe(true);
     const right = await post(h.acpUrl, bearer(h.token), JSON.stringify(INIT));
-    expect(right.status).toBe(429);
-    expect((await upgrade(h.acpUrl, bearer(h.token))).status).toBe(429);
-    expect(processesWith(marker)).toEqual([]);
+    expect(right.status).toBe(200);
+    const ws = await upgrade(h.acpUrl, bearer(h.token));
+    expect(ws.status).toBe(101);
+    ws.ws?.close();
+    const wrongCookie = { Cookie: "acphub_session=forged-cookie-value" };
+    expect(
+      (await post(`${h.url}/metrics`, wrongCookie, "", "GET")).status,
+    ).toBe(429);
+  });
+
+  it("100 credential-less requests (page, /metrics, upgrade) never lock out the right token", async () => {
+    const { h } = await hub({ maxFailedAuth: 5, authBackoffMs: 60_000 });
+    const statuses = new Set<number>();
+    for (let i = 0; i < 34; i++) {
+      statuses.add((await post(`${h.url}/`, {}, "", "GET")).status);
+      statuses.add((await post(`${h.url}/metrics`, {}, "", "GET")).status);
+      statuses.add((await upgrade(h.acpUrl, {})).status);
+    }
+    expect([...statuses]).toEqual([401]);
+    expect(
+      (await post(`${h.url}/metrics`, bearer(h.token), "", "GET")).status,
+    ).toBe(200);
+    const ws = await upgrade(h.acpUrl, bearer(h.token));
+    expect(ws.status).toBe(101);
+    ws.ws?.close();
+    // Wrong tokens still count and back off.
+    const wrong: number[] = [];
+    for (let i = 0; i < 6; i++)
+      wrong.push(
+        (await post(h.acpUrl, bearer(`wrong-${"y".repeat(30)}`), "{}")).status,
+      );
+    expect(wrong).toEqual([401, 401, 401, 401, 401, 429]);
+    expect(
+      (await post(h.acpUrl, bearer(h.token), JSON.stringify(INIT))).status,
+    ).toBe(200);
   });
 
   it("a half-open connection that never sends headers is dropped after the headers timeout", async () => {

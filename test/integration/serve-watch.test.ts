@@ -102,7 +102,9 @@ describe("acphub serve: watching clients", () => {
       sessions: Record<string, unknown>[];
     }>("session/list", {});
     const row = listed.sessions.find((s) => s["sessionId"] === sessionId)!;
-    expect(row["_meta"]).toEqual({ acphub: { agent: "mock", running: true } });
+    expect(row["_meta"]).toEqual({
+      acphub: { agent: "mock", running: true, state: "running" },
+    });
     await running;
     await until(() => named(page, "_acphub/session/state").length === 2);
     expect(named(page, "_acphub/session/state")[1]).toEqual({
@@ -116,7 +118,7 @@ describe("acphub serve: watching clients", () => {
     expect(
       after.sessions.find((s) => s["sessionId"] === sessionId)!["_meta"],
     ).toEqual({
-      acphub: { agent: "mock", running: false },
+      acphub: { agent: "mock", running: false, state: "idle" },
     });
     expect(
       editor.notifications.filter((n) => n.method.startsWith("_acphub/")),

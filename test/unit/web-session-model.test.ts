@@ -2,7 +2,13 @@
 // session/update notifications becomes, and that a replay overlapping what was shown (after a
 // reconnect) adds nothing twice.
 import { describe, expect, it } from "vitest";
-import { applyUpdate, newModel } from "../../src/web/state/session-model.js";
+import { backOff } from "../../src/web/state/hub-link.js";
+import {
+  applyUpdate,
+  currentPlan,
+  modeOption,
+  newModel,
+} from "../../src/web/state/session-model.js";
 
 const up = (seq: number | undefined, update: Record<string, unknown>) => ({
   sessionId: "s",
@@ -97,5 +103,73 @@ describe("the web page's session model", () => {
     });
     expect(m.plan).toEqual([{ content: "a", status: "completed" }]);
     expect(m.count).toBe(7);
+  });
+});
+
+describe("what the page shows of a session (issue 25)", () => {
+  it("acphub's notices sent as agent text become their own item, between the agent's words", () => {
+    const m = newModel("s");
+    applyUpdate(m, chunk(1, "…hello.txt"));
+    applyUpdate(m, chunk(2, "[acphub] acphub resumed this session\n"));
+    applyUpdate(m, chunk(3, "More words."));
+    applyUpdate(
+      m,
+      up(4, { sessionUpdate: "notice", severity: "info", title: "A notice" }),
+    );
+    expect(m.items.map((i) => [i.kind, i.text])).toEqual([
+      ["agent", "…hello.txt"],
+      ["notice", "acphub resumed this session"],
+      ["agent", "More words."],
+      ["notice", "A notice"],
+    ]);
+  });
+
+  it("a mode change moves the config option for the mode; the plan is current only for its prompt", () => {
+    const m = newModel("s");
+    m.modes = { currentModeId: "ask", availableModes: [] };
+    m.configOptions = [
+      {
+        id: "mode",
+        category: "mode",
+        type: "select",
+        currentValue: "ask",
+        options: [{ value: "ask" }, { value: "code" }],
+      },
+    ];
+    expect(modeOption(m)?.["id"]).toBe("mode");
+    applyUpdate(
+      m,
+      up(1, { sessionUpdate: "current_mode_update", currentModeId: "code" }),
+    );
+    expect(m.configOptions[0]!["currentValue"]).toBe("code");
+    applyUpdate(m, chunk(2, "first", "user_message_chunk"));
+    applyUpdate(
+      m,
+      up(3, { sessionUpdate: "plan", entries: [{ content: "x" }] }),
+    );
+    expect(currentPlan(m)).toEqual([{ content: "x" }]);
+    applyUpdate(m, chunk(4, "second", "user_message_chunk"));
+    expect(currentPlan(m)).toBeUndefined();
+  });
+
+  it("reconnect waits grow to 15 s with jitter: never more than 5 attempts in 10 s", () => {
+    for (const r of [0, 0.5, 1]) {
+      const random = Math.random;
+      Math.random = () => r;
+      try {
+        const waits = [1, 2, 3, 4, 5, 6, 7].map(backOff);
+        // Attempt 1 at 0 ms, attempt n+1 after the waits before it.
+        const at = waits.map((_, i) =>
+          waits.slice(0, i).reduce((a, b) => a + b, 0),
+        );
+        for (const start of at)
+          expect(
+            at.filter((t) => t >= start && t < start + 10_000).length,
+          ).toBeLessThanOrEqual(5);
+        expect(Math.max(...waits)).toBeLessThanOrEqual(15_000);
+      } finally {
+        Math.random = random;
+      }
+    }
   });
 });

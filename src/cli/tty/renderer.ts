@@ -6,6 +6,7 @@ import { CLEAR_LINE, type Style } from "./ansi.js";
 import { renderDiff } from "./diff.js";
 import { eraseTyped, LiveBlock } from "./live-block.js";
 import { MarkdownLines } from "./markdown.js";
+import { formatCost, formatCount } from "../../shared/format-numbers.js";
 
 export interface TurnRenderer {
   event(event: RunEvent): void;
@@ -268,16 +269,14 @@ export function ttyRenderer(
       clearInterval(spinner);
       endLine();
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const tokens = usage?.["used"];
       const used =
-        usage?.["used"] !== undefined
-          ? ` · ${String(usage["used"])} tokens`
-          : "";
-      const cost = (
-        usage?.["cost"] as { amount?: number; currency?: string } | undefined
-      )?.amount;
+        typeof tokens === "number" ? ` · ${formatCount(tokens)} tokens` : "";
+      const cost = usage?.["cost"] as
+        { amount?: unknown; currency?: string } | undefined;
       const money =
-        cost !== undefined
-          ? ` · ${cost} ${(usage?.["cost"] as { currency?: string }).currency ?? ""}`
+        typeof cost?.amount === "number"
+          ? ` · ${formatCost(cost.amount, cost.currency)}`
           : "";
       const end = summary.error
         ? s.red(`error: ${summary.error}`)

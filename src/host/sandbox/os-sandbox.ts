@@ -8,6 +8,7 @@ import which from "which";
 import { errorMessage, HubError } from "../../shared/errors.js";
 import { bridgesStarted, bridgesStopped } from "./bridge-records.js";
 import { deathSignalPrefix, socatWithParent } from "./die-with-parent.js";
+import { runtimeStarted } from "./runtime-owner.js";
 
 export interface SandboxCheck {
   available: boolean;
@@ -60,7 +61,8 @@ export function checkSandbox(bwrapPath?: string): SandboxCheck {
 
 let initialized: { bwrapPath?: string; done: Promise<void> } | undefined;
 
-// The runtime is one per process (its proxies live here): started once, on first use.
+// The runtime is one per process (its proxies live here): started once, on first use, and
+// stopped only by the process's owner (runtime-owner.ts) when the command ends.
 function ensureStarted(bwrapPath?: string): Promise<void> {
   if (initialized && initialized.bwrapPath !== bwrapPath)
     throw new HubError("CONFIG_INVALID", "one bubblewrap path per process");
@@ -73,6 +75,7 @@ function ensureStarted(bwrapPath?: string): Promise<void> {
         ...(bwrapPath ? { bwrapPath } : {}),
         ...(socatPath ? { socatPath } : {}),
       });
+      runtimeStarted(stopSandbox);
       if (!socatPath) await recordUnguardedBridges();
     })
     .catch((error: unknown) => {
@@ -142,7 +145,7 @@ export async function wrapInSandbox(req: WrapRequest): Promise<WrappedCommand> {
   }
 }
 
-/** Stops the runtime's proxies (at shutdown). */
+/** Stops the runtime's proxies: the process's owner calls it once, at exit (never a host). */
 export async function stopSandbox(): Promise<void> {
   if (!initialized) return;
   initialized = undefined;

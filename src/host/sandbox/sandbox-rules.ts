@@ -21,7 +21,7 @@ export function expandHome(path: string, home = homedir()): string {
   return path.startsWith("~/") ? join(home, path.slice(2)) : path;
 }
 
-interface ReadRules {
+export interface ReadRules {
   denyRead: readonly string[];
   /** Always denied (acphub's state folder and config). */
   protect: readonly string[];
@@ -62,8 +62,7 @@ function envFilesIn(root: string): string[] {
       for (const e of entries) {
         if (e.isDirectory() && !SKIPPED.has(e.name))
           next.push(join(dir, e.name));
-        else if (depth > 0 && e.name.startsWith(".env"))
-          found.push(join(dir, e.name));
+        else if (depth > 0 && isEnvFile(e.name)) found.push(join(dir, e.name));
       }
     }
     folders = next;
@@ -71,11 +70,34 @@ function envFilesIn(root: string): string[] {
   return found;
 }
 
+/** A `.env*` name: the roots' environment files, denied unless `allowEnvFiles`. */
+export function isEnvFile(name: string): boolean {
+  return name.startsWith(".env");
+}
+
+/** One denied path and the rule that denies it, for refusals that name both. */
+export interface PathRule {
+  /** `deny-read` (terminals.denyRead) or `acphub-state` (acphub's state and config). */
+  rule: "deny-read" | "acphub-state";
+  path: string;
+}
+
+// The denied paths with their rules: the one list the OS sandbox and the fs handlers share
+// (the roots' `.env*` files are the third rule, `env-file`, matched by name).
+export function pathRules(rules: ReadRules): PathRule[] {
+  return [
+    ...rules.denyRead.map((p) => ({
+      rule: "deny-read" as const,
+      path: expandHome(p, rules.home),
+    })),
+    ...rules.protect.map((path) => ({ rule: "acphub-state" as const, path })),
+  ];
+}
+
 // The paths nothing inside may read: the rules, the protected paths, the roots' `.env*` files.
 export function readDenials(rules: ReadRules, roots: readonly string[]) {
   return [
-    ...rules.denyRead.map((p) => expandHome(p, rules.home)),
-    ...rules.protect,
+    ...pathRules(rules).map((r) => r.path),
     ...(rules.allowEnvFiles ? [] : roots.flatMap(envFilesIn)),
   ];
 }

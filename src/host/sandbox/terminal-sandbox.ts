@@ -32,7 +32,7 @@ export function terminalSandbox(
   if (!check.available && settings.mode === "auto")
     return {
       active: false,
-      warning: `warning: terminals run without an OS sandbox — ${missingText(check)}`,
+      warning: `WARNING: terminals run without an OS sandbox (terminals.sandbox: auto), limited only by the command check, a speed bump, not a boundary — ${missingText(check)}`,
       wrap: none,
     };
   const rules = { ...settings, protect };

@@ -1,11 +1,11 @@
 // Writes one group-commit batch in one PostgreSQL transaction: the sessions' counters locked and
-// read once, all events inserted with one statement, counters written once, caps applied, and a
-// NOTIFY per session so that other acphub processes can follow, and the batch's id with its seqs
-// (a retry after an ambiguous COMMIT returns those). Nothing is settled here: the caller
+// read once, then one statement (one round trip) that inserts every event, writes the counters,
+// sends a NOTIFY per session (other acphub processes follow) and records the batch's id with
+// its seqs (a retry after an ambiguous COMMIT returns those); caps applied after. Nothing is settled here: the caller
 // settles after COMMIT.
 import type { PoolClient } from "pg";
 import type { LedgerCaps } from "../caps.js";
-import { countBatch, overCaps, type Counters } from "../counters.js";
+import { countBatch, overCaps } from "../counters.js";
 import type { PendingEvent } from "../group-commit.js";
 
 export const CHANNEL = "acphub_events";
@@ -53,46 +53,38 @@ export async function writePgBatch(
       cols[i]?.push(v),
     ),
   );
-  if (written.length > 0) await storeEvents(client, caps, cols, written);
-  await client.query(
-    `WITH b AS (INSERT INTO acphub_batches (id, seqs, at) VALUES ($3, $4, $5)),
-       f AS (DELETE FROM acphub_batches WHERE id = ANY($6::text[]))
-     SELECT pg_notify($1, u.msg) FROM unnest($2::text[]) AS u(msg)`,
-    [
-      CHANNEL,
-      written.map(([id, c]) => JSON.stringify([instance, id, c.nextSeq - 1])),
-      tag.id,
-      JSON.stringify(seqs),
-      Date.now(),
-      tag.forget,
-    ],
-  );
+  await client.query(BATCH_SQL, [
+    ...cols,
+    ...[0, 1, 2, 3, 4].map((i) =>
+      written.map(([id, c]) => [id, c.nextSeq, c.eventCount, c.bytes, c.at][i]),
+    ),
+    tag.id,
+    JSON.stringify(seqs),
+    Date.now(),
+    tag.forget,
+    CHANNEL,
+    written.map(([id, c]) => JSON.stringify([instance, id, c.nextSeq - 1])),
+  ]);
+  for (const [id, c] of written)
+    if (overCaps(c, caps)) await trimPg(client, caps, id);
   return seqs;
 }
 
-// The events inserted with one statement, the counters written, the caps applied.
-async function storeEvents(
-  client: PoolClient,
-  caps: LedgerCaps,
-  cols: unknown[][],
-  written: [string, Counters][],
-): Promise<void> {
-  await client.query(
-    `INSERT INTO acphub_events (session_id, seq, kind, payload, bytes, at)
-     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::json[], $5::int[], $6::bigint[])`,
-    cols,
-  );
-  await client.query(
-    `UPDATE acphub_sessions s SET next_seq = u.next_seq, event_count = u.event_count, bytes = u.bytes, updated_at = u.at
-     FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS u(id, next_seq, event_count, bytes, at)
-     WHERE s.id = u.id`,
-    [0, 1, 2, 3, 4].map((i) =>
-      written.map(([id, c]) => [id, c.nextSeq, c.eventCount, c.bytes, c.at][i]),
-    ),
-  );
-  for (const [id, c] of written)
-    if (overCaps(c, caps)) await trimPg(client, caps, id);
-}
+// One round trip for the whole batch: the events inserted, the counters written, the batch's id
+// and seqs recorded, acknowledged ids forgotten, and one NOTIFY per session written.
+const BATCH_SQL = `WITH ins AS (
+    INSERT INTO acphub_events (session_id, seq, kind, payload, bytes, at)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::json[], $5::int[], $6::bigint[])
+  ), upd AS (
+    UPDATE acphub_sessions s SET next_seq = u.next_seq, event_count = u.event_count, bytes = u.bytes, updated_at = u.at
+    FROM unnest($7::text[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[]) AS u(id, next_seq, event_count, bytes, at)
+    WHERE s.id = u.id
+  ), bat AS (
+    INSERT INTO acphub_batches (id, seqs, at) VALUES ($12, $13, $14)
+  ), fgt AS (
+    DELETE FROM acphub_batches WHERE id = ANY($15::text[])
+  )
+  SELECT pg_notify($16, m.msg) FROM unnest($17::text[]) AS m(msg)`;
 
 // Drops the oldest events of a session past its caps (never its newest) and marks it incomplete.
 async function trimPg(

@@ -64,6 +64,18 @@ export class PgConnection {
     );
   }
 
+  // Rows as arrays of column values, in select order: no object built per row (long replays).
+  arrays(sql: string, args: unknown[] = []): Promise<unknown[][]> {
+    return withRetry(this.where, this.retryMs, async () => {
+      const result = await this.pool.query<unknown[]>({
+        text: sql,
+        values: args,
+        rowMode: "array",
+      });
+      return result.rows;
+    });
+  }
+
   // Runs `work` in one transaction, retried as a whole after a lost connection.
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return withRetry(this.where, this.retryMs, async () => {

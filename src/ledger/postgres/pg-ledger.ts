@@ -118,12 +118,11 @@ export class PostgresLedger extends LedgerCore {
     afterSeq: number,
     uptoSeq: number,
   ): Promise<unknown[][]> {
-    const { rows } = await this.db.query(
+    return this.db.arrays(
       `SELECT seq, kind, payload::text AS payload, at FROM acphub_events
        WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
       [sessionId, afterSeq, uptoSeq],
     );
-    return rows.map((r) => [r["seq"], r["kind"], r["payload"], r["at"]]);
   }
 
   /** EventStore: merged runs written in one transaction, counters redone. */

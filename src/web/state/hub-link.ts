@@ -1,5 +1,5 @@
 // The page's one connection to the hub, kept up: dialled on first use, re-dialled with capped,
-// jittered back-off when it drops, and given up (status "logged-out") once the hub says this
+// jittered exponential back-off when it drops, and given up (status "logged-out") once the hub says this
 // browser is no longer logged in. Its owner re-attaches what it had in `onUp`.
 import {
   openHubSocket,
@@ -47,11 +47,8 @@ export class HubLink {
   private async dial(): Promise<HubSocket> {
     for (;;) {
       try {
-        const { socket } = await openHubSocket(this.o.url, this.o.handlers);
-        this.socket = socket;
+        const socket = await this.up();
         this.attempt = 0;
-        void socket.closed.then(() => this.dropped(socket));
-        await this.o.onUp(socket);
         this.setStatus("online");
         return socket;
       } catch {
@@ -61,12 +58,23 @@ export class HubLink {
           throw new Error("not logged in");
         }
         this.setStatus("offline");
-        const ceiling = Math.min(5000, 250 * 2 ** this.attempt);
-        await new Promise((r) =>
-          setTimeout(r, ceiling / 2 + Math.random() * (ceiling / 2)),
-        );
+        await new Promise((r) => setTimeout(r, backOff(this.attempt)));
       }
     }
+  }
+
+  // One connection, counted as up only once its owner re-attached; closed when that fails.
+  private async up(): Promise<HubSocket> {
+    const { socket } = await openHubSocket(this.o.url, this.o.handlers);
+    try {
+      await this.o.onUp(socket);
+    } catch (error) {
+      socket.close();
+      throw error;
+    }
+    this.socket = socket;
+    void socket.closed.then(() => this.dropped(socket));
+    return socket;
   }
 
   // The socket went away: tell the owner, show the banner and dial again.
@@ -78,6 +86,13 @@ export class HubLink {
     this.ready = this.dial();
     void this.ready.catch(() => undefined);
   }
+}
+
+/** The wait before attempt n+1 (ms): doubling from 1 s, capped at 15 s, each drawn between
+ *  half and all of that ("equal jitter"), so at most 5 attempts fit in any 10 s. */
+export function backOff(attempt: number): number {
+  const ceiling = Math.min(15_000, 1000 * 2 ** (attempt - 1));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
 // Whether this browser is still logged in (a network error counts as yes: keep trying).

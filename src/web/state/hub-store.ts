@@ -11,8 +11,16 @@ import {
 } from "./session-model.js";
 import { Permissions, type PendingPermission } from "./permissions.js";
 import { UpdateBatch } from "./update-batch.js";
+import {
+  changedInfo,
+  infoOf,
+  isNotFound,
+  type SessionInfo,
+  type SessionState,
+} from "./session-info.js";
 
-export type { PendingPermission, Status };
+export type { PendingPermission, SessionInfo, SessionState, Status };
+export { isNotFound };
 
 export interface Turn {
   running: boolean;
@@ -27,10 +35,16 @@ export class HubStore {
   turn: Turn = { running: false, own: false };
   readonly questions = new Permissions(() => this.changed());
   error?: string;
+  /** The open session does not exist (a stale link): nothing to reconnect to. */
+  notFound = false;
   /** Session titles seen in lists and change notifications. */
   titles = new Map<string, string>();
+  /** What lists and change notifications said of each session. */
+  readonly infos = new Map<string, SessionInfo>();
   /** Called when any session changed (for the session list). */
   onSessionsChanged?: () => void;
+  /** Moves the focus to the sidebar's search (Ctrl/⌘+K), set by the sidebar. */
+  focusSearch?: () => void;
   private readonly link: HubLink;
   private listeners = new Set<() => void>();
   private readonly updates = new UpdateBatch((batch) => {
@@ -92,14 +106,21 @@ export class HubStore {
   }
 
   // After a reconnect: the updates after the last one shown, then live again.
+  // A session that does not exist is not an error of the connection: it stays up.
   private async reattach(socket: HubSocket, m: SessionModel): Promise<void> {
-    await socket.request("session/resume", {
-      sessionId: m.sessionId,
-      cwd: "/",
-      mcpServers: [],
-      _meta: { acphub: { afterSeq: m.lastSeq } },
-    });
-    await this.refreshTurn(socket, m.sessionId);
+    if (this.notFound) return;
+    try {
+      await socket.request("session/resume", {
+        sessionId: m.sessionId,
+        cwd: "/",
+        mcpServers: [],
+        _meta: { acphub: { afterSeq: m.lastSeq } },
+      });
+      await this.refreshTurn(socket, m.sessionId);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      this.notFound = true;
+    }
   }
 
   private async refreshTurn(
@@ -125,6 +146,7 @@ export class HubStore {
     this.updates.clear();
     this.turn = { running: false, own: false };
     this.error = undefined;
+    this.notFound = false;
     this.updates.holding = true;
     this.changed();
     try {
@@ -137,7 +159,8 @@ export class HubStore {
       if (!this.titles.has(sessionId)) await this.learnTitles(socket);
     } catch (error) {
       this.replayed();
-      this.error = messageOf(error);
+      if (isNotFound(error)) this.notFound = true;
+      else this.error = messageOf(error);
     }
     this.changed();
   }
@@ -157,14 +180,19 @@ export class HubStore {
     this.rememberTitles(page.sessions);
   }
 
-  rememberTitles(sessions: Params[]): void {
-    for (const s of sessions)
-      if (typeof s["title"] === "string")
-        this.titles.set(String(s["sessionId"]), s["title"]);
+  // Titles, folders, agents and states from a session/list page.
+  rememberTitles(sessions: Params[]): SessionInfo[] {
+    return sessions.map((s) => {
+      const info = infoOf(s);
+      if (info.title) this.titles.set(info.sessionId, info.title);
+      this.infos.set(info.sessionId, info);
+      return info;
+    });
   }
 
   close(): void {
     this.model = undefined;
+    this.notFound = false;
     this.changed();
   }
 
@@ -180,6 +208,8 @@ export class HubStore {
     applyOpenResult(model, result);
     this.model = model;
     this.turn = { running: false, own: false };
+    this.notFound = false;
+    this.error = undefined;
     this.changed();
     return sessionId;
   }
@@ -245,10 +275,10 @@ export class HubStore {
 
   private onNotification(method: string, params: Params): void {
     if (method === "_acphub/sessions/changed") {
-      if (typeof params["title"] === "string") {
-        this.titles.set(String(params["sessionId"]), params["title"]);
-        this.changed();
-      }
+      const info = changedInfo(this.infos, params);
+      this.infos.set(info.sessionId, info);
+      if (info.title) this.titles.set(info.sessionId, info.title);
+      this.changed();
       this.onSessionsChanged?.();
     }
     if (method !== "_acphub/session/state") return;

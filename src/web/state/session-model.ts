@@ -21,6 +21,10 @@ export interface SessionModel {
   sessionId: string;
   items: Item[];
   plan?: Params[];
+  /** The prompt the plan belongs to (the number of user messages when it came). */
+  planTurn?: number;
+  /** User messages so far (a new one makes an earlier turn's plan stale). */
+  turns: number;
   usage?: Params;
   commands: Params[];
   modes?: { currentModeId?: string; availableModes: Params[] };
@@ -45,6 +49,7 @@ export function newModel(sessionId: string): SessionModel {
     items: [],
     commands: [],
     configOptions: [],
+    turns: 0,
     lastSeq: 0,
     count: 0,
     tools: new Map(),
@@ -79,8 +84,13 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
   const u = (params["update"] ?? {}) as Params;
   const kind = String(u["sessionUpdate"] ?? "");
   const chunk = CHUNK_KINDS[kind];
-  if (chunk)
-    return (appendText(m, chunk, contentText(u["content"]), seq), true);
+  if (chunk) {
+    const text = contentText(u["content"]);
+    if (chunk === "agent" && NOTICE.test(text))
+      pushItem(m, "notice", text.replace(NOTICE, "").trim());
+    else appendText(m, chunk, text, seq);
+    return true;
+  }
   switch (kind) {
     case "tool_call":
     case "tool_call_update":
@@ -88,6 +98,7 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
       break;
     case "plan":
       m.plan = (u["entries"] as Params[] | undefined) ?? [];
+      m.planTurn = m.turns;
       break;
     case "usage_update":
       m.usage = { ...m.usage, ...u };
@@ -98,6 +109,7 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
     case "current_mode_update":
       if (m.modes)
         m.modes = { ...m.modes, currentModeId: String(u["currentModeId"]) };
+      syncModeOption(m, String(u["currentModeId"]));
       break;
     case "config_option_update":
       m.configOptions =
@@ -110,7 +122,7 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
       pushItem(
         m,
         "notice",
-        String(u["message"] ?? u["text"] ?? JSON.stringify(u)),
+        String(u["title"] ?? u["message"] ?? u["text"] ?? JSON.stringify(u)),
       );
       break;
   }
@@ -135,6 +147,7 @@ function appendText(
     return;
   }
   if (text === "" && kind !== "user") return;
+  if (kind === "user") m.turns += 1;
   const id = kind === "user" ? `user-${seq ?? m.count}` : `${kind}-${m.count}`;
   m.items.push({ id, kind, text, rev: 0 });
 }
@@ -165,6 +178,31 @@ function mergeToolCall(m: SessionModel, u: Params): void {
   };
   m.tools.set(id, item);
   m.items.push(item);
+}
+
+/** acphub's own words sent as agent text to editors that do not show notices. */
+const NOTICE = /^\[acphub\] /;
+
+/** The config option that chooses the same thing as the modes (category "mode"), if any. */
+export function modeOption(m: SessionModel): Params | undefined {
+  return m.configOptions.find(
+    (o) => o["category"] === "mode" || o["id"] === "mode",
+  );
+}
+
+// A mode change reported as such moves the config option for the same choice too.
+function syncModeOption(m: SessionModel, modeId: string): void {
+  const option = modeOption(m);
+  const values = (option?.["options"] as Params[] | undefined) ?? [];
+  if (!option || !values.some((v) => v["value"] === modeId)) return;
+  m.configOptions = m.configOptions.map((o) =>
+    o === option ? { ...o, currentValue: modeId } : o,
+  );
+}
+
+/** The plan, while it belongs to the latest prompt. */
+export function currentPlan(m: SessionModel): Params[] | undefined {
+  return m.planTurn === m.turns ? m.plan : undefined;
 }
 
 /** Modes and config options from a session/new or session/load answer. */

@@ -1,5 +1,6 @@
-// The page's frame: connection banner, navigation (#/ sessions, #/new, #/s/ID), the
-// notifications switch and logout.
+// The page's frame: connection banner, the sessions sidebar beside the open pane (#/ nothing
+// open, #/new the new-session form, #/s/ID a session; one pane at a time on phones), the
+// keyboard (Esc stops the turn, Ctrl/⌘+K switches session), notifications and logout.
 import { useEffect, useState } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
 import { enableNotifications } from "../state/notify.js";
@@ -20,6 +21,26 @@ function useHash(): string {
 function useStore(store: HubStore): void {
   const [, setVersion] = useState(0);
   useEffect(() => store.subscribe(() => setVersion(store.version)), [store]);
+}
+
+// Esc stops this page's running turn; Ctrl/⌘+K goes to the session search.
+function useKeys(store: HubStore): void {
+  useEffect(() => {
+    const on = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && store.turn.running && store.turn.own) {
+        e.preventDefault();
+        store.cancel();
+      }
+      if (e.key.toLowerCase() === "k" && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        if (window.matchMedia("(max-width: 640px)").matches)
+          window.location.hash = "#/";
+        setTimeout(() => store.focusSearch?.());
+      }
+    };
+    window.addEventListener("keydown", on);
+    return () => window.removeEventListener("keydown", on);
+  }, [store]);
 }
 
 async function logout(): Promise<void> {
@@ -59,49 +80,68 @@ function Waiting({ store, shown }: { store: HubStore; shown?: string }) {
   );
 }
 
-export function App({ store }: { store: HubStore }) {
-  useStore(store);
-  const hash = useHash();
-  const session = /^#\/s\/(.+)$/.exec(hash)?.[1];
+function TopBar() {
   const [notify, setNotify] = useState(
     typeof Notification !== "undefined" &&
       Notification.permission === "granted",
   );
+  return (
+    <header class="top">
+      <a class="brand" href="#/">
+        acphub
+      </a>
+      <div class="top-actions">
+        {!notify && typeof Notification !== "undefined" && (
+          <button
+            type="button"
+            onClick={() => void enableNotifications().then(setNotify)}
+          >
+            Notify me
+          </button>
+        )}
+        <button type="button" class="logout" onClick={() => void logout()}>
+          Log out
+        </button>
+      </div>
+    </header>
+  );
+}
+
+export function App({ store }: { store: HubStore }) {
+  useStore(store);
+  useKeys(store);
+  const hash = useHash();
+  const raw = /^#\/s\/(.+)$/.exec(hash)?.[1];
+  const session = raw && decodeURIComponent(raw);
   useEffect(() => {
     if (!session) store.close();
   }, [session]);
   useEffect(() => void store.connection().catch(() => undefined), []);
+  const pane = session ? "session" : hash === "#/new" ? "new" : "none";
   return (
     <>
-      <header class="top">
-        <a class="brand" href="#/">
-          acphub
-        </a>
-        <nav>
-          {!notify && typeof Notification !== "undefined" && (
-            <button
-              type="button"
-              onClick={() => void enableNotifications().then(setNotify)}
-            >
-              Notify me
-            </button>
-          )}
-          <button type="button" class="logout" onClick={() => void logout()}>
-            Log out
-          </button>
-        </nav>
-      </header>
+      <TopBar />
       <Banner status={store.status} />
-      <Waiting store={store} shown={session && decodeURIComponent(session)} />
-      <main>
-        {session ? (
-          <SessionView store={store} sessionId={decodeURIComponent(session)} />
-        ) : hash === "#/new" ? (
-          <NewSession store={store} />
-        ) : (
-          <SessionList store={store} />
-        )}
-      </main>
+      <Waiting store={store} shown={session} />
+      <div class="layout" data-pane={pane}>
+        <aside class="sidebar">
+          <SessionList store={store} current={session} />
+        </aside>
+        <main class="pane">
+          {session ? (
+            <SessionView store={store} sessionId={session} />
+          ) : pane === "new" ? (
+            <NewSession store={store} />
+          ) : (
+            <div class="empty-pane">
+              <p>Pick a session on the left, or start a new one.</p>
+              <a class="button" href="#/new">
+                New session
+              </a>
+            </div>
+          )}
+        </main>
+      </div>
     </>
   );
 }

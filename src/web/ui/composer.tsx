@@ -1,7 +1,7 @@
 // The prompt box: Enter sends, Shift+Enter is a newline, the agent's slash commands are
 // offered as you type "/", Stop cancels the running turn; disabled (saying why) while another
 // client's turn runs.
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { Turn } from "../state/hub-store.js";
 import type { Params } from "../state/session-model.js";
 
@@ -15,6 +15,11 @@ interface Props {
 
 export function Composer({ turn, online, commands, onSend, onStop }: Props) {
   const [text, setText] = useState("");
+  const box = useRef<HTMLTextAreaElement>(null);
+  // A session opened on a desktop is ready to type into (not on phones: no keyboard pop-up).
+  useEffect(() => {
+    if (window.matchMedia("(min-width: 641px)").matches) box.current?.focus();
+  }, []);
   const busyElsewhere = turn.running && !turn.own;
   const reason = !online
     ? "Reconnecting to the hub…"
@@ -53,6 +58,7 @@ export function Composer({ turn, online, commands, onSend, onStop }: Props) {
         </div>
       )}
       <textarea
+        ref={box}
         aria-label="Prompt"
         placeholder="Ask the agent… (Enter sends, Shift+Enter for a new line)"
         value={text}

@@ -1,4 +1,5 @@
 // The agent's plan as a checklist, replaced in place by each plan update; and usage / cost.
+import { formatCost, formatCount } from "../../shared/format-numbers.js";
 import type { Params } from "../state/session-model.js";
 
 const MARK: Record<string, string> = {
@@ -35,15 +36,12 @@ export function UsageView({ usage }: { usage: Params }) {
     <div class="usage" aria-label="Usage">
       {typeof used === "number" && (
         <span>
-          context {used.toLocaleString()}
-          {typeof size === "number" ? ` / ${size.toLocaleString()}` : ""} tokens
+          {formatCount(used)}
+          {typeof size === "number" ? ` / ${formatCount(size)}` : ""} tokens
         </span>
       )}
-      {cost?.amount !== undefined && (
-        <span>
-          {" "}
-          · cost {cost.amount.toFixed(4)} {cost.currency ?? ""}
-        </span>
+      {typeof cost?.amount === "number" && (
+        <span> · {formatCost(cost.amount, cost.currency)}</span>
       )}
     </div>
   );

@@ -1,36 +1,17 @@
-// The hub's sessions (session/list), newest first, a page at a time, filtered by text (on the
-// page) and working folder (by the hub); live ones marked, refreshed when the hub says a
-// session changed.
-import { useEffect, useState } from "preact/hooks";
-import type { HubStore } from "../state/hub-store.js";
+// The sessions sidebar: the hub's sessions (session/list), newest first, a page at a time, each
+// with its live state (running, waiting for approval, failed, idle), agent, folder and age;
+// searched by text (titles, folders and agents on the page; the sessions' text by the hub),
+// filtered by state and folder; refreshed when the hub says a session changed.
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { HubStore, SessionInfo } from "../state/hub-store.js";
 import { messageOf } from "../state/hub-store.js";
 import type { Params } from "../state/session-model.js";
-
-interface Row {
-  sessionId: string;
-  title?: string;
-  cwd: string;
-  updatedAt?: string;
-  agent?: string;
-  running: boolean;
-}
-
-function rowOf(s: Params): Row {
-  const acphub = (s["_meta"] as { acphub?: Params } | undefined)?.acphub ?? {};
-  return {
-    sessionId: String(s["sessionId"]),
-    title: s["title"] as string | undefined,
-    cwd: String(s["cwd"] ?? ""),
-    updatedAt: s["updatedAt"] as string | undefined,
-    agent: acphub["agent"] as string | undefined,
-    running: acphub["running"] === true,
-  };
-}
+import { StateBadge } from "./state-badge.js";
 
 // The hub's sessions in a folder (all when empty), the first page refreshed whenever the hub
 // says a session changed; `more` appends the next page.
 function useSessionRows(store: HubStore, cwd: string) {
-  const [rows, setRows] = useState<Row[]>([]);
+  const [rows, setRows] = useState<SessionInfo[]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
   const [error, setError] = useState<string>();
   const load = async (more?: string) => {
@@ -42,8 +23,7 @@ function useSessionRows(store: HubStore, cwd: string) {
         ...(cwd ? { cwd } : {}),
         ...(more ? { cursor: more } : {}),
       });
-      store.rememberTitles(page.sessions);
-      const next = page.sessions.map(rowOf);
+      const next = store.rememberTitles(page.sessions);
       setRows((prior) => (more ? [...prior, ...next] : next));
       setCursor(page.nextCursor);
       setError(undefined);
@@ -63,36 +43,110 @@ function useSessionRows(store: HubStore, cwd: string) {
   return { rows, cursor, error, more: () => void load(cursor) };
 }
 
-export function SessionList({ store }: { store: HubStore }) {
+// The ids of sessions whose text (prompts, replies) holds the words, asked of the hub.
+function useTextSearch(store: HubStore, words: string): Set<string> {
+  const [found, setFound] = useState(new Set<string>());
+  useEffect(() => {
+    if (words.trim().length < 3) return setFound(new Set());
+    const timer = setTimeout(() => {
+      store
+        .request<{ sessionIds: string[] }>("_acphub/sessions/search", {
+          query: words.trim(),
+        })
+        .then((r) => setFound(new Set(r.sessionIds)))
+        .catch(() => setFound(new Set()));
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [words]);
+  return found;
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 days ago", else the date. */
+export function age(iso: string | undefined, now = Date.now()): string {
+  if (!iso) return "";
+  const s = Math.max(0, (now - Date.parse(iso)) / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 7 * 86_400) return `${Math.floor(s / 86_400)} days ago`;
+  return new Date(iso).toLocaleDateString();
+}
+
+function Row({ r, current }: { r: SessionInfo; current: boolean }) {
+  const state = r.state;
+  return (
+    <li class={state === "idle" ? "" : `live ${state}`} data-id={r.sessionId}>
+      <a
+        href={`#/s/${encodeURIComponent(r.sessionId)}`}
+        aria-current={current ? "page" : undefined}
+      >
+        <span class="row-title">{r.title || "(untitled)"}</span>
+        {state !== "idle" && <StateBadge state={state} />}
+        <span class="row-meta">
+          {[r.agent, r.cwd, age(r.updatedAt)].filter(Boolean).join(" · ")}
+        </span>
+      </a>
+    </li>
+  );
+}
+
+export function SessionList({
+  store,
+  current,
+}: {
+  store: HubStore;
+  current?: string;
+}) {
   const [filter, setFilter] = useState("");
+  const [state, setState] = useState("");
   const [cwd, setCwd] = useState("");
   const { rows, cursor, error, more } = useSessionRows(store, cwd);
+  const inText = useTextSearch(store, filter);
+  const search = useRef<HTMLInputElement>(null);
+  store.focusSearch = () => search.current?.focus();
   const needle = filter.toLowerCase();
-  const shown = rows.filter(
-    (r) =>
-      !needle ||
-      `${r.title ?? ""} ${r.cwd} ${r.agent ?? ""}`
-        .toLowerCase()
-        .includes(needle),
-  );
+  const shown = rows
+    .map((r) => store.infos.get(r.sessionId) ?? r)
+    .filter(
+      (r) =>
+        (!state || r.state === state) &&
+        (!needle ||
+          inText.has(r.sessionId) ||
+          `${r.title ?? ""} ${r.cwd} ${r.agent ?? ""}`
+            .toLowerCase()
+            .includes(needle)),
+    );
   return (
-    <div class="sessions">
+    <nav class="sessions" aria-label="Sessions">
       <div class="list-tools">
+        <a class="button new" href="#/new">
+          New session
+        </a>
         <input
+          ref={search}
+          type="search"
           aria-label="Filter sessions"
-          placeholder="Filter"
+          placeholder="Search (Ctrl+K)"
           value={filter}
           onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
         />
+        <select
+          aria-label="Session state"
+          value={state}
+          onChange={(e) => setState((e.target as HTMLSelectElement).value)}
+        >
+          <option value="">All states</option>
+          <option value="running">Running</option>
+          <option value="waiting">Waiting for approval</option>
+          <option value="failed">Failed</option>
+          <option value="idle">Idle</option>
+        </select>
         <input
-          aria-label="Working folder"
-          placeholder="Working folder (exact)"
+          aria-label="Folder filter"
+          placeholder="Folder (exact)"
           value={cwd}
           onChange={(e) => setCwd((e.target as HTMLInputElement).value)}
         />
-        <a class="button" href="#/new">
-          New session
-        </a>
       </div>
       {error && (
         <div class="error" role="alert">
@@ -101,24 +155,19 @@ export function SessionList({ store }: { store: HubStore }) {
       )}
       <ul class="session-rows">
         {shown.map((r) => (
-          <li key={r.sessionId} class={r.running ? "live" : ""}>
-            <a href={`#/s/${encodeURIComponent(r.sessionId)}`}>
-              <span class="row-title">{r.title || "(untitled)"}</span>
-              {r.running && <span class="badge">live</span>}
-              <span class="row-meta">
-                {r.agent ?? ""} · {r.cwd} ·{" "}
-                {r.updatedAt ? new Date(r.updatedAt).toLocaleString() : ""}
-              </span>
-            </a>
-          </li>
+          <Row key={r.sessionId} r={r} current={r.sessionId === current} />
         ))}
       </ul>
-      {shown.length === 0 && <p>No sessions yet.</p>}
+      {shown.length === 0 && (
+        <p class="empty">
+          {rows.length ? "No session matches." : "No sessions yet."}
+        </p>
+      )}
       {cursor && (
         <button type="button" onClick={more}>
           More sessions
         </button>
       )}
-    </div>
+    </nav>
   );
 }

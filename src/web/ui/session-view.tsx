@@ -1,17 +1,37 @@
-// One session: its transcript (history replayed, then live), the plan, usage, the permission
-// questions waiting for an answer, mode/config selectors and the composer.
+// One session: its header, the transcript (history replayed, then live, followed while the
+// reader is at its end), the current plan, the permission questions waiting for this page's
+// answer, what the agent is doing, and the composer. A session that does not exist says so.
 import { useEffect, useMemo } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
+import { currentPlan } from "../state/session-model.js";
 import { Composer } from "./composer.js";
+import { useFollow } from "./follow.js";
 import { PermissionCard } from "./permission-card.js";
-import { PlanView, UsageView } from "./plan.js";
-import { SettingsBar } from "./settings-bar.js";
+import { PlanView } from "./plan.js";
+import { SessionHeader } from "./session-header.js";
 import { Transcript } from "./items.js";
 import {
   TerminalReader,
   type ReadTerminal,
   type TerminalOutput,
 } from "./terminal-view.js";
+import { TurnState } from "./turn-state.js";
+
+// The screen for a link to a session the hub does not have (deleted, or another hub's).
+function NotFound({ sessionId }: { sessionId: string }) {
+  return (
+    <div class="not-found" role="region" aria-label="Session not found">
+      <h2>Session not found</h2>
+      <p>
+        This hub has no session <code>{sessionId}</code>. It may have been
+        deleted, or the link comes from another hub.
+      </p>
+      <a class="button" href="#/" ref={(el) => el?.focus()}>
+        Back to the sessions
+      </a>
+    </div>
+  );
+}
 
 export function SessionView({
   store,
@@ -33,57 +53,64 @@ export function SessionView({
     [store, sessionId],
   );
   const m = store.model;
-  if (!m || m.sessionId !== sessionId)
-    return <p class="loading">Loading session…</p>;
+  const shown = m?.sessionId === sessionId;
+  const follow = useFollow(sessionId, shown && !store.replaying);
+  if (shown && store.notFound) return <NotFound sessionId={sessionId} />;
+  if (!m || !shown) return <p class="loading">Loading session…</p>;
   const mine = store.permissions.filter(
     (p) => p.params["sessionId"] === sessionId,
   );
+  const plan = currentPlan(m);
   return (
     <div class="session" data-session-id={sessionId}>
-      <div class="session-head">
-        <h2 class="session-title">
-          {m.title ?? store.titles.get(sessionId) ?? sessionId}
-        </h2>
-        <SettingsBar model={m} store={store} />
-      </div>
-      {store.replaying && <p class="loading">Replaying the history…</p>}
-      <TerminalReader.Provider value={readTerminal}>
-        <Transcript items={m.items} />
-      </TerminalReader.Provider>
-      {m.plan && <PlanView entries={m.plan} />}
-      {mine.map((p) => {
-        const id = (p.params["toolCall"] as { toolCallId?: string } | undefined)
-          ?.toolCallId;
-        return (
-          <PermissionCard
-            key={p.id}
-            p={p}
-            known={id ? m.tools.get(id)?.call : undefined}
-          />
-        );
-      })}
-      {store.error && (
-        <div class="error" role="alert">
-          {store.error}
-        </div>
-      )}
+      <SessionHeader store={store} />
       <div
-        class="turn-state"
-        data-running={String(store.turn.running)}
-        data-stop-reason={store.turn.stopReason ?? ""}
+        class="scroller"
+        ref={follow.scroller}
+        tabIndex={0}
+        role="region"
+        aria-label="Transcript"
       >
-        {store.turn.running
-          ? "The agent is working…"
-          : store.turn.stopReason
-            ? `Turn ended: ${store.turn.stopReason}`
-            : ""}
+        <div class="scroll-content" ref={follow.content}>
+          {store.replaying && <p class="loading">Replaying the history…</p>}
+          <TerminalReader.Provider value={readTerminal}>
+            <Transcript items={m.items} />
+          </TerminalReader.Provider>
+          {plan && <PlanView entries={plan} />}
+          {mine.map((p) => {
+            const id = (
+              p.params["toolCall"] as { toolCallId?: string } | undefined
+            )?.toolCallId;
+            return (
+              <PermissionCard
+                key={p.id}
+                p={p}
+                known={id ? m.tools.get(id)?.call : undefined}
+              />
+            );
+          })}
+          {store.error && (
+            <div class="error" role="alert">
+              {store.error}
+            </div>
+          )}
+          <TurnState store={store} mine={mine.length > 0} />
+        </div>
       </div>
-      {m.usage && <UsageView usage={m.usage} />}
+      {!follow.following && (
+        <button type="button" class="jump" onClick={follow.jump}>
+          Jump to latest ↓
+        </button>
+      )}
       <Composer
+        key={sessionId}
         turn={store.turn}
         online={store.status === "online"}
         commands={m.commands}
-        onSend={(text) => void store.prompt(text)}
+        onSend={(text) => {
+          follow.jump();
+          void store.prompt(text);
+        }}
         onStop={() => store.cancel()}
       />
     </div>

@@ -1,6 +1,11 @@
-// Mode and config option selectors (model, reasoning effort, …) when the agent offers them.
+// Mode and config option selectors (model, reasoning effort, …) when the agent offers them;
+// one per choice.
 import type { HubStore } from "../state/hub-store.js";
-import type { Params, SessionModel } from "../state/session-model.js";
+import {
+  modeOption,
+  type Params,
+  type SessionModel,
+} from "../state/session-model.js";
 
 export function SettingsBar({
   model,
@@ -9,7 +14,8 @@ export function SettingsBar({
   model: SessionModel;
   store: HubStore;
 }) {
-  const modes = model.modes?.availableModes ?? [];
+  // One control per choice: a config option for the mode replaces the mode list (as ACP says).
+  const modes = modeOption(model) ? [] : (model.modes?.availableModes ?? []);
   const selects = model.configOptions.filter((o) => o["type"] === "select");
   if (modes.length === 0 && selects.length === 0) return null;
   return (

@@ -1,6 +1,7 @@
 // One tool call as a card: kind, title, status (pending → running → done / failed), locations
 // as path:line, its content (text, diffs as a coloured unified diff, terminals).
 import { memo } from "preact/compat";
+import { useState } from "preact/hooks";
 import type { Item, Params } from "../state/session-model.js";
 import { contentText } from "../state/session-model.js";
 import { lineDiff } from "./line-diff.js";
@@ -58,10 +59,36 @@ function Content({ c, running }: { c: Params; running: boolean }) {
         running={running}
       />
     );
+  return <ToolOutput text={unfenced(contentText(c["content"]))} />;
+}
+
+/** Lines shown before "Show all". */
+const FOLDED_LINES = 20;
+
+/** Terminal text an agent wrapped in a Markdown fence (```console … ```), without it. */
+export function unfenced(text: string): string {
+  const m = /^\s*(`{3,}|~{3,})[\w+-]*[ \t]*\n([\s\S]*?)\n?\1\s*$/.exec(text);
+  return m ? m[2]! : text;
+}
+
+// Tool output as plain text, its end shown when long, with a button to show all of it.
+function ToolOutput({ text }: { text: string }) {
+  const [all, setAll] = useState(false);
+  const lines = text.split("\n");
+  const folded = !all && lines.length > FOLDED_LINES;
   return (
-    <pre class="tool-output">
-      <Breakable text={contentText(c["content"])} />
-    </pre>
+    <div class="tool-output-wrap">
+      {folded && (
+        <button type="button" class="show-all" onClick={() => setAll(true)}>
+          Show all {lines.length} lines
+        </button>
+      )}
+      <pre class="tool-output">
+        <Breakable
+          text={folded ? lines.slice(-FOLDED_LINES).join("\n") : text}
+        />
+      </pre>
+    </div>
   );
 }
 

@@ -161,16 +161,18 @@ function kept(append: Promise<number>, logger: Logger, id: string): void {
   );
 }
 
-// Shell steps run as the host's own terminals: the command policy, the roots and the OS
-// sandbox, the one path every terminal acphub starts goes through.
+// Shell steps run as the host's own terminals: the command policy, the permission policy,
+// the roots and the OS sandbox, the one path every terminal acphub starts goes through. The
+// template values go in as variables; the command text is only what the workflow file says.
 export function shellPort(host: HostServices, sessionId: string): ShellPort {
   return {
-    run: async (command, cwd, signal) => {
+    run: async (command, cwd, signal, { env, preapproved }) => {
       const t = host.terminals;
       const { terminalId } = await host.startTerminal(
         sessionId,
-        { command: "sh", args: ["-c", command], cwd },
+        { command: "sh", args: ["-c", command], cwd, env },
         signal,
+        preapproved,
       );
       const kill = () => t.kill(sessionId, terminalId);
       signal.addEventListener("abort", kill, { once: true });

@@ -1,0 +1,70 @@
+// `acphub sessions list --hub URL`: the sessions of a running hub, with the hub's ids (the ones
+// its page, `run --hub` and `chat --hub` show and take), asked of the hub with session/list.
+import { resolve } from "node:path";
+import { connectHub } from "../shim/connect-hub.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
+import { DEFAULT_HUB_WAIT_MS } from "./deadline.js";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { fail } from "./guard.js";
+import { inertJson, safeText } from "./tty/safe-text.js";
+
+export interface HubSessionsOptions extends GlobalOptions {
+  hub: string;
+  tokenFile?: string;
+  json?: boolean;
+  cwd?: string;
+}
+
+/** Pages of session/list read at most (a hub answering cursors forever still ends). */
+const MAX_PAGES = 1000;
+
+interface HubSession {
+  sessionId: string;
+  cwd: string;
+  title?: string | null;
+  updatedAt?: string | null;
+}
+
+// Lists the hub's sessions, one line each (id, last update, folder, title) or as JSON.
+export async function hubSessionsList(
+  o: HubSessionsOptions,
+): Promise<ExitCode> {
+  try {
+    const ctx = cliContext(o);
+    const { hubAcpUrl, hubToken, reachHub } = await import("./acp-hub.js");
+    const url = hubAcpUrl(o.hub);
+    await reachHub(url, DEFAULT_HUB_WAIT_MS);
+    const hub = await connectHub(url, {
+      token: hubToken(ctx.paths.stateDir, o.tokenFile),
+      logger: ctx.logger,
+      signal: AbortSignal.timeout(DEFAULT_HUB_WAIT_MS),
+    });
+    try {
+      const all: HubSession[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page += 1) {
+        const answer = await hub.listSessions({
+          ...(o.cwd ? { cwd: resolve(o.cwd) } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+        all.push(...(answer.sessions as HubSession[]));
+        cursor = answer.nextCursor ?? undefined;
+        if (!cursor) break;
+      }
+      if (o.json) process.stdout.write(inertJson(all) + "\n");
+      else if (all.length === 0) process.stdout.write("no sessions\n");
+      else
+        for (const s of all)
+          process.stdout.write(
+            safeText(
+              `${s.sessionId}  ${s.updatedAt ?? ""}  ${s.cwd}  ${s.title ?? "(untitled)"}`,
+            ) + "\n",
+          );
+    } finally {
+      await hub.close();
+    }
+    return EXIT_CODES.ok;
+  } catch (error) {
+    return fail(error);
+  }
+}

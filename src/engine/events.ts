@@ -1,0 +1,96 @@
+// What the session engine tells whoever listens (the hub's watch, the metrics), as it happens:
+// a turn starting and ending, and a session's record changing. Nobody infers them from the
+// ledger's writes. Listeners are called synchronously and must not throw.
+import type { RawContentBlock } from "../contracts/events.js";
+import type { LedgerPort } from "./ledger-port.js";
+
+export interface TurnStarted {
+  sessionId: string;
+  /** The prompt's sequence number in the ledger. */
+  promptSeq: number;
+  prompt: RawContentBlock[];
+}
+
+export interface TurnEnded {
+  sessionId: string;
+  /** Undefined when the turn failed (then `error`). */
+  stopReason?: string;
+  error?: string;
+  /** The hub's restart killed the turn (recorded as cancelled afterwards). */
+  interrupted?: boolean;
+}
+
+export interface EngineEvents {
+  /** A prompt is recorded and its turn starts. */
+  turnStarted?(event: TurnStarted): void;
+  /** A turn's end is recorded. */
+  turnEnded?(event: TurnEnded): void;
+  /** A session was created, copied (fork), changed (title, state…) or deleted. */
+  sessionChanged?(sessionId: string): void;
+}
+
+/** The listeners of one engine: each event goes to every one of them, in order. */
+export class EngineEventHub implements Required<EngineEvents> {
+  private readonly listeners = new Set<EngineEvents>();
+
+  // Adds a listener; the function returned removes it.
+  add(listener: EngineEvents): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  turnStarted(event: TurnStarted): void {
+    for (const l of this.listeners) l.turnStarted?.(event);
+  }
+
+  turnEnded(event: TurnEnded): void {
+    for (const l of this.listeners) l.turnEnded?.(event);
+  }
+
+  sessionChanged(sessionId: string): void {
+    for (const l of this.listeners) l.sessionChanged?.(sessionId);
+  }
+}
+
+/** A LedgerPort passing every call to `inner` except the ones `overrides` replaces. */
+export function ledgerWith(
+  inner: LedgerPort,
+  overrides: Partial<LedgerPort>,
+): LedgerPort {
+  return {
+    createSession: (record) => inner.createSession(record),
+    getSession: (id) => inner.getSession(id),
+    updateSession: (id, patch) => inner.updateSession(id, patch),
+    deleteSession: (id) => inner.deleteSession(id),
+    listSessions: (filter) => inner.listSessions(filter),
+    append: (id, kind, payload) => inner.append(id, kind, payload),
+    read: (id, options) => inner.read(id, options),
+    events: (id, options) => inner.events(id, options),
+    compact: (id, after, upto) => inner.compact(id, after, upto),
+    saveSettings: (id, settings) => inner.saveSettings(id, settings),
+    copySession: (from, record, upto) => inner.copySession(from, record, upto),
+    follow: (id, listener) => inner.follow(id, listener),
+    close: () => inner.close(),
+    ...overrides,
+  };
+}
+
+// The ledger as the engine uses it: every change to a session's record is announced.
+export function announcingLedger(
+  ledger: LedgerPort,
+  events: EngineEventHub,
+): LedgerPort {
+  const then =
+    (id: string) =>
+    <T>(value: T): T => {
+      events.sessionChanged(id);
+      return value;
+    };
+  return ledgerWith(ledger, {
+    createSession: (r) => ledger.createSession(r).then(then(r.id)),
+    updateSession: (id, p) => ledger.updateSession(id, p).then(then(id)),
+    deleteSession: (id) => ledger.deleteSession(id).then(then(id)),
+    copySession: (from, r, upto) =>
+      ledger.copySession(from, r, upto).then(then(r.id)),
+  });
+}

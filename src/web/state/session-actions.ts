@@ -1,0 +1,88 @@
+// The chores of a session done from the page: rename (session/set_title), fork, delete, and
+// export as Markdown (from what the page shows) or JSON (the hub's replay of its updates).
+import type { HubStore } from "./hub-store.js";
+import type { Params, SessionModel } from "./session-model.js";
+
+// Renames the open session; the hub stores the title and tells every list.
+export async function rename(store: HubStore, title: string): Promise<void> {
+  const m = store.model;
+  if (!m || !title.trim()) return;
+  await store.request("session/set_title", {
+    sessionId: m.sessionId,
+    title: title.trim(),
+  });
+  m.title = title.trim();
+  store.titles.set(m.sessionId, m.title);
+  store.changed();
+}
+
+// Forks the open session (a copy of its history, continued separately); resolves with its id.
+export async function fork(store: HubStore): Promise<string> {
+  const m = store.model!;
+  const cwd = store.infos.get(m.sessionId)?.cwd ?? "/";
+  const answer = await store.request<Params>("session/fork", {
+    sessionId: m.sessionId,
+    cwd,
+    mcpServers: [],
+  });
+  return String(answer["sessionId"]);
+}
+
+// Deletes the open session from the hub (its ledger history too).
+export async function remove(store: HubStore): Promise<void> {
+  const m = store.model!;
+  await store.request("session/delete", { sessionId: m.sessionId });
+  store.infos.delete(m.sessionId);
+}
+
+const HEADINGS: Record<string, string> = {
+  user: "You",
+  agent: "Agent",
+  thought: "Thinking",
+  notice: "acphub",
+};
+
+/** The transcript as Markdown: each message under a heading, tool calls as one line each. */
+export function toMarkdown(m: SessionModel, title: string): string {
+  const parts = [`# ${title}`];
+  for (const item of m.items) {
+    if (item.kind === "tool") {
+      const c = item.call ?? {};
+      parts.push(
+        `- **${String(c["kind"] ?? "tool")}** ${String(c["title"] ?? "")} (${String(c["status"] ?? "pending")})`,
+      );
+    } else parts.push(`## ${HEADINGS[item.kind] ?? item.kind}\n\n${item.text}`);
+  }
+  return `${parts.join("\n\n")}\n`;
+}
+
+/** The session's updates as the hub recorded them (JSON, one object). */
+export async function toJson(store: HubStore): Promise<string> {
+  const m = store.model!;
+  const replay = await store.request<Params>("_acphub/session/replay", {
+    sessionId: m.sessionId,
+    afterSeq: 0,
+  });
+  const info = store.infos.get(m.sessionId);
+  return JSON.stringify(
+    {
+      sessionId: m.sessionId,
+      title: m.title ?? info?.title,
+      cwd: info?.cwd,
+      agent: info?.agent,
+      updates: replay["updates"],
+    },
+    null,
+    2,
+  );
+}
+
+/** Saves text as a file through the browser (no request leaves the page). */
+export function download(name: string, type: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

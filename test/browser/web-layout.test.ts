@@ -1,0 +1,215 @@
+// The web page as a daily tool, in a real Chromium against a real `acphub serve`: the
+// transcript follows a long streaming reply while the reader is at its end (and stops when
+// they scroll up), a session opens at its end, a stale link says "not found" without
+// hammering the hub, and the sidebar shows another session waiting for approval.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INIT, text } from "../helpers/hub.js";
+import {
+  launchBrowser,
+  loggedIn,
+  newSession,
+  scenario,
+  send,
+  turnEnded,
+  webFixture,
+  type WebHub,
+} from "./web-fixture.js";
+
+const fx = webFixture();
+let browser: Browser;
+let hub: WebHub;
+let page: Page;
+
+beforeAll(async () => {
+  [browser, hub] = await Promise.all([
+    launchBrowser(),
+    fx.start({ sessionsPerMinute: 1000 }),
+  ]);
+  ({ page } = await loggedIn(browser, hub.loginUrl, {
+    width: 1100,
+    height: 700,
+  }));
+});
+afterAll(async () => {
+  await browser?.close();
+  await fx.cleanup();
+});
+
+/** How far (px) the transcript's end is below what is in view. */
+const gap = (p: Page) =>
+  p
+    .locator(".scroller")
+    .evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+
+/** Records, each time the transcript's content changes size (after the page has scrolled for
+ *  it), how far its end is below the view and where the view is. */
+async function watchScroll(p: Page): Promise<void> {
+  await p.evaluate(() => {
+    const el = document.querySelector(".scroller")!;
+    const w = window as unknown as { __scroll: [number, number][] };
+    w.__scroll = [];
+    new ResizeObserver(() =>
+      w.__scroll.push([
+        el.scrollHeight - el.scrollTop - el.clientHeight,
+        el.scrollTop,
+      ]),
+    ).observe(el.firstElementChild!);
+  });
+}
+const scrolls = (p: Page) =>
+  p.evaluate(
+    () => (window as unknown as { __scroll: [number, number][] }).__scroll,
+  );
+const takeScrolls = (p: Page) =>
+  p.evaluate(() => {
+    const w = window as unknown as { __scroll: [number, number][] };
+    return w.__scroll.splice(0);
+  });
+
+/** A reply of `n` paragraphs, one update each, `ms` apart. */
+const paragraphs = (n: number, ms: number) =>
+  scenario(
+    ...Array.from({ length: n }, (_, i) => [
+      { text: `Paragraph ${i + 1} of the long reply.\n\n` },
+      ...(ms ? [{ sleep: ms }] : []),
+    ]).flat(),
+  );
+
+/** Paragraphs of the last reply shown so far. */
+const shownParagraphs = (p: Page, reply = 1) =>
+  p.locator(".msg.agent").nth(reply).locator("p").count();
+const SLOW = { timeout: 15_000 };
+
+describe("the web page follows the conversation", () => {
+  it("a session of 300 updates opens at its end; a streaming reply is followed while the reader is at the bottom, not once they scroll up, and again after “Jump to latest”", async () => {
+    const sessionId = await newSession(page, hub.home);
+    await send(page, paragraphs(300, 0));
+    await turnEnded(page);
+    // Opened again (away and back): at its end.
+    await page.goto(`${hub.h.url}/#/`);
+    await page.goto(`${hub.h.url}/#/s/${sessionId}`);
+    await page.locator(".msg.agent", { hasText: "Paragraph 300 of" }).waitFor();
+    await expect.poll(() => gap(page), SLOW).toBeLessThanOrEqual(2);
+    expect(
+      await page.locator(".scroller").evaluate((e) => e.scrollTop),
+    ).toBeGreaterThan(1000);
+
+    // Streaming: each growth is followed.
+    await watchScroll(page);
+    await send(page, paragraphs(300, 15));
+    await expect.poll(() => shownParagraphs(page), SLOW).toBeGreaterThan(100);
+    const followed = await takeScrolls(page);
+    expect(followed.length).toBeGreaterThan(10);
+    expect(Math.max(...followed.map(([g]) => g))).toBeLessThanOrEqual(2);
+
+    // The reader scrolls up: the view stays where they put it, and a control offers the end.
+    await page.locator(".scroller").evaluate((e) => (e.scrollTop -= 600));
+    const jump = page.getByRole("button", { name: "Jump to latest" });
+    await jump.waitFor();
+    const at = await page.locator(".scroller").evaluate((e) => e.scrollTop);
+    await takeScrolls(page);
+    const shown = await shownParagraphs(page);
+    await expect
+      .poll(() => shownParagraphs(page), SLOW)
+      .toBeGreaterThan(shown + 30);
+    const reading = await takeScrolls(page);
+    expect(reading.length).toBeGreaterThan(3);
+    expect(reading.every(([, top]) => top === at)).toBe(true);
+    expect(reading.at(-1)![0]).toBeGreaterThan(600);
+
+    // Back to the end: followed again until the turn ends.
+    await jump.click();
+    await jump.waitFor({ state: "detached" });
+    await takeScrolls(page);
+    await turnEnded(page);
+    const after = await scrolls(page);
+    expect(Math.max(...after.map(([g]) => g))).toBeLessThanOrEqual(2);
+    expect(await gap(page)).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("a stale link", () => {
+  it("shows “not found” with a way back, and opens at most 5 connections in 10 s", async () => {
+    const p = await page.context().newPage();
+    const sockets: string[] = [];
+    p.on("websocket", (ws) => sockets.push(ws.url()));
+    const started = Date.now();
+    await p.goto(`${hub.h.url}/#/s/hub-no-such-session`);
+    const screen = p.getByRole("region", { name: "Session not found" });
+    await screen.waitFor();
+    expect(await screen.innerText()).toContain("hub-no-such-session");
+    // Watch the rest of the 10 s: the page must not keep re-dialling.
+    await new Promise((r) => setTimeout(r, 10_000 - (Date.now() - started)));
+    expect(sockets.length).toBeGreaterThanOrEqual(1);
+    expect(sockets.length).toBeLessThanOrEqual(5);
+    expect(await p.locator(".banner.offline").count()).toBe(0);
+    await p.getByRole("link", { name: "Back to the sessions" }).click();
+    await p.waitForURL(/#\/$/);
+    await p.getByText("Pick a session").waitFor();
+    await p.close();
+  }, 30_000);
+});
+
+describe("the sessions sidebar", () => {
+  it("shows a second session waiting for approval (and who holds the question) while a first is open, then running, then idle", async () => {
+    const first = await newSession(page, hub.home);
+    const editor = fx.hubs.connect(
+      hub.h,
+      "ws",
+      () =>
+        new Promise((r) =>
+          setTimeout(
+            () => r({ outcome: { outcome: "selected", optionId: "allow" } }),
+            1500,
+          ),
+        ),
+    );
+    await editor.agent.request("initialize", {
+      ...INIT,
+      clientInfo: { name: "zed", version: "1" },
+    });
+    const { sessionId: second } = await editor.agent.request<{
+      sessionId: string;
+    }>("session/new", { cwd: hub.home, mcpServers: [] });
+    await editor.agent.request("session/set_title", {
+      sessionId: second,
+      title: "The second session",
+    });
+    const row = page.locator(`.session-rows li[data-id="${second}"]`);
+    await row.waitFor();
+    expect(await row.innerText()).toContain("mock");
+    const turn = editor.agent.request("session/prompt", {
+      sessionId: second,
+      prompt: text(
+        scenario(
+          {
+            permission: {
+              toolCallId: "w1",
+              title: "Write the file",
+              options: [
+                { optionId: "allow", name: "Allow", kind: "allow_once" },
+              ],
+            },
+          },
+          { sleep: 500 },
+        ),
+      ),
+    });
+    await row.locator('.state[data-state="waiting"]').waitFor();
+    expect(await row.locator(".state").innerText()).toBe(
+      "waiting for approval",
+    );
+    // The first session is still the one open.
+    expect(await page.locator(".session").getAttribute("data-session-id")).toBe(
+      first,
+    );
+    expect(
+      await page.locator('.session-rows a[aria-current="page"]').count(),
+    ).toBe(1);
+    await row.locator('.state[data-state="running"]').waitFor();
+    await turn;
+    await row.locator(".state").waitFor({ state: "detached" });
+    // Opening it while another client holds a question says who: shown in the next test file.
+  });
+});
