@@ -24,6 +24,7 @@ export const LAYERS = {
   stdio: ["engine", "protocol", "shared"],
   server: ["hub", "engine", "contracts", "protocol", "config", "shared"],
   shim: ["stdio", "agents", "protocol", "shared"],
+  cluster: ["hub", "engine", "contracts", "protocol", "config", "shared"],
   "mock-agent": ["protocol", "shared"],
   web: ["shared"],
 };

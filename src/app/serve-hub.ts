@@ -18,7 +18,18 @@ import { resourceNotFound } from "../protocol/wire-errors.js";
 import { installed } from "../agents/registry.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
-import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
+import {
+  createClusterNode,
+  joinHub,
+  type ClusterNode,
+  type FollowableLedger,
+} from "../cluster/index.js";
+import {
+  buildGateway,
+  hostForEditor,
+  ledgerUrl,
+  openLedger,
+} from "./wiring.js";
 import type { UserStore } from "../contracts/users.js";
 import { userStoreOf } from "../ledger/open.js";
 
@@ -29,6 +40,8 @@ export interface ServeHub {
   listAgents(): unknown[];
   /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
   readTerminal: TerminalReader;
+  /** This process as a node of a cluster: with a PostgreSQL ledger only. */
+  cluster?: ClusterNode;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
   close(): Promise<void>;
 }
@@ -85,8 +98,10 @@ export async function openServeHub(
     return gateway;
   };
   const users = userStoreOf(ledger);
+  const cluster = clusterOf(ctx, ledger);
   const hub = new SessionHub({
     access: users,
+    runner: cluster,
     ledger: metrics.timeLedger(ledger),
     defaultAgent,
     createGateway,
@@ -95,6 +110,8 @@ export async function openServeHub(
     observer: metrics.observer,
     logger,
   });
+  if (cluster)
+    joinHub(cluster, hub, ledger as unknown as FollowableLedger, logger);
   const listAgents = () =>
     knownAgentNames(config).map((name) => {
       const launch = resolveAgent(name, config);
@@ -117,10 +134,23 @@ export async function openServeHub(
     users,
     listAgents,
     readTerminal,
+    cluster,
     close: async () => {
       closing = true;
       await hub.close();
       for (const host of hostOf.values()) host.close();
+      await cluster?.stop();
     },
   };
+}
+
+// A PostgreSQL ledger makes this process a node of a cluster (docs/deploy.md).
+function clusterOf(
+  ctx: AppContext,
+  ledger: LedgerPort,
+): ClusterNode | undefined {
+  const url = ledgerUrl(ctx);
+  if (!/^postgres(ql)?:/.test(url) || !("follow" in ledger)) return undefined;
+  const { leaseMs, heartbeatMs } = ctx.config.cluster ?? {};
+  return createClusterNode({ url, leaseMs, heartbeatMs, logger: ctx.logger });
 }

@@ -124,16 +124,22 @@ export function commandPolicyFrom(config: Config): CommandPolicy {
   };
 }
 
+/** Where the ledger is: ACPHUB_LEDGER_URL, else ledger.url, else the SQLite file in the state dir. */
+export function ledgerUrl(ctx: AppContext): string {
+  return (
+    process.env["ACPHUB_LEDGER_URL"] ||
+    ctx.config.ledger?.url ||
+    join(ctx.paths.stateDir, "ledger.db")
+  );
+}
+
 /**
  * The ledger: PostgreSQL when ACPHUB_LEDGER_URL or ledger.url names one, else SQLite in the state
  * folder; the caps from config. Never a fallback: a ledger that cannot be opened is an error.
  */
 export function openLedger(ctx: AppContext): Promise<LedgerPort> {
-  const { url, retryMs, ...caps } = ctx.config.ledger ?? {};
-  const where =
-    process.env["ACPHUB_LEDGER_URL"] ||
-    url ||
-    join(ctx.paths.stateDir, "ledger.db");
+  const { url: _url, retryMs, ...caps } = ctx.config.ledger ?? {};
+  const where = ledgerUrl(ctx);
   const masker = SecretMasker.fromEnv(process.env);
   return openLedgerAt(where, {
     caps,

@@ -50,11 +50,25 @@ export function hubToken(stateDir: string, tokenFile?: string): string {
   return loadToken({ stateDir, tokenFile }).token;
 }
 
+/** `--hub URL1,URL2,…`: the nodes of a cluster, each as its /acp WebSocket URL. */
+export function hubAcpUrls(raw: string): string[] {
+  const urls = raw
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean)
+    .map(hubAcpUrl);
+  if (urls.length === 0)
+    throw new HubError("USAGE", "--hub needs at least one URL");
+  return urls;
+}
+
 export async function acpHubCommand(o: AcpHubOptions): Promise<ExitCode> {
   try {
     const ctx = cliContext(o);
+    const urls = hubAcpUrls(o.hub);
     await runHubShim({
-      url: hubAcpUrl(o.hub),
+      url: urls[0] as string,
+      urls,
       token: hubToken(ctx.paths.stateDir, o.tokenFile),
       logger: ctx.logger,
       maxMessageBytes:
@@ -72,7 +86,7 @@ export function hubAgentLaunch(
   url: string,
   tokenFile?: string,
 ): AgentLaunch {
-  return hubLaunch(hubAcpUrl(url), hubToken(stateDir, tokenFile));
+  return hubLaunch(hubAcpUrls(url).join(","), hubToken(stateDir, tokenFile));
 }
 
 // Something listens at the hub's address within `ms`, or a TIMEOUT error (exit 3) saying the hub

@@ -13,6 +13,7 @@ import {
 import { DEFAULT_SANDBOX } from "../host/sandbox/settings.js";
 import { DEFAULT_LEDGER_CAPS, DEFAULT_PG_RETRY_MS } from "../ledger/caps.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
+import { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from "../cluster/index.js";
 
 type Tree = Record<string, unknown>;
 
@@ -53,6 +54,11 @@ export function configDefaults(): Tree {
     terminals: terminalDefaults(),
     env: { allow: [] },
     serve: { cancelOnDisconnect: false, allowOrigins: [], ...serve },
+    cluster: {
+      leaseMs: DEFAULT_LEASE_MS,
+      heartbeatMs: null,
+      drainMs: DEFAULT_DRAIN_MS,
+    },
   };
 }
 
@@ -83,6 +89,8 @@ export const DEFAULT_NOTES: Readonly<Record<string, string>> = {
   "fs.roots": "the session's working directory",
   "terminals.deny": `added to the ${DEFAULT_DENY_RULES.length} built-in deny rules (docs/policy.md)`,
   "terminals.bwrapPath": "bwrap on PATH",
+  "cluster.leaseMs": "PostgreSQL ledger only (acphub serve as a cluster node)",
+  "cluster.heartbeatMs": "a quarter of cluster.leaseMs",
 };
 
 const isTree = (v: unknown): v is Tree =>

@@ -139,8 +139,8 @@ program
   .option("-a, --agent <name>", "agent name from the registry or config")
   .option("-C, --cwd <dir>", "working directory of the agent process")
   .option(
-    "--hub <url>",
-    "relay to a running `acphub serve` (reconnects if it restarts)",
+    "--hub <urls>",
+    "relay to a running `acphub serve` (reconnects if it restarts; URL1,URL2,… fails over to the next node)",
   )
   .option("--token-file <file>", "the hub's bearer token (with --hub)")
   .option(
@@ -188,6 +188,10 @@ program
     "allow plain HTTP on a non-loopback address (exposes the token)",
   )
   .option("--json", 'print {"event":"listening","url":…} on stdout')
+  .option(
+    "--node-id <id>",
+    "this node's name in a cluster on a PostgreSQL ledger (default: hostname:port)",
+  )
   .addHelpText(
     "after",
     `
@@ -201,6 +205,17 @@ Editors connect through the stdio shim: acphub acp --hub ws://127.0.0.1:8787/acp
 
 registerFlow(program);
 addLedgerCommands(program);
+
+program
+  .command("nodes")
+  .description("the `acphub serve` nodes sharing a PostgreSQL ledger")
+  .command("list")
+  .description("nodes, heartbeat age, and the sessions each runs")
+  .option("--json", "print them as JSON")
+  .action(async (options: Record<string, unknown>) => {
+    const { nodesList } = await import("./nodes.js");
+    process.exitCode = await nodesList({ ...program.opts(), ...options });
+  });
 addSetupCommands(program);
 addUserCommands(program);
 addAuditCommand(program);

@@ -12,6 +12,8 @@ import type { AppContext } from "../config/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { openServeHub, type ServeHub } from "../app/serve-hub.js";
+import { DEFAULT_DRAIN_MS } from "../cluster/index.js";
+import { hostname } from "node:os";
 import { serveWeb, type ServeWeb } from "../app/serve-web.js";
 import { serveUsers } from "../app/serve-users.js";
 import { Quotas } from "../hub/quotas.js";
@@ -26,6 +28,7 @@ export interface ServeOptions extends GlobalOptions {
   tlsKey?: string;
   allowPlainHttp?: boolean;
   json?: boolean;
+  nodeId?: string;
 }
 
 const out = (text: string) => process.stdout.write(text);
@@ -131,6 +134,12 @@ async function start(
         body: await metrics.registry.metrics(),
       }),
       web: web.routes,
+      health: hub.cluster
+        ? () => {
+            const h = hub.cluster!.health();
+            return { ok: h.database, ...h };
+          }
+        : undefined,
       alsoAccepts: web.alsoAccepts,
       identify: (req) => users.directory.identify(req),
       logger: ctx.logger,
@@ -139,6 +148,10 @@ async function start(
     web.listening(url);
     users.listening(url);
     const stopUsers = () => users.directory.stop();
+    await hub.cluster?.start(
+      o.nodeId ?? `${hostname()}:${new URL(server.url).port}`,
+      server.url,
+    );
     return { server, hub, tokenSource: source, web, stopUsers };
   } catch (error) {
     users.directory.stop();
@@ -176,6 +189,7 @@ export async function serveCommand(o: ServeOptions): Promise<ExitCode> {
   });
   ctx.logger.info("shutting down");
   server.stopAccepting();
+  await drain(ctx, hub);
   stopUsers();
   await hub
     .close()
@@ -183,4 +197,13 @@ export async function serveCommand(o: ServeOptions): Promise<ExitCode> {
   await server.close();
   if (o.json) out(`${JSON.stringify({ event: "stopped" })}\n`);
   return EXIT_CODES.ok;
+}
+
+// A cluster node stopping lets its running turns end, up to cluster.drainMs; its idle sessions
+// are handed over when it leaves (its leases go with it).
+async function drain(ctx: AppContext, hub: ServeHub): Promise<void> {
+  if (!hub.cluster) return;
+  const until = Date.now() + (ctx.config.cluster?.drainMs ?? DEFAULT_DRAIN_MS);
+  while (hub.hub.liveTurns > 0 && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 100));
 }

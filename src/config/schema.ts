@@ -186,6 +186,17 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .optional(),
+  /** Several `acphub serve` on one PostgreSQL ledger (docs/deploy.md). */
+  cluster: z
+    .strictObject({
+      /** How long a dead node's sessions stay held before another node may take them. */
+      leaseMs: positiveMs.optional(),
+      /** How often a node renews its row and its leases (default leaseMs / 4). */
+      heartbeatMs: positiveMs.optional(),
+      /** How long SIGTERM waits for running turns before stopping. */
+      drainMs: positiveMs.optional(),
+    })
+    .optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -24,6 +24,7 @@ import {
   recordedTurn,
   updatesAfter,
 } from "./turn-records.js";
+import type { Claim, SessionRunner } from "./runner.js";
 
 type Params = Record<string, unknown>;
 
@@ -47,6 +48,8 @@ export interface SessionHubOptions {
   logger?: Logger;
   /** The users' grants (issue 22); none: every client sees and drives every session. */
   access?: AccessStore;
+  /** Decides which process runs a session's agent (a cluster's lease); none: this one always. */
+  runner?: SessionRunner;
 }
 
 export class SessionHub {
@@ -198,8 +201,11 @@ export class SessionHub {
     const agent = agentOf(params["_meta"]) ?? this.options.defaultAgent;
     const gateway = await this.gatewayFor(agent);
     const result = await gateway.newSession(params);
-    await this.access.own(client.user, String(result["sessionId"]));
-    await this.catchUp(client, String(result["sessionId"]), 0);
+    const id = String(result["sessionId"]);
+    await this.access.own(client.user, id);
+    await this.options.runner?.claim(id, false);
+    await this.catchUp(client, id, 0);
+    this.options.runner?.attached(id);
     return result;
   }
 
@@ -219,7 +225,22 @@ export class SessionHub {
         },
       });
     await this.catchUp(client, record.id, 0);
-    return gateway.resumeSession({ sessionId: record.id });
+    return this.restoreIfHeld(record.id, gateway);
+  }
+
+  // Restores the agent when this process may run the session; else the session is only watched
+  // here (its runner elsewhere streams through the ledger) and answered from the ledger.
+  private async restoreIfHeld(
+    sessionId: string,
+    gateway: Gateway,
+  ): Promise<Params> {
+    const runner = this.options.runner;
+    if (!runner) return gateway.resumeSession({ sessionId });
+    runner.attached(sessionId);
+    const claim = await runner.claim(sessionId, false);
+    if (!claim.held) return gateway.sessionState(sessionId);
+    if (claim.interrupted) await this.endInterrupted(sessionId);
+    return gateway.resumeSession({ sessionId });
   }
 
   async resumeSession(client: HubClient, params: Params): Promise<Params> {
@@ -230,7 +251,7 @@ export class SessionHub {
     // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
     if (after !== undefined) await this.catchUp(client, record.id, after);
     else this.attachments.attach(record.id, client);
-    return gateway.resumeSession({ sessionId: record.id });
+    return this.restoreIfHeld(record.id, gateway);
   }
 
   /** What a client missed: the updates after its cursor, and how the last turn stands. */
@@ -259,6 +280,8 @@ export class SessionHub {
     const again = key ? await this.recorded(record.id, key) : undefined;
     if (again) return again;
     const gateway = await this.gatewayFor(record.agent);
+    // Claimed before the check below, so that nothing awaits between it and running.set.
+    const claimed = await this.claimTurn(record.id);
     const live = this.running.get(record.id);
     if (live && key !== undefined && live.key === key) return live.done;
     if (live)
@@ -272,6 +295,13 @@ export class SessionHub {
     try {
       return await done;
     } finally {
+      // The answer goes out once the lease says idle: another node may take the session next.
+      if (claimed)
+        await this.options.runner
+          ?.turnEnded(record.id)
+          .catch((error: unknown) =>
+            this.logger.warn({ err: error }, "cluster: turn end not recorded"),
+          );
       this.running.delete(record.id);
       if (this.attachments.owner(record.id) === client)
         this.attachments.setOwner(record.id, undefined);
@@ -302,6 +332,29 @@ export class SessionHub {
     };
   }
 
+  // Takes the session's lease for a turn (from an idle or dead runner); true when this call took
+  // it. A turn already running here is left to the gateway's busy rule.
+  private async claimTurn(sessionId: string): Promise<boolean> {
+    const runner = this.options.runner;
+    if (!runner || this.running.has(sessionId)) return false;
+    const claim: Claim = await runner.claim(sessionId, true);
+    if (!claim.held)
+      throw new HubError(
+        "PROMPT_IN_FLIGHT",
+        `session ${sessionId} is running a turn on node ${claim.holder}: wait for it to end, or cancel it`,
+      );
+    if (claim.interrupted) await this.endInterrupted(sessionId);
+    return true;
+  }
+
+  /** Forgets the agent's live session here: another process runs it now (cluster handover). */
+  async release(sessionId: string): Promise<void> {
+    if (this.running.has(sessionId)) return; // a turn here ends first (a database outage)
+    const record = await this.shared.getSession(sessionId);
+    const gateway = record && this.gateways.get(record.agent);
+    if (gateway) await (await gateway).release(sessionId);
+  }
+
   // A turn the hub's restart killed: tell the session why, and record its end as cancelled.
   private async endInterrupted(sessionId: string): Promise<void> {
     const update = {
@@ -323,6 +376,8 @@ export class SessionHub {
     if (!record) return;
     if (client) await this.access.mustDrive(client.user, record.id);
     (await this.gatewayFor(record.agent)).cancel(params);
+    if (!this.running.has(record.id))
+      await this.options.runner?.relayCancel(record.id);
   }
 
   async listSessions(params: Params, client?: HubClient): Promise<Params> {
@@ -365,9 +420,11 @@ export class SessionHub {
   async gatewayOf(client: HubClient, sessionId: unknown): Promise<Gateway> {
     if (sessionId === undefined)
       return this.gatewayFor(this.options.defaultAgent);
-    return this.gatewayFor(
-      (await this.attachedRecord(client, sessionId)).agent,
-    );
+    const record = await this.attachedRecord(client, sessionId);
+    // In a cluster the session comes here first when idle (a mode or setting is the agent's).
+    if (await this.claimTurn(record.id))
+      await this.options.runner?.turnEnded(record.id);
+    return this.gatewayFor(record.agent);
   }
 
   get liveTurns(): number {

@@ -74,6 +74,11 @@ export class HubWatch {
       if (a.client.closed || (a.client === owner && !a.client.watch)) continue;
       offer(a, "session/update", batch, seq);
     }
+    this.started(sessionId);
+  }
+
+  /** A turn started (here, or on another node of a cluster): tell the watchers. */
+  started(sessionId: string): void {
     this.running.add(sessionId);
     this.failed.delete(sessionId);
     this.tellState(sessionId, { running: true });

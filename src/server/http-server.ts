@@ -48,6 +48,8 @@ export interface HubServerOptions {
   openConnections: () => number;
   limits?: Partial<ServerLimits>;
   metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** What /healthz adds (a cluster node's database and leases); `ok: false` answers 503. */
+  health?: () => { ok: boolean } & Record<string, unknown>;
   /** The web page's routes (`/`, assets, login, logout); none: no page. */
   web?: WebRoutes;
   /** A credential accepted besides the bearer token (the web page's cookie). */
@@ -128,13 +130,15 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const path = pathOf(req);
-    if (path === "/healthz" && req.method === "GET")
+    if (path === "/healthz" && req.method === "GET") {
+      const { ok, ...more } = o.health?.() ?? { ok: true };
       return send(
         res,
-        200,
-        JSON.stringify({ status: "ok" }),
+        ok ? 200 : 503,
+        JSON.stringify({ status: ok ? "ok" : "degraded", ...more }),
         "application/json",
       );
+    }
     if (o.web?.owns(path)) return o.web.handle(req, res, guard);
     const verdict = guard.check(req, true);
     if (!verdict.ok) return refuse(res, verdict);

@@ -7,6 +7,8 @@ import type { Logger } from "../shared/logger.js";
 
 export interface HubLinkOptions {
   url: string;
+  /** The nodes of a cluster to go round (url is the first): each attempt tries the next. */
+  urls?: string[];
   token: string;
   logger: Logger;
   /** Longest wait between attempts. */
@@ -38,6 +40,8 @@ export function openHubLink(o: HubLinkOptions): HubLink {
   let downSince: number | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
+  const urls = o.urls && o.urls.length > 0 ? o.urls : [o.url];
+  let next = 0;
 
   const retry = (reason: string) => {
     if (closed) return;
@@ -47,18 +51,23 @@ export function openHubLink(o: HubLinkOptions): HubLink {
       o.onGiveUp(
         new HubError(
           "CLOSED",
-          `the hub at ${o.url} stayed unreachable: ${reason}`,
+          `the hub at ${urls.join(", ")} stayed unreachable: ${reason}`,
         ),
       );
       return;
     }
-    const ceiling = Math.min(maxBackoff, 100 * 2 ** attempt);
+    // With several nodes, a lost node's neighbour is tried at once, back-off once round.
+    const round = Math.floor(attempt / urls.length);
+    const ceiling =
+      attempt % urls.length === 0 ? Math.min(maxBackoff, 100 * 2 ** round) : 20;
     attempt += 1;
     timer = setTimeout(connect, ceiling / 2 + Math.random() * (ceiling / 2));
   };
 
   const connect = () => {
-    const ws = new WebSocket(o.url, {
+    const url = urls[next % urls.length] as string;
+    next += 1;
+    const ws = new WebSocket(url, {
       headers: { Authorization: `Bearer ${o.token}` },
       maxPayload: o.maxFrameBytes ?? 64 * 1024 * 1024,
     });

@@ -17,6 +17,8 @@ export const MAX_HELD_MESSAGES = 10_000;
 
 export interface HubShimOptions {
   url: string;
+  /** Several nodes of a cluster (url is the first): a lost link tries the next. */
+  urls?: string[];
   token: string;
   logger: Logger;
   maxMessageBytes: number;
@@ -308,6 +310,7 @@ export async function runHubShim(o: HubShimOptions): Promise<void> {
   const failed = new Promise<never>((_r, reject) => (fail = reject));
   shim.link = openHubLink({
     url: o.url,
+    urls: o.urls,
     token: o.token,
     logger: o.logger,
     reconnectForMs: o.reconnectForMs,

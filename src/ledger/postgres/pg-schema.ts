@@ -42,6 +42,21 @@ const MIGRATIONS: string[] = [
    CREATE INDEX acphub_batches_at ON acphub_batches (at);`,
   // 4 (issue 22): users, their login codes, who may see which session, and the audit log.
   usersSchemaSql("acphub_", "BIGSERIAL PRIMARY KEY", "TEXT"),
+  // 5 (issue 23): the nodes of a cluster of `acphub serve` processes, and which node runs each
+  // session's agent (a lease renewed with the node's heartbeat; `busy` while a turn runs).
+  `CREATE TABLE acphub_nodes (
+     id TEXT PRIMARY KEY,
+     url TEXT NOT NULL,
+     started BIGINT NOT NULL,
+     heartbeat BIGINT NOT NULL
+   );
+   CREATE TABLE acphub_leases (
+     session_id TEXT PRIMARY KEY,
+     node_id TEXT NOT NULL,
+     expires BIGINT NOT NULL,
+     busy BOOLEAN NOT NULL DEFAULT FALSE
+   );
+   CREATE INDEX acphub_leases_node ON acphub_leases (node_id);`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

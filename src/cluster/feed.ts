@@ -1,0 +1,92 @@
+// Updates of turns that other nodes run, for the clients attached here: the ledger's follow
+// (LISTEN/NOTIFY, the wake-up) says a session grew; what is after each client's last sequence
+// number is read from the ledger (the truth) and offered, so each update arrives once, in
+// order, with the seq the runner's own clients saw. A client's cursor skips what it already has.
+import { offer, type Attached } from "../hub/attachments.js";
+import type { SessionHub } from "../hub/session-hub.js";
+import { updatesAfter } from "../hub/turn-records.js";
+import type { LedgerEvent } from "../engine/ports.js";
+import type { Logger } from "../shared/logger.js";
+
+export type Follow = (
+  sessionId: string,
+  listener: (seq: number) => void,
+) => () => void;
+
+type Params = Record<string, unknown>;
+
+export class ClusterFeed {
+  private readonly followed = new Map<string, () => void>();
+  /** Sessions being read now, and those told again meanwhile. */
+  private readonly reading = new Set<string>();
+  private readonly again = new Set<string>();
+
+  constructor(
+    private readonly hub: SessionHub,
+    private readonly follow: Follow,
+    private readonly runsHere: (sessionId: string) => boolean,
+    private readonly logger: Logger,
+  ) {}
+
+  // Starts following a session a client here attached to (once).
+  attached(sessionId: string): void {
+    if (this.followed.has(sessionId)) return;
+    this.followed.set(
+      sessionId,
+      this.follow(sessionId, () => void this.pump(sessionId)),
+    );
+    void this.pump(sessionId);
+  }
+
+  /** Reads every followed session again: a notification lost with its connection is caught up. */
+  tick(): void {
+    for (const id of this.followed.keys()) void this.pump(id);
+  }
+
+  // Reads what the session's clients here lack and offers it; one read at a time per session.
+  private async pump(sessionId: string): Promise<void> {
+    const clients = this.hub.attachments
+      .attached(sessionId)
+      .filter((a) => !a.client.closed);
+    if (clients.length === 0) {
+      this.followed.get(sessionId)?.();
+      this.followed.delete(sessionId);
+      return;
+    }
+    if (this.reading.has(sessionId)) return void this.again.add(sessionId);
+    this.reading.add(sessionId);
+    try {
+      const after = Math.min(...clients.map((a) => a.seq));
+      const events = await this.hub.ledger.events(sessionId, {
+        afterSeq: after,
+      });
+      this.offerAll(sessionId, events, after, clients);
+    } catch (error) {
+      this.logger.warn({ err: error, sessionId }, "cluster: follow failed");
+    } finally {
+      this.reading.delete(sessionId);
+      if (this.again.delete(sessionId)) void this.pump(sessionId);
+    }
+  }
+
+  private offerAll(
+    sessionId: string,
+    events: LedgerEvent[],
+    after: number,
+    clients: Attached[],
+  ): void {
+    const remote = !this.runsHere(sessionId);
+    const bySeq = new Map<number, Params[]>();
+    for (const item of updatesAfter(sessionId, events, after))
+      bySeq.set(item.seq, [...(bySeq.get(item.seq) ?? []), item.params]);
+    for (const event of events) {
+      const batch = bySeq.get(event.seq) ?? [];
+      if (batch.length > 0)
+        for (const a of clients) offer(a, "session/update", batch, event.seq);
+      if (!remote) continue;
+      if (event.kind === "prompt") this.hub.watch.started(sessionId);
+      if (event.kind === "turn_end")
+        this.hub.watch.ended(sessionId, event.payload as Params);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+// The port through which the hub asks whether this process may run a session's agent: with one
+// process it always may (no runner given); in a cluster (src/cluster/) a lease decides.
+
+/** What a claim on a session's lease found. */
+export type Claim =
+  | {
+      held: true;
+      /** The previous holder died mid-turn: that turn ended with it. */ interrupted: boolean;
+    }
+  | {
+      held: false;
+      /** The node that runs the session now. */ holder: string;
+      busy: boolean;
+    };
+
+export interface SessionRunner {
+  /** Takes the lease when free, expired or ours; `turn` also takes an idle one and marks it busy. */
+  claim(sessionId: string, turn: boolean): Promise<Claim>;
+  /** The turn this node ran ended: the lease stays, no longer busy. */
+  turnEnded(sessionId: string): Promise<void>;
+  /** Asks the node that runs the session to cancel its turn. */
+  relayCancel(sessionId: string): Promise<void>;
+  /** A client on this node attached to the session (to follow turns run elsewhere). */
+  attached(sessionId: string): void;
+}

@@ -1,0 +1,378 @@
+// Several real `acphub serve` processes on one real PostgreSQL (issue 23): a session made on node
+// A is watched live from node B mid-turn (every update once, in order, same seq); a prompt sent
+// to B for A's idle session runs on B and streams to B's client (and live to A's); after kill -9
+// of A a prompt on B takes A's session over and ends end_turn with the context restored; and
+// `acphub nodes list` tells which nodes are up and what each runs.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { mockConfig, startEditor, type TestEditor } from "../helpers/editor.js";
+import {
+  connectClient,
+  allowOnce,
+  INIT,
+  openSession,
+  seqOf,
+  startHub,
+  text,
+  until,
+  type HubTestClient,
+  type RunningHub,
+} from "../helpers/hub.js";
+import { steps, tempDir } from "../helpers/mock.js";
+import { startPostgres, type PgServer } from "../helpers/postgres.js";
+
+let server: PgServer;
+beforeAll(async () => {
+  server = await startPostgres({ fsync: false });
+});
+afterAll(() => server?.stop());
+
+/** One token for every node, as a cluster behind one load balancer has. */
+const TOKEN = "cluster-test-token";
+const hubs: RunningHub[] = [];
+const editors: TestEditor[] = [];
+const clients: HubTestClient[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  for (const e of editors.splice(0)) {
+    e.child.kill("SIGKILL");
+    await e.exited;
+  }
+  for (const h of hubs.splice(0)) {
+    h.child.kill("SIGKILL");
+    await h.exited;
+  }
+});
+
+// A node on the shared ledger, with its own home (config, token) and node id.
+async function node(url: string, id: string, leaseMs = 2000) {
+  const home = tempDir();
+  mockConfig(home, [], { cluster: { leaseMs } });
+  const h = await startHub(home, ["--node-id", id], {
+    ACPHUB_LEDGER_URL: url,
+    ACPHUB_TOKEN: TOKEN,
+  });
+  hubs.push(h);
+  return { h, home };
+}
+
+function client(h: RunningHub): HubTestClient {
+  const c = connectClient(h, "ws");
+  clients.push(c);
+  return c;
+}
+
+const said = (c: HubTestClient, sessionId: string) =>
+  c
+    .updates(sessionId)
+    .filter(isAgentChunk)
+    .map(
+      (u) =>
+        (u["update"] as { content?: { text?: string } }).content?.text ?? "",
+    )
+    .join("");
+
+async function nodes(home: string, url: string) {
+  const r = await runCli(["nodes", "list", "--json"], {
+    home,
+    env: { ACPHUB_LEDGER_URL: url },
+  });
+  expect(r.stderr).toBe("");
+  return (
+    JSON.parse(r.stdout) as {
+      nodes: { id: string; alive: boolean; sessions: number }[];
+    }
+  ).nodes;
+}
+
+describe("acphub serve nodes on one PostgreSQL", () => {
+  it("a session made on A is watched live from B mid-turn: every update once, in order, with A's seq", async () => {
+    const url = await server.database();
+    const a = await node(url, "node-a");
+    const b = await node(url, "node-b");
+    // The turn waits at each permission question until the test answers it: mid-turn for sure.
+    const gates: (() => void)[] = [];
+    const onA = connectClient(a.h, "ws", (_m, params) => {
+      return new Promise((resolve) =>
+        gates.push(() => resolve(allowOnce(_m, params))),
+      );
+    });
+    clients.push(onA);
+    const sessionId = await openSession(onA, a.home);
+    const ask = { permission: { title: "Edit", kind: "edit" } };
+    const turn = onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(
+        steps(
+          { text: "one ", chunks: 3 },
+          ask,
+          { text: "two ", chunks: 3 },
+          ask,
+          { text: "three ", chunks: 3 },
+        ),
+      ),
+    });
+    await until(() => gates.length === 1);
+    const onB = client(b.h);
+    await onB.agent.request("initialize", INIT);
+    await onB.agent.request("session/load", {
+      sessionId,
+      cwd: a.home,
+      mcpServers: [],
+    });
+    expect(said(onB, sessionId)).toContain("one ");
+    expect(said(onB, sessionId)).not.toContain("two ");
+    gates[0]!();
+    // B sees "two" while the turn waits at the second question on A: live, not replayed.
+    await until(() => said(onB, sessionId).includes("two "));
+    expect(gates.length).toBe(2);
+    gates[1]!();
+    expect(await turn).toMatchObject({ stopReason: "end_turn" });
+    await until(() => said(onB, sessionId).includes("three "));
+    const seqsB = onB.updates(sessionId).map(seqOf);
+    expect(seqsB).toEqual([...seqsB].sort((x, y) => x - y));
+    expect(new Set(seqsB).size).toBe(seqsB.length - promptBlocks(onB));
+    const agentA = onA.updates(sessionId).filter(isAgentChunk);
+    const agentB = onB.updates(sessionId).filter(isAgentChunk);
+    expect(agentB.map(seqOf)).toEqual(agentA.map(seqOf));
+    expect(said(onB, sessionId)).toBe(said(onA, sessionId));
+    expect(said(onB, sessionId)).toMatch(/^one .*two .*three $/s);
+    const listed = await nodes(a.home, url);
+    expect(listed.map((n) => [n.id, n.alive, n.sessions])).toEqual([
+      ["node-a", true, 1],
+      ["node-b", true, 0],
+    ]);
+    const health = await fetch(`${b.h.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({
+      status: "ok",
+      node: "node-b",
+      database: true,
+    });
+  });
+
+  it("a prompt sent to B for A's idle session runs on B, streams to B's client and live to A's", async () => {
+    const url = await server.database();
+    const a = await node(url, "node-a");
+    const b = await node(url, "node-b");
+    const onA = client(a.h);
+    const sessionId = await openSession(onA, a.home);
+    await onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "from A " })),
+    });
+    const onB = client(b.h);
+    await onB.agent.request("initialize", INIT);
+    await onB.agent.request("session/load", {
+      sessionId,
+      cwd: a.home,
+      mcpServers: [],
+    });
+    const before = onB.updates(sessionId).length;
+    const result = await onB.agent.request("session/prompt", {
+      sessionId,
+      prompt: text("and then B?"),
+    });
+    expect(result).toMatchObject({ stopReason: "end_turn" });
+    const reply = JSON.stringify(onB.updates(sessionId).slice(before));
+    expect(reply).toContain("This session was restored"); // B's agent was primed
+    expect(reply).toContain("from A");
+    await until(() =>
+      JSON.stringify(onA.updates(sessionId)).includes("and then B?"),
+    );
+    const last = (c: HubTestClient) => c.updates(sessionId).map(seqOf).at(-1);
+    await until(() => last(onA) === last(onB));
+    const listed = await nodes(a.home, url);
+    expect(listed.find((n) => n.id === "node-b")?.sessions).toBe(1);
+    expect(listed.find((n) => n.id === "node-a")?.sessions).toBe(0);
+    // A cancel sent to A for the turn B runs reaches B.
+    const long = onB.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "long on B " }, { sleep: 60_000 })),
+    });
+    await until(() => said(onA, sessionId).includes("long on B "));
+    await onA.agent.notify("session/cancel", { sessionId });
+    expect(await long).toMatchObject({ stopReason: "cancelled" });
+  });
+
+  it("after kill -9 of A, a prompt on B takes A's session over and ends end_turn with the context restored; the turn A ran ends cancelled", async () => {
+    const url = await server.database();
+    const a = await node(url, "node-a");
+    const b = await node(url, "node-b");
+    const onA = client(a.h);
+    const sessionId = await openSession(onA, a.home);
+    await onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "remember the lighthouse " })),
+    });
+    const onB = client(b.h);
+    await onB.agent.request("initialize", INIT);
+    await onB.agent.request("session/load", {
+      sessionId,
+      cwd: a.home,
+      mcpServers: [],
+    });
+    void onA.agent
+      .request("session/prompt", {
+        sessionId,
+        prompt: text(steps({ text: "started " }, { sleep: 60_000 })),
+      })
+      .catch(() => undefined);
+    await until(() => said(onB, sessionId).includes("started "));
+    // While A runs the turn, B refuses a second one and names the node.
+    await expect(
+      onB.agent.request("session/prompt", { sessionId, prompt: text("x") }),
+    ).rejects.toMatchObject({ message: expect.stringContaining("node-a") });
+    a.h.child.kill("SIGKILL");
+    await a.h.exited;
+    hubs.splice(hubs.indexOf(a.h), 1);
+    let result: unknown;
+    // Refused while the lease has not lapsed yet (cluster.leaseMs 2 s); then taken over.
+    await until(async () => {
+      result = await onB.agent
+        .request("session/prompt", {
+          sessionId,
+          prompt: text("what do you remember?"),
+        })
+        .catch(() => undefined);
+      return result !== undefined;
+    });
+    expect(result).toMatchObject({ stopReason: "end_turn" });
+    const all = said(onB, sessionId);
+    expect(all).toContain("the hub stopped while this turn ran");
+    expect(all).toContain("This session was restored");
+    expect(all.split("remember the lighthouse").length).toBeGreaterThan(2);
+    const listed = await nodes(b.home, url);
+    expect(listed.map((n) => [n.id, n.alive, n.sessions])).toEqual([
+      ["node-a", false, 0],
+      ["node-b", true, 1],
+    ]);
+  }, 30_000);
+
+  it("the stdio shim given both nodes survives kill -9 of the node it was on", async () => {
+    const url = await server.database();
+    const a = await node(url, "node-a");
+    const b = await node(url, "node-b");
+    const home = tempDir();
+    mockConfig(home);
+    const editor = startEditor(home, {
+      args: ["--hub", `${a.h.url},${b.h.url}`],
+      env: { ACPHUB_TOKEN: TOKEN },
+    });
+    editors.push(editor);
+    await editor.agent.request("initialize", INIT);
+    const { sessionId } = await editor.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: home, mcpServers: [] },
+    );
+    await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: text("first, on node A"),
+    });
+    a.h.child.kill("SIGKILL");
+    await a.h.exited;
+    hubs.splice(hubs.indexOf(a.h), 1);
+    const result = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: text("then on node B"),
+    });
+    expect(result).toMatchObject({ stopReason: "end_turn" });
+    const shown = editor
+      .updates()
+      .filter(isAgentChunk)
+      .map((u) => (u["update"] as { content: { text: string } }).content.text)
+      .join("");
+    expect(shown).toContain("This session was restored");
+    expect(shown).toContain("User: first, on node A");
+    expect(shown).toMatch(/then on node B$/);
+    const listed = await nodes(b.home, url);
+    expect(listed.find((n) => n.id === "node-b")?.sessions).toBe(1);
+  }, 30_000);
+
+  it("SIGTERM drains: the running turn ends end_turn, then the node leaves nodes list", async () => {
+    const url = await server.database();
+    const a = await node(url, "node-a");
+    const b = await node(url, "node-b");
+    const onA = client(a.h);
+    const sessionId = await openSession(onA, a.home);
+    const turn = onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(
+        steps({ text: "draining " }, { sleep: 1500 }, { text: "done" }),
+      ),
+    });
+    await until(() => said(onA, sessionId).includes("draining "));
+    a.h.child.kill("SIGTERM");
+    expect(await turn).toMatchObject({ stopReason: "end_turn" });
+    expect(await a.h.exited).toBe(0);
+    hubs.splice(hubs.indexOf(a.h), 1);
+    expect((await nodes(b.home, url)).map((n) => n.id)).toEqual(["node-b"]);
+  }, 30_000);
+
+  it("three nodes: a turn prompted on C for A's session reaches the clients on A and B, same seqs", async () => {
+    const url = await server.database();
+    const [a, b, c] = [
+      await node(url, "node-a"),
+      await node(url, "node-b"),
+      await node(url, "node-c"),
+    ];
+    const onA = client(a.h);
+    const sessionId = await openSession(onA, a.home);
+    await onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "on A " })),
+    });
+    const [onB, onC] = [client(b.h), client(c.h)];
+    for (const x of [onB, onC]) {
+      await x.agent.request("initialize", INIT);
+      await x.agent.request("session/load", {
+        sessionId,
+        cwd: a.home,
+        mcpServers: [],
+      });
+    }
+    await onC.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "on C ", chunks: 4 })),
+    });
+    const lastC = onC.updates(sessionId).map(seqOf).at(-1);
+    for (const x of [onA, onB])
+      await until(() => x.updates(sessionId).map(seqOf).at(-1) === lastC);
+    const agentSeqs = (x: HubTestClient) =>
+      x
+        .updates(sessionId)
+        .filter(isAgentChunk)
+        .map(seqOf)
+        .filter((seq) => seq > 0); // an unstored notice (no seq) is live only
+    expect(agentSeqs(onA)).toEqual(agentSeqs(onC));
+    expect(agentSeqs(onB)).toEqual(agentSeqs(onC));
+    expect(said(onB, sessionId)).toMatch(/^on A .*on C $/s);
+    expect(said(onA, sessionId)).toBe(said(onB, sessionId));
+    const listed = await nodes(a.home, url);
+    expect(listed.map((n) => [n.id, n.sessions])).toEqual([
+      ["node-a", 0],
+      ["node-b", 0],
+      ["node-c", 1],
+    ]);
+  }, 40_000);
+});
+
+function isAgentChunk(u: Record<string, unknown>): boolean {
+  return (
+    (u["update"] as { sessionUpdate?: string }).sessionUpdate ===
+    "agent_message_chunk"
+  );
+}
+
+// Prompt blocks share their prompt's seq: the number of repeats to allow.
+function promptBlocks(c: HubTestClient): number {
+  const seqs = c
+    .updates()
+    .filter(
+      (u) =>
+        (u["update"] as { sessionUpdate?: string }).sessionUpdate ===
+        "user_message_chunk",
+    )
+    .map(seqOf);
+  return seqs.length - new Set(seqs).size;
+}
