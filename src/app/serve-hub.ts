@@ -18,7 +18,12 @@ import { resourceNotFound } from "../protocol/wire-errors.js";
 import { installed } from "../agents/registry.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
-import { buildGateway, hostForEditor, openLedger } from "./wiring.js";
+import {
+  buildGateway,
+  hostForEditor,
+  openLedger,
+  tracingFor,
+} from "./wiring.js";
 
 export interface ServeHub {
   hub: SessionHub;
@@ -40,6 +45,7 @@ export async function openServeHub(
   reapOrphans(paths.stateDir, logger);
   const defaultAgent = agent ?? defaultAgentName(config);
   resolveAgent(defaultAgent, config); // fails early on an unknown name
+  const tracing = await tracingFor(ctx);
   const ledger = await openLedger(ctx);
   /** The host of each agent's current gateway, for `readTerminal`. */
   const hostOf = new Map<string, HostServices>();
@@ -64,6 +70,7 @@ export async function openServeHub(
       ledger,
       host,
       editor,
+      ...(tracing ? { tracing } : {}),
       limits: {
         sessionsPerMinute: Number.MAX_SAFE_INTEGER,
         busyPrompt: "reject",
@@ -114,6 +121,7 @@ export async function openServeHub(
       closing = true;
       await hub.close();
       for (const host of hostOf.values()) host.close();
+      await tracing?.shutdown();
     },
   };
 }
