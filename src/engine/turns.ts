@@ -122,8 +122,10 @@ async function runTurn(
   try {
     const result = await done;
     if (primed) live.needsPriming = false;
+    // The answer's token usage is kept with the turn's end (acphub usage reads it).
     const endSeq = await parts.ledger.append(hubId, "turn_end", {
       stopReason: result.stopReason,
+      ...(result.usage ? { usage: result.usage } : {}),
     });
     parts.events.turnEnded({
       sessionId: hubId,
