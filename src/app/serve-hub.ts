@@ -82,6 +82,7 @@ export async function openServeHub(
         });
       },
     });
+    gateway.observe(metrics.usage(name));
     // A name gets a new gateway only after its last one failed to start: its host goes.
     hostOf.get(name)?.close();
     hostOf.set(name, host);
