@@ -27,6 +27,7 @@ export const LAYERS = {
   cluster: ["hub", "engine", "contracts", "protocol", "config", "shared"],
   "mock-agent": ["protocol", "shared"],
   web: ["shared"],
+  telemetry: ["engine", "contracts", "protocol", "config", "shared"],
 };
 const ALL = Object.keys(LAYERS);
 // The composition root may use every layer; the command line, every layer and the root.

@@ -60,6 +60,7 @@ export async function decidePermission(
   scope.aborts.add(controller);
   let answer: PermissionAnswer;
   let decidedBy: PermissionDecider = "host";
+  const askedAt = Date.now();
   try {
     if (scope.turnCancelled()) throw new Error("turn cancelled");
     const ask = scope.host?.requestPermission;
@@ -79,7 +80,14 @@ export async function decidePermission(
     scope.aborts.delete(controller);
   }
   const { sessionId } = scope;
-  scope.emit({ type: "permission", sessionId, request, decidedBy, ...answer });
+  scope.emit({
+    type: "permission",
+    sessionId,
+    request,
+    decidedBy,
+    askedAt,
+    ...answer,
+  });
   return { outcome: answer.outcome };
 }
 
@@ -99,7 +107,7 @@ export async function bridgeRequest(
   };
   try {
     const result = await handler(params, hostContext(scope, signal));
-    scope.emit({ ...base, ok: true });
+    scope.emit({ ...base, ok: true, ...terminalResult(method, result) });
     return result ?? {};
   } catch (error) {
     const wire =
@@ -113,4 +121,16 @@ export async function bridgeRequest(
     });
     throw wire;
   }
+}
+
+// The part of a terminal answer a trace shows (its id, its exit status); nothing else is kept.
+function terminalResult(
+  method: string,
+  result: unknown,
+): { result?: Record<string, unknown> } {
+  if (method !== "terminal/create" && method !== "terminal/wait_for_exit")
+    return {};
+  if (!result || typeof result !== "object") return {};
+  const { terminalId, exitCode, signal } = result as Record<string, unknown>;
+  return { result: { terminalId, exitCode, signal } };
 }

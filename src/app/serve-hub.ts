@@ -29,6 +29,7 @@ import {
   hostForEditor,
   ledgerUrl,
   openLedger,
+  tracingFor,
 } from "./wiring.js";
 import type { UserStore } from "../contracts/users.js";
 import { userStoreOf } from "../ledger/open.js";
@@ -57,6 +58,7 @@ export async function openServeHub(
   reapOrphans(paths.stateDir, logger);
   const defaultAgent = agent ?? defaultAgentName(config);
   resolveAgent(defaultAgent, config); // fails early on an unknown name
+  const tracing = await tracingFor(ctx);
   const ledger = await openLedger(ctx);
   /** The host of each agent's current gateway, for `readTerminal`. */
   const hostOf = new Map<string, HostServices>();
@@ -81,6 +83,7 @@ export async function openServeHub(
       ledger,
       host,
       editor,
+      ...(tracing ? { tracing } : {}),
       limits: {
         sessionsPerMinute: Number.MAX_SAFE_INTEGER,
         busyPrompt: "reject",
@@ -92,6 +95,7 @@ export async function openServeHub(
         });
       },
     });
+    gateway.observe(metrics.usage(name));
     // A name gets a new gateway only after its last one failed to start: its host goes.
     hostOf.get(name)?.close();
     hostOf.set(name, host);
@@ -140,6 +144,7 @@ export async function openServeHub(
       await hub.close();
       for (const host of hostOf.values()) host.close();
       await cluster?.stop();
+      await tracing?.shutdown();
     },
   };
 }

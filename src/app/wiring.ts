@@ -36,6 +36,7 @@ import { PermissionEngine, type Approver } from "../host/permission-engine.js";
 import type { Logger } from "../shared/logger.js";
 import { SecretMasker } from "../shared/secrets.js";
 import { sandboxSettings } from "./sandbox.js";
+import { openTracing, type Tracing } from "../telemetry/tracing.js";
 import type { RunHostFactory } from "../workflows/runtime/commands.js";
 
 export interface HostWiring {
@@ -174,6 +175,8 @@ export interface GatewayWiring {
   signal?: AbortSignal;
   /** The agent is a running hub (`--hub`): see GatewayOptions.agentIsHub. */
   agentIsHub?: boolean | "replay";
+  /** Traces the gateway's turns (when tracing is on). */
+  tracing?: Tracing;
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -187,7 +190,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
     early = undefined;
     return p && !p.hasExited ? p : undefined;
   };
-  return new Gateway({
+  const gateway = new Gateway({
     agentName: w.agentName,
     ledger: w.ledger,
     logger,
@@ -223,6 +226,8 @@ export function buildGateway(w: GatewayWiring): Gateway {
         );
       }),
   });
+  if (w.tracing) gateway.observe(w.tracing.listener(w.agentName));
+  return gateway;
 }
 
 // The host services over an editor channel: permissions asked of the editor(s), the agent's
@@ -259,4 +264,10 @@ export function hostForEditor(
     relayedCapabilities: () =>
       relayedClientCapabilities(editor.editorCapabilities),
   };
+}
+
+// Tracing from config and OTEL_* (undefined when off: the SDK is not loaded), text masked.
+export function tracingFor(ctx: AppContext): Promise<Tracing | undefined> {
+  const masker = SecretMasker.fromEnv(process.env);
+  return openTracing(ctx.config, ctx.logger, (text) => masker.mask(text));
 }

@@ -19,6 +19,7 @@ import {
   hostForEditor,
   openLedger,
   runHostFactory,
+  tracingFor,
 } from "../app/wiring.js";
 import { stopSandboxRuntime } from "../host/sandbox/runtime-owner.js";
 
@@ -56,8 +57,9 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   } catch (error) {
     return fail(error);
   }
-  let ledger;
+  let ledger, tracing;
   try {
+    tracing = await tracingFor(ctx);
     ledger = await openLedger(ctx);
   } catch (error) {
     return fail(error);
@@ -82,11 +84,13 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
       options.workflow,
     ),
     cwd,
+    ...(tracing ? { tracing } : {}),
   });
   const stop = once(async () => {
     await gateway
       .close()
       .catch((error: unknown) => logger.warn({ err: error }, "shutdown"));
+    await tracing?.shutdown();
     host.close();
     await stopSandboxRuntime().catch((error: unknown) =>
       logger.warn({ err: error }, "stopping the sandbox runtime failed"),

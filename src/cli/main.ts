@@ -132,6 +132,17 @@ Examples:
   });
 
 program
+  .command("usage")
+  .description("tokens and cost the agents reported, from the ledger")
+  .option("--since <when>", "only since then: 30m, 24h, 7d or a date")
+  .option("--by <what>", "one row per agent (default) or session")
+  .option("--json", "print the rows as JSON")
+  .action(async (options: Record<string, unknown>) => {
+    const { usageCommand } = await import("./usage.js");
+    process.exitCode = await usageCommand({ ...program.opts(), ...options });
+  });
+
+program
   .command("acp")
   .description(
     "serve an agent to an editor over stdio (ACP), with durable sessions",

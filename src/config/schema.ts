@@ -87,6 +87,16 @@ export const configSchema = z.strictObject({
       busyPrompt: z.enum(["reject", "cancel"]).optional(),
     })
     .optional(),
+  telemetry: z
+    .strictObject({
+      /** The OTLP/HTTP endpoint (traces go to its /v1/traces); OTEL_EXPORTER_OTLP_ENDPOINT wins. */
+      endpoint: z.url().optional(),
+      /** The service.name of acphub's spans (default "acphub"); OTEL_SERVICE_NAME wins. */
+      serviceName: z.string().min(1).optional(),
+      /** Prompt and reply text on the spans, masked (default off). */
+      captureContent: z.boolean().optional(),
+    })
+    .optional(),
   permissions: z
     .strictObject({
       mode: permissionModeSchema.optional(),

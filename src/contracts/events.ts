@@ -34,6 +34,8 @@ export interface PermissionEvent {
   decidedBy: PermissionDecider;
   /** Why an automatic decision was made, for people reading the output. */
   reason?: string;
+  /** When the agent asked (ms since the epoch): how long the question waited. */
+  askedAt?: number;
 }
 
 export interface ClientRequestEvent {
@@ -43,6 +45,8 @@ export interface ClientRequestEvent {
   params: unknown;
   ok: boolean;
   error?: { code: number; message: string };
+  /** A terminal's id and exit status (terminal/create, terminal/wait_for_exit answers only). */
+  result?: Record<string, unknown>;
 }
 
 export interface ExtensionEvent {

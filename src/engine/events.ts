@@ -1,7 +1,7 @@
 // What the session engine tells whoever listens (the hub's watch, the metrics), as it happens:
 // a turn starting and ending, and a session's record changing. Nobody infers them from the
 // ledger's writes. Listeners are called synchronously and must not throw.
-import type { RawContentBlock } from "../contracts/events.js";
+import type { RawContentBlock, RunEvent } from "../contracts/events.js";
 import type { LedgerPort } from "./ledger-port.js";
 
 export interface TurnStarted {
@@ -9,6 +9,8 @@ export interface TurnStarted {
   /** The prompt's sequence number in the ledger. */
   promptSeq: number;
   prompt: RawContentBlock[];
+  /** The prompt's `_meta` as the editor sent it (a W3C `traceparent`, …). */
+  meta?: Record<string, unknown>;
 }
 
 export interface TurnEnded {
@@ -18,6 +20,8 @@ export interface TurnEnded {
   error?: string;
   /** The hub's restart killed the turn (recorded as cancelled afterwards). */
   interrupted?: boolean;
+  /** The usage in the agent's prompt answer, when it gave one. */
+  usage?: Record<string, unknown> | null;
 }
 
 export interface EngineEvents {
@@ -25,6 +29,10 @@ export interface EngineEvents {
   turnStarted?(event: TurnStarted): void;
   /** A turn's end is recorded. */
   turnEnded?(event: TurnEnded): void;
+  /** An event of a running turn, as the agent's side produced it (before masking and storing). */
+  turnEvent?(sessionId: string, event: RunEvent): void;
+  /** Keys to add to the `_meta` of the prompt sent to the agent (a `traceparent`). */
+  promptMeta?(sessionId: string): Record<string, unknown> | undefined;
   /** A session was created, copied (fork), changed (title, state…) or deleted. */
   sessionChanged?(sessionId: string): void;
 }
@@ -45,6 +53,20 @@ export class EngineEventHub implements Required<EngineEvents> {
 
   turnEnded(event: TurnEnded): void {
     for (const l of this.listeners) l.turnEnded?.(event);
+  }
+
+  turnEvent(sessionId: string, event: RunEvent): void {
+    for (const l of this.listeners) l.turnEvent?.(sessionId, event);
+  }
+
+  // Every listener's keys, merged in order; undefined when none adds any.
+  promptMeta(sessionId: string): Record<string, unknown> | undefined {
+    let meta: Record<string, unknown> | undefined;
+    for (const l of this.listeners) {
+      const more = l.promptMeta?.(sessionId);
+      if (more) meta = { ...meta, ...more };
+    }
+    return meta;
   }
 
   sessionChanged(sessionId: string): void {

@@ -51,7 +51,7 @@ export type SessionPatch = Partial<
 /**
  * What an event records. Payload shapes: `prompt` {prompt, meta?}; `update` {update, _meta?}
  * (exactly a `session/update`'s params without `sessionId`); `permission` {toolCall, outcome,
- * decidedBy, reason}; `turn_end` {stopReason} or {error}; `restore` {mode, agentSessionId};
+ * decidedBy, reason}; `turn_end` {stopReason, usage?} or {error}; `restore` {mode, agentSessionId};
  * `workflow` a workflow run's progress: run and step starts and ends (workflows/ports.ts);
  * `notice` {severity, title} one of acphub's notices, at the place it was shown (notices.ts).
  */

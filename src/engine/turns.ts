@@ -1,7 +1,11 @@
 // One prompt on a hub session: the busy-session rule, the prompt recorded before the agent sees
 // it, the transcript given to a primed session, and every event of the turn relayed in order.
 import { setTimeout } from "node:timers/promises";
-import type { PromptResult, RawContentBlock } from "../contracts/events.js";
+import type {
+  PromptResult,
+  RawContentBlock,
+  RunEvent,
+} from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
 import { errorMessage, HubError } from "../shared/errors.js";
 import { primingBlock, titleFromPrompt } from "./history.js";
@@ -74,7 +78,12 @@ async function startTurn(
     prompt,
     ...(meta ? { meta } : {}),
   });
-  parts.events.turnStarted({ sessionId: record.id, promptSeq, prompt });
+  parts.events.turnStarted({
+    sessionId: record.id,
+    promptSeq,
+    prompt,
+    ...(meta ? { meta } : {}),
+  });
   if (record.title === null)
     await ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
   const primed = live.needsPriming;
@@ -86,7 +95,9 @@ async function startTurn(
         ...prompt,
       ]
     : prompt;
-  const turn = live.session.prompt(blocks, { meta, signal });
+  const extra = parts.events.promptMeta(record.id);
+  const sent = extra ? { ...meta, ...extra } : meta;
+  const turn = live.session.prompt(blocks, { meta: sent, signal });
   claim.turn = turn;
   if (claim.cancelled) turn.cancel();
   return runTurn(parts, record.id, live, turn, primed, promptSeq);
@@ -104,15 +115,23 @@ async function runTurn(
   promptSeq: number,
 ): Promise<Params> {
   live.turn = turn;
-  const done = relayTurn(live.relay, turn);
+  const done = relayTurn(live.relay, turn, (event) =>
+    parts.events.turnEvent(hubId, event),
+  );
   live.turnDone = done.catch(() => undefined);
   try {
     const result = await done;
     if (primed) live.needsPriming = false;
+    // The answer's token usage is kept with the turn's end (acphub usage reads it).
     const endSeq = await parts.ledger.append(hubId, "turn_end", {
       stopReason: result.stopReason,
+      ...(result.usage ? { usage: result.usage } : {}),
     });
-    parts.events.turnEnded({ sessionId: hubId, stopReason: result.stopReason });
+    parts.events.turnEnded({
+      sessionId: hubId,
+      stopReason: result.stopReason,
+      ...(result.usage ? { usage: result.usage } : {}),
+    });
     live.compacting = compactTurn(parts, hubId, promptSeq, endSeq);
     return result.response;
   } catch (error) {
@@ -134,10 +153,12 @@ async function runTurn(
 async function relayTurn(
   relay: SessionRelay,
   turn: TurnPort,
+  heard: (event: RunEvent) => void,
 ): Promise<PromptResult> {
   relay.hold(() => turn.cancel());
   try {
     for await (const event of turn) {
+      heard(event);
       relay.push(event);
       if (relay.failed === undefined && relay.congested) await relay.settled();
     }

@@ -215,6 +215,7 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
             signal: session.turn.signal,
             remember: (u) => session.history.push(u),
             history: () => session.history,
+            promptMeta: params._meta ?? null,
             report: () => ({
               clientCapabilities,
               ...sessionState(session),

@@ -34,6 +34,7 @@ export const STEP_HELP: Record<string, string> = {
   extNotification: "{method, params} — an extension notification",
   elicit:
     "{message, mode, requestedSchema, cancelAfterMs} — elicitation/create, the answer reported as text",
+  promptMeta: "true — report the session/prompt's _meta as text",
   history: "true — report the user text this session has seen so far",
   state:
     "true — report the client's capabilities and the session's mode, model and options",

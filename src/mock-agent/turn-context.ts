@@ -13,6 +13,8 @@ export interface TurnContext {
   writeRaw: (line: string) => void;
   /** The session's history so far (user and agent updates), for the `history` step. */
   history?: () => Record<string, unknown>[];
+  /** The session/prompt's own `_meta`, for the `promptMeta` step. */
+  promptMeta?: unknown;
   /** What the `state` step reports: the client's capabilities and the session's settings. */
   report?: () => unknown;
 }

@@ -102,6 +102,11 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
       return ctx.client.notify(String(spec["method"]), spec["params"] ?? {});
     case "elicit":
       return elicit(ctx, spec);
+    case "promptMeta":
+      return say(
+        ctx,
+        `prompt _meta: ${JSON.stringify(ctx.promptMeta ?? null)}\n`,
+      );
     case "state":
       return say(ctx, `state: ${JSON.stringify(ctx.report?.() ?? null)}\n`);
     case "history":

@@ -1,7 +1,7 @@
 // The hub's Prometheus metrics (`GET /metrics`): connections, live sessions, turns by stop
 // reason, updates relayed, permission decisions, agent spawns and crashes, ledger append latency.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { ledgerWith } from "../engine/events.js";
+import { ledgerWith, type EngineEvents } from "../engine/events.js";
 import type { LedgerPort } from "../engine/ports.js";
 import type { SessionHubObserver } from "../hub/session-hub.js";
 
@@ -14,6 +14,8 @@ export interface HubMetrics {
   agentCrashed(): void;
   /** The ledger with each append timed into the latency histogram. */
   timeLedger(ledger: LedgerPort): LedgerPort;
+  /** The listener counting one agent's reported tokens and cost (Gateway.observe). */
+  usage(agent: string): EngineEvents;
   /** How many ACP connections are open now. */
   readonly openConnections: number;
 }
@@ -69,8 +71,10 @@ export function createMetrics(liveSessions: () => number): HubMetrics {
     buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5],
     ...r,
   });
+  const usage = usageCounters(r);
   return {
     registry,
+    usage,
     observer: {
       turnEnded: (reason) => turns.inc({ stop_reason: reason }),
       updateRelayed: () => updates.inc(),
@@ -85,6 +89,48 @@ export function createMetrics(liveSessions: () => number): HubMetrics {
       return open;
     },
   };
+}
+
+const TOKEN_TYPES = [
+  ["input", "inputTokens"],
+  ["output", "outputTokens"],
+  ["total", "totalTokens"],
+] as const;
+
+// Tokens from each prompt answer and the growth of each session's reported cumulative cost.
+function usageCounters(r: { registers: Registry[] }) {
+  const tokens = new Counter({
+    name: "acphub_tokens_total",
+    help: "Tokens agents reported in their prompt answers, by agent and type",
+    labelNames: ["agent", "type"],
+    ...r,
+  });
+  const cost = new Counter({
+    name: "acphub_cost_total",
+    help: "Cost agents reported in usage_update (growth of each session's total), by agent and currency",
+    labelNames: ["agent", "currency"],
+    ...r,
+  });
+  const lastCost = new Map<string, number>();
+  return (agent: string): EngineEvents => ({
+    turnEnded: (e) => {
+      for (const [type, key] of TOKEN_TYPES) {
+        const n = e.usage?.[key];
+        if (typeof n === "number" && n > 0) tokens.inc({ agent, type }, n);
+      }
+    },
+    turnEvent: (sessionId, event) => {
+      if (event.type !== "session_update") return;
+      const u = event.update as { sessionUpdate: string; cost?: unknown };
+      const c = u.cost as { amount?: unknown; currency?: unknown } | undefined;
+      if (u.sessionUpdate !== "usage_update" || typeof c?.amount !== "number")
+        return;
+      const grew = c.amount - (lastCost.get(sessionId) ?? 0);
+      lastCost.set(sessionId, c.amount);
+      const currency = typeof c.currency === "string" ? c.currency : "";
+      if (grew > 0) cost.inc({ agent, currency }, grew);
+    },
+  });
 }
 
 // The ledger with each append timed; everything else passes through.

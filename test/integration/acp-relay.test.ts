@@ -130,7 +130,8 @@ describe("acphub acp relays faithfully", () => {
 
   it("fs and terminal go to the editor when it advertised them, after acphub's own checks", async () => {
     const home = tempDir();
-    const ws = join(home, "ws");
+    // The workspace lies outside the state folder: nothing in it may be read (docs/policy.md).
+    const ws = join(tempDir(), "ws");
     mkdirSync(ws);
     mockConfig(home);
     const seen: string[] = [];
@@ -203,7 +204,8 @@ describe("acphub acp relays faithfully", () => {
 
   it("without those capabilities acphub serves fs and terminals itself", async () => {
     const home = tempDir();
-    const ws = join(home, "ws");
+    // The workspace lies outside the state folder: nothing in it may be read (docs/policy.md).
+    const ws = join(tempDir(), "ws");
     mkdirSync(ws);
     writeFileSync(join(ws, "a.txt"), "on disk");
     mockConfig(home, [], { permissions: { mode: "approve-all" } });

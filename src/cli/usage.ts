@@ -1,0 +1,65 @@
+// `acphub usage`: the tokens and cost agents reported, summed per agent or per session from
+// the ledger, over all time or since a moment.
+import { usageReport, type UsageRow } from "../telemetry/usage.js";
+import { HubError } from "../shared/errors.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
+import { openLedger } from "../app/wiring.js";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { fail } from "./guard.js";
+import { inertJson, safeText } from "./tty/safe-text.js";
+
+export interface UsageOptions extends GlobalOptions {
+  since?: string;
+  by?: string;
+  json?: boolean;
+}
+
+const UNIT_MS: Record<string, number> = {
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+// `--since`: a span back from now (30m, 24h, 7d) or a date (2026-12-01, ISO time).
+export function parseSince(text: string, now = Date.now()): number {
+  const span = /^(\d+)([mhd])$/.exec(text.trim());
+  if (span) return now - Number(span[1]) * UNIT_MS[span[2]!]!;
+  const at = Date.parse(text);
+  if (Number.isNaN(at))
+    throw new HubError(
+      "USAGE",
+      `--since ${text}: give a span back from now (30m, 24h, 7d) or a date (2026-12-01)`,
+    );
+  return at;
+}
+
+// One row for people.
+function line(r: UsageRow): string {
+  const cost = r.currency ? `  ${r.cost.toFixed(4)} ${r.currency}` : "";
+  return `${r.key.padEnd(24)} ${String(r.turns).padStart(5)} turns  ${r.inputTokens} in  ${r.outputTokens} out  ${r.totalTokens} total tokens${cost}\n`;
+}
+
+export async function usageCommand(options: UsageOptions): Promise<ExitCode> {
+  try {
+    const by = options.by ?? "agent";
+    if (by !== "agent" && by !== "session")
+      throw new HubError("USAGE", `--by ${by}: give agent or session`);
+    const since =
+      options.since === undefined ? undefined : parseSince(options.since);
+    const ledger = await openLedger(cliContext(options));
+    try {
+      const rows = await usageReport(ledger, {
+        by,
+        ...(since === undefined ? {} : { since }),
+      });
+      if (options.json) process.stdout.write(inertJson(rows) + "\n");
+      else if (rows.length === 0) process.stdout.write("no usage recorded\n");
+      else for (const r of rows) process.stdout.write(safeText(line(r)));
+    } finally {
+      await ledger.close();
+    }
+    return EXIT_CODES.ok;
+  } catch (error) {
+    return fail(error);
+  }
+}

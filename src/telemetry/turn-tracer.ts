@@ -1,0 +1,125 @@
+// The spans of an engine's turns: one `invoke_agent {agent}` span per prompt turn, with child
+// spans for its tool calls, permission questions and terminals, made from the engine's events.
+// A `traceparent` in the editor's prompt `_meta` continues the editor's trace, and the agent is
+// given this turn's own in the `_meta` of its session/prompt.
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
+import type { RunEvent } from "../contracts/events.js";
+import type { EngineEvents, TurnEnded, TurnStarted } from "../engine/events.js";
+import { childSpans } from "./child-spans.js";
+import { contentText, usageAttributes } from "./attributes.js";
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+// The editor's trace context from a prompt's `_meta`, or a new root when it names none.
+export function parentContext(meta?: Record<string, unknown>): Context {
+  const header = meta?.["traceparent"];
+  const m = typeof header === "string" ? TRACEPARENT.exec(header) : null;
+  if (!m || /^0+$/.test(m[1]!) || /^0+$/.test(m[2]!)) return ROOT_CONTEXT;
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: m[1]!,
+    spanId: m[2]!,
+    traceFlags: parseInt(m[3]!, 16) & 1,
+    isRemote: true,
+  });
+}
+
+/** One running turn: its span and the children still open. */
+export interface TurnTrace {
+  span: Span;
+  context: Context;
+  children: ReturnType<typeof childSpans>;
+  reply: string[];
+}
+
+export interface TracerOptions {
+  tracer: Tracer;
+  agentName: string;
+  captureContent: boolean;
+  /** Masks known secrets in text put on a span. */
+  mask: (text: string) => string;
+}
+
+// The listener the composition root gives a gateway when tracing is on.
+export function turnTracer(o: TracerOptions): EngineEvents {
+  const turns = new Map<string, TurnTrace>();
+  return {
+    turnStarted: (e) => turns.set(e.sessionId, startTurn(o, e)),
+    promptMeta: (sessionId) => {
+      const turn = turns.get(sessionId);
+      const ctx = turn?.span.spanContext();
+      if (!ctx || !trace.isSpanContextValid(ctx)) return undefined;
+      const flags = ctx.traceFlags.toString(16).padStart(2, "0");
+      return { traceparent: `00-${ctx.traceId}-${ctx.spanId}-${flags}` };
+    },
+    turnEvent: (sessionId, event) => {
+      const turn = turns.get(sessionId);
+      if (turn) heard(o, turn, event);
+    },
+    turnEnded: (e) => {
+      const turn = turns.get(e.sessionId);
+      turns.delete(e.sessionId);
+      if (turn) endTurn(o, turn, e);
+    },
+  };
+}
+
+// Opens the turn's span under the editor's context.
+function startTurn(o: TracerOptions, e: TurnStarted): TurnTrace {
+  const span = o.tracer.startSpan(
+    `invoke_agent ${o.agentName}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": o.agentName,
+        "gen_ai.conversation.id": e.sessionId,
+        "acphub.prompt.seq": e.promptSeq,
+      },
+    },
+    parentContext(e.meta),
+  );
+  if (o.captureContent)
+    span.setAttribute("gen_ai.input.messages", o.mask(contentText(e.prompt)));
+  const context = trace.setSpan(ROOT_CONTEXT, span);
+  return { span, context, children: childSpans(o.tracer, context), reply: [] };
+}
+
+// One event of the turn: usage and reply text on the turn's span, the rest to its children.
+function heard(o: TracerOptions, turn: TurnTrace, event: RunEvent): void {
+  if (event.type === "session_update") {
+    const u = event.update as Record<string, unknown>;
+    if (u["sessionUpdate"] === "usage_update")
+      turn.span.setAttributes(usageAttributes(u));
+    else if (
+      o.captureContent &&
+      u["sessionUpdate"] === "agent_message_chunk" &&
+      (u["content"] as { type?: string })?.type === "text"
+    )
+      turn.reply.push(String((u["content"] as { text?: unknown }).text ?? ""));
+  }
+  turn.children.heard(event);
+}
+
+// Closes the turn's children, then the turn, with its stop reason and usage.
+function endTurn(o: TracerOptions, turn: TurnTrace, e: TurnEnded): void {
+  turn.children.endAll();
+  const { span } = turn;
+  if (e.usage) span.setAttributes(usageAttributes(e.usage));
+  if (e.stopReason)
+    span.setAttribute("gen_ai.response.finish_reasons", [e.stopReason]);
+  if (o.captureContent && turn.reply.length)
+    span.setAttribute("gen_ai.output.messages", o.mask(turn.reply.join("")));
+  if (e.error) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: e.error });
+    span.setAttribute("error.type", e.interrupted ? "interrupted" : "error");
+  }
+  span.end();
+}
