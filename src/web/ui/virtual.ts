@@ -1,0 +1,50 @@
+// @tanstack/virtual-core wired into Preact: the transcript renders only the items near the
+// view (plus a few either side), each measured once rendered, so a session of thousands of
+// items lays out and paints only what the reader can see.
+import {
+  elementScroll,
+  measureElement,
+  observeElementOffset,
+  observeElementRect,
+  Virtualizer,
+} from "@tanstack/virtual-core";
+import type { RefObject } from "preact";
+import { useLayoutEffect, useReducer, useRef } from "preact/hooks";
+
+/** A first guess of an item's height (px) before it is measured. */
+const ESTIMATE_PX = 80;
+/** Items rendered beyond each edge of the view. */
+const OVERSCAN = 8;
+
+export type ListVirtualizer = Virtualizer<HTMLDivElement, Element>;
+
+// One virtualizer per list, told the count and keys on every render (as the React adapter does).
+export function useVirtualizer(
+  scroller: RefObject<HTMLDivElement | null>,
+  count: number,
+  keyOf: (index: number) => string,
+  scrollMargin: number,
+): ListVirtualizer {
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const ref = useRef<ListVirtualizer | null>(null);
+  const options = {
+    count,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ESTIMATE_PX,
+    getItemKey: keyOf,
+    overscan: OVERSCAN,
+    scrollMargin,
+    scrollToFn: elementScroll,
+    observeElementRect,
+    observeElementOffset,
+    measureElement,
+    onChange: () => rerender(0),
+  };
+  if (!ref.current)
+    ref.current = new Virtualizer<HTMLDivElement, Element>(options);
+  else ref.current.setOptions(options);
+  const v: ListVirtualizer = ref.current;
+  useLayoutEffect(() => v._didMount(), [v]);
+  useLayoutEffect(() => v._willUpdate());
+  return v;
+}
