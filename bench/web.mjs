@@ -117,6 +117,8 @@ async function openOnce(browser, hub, sessionId, events, deep = false) {
   await page.waitForSelector(".sessions");
   const started = Date.now();
   await page.goto(`${hub.url}/?fresh=${started}#/s/${sessionId}`);
+  await page.waitForSelector(".transcript > *", { timeout: 300_000 });
+  const firstMs = Date.now() - started;
   await page.waitForSelector(
     `[data-tool-id="t9-${Math.floor((events / 10 - 2) / 5)}"]`,
     { timeout: 300_000 },
@@ -128,13 +130,14 @@ async function openOnce(browser, hub, sessionId, events, deep = false) {
       -1,
   );
   const items = await page.locator(".transcript > *").count();
-  const result = { fcp, allMs, items, at: load() };
+  const result = { fcp, firstMs, allMs, items, at: load() };
   if (deep) Object.assign(result, await heapAndScroll(page));
   await context.close();
   return result;
 }
 
 // The page's JS heap (after a garbage collection) and a scroll of 120 frames up the transcript.
+/* global document, requestAnimationFrame -- the scroll runs in the page */
 async function heapAndScroll(page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("HeapProfiler.collectGarbage");
@@ -163,12 +166,32 @@ async function heapAndScroll(page) {
   };
 }
 
+// The anchor: the same session/load from Node over a bare WebSocket (the hub's replay alone).
+async function loadOverWs(hub, sessionId) {
+  const ws = new WebSocket(`${hub.url.replace(/^http/, "ws")}/acp`, {
+    headers: { Authorization: `Bearer ${hub.token}` },
+  });
+  await new Promise((r, j) => (ws.once("open", r), ws.once("error", j)));
+  let updates = 0;
+  const ask = rpcOver(ws, () => (updates += 1));
+  await ask("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const started = Date.now();
+  await ask("session/load", { sessionId, cwd: "/tmp", mcpServers: [] });
+  const ms = Date.now() - started;
+  ws.close();
+  return { ms, updates, at: load() };
+}
+
 // Records a session of `events`, opens it `runs` times and prints the figures.
 async function measure(browser, hub, events, runs, deep) {
   const recordStart = Date.now();
   const sessionId = await recordSession(hub, events);
   console.log(
     `recorded a session of ${events} events in ${Date.now() - recordStart} ms (${load()})`,
+  );
+  const bare = await loadOverWs(hub, sessionId);
+  console.log(
+    `  anchor: session/load from Node over a bare WebSocket: ${bare.ms} ms for ${bare.updates} updates (${bare.at})`,
   );
   const all = [];
   for (let i = 0; i < runs; i++)
@@ -178,6 +201,9 @@ async function measure(browser, hub, events, runs, deep) {
   console.log(`  items in the DOM: ${all[0].items}`);
   console.log(
     `  first contentful paint: median ${med("fcp")} ms: ${list("fcp").join(", ")}`,
+  );
+  console.log(
+    `  first transcript items on screen: median ${med("firstMs")} ms: ${list("firstMs").join(", ")}`,
   );
   console.log(
     `  whole history (last event on screen): median ${med("allMs")} ms: ${list("allMs").join(", ")}`,
