@@ -18,6 +18,17 @@ const OVERSCAN = 8;
 
 export type ListVirtualizer = Virtualizer<HTMLDivElement, Element>;
 
+/** How close to the end (px) counts as there (as in follow.ts). */
+const NEAR_END_PX = 48;
+
+// At the end, the view follows the end (follow.ts): an item above it measured at last must
+// not move the view up (the reader would seem to have scrolled away).
+function atEnd(el: HTMLDivElement | null): boolean {
+  return (
+    !!el && el.scrollHeight - el.scrollTop - el.clientHeight <= NEAR_END_PX
+  );
+}
+
 // One virtualizer per list, told the count and keys on every render (as the React adapter does).
 export function useVirtualizer(
   scroller: RefObject<HTMLDivElement | null>,
@@ -40,9 +51,11 @@ export function useVirtualizer(
     measureElement,
     onChange: () => rerender(0),
   };
-  if (!ref.current)
+  if (!ref.current) {
     ref.current = new Virtualizer<HTMLDivElement, Element>(options);
-  else ref.current.setOptions(options);
+    ref.current.shouldAdjustScrollPositionOnItemSizeChange = (item, _d, v) =>
+      !atEnd(scroller.current) && item.start < (v.scrollOffset ?? 0);
+  } else ref.current.setOptions(options);
   const v: ListVirtualizer = ref.current;
   useLayoutEffect(() => v._didMount(), [v]);
   useLayoutEffect(() => v._willUpdate());
