@@ -7,6 +7,7 @@ import {
   observeElementOffset,
   observeElementRect,
   Virtualizer,
+  type VirtualItem,
 } from "@tanstack/virtual-core";
 import type { RefObject } from "preact";
 import { useLayoutEffect, useReducer, useRef } from "preact/hooks";
@@ -27,6 +28,14 @@ function atEnd(el: HTMLDivElement | null): boolean {
   return (
     !!el && el.scrollHeight - el.scrollTop - el.clientHeight <= NEAR_END_PX
   );
+}
+
+// The library's own rule: an item measured the first time moves the view if it starts above
+// it; measured again (a growing reply), only if it lies wholly above it.
+function above(item: VirtualItem, v: ListVirtualizer): boolean {
+  const offset = v.scrollOffset ?? 0;
+  if (!v.itemSizeCache.has(item.key)) return item.start < offset;
+  return item.end <= offset && v.scrollDirection !== "backward";
 }
 
 // One virtualizer per list, told the count and keys on every render (as the React adapter does).
@@ -54,7 +63,7 @@ export function useVirtualizer(
   if (!ref.current) {
     ref.current = new Virtualizer<HTMLDivElement, Element>(options);
     ref.current.shouldAdjustScrollPositionOnItemSizeChange = (item, _d, v) =>
-      !atEnd(scroller.current) && item.start < (v.scrollOffset ?? 0);
+      !atEnd(scroller.current) && above(item, v);
   } else ref.current.setOptions(options);
   const v: ListVirtualizer = ref.current;
   useLayoutEffect(() => v._didMount(), [v]);
