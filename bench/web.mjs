@@ -1,9 +1,11 @@
 // The web page's figures: the bundle size (raw and gzip) of what `npm run build` put in
 // dist/web, and in Debian's Chromium (headless) the time to open a session of 5,000 recorded
-// events: first contentful paint, and the whole history rendered. Needs `npm run build`.
-// Prints figures; never part of the test run.
+// events (first contentful paint, and the whole history rendered), then the same for a
+// session of 100,000 events with the page's JS heap after it opened and the frame times of a
+// scroll through it. The load average is printed beside each figure (the machine is shared).
+// Needs `npm run build`. Prints figures; never part of the test run.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
@@ -12,6 +14,9 @@ import { CLI, median, rpcOver, spawnServe } from "./common.mjs";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const BIG = Number(process.env.BENCH_BIG_EVENTS ?? 100_000);
+const BIG_RUNS = Number(process.env.BENCH_BIG_RUNS ?? 3);
+const load = () => `load ${loadavg()[0].toFixed(1)}`;
 const WEB = new URL("../dist/web/", import.meta.url).pathname;
 
 function bundleSize() {
@@ -38,7 +43,8 @@ async function startHub() {
       agents: {
         mock: { command: process.execPath, args: [CLI, "mock-agent"] },
       },
-      ledger: { maxEventsPerSession: 100000 },
+      ledger: { maxEventsPerSession: 200_000 },
+      serve: { maxQueuedMessages: 200_000 },
     }),
   );
   return { ...(await spawnServe(dir)), dir };
@@ -68,8 +74,8 @@ function turnSteps(count, turn) {
   return steps.slice(0, count);
 }
 
-// Records a session of EVENTS updates (10 turns) through the hub; its id.
-async function recordSession(hub) {
+// Records a session of `events` updates (10 turns) through the hub; its id.
+async function recordSession(hub, events) {
   const ws = new WebSocket(`${hub.url.replace(/^http/, "ws")}/acp`, {
     headers: { Authorization: `Bearer ${hub.token}` },
   });
@@ -82,7 +88,7 @@ async function recordSession(hub) {
   });
   const turns = 10;
   for (let t = 0; t < turns; t++) {
-    const text = JSON.stringify({ steps: turnSteps(EVENTS / turns - 1, t) });
+    const text = JSON.stringify({ steps: turnSteps(events / turns - 1, t) });
     await ask("session/prompt", {
       sessionId,
       prompt: [{ type: "text", text }],
@@ -100,8 +106,9 @@ async function newCode(hub) {
   return (await res.json()).url;
 }
 
-// Opens the session in a fresh page: first contentful paint, and the last event on screen.
-async function openOnce(browser, hub, sessionId) {
+// Opens the session in a fresh page: first contentful paint, the last event on screen, and
+// (`deep`) the JS heap once it is shown and the frame times of a scroll up through it.
+async function openOnce(browser, hub, sessionId, events, deep = false) {
   const context = await browser.newContext({
     viewport: { width: 1100, height: 900 },
   });
@@ -110,9 +117,11 @@ async function openOnce(browser, hub, sessionId) {
   await page.waitForSelector(".sessions");
   const started = Date.now();
   await page.goto(`${hub.url}/?fresh=${started}#/s/${sessionId}`);
+  await page.waitForSelector(".transcript > *", { timeout: 300_000 });
+  const firstMs = Date.now() - started;
   await page.waitForSelector(
-    `[data-tool-id="t9-${Math.floor((EVENTS / 10 - 2) / 5)}"]`,
-    { timeout: 120_000 },
+    `[data-tool-id="t9-${Math.floor((events / 10 - 2) / 5)}"]`,
+    { timeout: 300_000 },
   );
   const allMs = Date.now() - started;
   const fcp = await page.evaluate(
@@ -121,8 +130,91 @@ async function openOnce(browser, hub, sessionId) {
       -1,
   );
   const items = await page.locator(".transcript > *").count();
+  const result = { fcp, firstMs, allMs, items, at: load() };
+  if (deep) Object.assign(result, await heapAndScroll(page));
   await context.close();
-  return { fcp, allMs, items };
+  return result;
+}
+
+// The page's JS heap (after a garbage collection) and a scroll of 120 frames up the transcript.
+/* global document, requestAnimationFrame -- the scroll runs in the page */
+async function heapAndScroll(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("HeapProfiler.collectGarbage");
+  const { usedSize } = await cdp.send("Runtime.getHeapUsage");
+  const frames = await page.evaluate(
+    () =>
+      new Promise((done) => {
+        const el = document.querySelector(".scroller");
+        const times = [];
+        let last = performance.now();
+        const step = (now) => {
+          times.push(now - last);
+          last = now;
+          el.scrollTop -= 400;
+          if (times.length < 120) requestAnimationFrame(step);
+          else done(times.slice(1));
+        };
+        requestAnimationFrame(step);
+      }),
+  );
+  frames.sort((a, b) => a - b);
+  return {
+    heapMiB: usedSize / 2 ** 20,
+    frameP50: frames[Math.floor(frames.length / 2)],
+    frameP95: frames[Math.floor(frames.length * 0.95)],
+  };
+}
+
+// The anchor: the same session/load from Node over a bare WebSocket (the hub's replay alone).
+async function loadOverWs(hub, sessionId) {
+  const ws = new WebSocket(`${hub.url.replace(/^http/, "ws")}/acp`, {
+    headers: { Authorization: `Bearer ${hub.token}` },
+  });
+  await new Promise((r, j) => (ws.once("open", r), ws.once("error", j)));
+  let updates = 0;
+  const ask = rpcOver(ws, () => (updates += 1));
+  await ask("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const started = Date.now();
+  await ask("session/load", { sessionId, cwd: "/tmp", mcpServers: [] });
+  const ms = Date.now() - started;
+  ws.close();
+  return { ms, updates, at: load() };
+}
+
+// Records a session of `events`, opens it `runs` times and prints the figures.
+async function measure(browser, hub, events, runs, deep) {
+  const recordStart = Date.now();
+  const sessionId = await recordSession(hub, events);
+  console.log(
+    `recorded a session of ${events} events in ${Date.now() - recordStart} ms (${load()})`,
+  );
+  const bare = await loadOverWs(hub, sessionId);
+  console.log(
+    `  anchor: session/load from Node over a bare WebSocket: ${bare.ms} ms for ${bare.updates} updates (${bare.at})`,
+  );
+  const all = [];
+  for (let i = 0; i < runs; i++)
+    all.push(await openOnce(browser, hub, sessionId, events, deep));
+  const list = (f, d = 0) => all.map((r) => `${r[f].toFixed(d)} (${r.at})`);
+  const med = (f, d = 0) => median(all.map((r) => r[f])).toFixed(d);
+  console.log(`  items in the DOM: ${all[0].items}`);
+  console.log(
+    `  first contentful paint: median ${med("fcp")} ms: ${list("fcp").join(", ")}`,
+  );
+  console.log(
+    `  first transcript items on screen: median ${med("firstMs")} ms: ${list("firstMs").join(", ")}`,
+  );
+  console.log(
+    `  whole history (last event on screen): median ${med("allMs")} ms: ${list("allMs").join(", ")}`,
+  );
+  if (!deep) return;
+  console.log(
+    `  JS heap after GC: median ${med("heapMiB", 1)} MiB: ${list("heapMiB", 1).join(", ")}`,
+  );
+  console.log(
+    `  scrolling up 400 px a frame: frame p50 ${med("frameP50", 1)} ms, p95 ${med("frameP95", 1)} ms: ${list("frameP95", 1).join(", ")}`,
+  );
 }
 
 const size = bundleSize();
@@ -136,21 +228,8 @@ const browser = await chromium.launch({
   args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
 });
 try {
-  const recordStart = Date.now();
-  const sessionId = await recordSession(hub);
-  console.log(
-    `recorded a session of ${EVENTS} events in ${Date.now() - recordStart} ms`,
-  );
-  const runs = [];
-  for (let i = 0; i < RUNS; i++)
-    runs.push(await openOnce(browser, hub, sessionId));
-  console.log(`items on screen: ${runs[0].items}`);
-  console.log(
-    `first contentful paint: median ${median(runs.map((r) => r.fcp)).toFixed(0)} ms (${runs.map((r) => r.fcp.toFixed(0)).join(", ")})`,
-  );
-  console.log(
-    `whole history rendered: median ${median(runs.map((r) => r.allMs)).toFixed(0)} ms (${runs.map((r) => r.allMs).join(", ")})`,
-  );
+  await measure(browser, hub, EVENTS, RUNS, false);
+  if (BIG > 0) await measure(browser, hub, BIG, BIG_RUNS, true);
 } finally {
   await browser.close();
   hub.child.kill("SIGTERM");

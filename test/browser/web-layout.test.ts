@@ -127,6 +127,24 @@ describe("the web page follows the conversation", () => {
     expect(Math.max(...after.map(([g]) => g))).toBeLessThanOrEqual(2);
     expect(await gap(page)).toBeLessThanOrEqual(2);
   });
+
+  it("a session of 1,200 items keeps only the rows near the view in the page, and scrolling brings the others", async () => {
+    await newSession(page, hub.home);
+    const steps = Array.from({ length: 600 }, (_, i) => [
+      { toolCall: { toolCallId: `v${i}`, title: `Read ${i}`, kind: "read" } },
+      { text: `Reply part ${i}.` },
+    ]).flat();
+    await send(page, scenario(...steps));
+    await turnEnded(page);
+    await page.locator('[data-tool-id="v599"]').waitFor();
+    const rows = () => page.locator(".transcript > .row").count();
+    expect(await rows()).toBeLessThan(100);
+    expect(await page.locator('[data-tool-id="v0"]').count()).toBe(0);
+    await page.locator(".scroller").evaluate((e) => (e.scrollTop = 0));
+    await page.locator('[data-tool-id="v0"]').waitFor();
+    expect(await rows()).toBeLessThan(100);
+    expect(await page.locator('[data-tool-id="v599"]').count()).toBe(0);
+  });
 });
 
 describe("a stale link", () => {

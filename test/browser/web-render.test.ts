@@ -163,7 +163,10 @@ describe("the page and what agents send", () => {
     // 10 s: generous under a loaded CI machine; a page frozen by layout took 13–20 s.
     expect(Date.now() - started).toBeLessThan(10_000);
     await turnEnded(page);
-    expect((await page.locator(".msg.agent").innerText()).length).toBe(210_000);
+    // A long reply is rendered again at a pace of its cost: the last text shows soon after.
+    await expect
+      .poll(async () => (await page.locator(".msg.agent").innerText()).length)
+      .toBe(210_000);
     const width = await page.evaluate(() => ({
       scroll: document.documentElement.scrollWidth,
       view: window.innerWidth,

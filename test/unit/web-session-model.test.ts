@@ -6,6 +6,7 @@ import { backOff } from "../../src/web/state/hub-link.js";
 import {
   applyUpdate,
   currentPlan,
+  MAX_ITEMS,
   modeOption,
   newModel,
 } from "../../src/web/state/session-model.js";
@@ -171,5 +172,37 @@ describe("what the page shows of a session (issue 25)", () => {
         Math.random = random;
       }
     }
+  });
+
+  it("keeps at most MAX_ITEMS (and 1,000) items: the oldest dropped, counted in one notice at the top", () => {
+    const m = newModel("s");
+    const tool = (seq: number) =>
+      up(seq, {
+        sessionUpdate: "tool_call",
+        toolCallId: `c${seq}`,
+        title: `call ${seq}`,
+      });
+    const total = 3 * MAX_ITEMS;
+    for (let seq = 1; seq <= total; seq++)
+      applyUpdate(m, seq % 2 ? tool(seq) : chunk(seq, `text ${seq}`));
+    expect(m.items.length).toBeLessThanOrEqual(MAX_ITEMS + 1_001);
+    expect(m.tools.size).toBeLessThanOrEqual(m.items.length);
+    expect(m.items[0]!.kind).toBe("notice");
+    expect(m.items[0]!.text).toContain(
+      `${m.dropped.toLocaleString("en")} earlier items are not shown`,
+    );
+    expect(m.dropped + m.items.length - 1).toBe(total);
+    expect(m.items.at(-1)!.text).toBe(`text ${total}`);
+    // A tool call still kept merges its update as before.
+    const kept = m.items.at(-2)!;
+    applyUpdate(
+      m,
+      up(total + 1, {
+        sessionUpdate: "tool_call_update",
+        toolCallId: kept.call!["toolCallId"],
+        status: "completed",
+      }),
+    );
+    expect(kept.call!["status"]).toBe("completed");
   });
 });

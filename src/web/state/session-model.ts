@@ -35,7 +35,14 @@ export interface SessionModel {
   count: number;
   /** Tool call items by tool call id. */
   tools: Map<string, Item>;
+  /** Items dropped from the front to keep the page's memory bounded (the ledger keeps them). */
+  dropped: number;
 }
+
+/** The most items the page keeps; older ones are summarized in one notice at the top. */
+export const MAX_ITEMS = 5000;
+/** Items dropped at once when over MAX_ITEMS, so trimming costs O(1) per item added. */
+const TRIM_BATCH = 1000;
 
 const CHUNK_KINDS: Record<string, ItemKind> = {
   user_message_chunk: "user",
@@ -53,6 +60,7 @@ export function newModel(sessionId: string): SessionModel {
     lastSeq: 0,
     count: 0,
     tools: new Map(),
+    dropped: 0,
   };
 }
 
@@ -81,6 +89,7 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
     m.lastSeq = seq;
   }
   m.count += 1;
+  if (m.items.length > MAX_ITEMS + TRIM_BATCH) trimOldest(m);
   const u = (params["update"] ?? {}) as Params;
   const kind = String(u["sessionUpdate"] ?? "");
   const chunk = CHUNK_KINDS[kind];
@@ -151,6 +160,23 @@ function appendText(
   const id = kind === "user" ? `user-${seq ?? m.count}` : `${kind}-${m.count}`;
   m.items.push({ id, kind, text, rev: 0 });
 }
+
+// Drops the oldest items past MAX_ITEMS (and their tool ids), counted in the first item.
+function trimOldest(m: SessionModel): void {
+  const earlier = m.items[0]?.id === EARLIER ? 1 : 0;
+  const gone = m.items.splice(earlier, m.items.length - earlier - MAX_ITEMS);
+  for (const item of gone)
+    if (item.kind === "tool") m.tools.delete(String(item.call?.["toolCallId"]));
+  m.dropped += gone.length;
+  const text = `${m.dropped.toLocaleString("en")} earlier items are not shown here (the hub's ledger keeps the whole session).`;
+  if (earlier) {
+    m.items[0]!.text = text;
+    m.items[0]!.rev += 1;
+  } else m.items.unshift({ id: EARLIER, kind: "notice", text, rev: 0 });
+}
+
+/** The id of the notice that stands for the items dropped from the front. */
+const EARLIER = "earlier";
 
 function pushItem(m: SessionModel, kind: ItemKind, text: string): void {
   m.items.push({ id: `${kind}-${m.count}`, kind, text, rev: 0 });

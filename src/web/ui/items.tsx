@@ -1,10 +1,13 @@
 // The session's transcript: user prompts, agent replies (Markdown), thoughts (collapsed under
-// a toggle), notices and tool call cards, each re-rendered only when it changed.
+// a toggle), notices and tool call cards, each re-rendered only when it changed, and only
+// those near the view rendered at all (virtualized).
+import type { RefObject } from "preact";
 import { memo } from "preact/compat";
 import type { Item } from "../state/session-model.js";
 import { Breakable } from "./long-words.js";
 import { Markdown } from "./markdown.js";
 import { ToolCard } from "./tool-card.js";
+import { useVirtualizer } from "./virtual.js";
 
 const ItemView = memo(
   function ItemView({ item }: { item: Item; rev: number }) {
@@ -45,12 +48,43 @@ const ItemView = memo(
   (a, b) => a.item === b.item && a.rev === b.rev,
 );
 
-export function Transcript({ items }: { items: Item[] }) {
+/** The transcript's top margin (px, styles.css): where its first item starts in the scroller. */
+const TOP_PX = 12;
+
+// The items near the view, in the normal flow between two spacers that stand for the rest.
+export function Transcript({
+  items,
+  scroller,
+}: {
+  items: Item[];
+  scroller: RefObject<HTMLDivElement | null>;
+}) {
+  const v = useVirtualizer(scroller, items.length, (i) => items[i]!.id, TOP_PX);
+  const shown = v.getVirtualItems();
+  const before = shown[0]?.start ?? TOP_PX;
+  const after = shown.at(-1)?.end ?? TOP_PX;
   return (
-    <div class="transcript" aria-live="polite">
-      {items.map((item) => (
-        <ItemView key={item.id} item={item} rev={item.rev} />
-      ))}
+    <div
+      class="transcript"
+      aria-live="polite"
+      style={{
+        paddingTop: `${before - TOP_PX}px`,
+        paddingBottom: `${v.getTotalSize() - after}px`,
+      }}
+    >
+      {shown.map((row) => {
+        const item = items[row.index]!;
+        return (
+          <div
+            key={item.id}
+            class="row"
+            data-index={row.index}
+            ref={v.measureElement}
+          >
+            <ItemView item={item} rev={item.rev} />
+          </div>
+        );
+      })}
     </div>
   );
 }

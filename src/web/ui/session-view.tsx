@@ -74,7 +74,7 @@ export function SessionView({
         <div class="scroll-content" ref={follow.content}>
           {store.replaying && <p class="loading">Replaying the history…</p>}
           <TerminalReader.Provider value={readTerminal}>
-            <Transcript items={m.items} />
+            <Transcript items={m.items} scroller={follow.scroller} />
           </TerminalReader.Provider>
           {plan && <PlanView entries={plan} />}
           {mine.map((p) => {

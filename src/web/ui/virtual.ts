@@ -1,0 +1,72 @@
+// @tanstack/virtual-core wired into Preact: the transcript renders only the items near the
+// view (plus a few either side), each measured once rendered, so a session of thousands of
+// items lays out and paints only what the reader can see.
+import {
+  elementScroll,
+  measureElement,
+  observeElementOffset,
+  observeElementRect,
+  Virtualizer,
+  type VirtualItem,
+} from "@tanstack/virtual-core";
+import type { RefObject } from "preact";
+import { useLayoutEffect, useReducer, useRef } from "preact/hooks";
+
+/** A first guess of an item's height (px) before it is measured. */
+const ESTIMATE_PX = 80;
+/** Items rendered beyond each edge of the view. */
+const OVERSCAN = 8;
+
+export type ListVirtualizer = Virtualizer<HTMLDivElement, Element>;
+
+/** How close to the end (px) counts as there (as in follow.ts). */
+const NEAR_END_PX = 48;
+
+// At the end, the view follows the end (follow.ts): an item above it measured at last must
+// not move the view up (the reader would seem to have scrolled away).
+function atEnd(el: HTMLDivElement | null): boolean {
+  return (
+    !!el && el.scrollHeight - el.scrollTop - el.clientHeight <= NEAR_END_PX
+  );
+}
+
+// The library's own rule: an item measured the first time moves the view if it starts above
+// it; measured again (a growing reply), only if it lies wholly above it.
+function above(item: VirtualItem, v: ListVirtualizer): boolean {
+  const offset = v.scrollOffset ?? 0;
+  if (!v.itemSizeCache.has(item.key)) return item.start < offset;
+  return item.end <= offset && v.scrollDirection !== "backward";
+}
+
+// One virtualizer per list, told the count and keys on every render (as the React adapter does).
+export function useVirtualizer(
+  scroller: RefObject<HTMLDivElement | null>,
+  count: number,
+  keyOf: (index: number) => string,
+  scrollMargin: number,
+): ListVirtualizer {
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const ref = useRef<ListVirtualizer | null>(null);
+  const options = {
+    count,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ESTIMATE_PX,
+    getItemKey: keyOf,
+    overscan: OVERSCAN,
+    scrollMargin,
+    scrollToFn: elementScroll,
+    observeElementRect,
+    observeElementOffset,
+    measureElement,
+    onChange: () => rerender(0),
+  };
+  if (!ref.current) {
+    ref.current = new Virtualizer<HTMLDivElement, Element>(options);
+    ref.current.shouldAdjustScrollPositionOnItemSizeChange = (item, _d, v) =>
+      !atEnd(scroller.current) && above(item, v);
+  } else ref.current.setOptions(options);
+  const v: ListVirtualizer = ref.current;
+  useLayoutEffect(() => v._didMount(), [v]);
+  useLayoutEffect(() => v._willUpdate());
+  return v;
+}
