@@ -14,6 +14,7 @@ import { DEFAULT_SANDBOX } from "../host/sandbox/settings.js";
 import { DEFAULT_LEDGER_CAPS, DEFAULT_PG_RETRY_MS } from "../ledger/caps.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from "../cluster/index.js";
+import { DEFAULT_IDLE_SESSION_MS } from "../hub/idle-sessions.js";
 
 type Tree = Record<string, unknown>;
 
@@ -53,7 +54,27 @@ export function configDefaults(): Tree {
     fs: { roots: null, ...DEFAULT_FS_LIMITS },
     terminals: terminalDefaults(),
     env: { allow: [] },
-    serve: { cancelOnDisconnect: false, allowOrigins: [], ...serve },
+    serve: {
+      cancelOnDisconnect: false,
+      allowOrigins: [],
+      publicUrl: null,
+      idleSessionMs: DEFAULT_IDLE_SESSION_MS,
+      ...serve,
+      trustedProxy: {
+        addresses: [],
+        userHeader: "X-Forwarded-User",
+        autoCreate: false,
+      },
+    },
+    users: {
+      limits: {
+        concurrentTurns: null,
+        promptsPerMinute: null,
+        promptBytes: null,
+      },
+      perUser: {},
+    },
+    telemetry: { endpoint: null, serviceName: "acphub", captureContent: false },
     cluster: {
       leaseMs: DEFAULT_LEASE_MS,
       heartbeatMs: null,
@@ -67,6 +88,7 @@ function terminalDefaults(): Tree {
   return {
     allow: [...DEFAULT_ALLOWED_COMMANDS],
     extraAllow: [],
+    allowAgentEnv: [],
     deny: [],
     ...DEFAULT_TERMINAL_LIMITS,
     sandbox: DEFAULT_SANDBOX.mode,
@@ -91,6 +113,12 @@ export const DEFAULT_NOTES: Readonly<Record<string, string>> = {
   "terminals.bwrapPath": "bwrap on PATH",
   "cluster.leaseMs": "PostgreSQL ledger only (acphub serve as a cluster node)",
   "cluster.heartbeatMs": "a quarter of cluster.leaseMs",
+  "serve.publicUrl": "the address acphub serve listens on",
+  "serve.trustedProxy.addresses": "none: no proxy is trusted",
+  "users.limits.concurrentTurns": "unlimited",
+  "users.limits.promptsPerMinute": "unlimited",
+  "users.limits.promptBytes": "unlimited",
+  "telemetry.endpoint": "tracing off unless OTEL_EXPORTER_OTLP_ENDPOINT is set",
 };
 
 const isTree = (v: unknown): v is Tree =>
