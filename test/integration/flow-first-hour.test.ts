@@ -23,7 +23,7 @@ const GATED = `name: gated
 steps:
   - { id: look, agent: mock, prompt: "look at {{ input }}" }
   - { id: ok, approve: "go on?" }
-  - { id: test, run: "echo tested" }
+  - { id: test, run: "echo tested", preapproved: true }
 `;
 
 // The step tool calls (not the step agents' own) of one step.
