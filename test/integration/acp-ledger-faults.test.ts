@@ -189,9 +189,10 @@ describe("acphub acp when the ledger fails", () => {
     expect(said(e, before)).toContain("fits on the disk");
     expect(inOrderWithin(shown, history)).toBe(true);
     // The failing turn as shown is exactly the start of the turn as stored (no gap before it).
+    // It may be empty: a batch holding the first chunks can be the one the full disk refuses.
     const prompt = history.findIndex((u) => userText(u) === "more");
+    expect(prompt).toBeGreaterThan(-1);
     const turn = shown.slice(seen);
-    expect(turn.length).toBeGreaterThan(0);
     expect(history.slice(prompt + 1, prompt + 1 + turn.length)).toEqual(turn);
   });
 });
