@@ -83,11 +83,13 @@ export const LOADER_ENV: readonly string[] = [
 ];
 
 // The first variable in `names` the loader list covers and `allowed` does not, if any.
+// acphub's own `ACPHUB_*` names (a workflow's values, e.g. ACPHUB_ENV_PATH) carry data that no
+// program reads as code, whatever their suffix.
 export function loaderRefusal(
   names: readonly string[],
   allowed: readonly string[] = [],
 ): string | undefined {
   const loader = matcher(LOADER_ENV);
   const user = matcher(allowed);
-  return names.find((n) => loader(n) && !user(n));
+  return names.find((n) => !n.startsWith("ACPHUB_") && loader(n) && !user(n));
 }
