@@ -182,22 +182,27 @@ export class Gateway {
 
   async prompt(params: Params, signal: AbortSignal): Promise<Params> {
     this.requireInit();
-    const record = await this.record(params["sessionId"]);
-    const prompt = promptOf(params, this.limits.maxPromptBytes);
-    const command = await promptCommand(this.parts.commands, record, prompt);
-    if (command && this.parts.commands)
-      return runSessionCommand(
-        this.parts,
-        this.parts.commands,
-        record,
-        prompt,
-        command,
-        signal,
-        this.commandRuns,
-      );
-    const meta = params["_meta"] as Params | undefined;
-    const scope = this.parts.sessions.cancelScope(record.id, signal);
+    // Registered before the first await: a session/cancel that follows the prompt on the wire
+    // finds it even while its record is still being read.
+    const scope = this.parts.sessions.cancelScope(
+      String(params["sessionId"]),
+      signal,
+    );
     try {
+      const record = await this.record(params["sessionId"]);
+      const prompt = promptOf(params, this.limits.maxPromptBytes);
+      const command = await promptCommand(this.parts.commands, record, prompt);
+      if (command && this.parts.commands)
+        return await runSessionCommand(
+          this.parts,
+          this.parts.commands,
+          record,
+          prompt,
+          command,
+          scope.signal,
+          this.commandRuns,
+        );
+      const meta = params["_meta"] as Params | undefined;
       const live = await liveSession(this.parts, record);
       return await promptLive(
         this.parts,

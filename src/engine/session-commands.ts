@@ -116,6 +116,7 @@ async function commandTurn(
   const run = new AbortController();
   const stop = () => run.abort();
   signal.addEventListener("abort", stop, { once: true });
+  if (signal.aborted) stop();
   running.set(record.id, run);
   const send = async (update: Record<string, unknown>) => {
     const seq = await ledger.append(record.id, "update", { update });

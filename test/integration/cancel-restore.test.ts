@@ -106,6 +106,42 @@ it("a prompt whose signal is already aborted ends cancelled and never reaches th
   }
 });
 
+// CI caught this one: a session/cancel that arrives while the prompt's session record is still
+// being read (a slow ledger) was lost, and the prompt ran to end_turn.
+it("a cancel that arrives while the prompt's record is read still cancels it", async () => {
+  const home = tempDir();
+  const ledger = new SqliteLedger(join(home, "ledger.db"));
+  const gateway = new Gateway({
+    agentName: "mock",
+    ledger,
+    connect: () => connectMock(),
+  });
+  gateway.attachEditor({
+    notify: () => Promise.resolve(),
+    request: () => Promise.reject(new Error("no requests expected")),
+  });
+  try {
+    await gateway.initialize(INIT);
+    const { sessionId } = await gateway.newSession({
+      cwd: home,
+      mcpServers: [],
+    });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const read = ledger.getSession.bind(ledger);
+    ledger.getSession = async (id) => (await held, read(id));
+    const result = gateway.prompt(
+      prompt(String(sessionId)),
+      new AbortController().signal,
+    );
+    gateway.cancel({ sessionId });
+    release();
+    expect(await result).toEqual({ stopReason: "cancelled" });
+  } finally {
+    await gateway.close();
+  }
+});
+
 // Issue 15 item 5: the stdio server hands the request's signal to the gateway.
 it("$/cancel_request ends a session/resume the agent never answers", async () => {
   const { second, sessionId } = await restoringEditor(600_000);
