@@ -111,6 +111,7 @@ export async function openServeHub(
     createGateway,
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,
+    answerGraceMs: config.serve?.answerGraceMs,
     observer: metrics.observer,
     logger,
   });

@@ -15,6 +15,7 @@ import { DEFAULT_LEDGER_CAPS, DEFAULT_PG_RETRY_MS } from "../ledger/caps.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from "../cluster/index.js";
 import { DEFAULT_IDLE_SESSION_MS } from "../hub/idle-sessions.js";
+import { ANSWER_GRACE_MS } from "../hub/attachments.js";
 
 type Tree = Record<string, unknown>;
 
@@ -59,6 +60,7 @@ export function configDefaults(): Tree {
       allowOrigins: [],
       publicUrl: null,
       idleSessionMs: DEFAULT_IDLE_SESSION_MS,
+      answerGraceMs: ANSWER_GRACE_MS,
       ...serve,
       trustedProxy: {
         addresses: [],

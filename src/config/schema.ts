@@ -176,6 +176,7 @@ export const configSchema = z.strictObject({
         .optional(),
       /** A session nobody used for this long is released (reloaded from the ledger when used). */
       idleSessionMs: positiveMs.optional(),
+      answerGraceMs: positiveMs.optional(),
       maxConnections: z.number().int().positive().optional(),
       maxBodyBytes: z.number().int().positive().optional(),
       maxFrameBytes: z.number().int().positive().optional(),

@@ -46,6 +46,8 @@ export class Attachments {
   private readonly clients = new Map<string, HubClient>();
   /** "session\0client" of the clients that may only watch that session (issue 22). */
   private readonly watchOnly = new Set<string>();
+  /** Called at the next attach to each session (askPermission's reconnect grace). */
+  private readonly waiters = new Map<string, Set<() => void>>();
 
   // Registers a connection so that session-less notifications reach it.
   addClient(client: HubClient): void {
@@ -62,6 +64,35 @@ export class Attachments {
       client,
       seq: Math.max(seq, prior?.seq ?? 0),
       ...(hold ? { held: prior?.held ?? [] } : {}),
+    });
+    const waiting = this.waiters.get(sessionId);
+    this.waiters.delete(sessionId);
+    for (const wake of waiting ?? []) wake();
+  }
+
+  /** Resolves true at the next attach to the session, false after `ms` or on abort. */
+  nextAttach(
+    sessionId: string,
+    ms: number,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    return new Promise((resolve) => {
+      const set = this.waiters.get(sessionId) ?? new Set();
+      this.waiters.set(sessionId, set);
+      const done = (attached: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", aborted);
+        set.delete(wake);
+        if (set.size === 0 && this.waiters.get(sessionId) === set)
+          this.waiters.delete(sessionId);
+        resolve(attached);
+      };
+      const wake = () => done(true);
+      const aborted = () => done(false);
+      const timer = setTimeout(aborted, ms);
+      set.add(wake);
+      signal?.addEventListener("abort", aborted, { once: true });
+      if (signal?.aborted) aborted();
     });
   }
 
@@ -142,6 +173,7 @@ export interface FanOutObserver {
 export function fanOutEditor(
   attachments: Attachments,
   observer: FanOutObserver = {},
+  graceMs = ANSWER_GRACE_MS,
 ): EditorPort {
   return {
     notify: (method, raw, delivery) => {
@@ -161,7 +193,12 @@ export function fanOutEditor(
     request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
       const params = raw as Params;
       if (method === "session/request_permission") {
-        const outcome = await askPermission(attachments, params, signal);
+        const outcome = await askPermission(
+          attachments,
+          params,
+          graceMs,
+          signal,
+        );
         observer.permissionDecided?.(
           (outcome as { outcome: { outcome: string } }).outcome.outcome,
         );
@@ -229,28 +266,46 @@ function targetsOf(attachments: Attachments, params: Params): HubClient[] {
   return owner && !owner.closed ? [owner, ...others] : others;
 }
 
+/** How long a permission question waits for an editor to re-attach when the ones that could
+ *  answer it have gone (a reconnecting shim or page), before the policy's refusal. */
+export const ANSWER_GRACE_MS = 10_000;
+
 // Asks the prompting editor; if it is gone, races the other attached editors (first answer
-// wins, the rest are cancelled); with nobody attached, refuses (the policy's "ask" fallback).
+// wins, the rest are cancelled). With nobody left to answer, waits up to `graceMs` for an
+// editor to attach (the prompting one reconnecting: an answer lost with its link is asked
+// again), then refuses (the policy's "ask" fallback).
 async function askPermission(
   attachments: Attachments,
   params: Params,
+  graceMs: number,
   signal?: AbortSignal,
 ): Promise<unknown> {
   const sessionId = String(params["sessionId"]);
+  const deadline = Date.now() + graceMs;
   const owner = attachments.owner(sessionId);
-  if (owner) {
+  if (owner && !owner.closed) {
     try {
       return await owner.request("session/request_permission", params, signal);
     } catch (error) {
       if (signal?.aborted || !owner.closed) throw error;
     }
   }
-  const others = targetsOf(attachments, params);
-  if (others.length === 0) {
-    const options = (params as unknown as RequestPermissionRequest).options;
-    return { outcome: outcomeFor("reject", options) };
+  for (;;) {
+    const others = targetsOf(attachments, params);
+    if (others.length > 0) {
+      try {
+        return await firstAnswer(others, params, signal);
+      } catch (error) {
+        if (signal?.aborted || others.some((c) => !c.closed)) throw error;
+        continue; // every one of them left while asked
+      }
+    }
+    const left = deadline - Date.now();
+    if (left <= 0 || !(await attachments.nextAttach(sessionId, left, signal))) {
+      const options = (params as unknown as RequestPermissionRequest).options;
+      return { outcome: outcomeFor("reject", options) };
+    }
   }
-  return firstAnswer(others, params, signal);
 }
 
 // Sends the request to every client; the first answer wins and the others are cancelled.

@@ -44,6 +44,8 @@ export interface SessionHubOptions {
   cancelOnDisconnect?: boolean;
   /** A session with nobody attached and no turn for this long is released (default 30 min). */
   idleSessionMs?: number;
+  /** How long a permission question waits for an editor to re-attach (default 10 s). */
+  answerGraceMs?: number;
   observer?: SessionHubObserver;
   logger?: Logger;
   /** The users' grants (issue 22); none: every client sees and drives every session. */
@@ -89,7 +91,7 @@ export class SessionHub {
     this.access = new SessionAccess(options.access);
     this.watch.mayTell = (client, id) => this.access.mayTell(client.user, id);
     this.editor = askingEditor(
-      fanOutEditor(this.attachments, options.observer),
+      fanOutEditor(this.attachments, options.observer, options.answerGraceMs),
       this.watch,
     );
     // Every gateway shares the ledger; the hub closes it once, after them all.

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { LineSplitter } from "../protocol/ndjson.js";
 import type { Logger } from "../shared/logger.js";
 import { openHubLink, type HubLink } from "./link.js";
+import { AnswerMemory } from "./answers.js";
 import { guardStdout } from "../stdio/stdout-guard.js";
 
 type Msg = Record<string, unknown>;
@@ -25,6 +26,12 @@ export interface HubShimOptions {
   reconnectForMs?: number;
 }
 
+interface Question {
+  hubId: unknown;
+  gen: number;
+  message: Msg;
+}
+
 interface Pending {
   /** The editor's id; undefined for the shim's own requests. */
   editorId?: unknown;
@@ -36,7 +43,11 @@ interface Pending {
 class Shim {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private readonly fromHub = new Map<number, { hubId: unknown; gen: number }>();
+  /** The hub's questions to the editor, by the shim's id; `gen`: the link they came on. */
+  private readonly fromHub = new Map<number, Question>();
+  /** Questions whose link went down, kept so that a late answer is still remembered. */
+  private readonly orphans = new Map<number, Question>();
+  private readonly answers = new AnswerMemory();
   private readonly cursors = new Map<string, number>();
   /** Sessions the editor is loading: their replay passes even below the cursor. */
   private readonly loading = new Set<string>();
@@ -128,18 +139,27 @@ class Shim {
     this.link.send(m);
   }
 
-  // The editor's answer to a hub request; dropped when that hub connection is gone.
+  // The editor's answer to a hub request: relayed while its hub connection lives; a permission
+  // answer is also remembered, since it can be lost with a link that is dropping.
   private editorResponse(m: Msg): void {
-    const entry = this.fromHub.get(Number(m["id"]));
-    this.fromHub.delete(Number(m["id"]));
-    if (entry && entry.gen === this.gen)
-      this.link.send({ ...m, id: entry.hubId });
+    const id = Number(m["id"]);
+    const entry = this.fromHub.get(id) ?? this.orphans.get(id);
+    this.fromHub.delete(id);
+    this.orphans.delete(id);
+    if (!entry) return;
+    this.answers.remember(entry.message, entry.gen, m);
+    if (entry.gen === this.gen) this.link.send({ ...m, id: entry.hubId });
   }
 
   fromHubMessage(m: Msg): void {
     if ("method" in m && "id" in m) {
+      const known = this.answers.recall(m, this.gen);
+      if (known !== undefined) {
+        this.link.send({ jsonrpc: "2.0", id: m["id"], result: known });
+        return;
+      }
       const id = this.nextId++;
-      this.fromHub.set(id, { hubId: m["id"], gen: this.gen });
+      this.fromHub.set(id, { hubId: m["id"], gen: this.gen, message: m });
       return this.write({ ...m, id });
     }
     if ("method" in m) return this.hubNotification(m);
@@ -218,8 +238,11 @@ class Shim {
   // Every question the hub asked the editor on a connection that is gone is settled: the
   // editor is told it was cancelled (its answer could not reach the hub any more).
   private settleQuestions(): void {
-    for (const id of this.fromHub.keys()) {
+    for (const [id, question] of this.fromHub) {
       this.fromHub.delete(id);
+      this.orphans.set(id, question);
+      if (this.orphans.size > MAX_HELD_MESSAGES)
+        this.orphans.delete(this.orphans.keys().next().value as number);
       this.write({
         jsonrpc: "2.0",
         method: "$/cancel_request",

@@ -10,12 +10,15 @@ export interface TcpProxy {
   target: { host: string; port: number };
   /** Drops every open connection and refuses new ones. */
   down(): void;
+  /** Keeps the connections open but discards what clients send (a link dying unnoticed). */
+  stall(): void;
   up(): void;
   close(): Promise<void>;
 }
 
 export async function startProxy(): Promise<TcpProxy> {
   const open = new Set<Socket>();
+  const clients = new Set<Socket>();
   let isUp = true;
   const proxy: TcpProxy = {
     origin: "",
@@ -28,6 +31,12 @@ export async function startProxy(): Promise<TcpProxy> {
     },
     up() {
       isUp = true;
+    },
+    stall() {
+      for (const c of clients) {
+        c.unpipe();
+        c.on("data", () => undefined);
+      }
     },
     close: () =>
       new Promise((resolve) => {
@@ -43,10 +52,12 @@ export async function startProxy(): Promise<TcpProxy> {
       s.on("error", () => undefined);
       s.on("close", () => {
         open.delete(s);
+        clients.delete(s);
         client.destroy();
         upstream.destroy();
       });
     }
+    clients.add(client);
     client.pipe(upstream);
     upstream.pipe(client);
   });

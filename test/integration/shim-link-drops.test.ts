@@ -8,6 +8,7 @@ import {
   INIT,
   mockConfig,
   startEditor,
+  type EditorOptions,
   type TestEditor,
 } from "../helpers/editor.js";
 import { startHub, until, type RunningHub } from "../helpers/hub.js";
@@ -32,7 +33,7 @@ const text = (t: string) => [{ type: "text", text: t }];
 const said = (e: TestEditor) => JSON.stringify(e.updates());
 
 // A hub, a proxy in front of it, and an editor reaching the proxy through the shim.
-async function throughProxy() {
+async function throughProxy(onRequest?: EditorOptions["onRequest"]) {
   const home = tempDir();
   mockConfig(home);
   const h = await startHub(home);
@@ -40,7 +41,10 @@ async function throughProxy() {
   const proxy = await startProxy();
   proxies.push(proxy);
   proxy.target = { host: "127.0.0.1", port: Number(new URL(h.url).port) };
-  const editor = startEditor(home, { args: ["--hub", proxy.origin] });
+  const editor = startEditor(home, {
+    args: ["--hub", proxy.origin],
+    ...(onRequest ? { onRequest } : {}),
+  });
   editors.push(editor);
   await editor.agent.request("initialize", INIT);
   return { home, proxy, editor };
@@ -66,6 +70,37 @@ describe("acphub acp --hub when its link drops", () => {
     await new Promise((r) => setTimeout(r, 300));
     proxy.up();
     expect((await turn).stopReason).toBe("cancelled");
+  });
+
+  it("a permission answer lost with a dropping link is given to the hub's question once the link is back", async () => {
+    let asked = 0;
+    const link: { proxy?: TcpProxy } = {};
+    const answer = (optionId: string) => ({
+      outcome: { outcome: "selected", optionId },
+    });
+    const t = await throughProxy((method) => {
+      if (method !== "session/request_permission") return {};
+      // The first answer goes into a link that is dying unnoticed; asking the user again
+      // would get a different answer, which the turn must not see.
+      if (++asked > 1) return answer("reject");
+      const proxy = link.proxy!;
+      proxy.stall();
+      setTimeout(() => proxy.down(), 200);
+      setTimeout(() => proxy.up(), 500);
+      return answer("allow");
+    });
+    link.proxy = t.proxy;
+    const { sessionId } = await t.editor.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: t.home, mcpServers: [] },
+    );
+    const turn = await t.editor.agent.request<{ stopReason: string }>(
+      "session/prompt",
+      { sessionId, prompt: text(steps({ permission: {} }, { text: "after" })) },
+    );
+    expect(turn.stopReason).toBe("end_turn");
+    expect(said(t.editor)).toContain("permission granted (allow)");
+    expect(asked).toBe(1);
   });
 
   it("with the hold queue full, a request is answered with an error, never dropped", async () => {
