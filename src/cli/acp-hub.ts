@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { hubLaunch } from "../shim/connect-hub.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import type { AgentLaunch } from "../agents/registry.js";
-import { runHubShim } from "../shim/shim.js";
+import { runHubShim } from "../shim/run.js";
 import { defaultTokenFile, loadToken } from "../server/token.js";
 import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";

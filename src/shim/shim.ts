@@ -5,11 +5,9 @@
 // from its cursor (missed updates first), and re-sends what was unanswered — prompts carry
 // an idempotency key, so a turn that finished meanwhile is answered from the hub's ledger.
 import { randomUUID } from "node:crypto";
-import { LineSplitter } from "../protocol/ndjson.js";
 import type { Logger } from "../shared/logger.js";
-import { openHubLink, type HubLink } from "./link.js";
+import type { HubLink } from "./link.js";
 import { AnswerMemory } from "./answers.js";
-import { guardStdout } from "../stdio/stdout-guard.js";
 
 type Msg = Record<string, unknown>;
 
@@ -40,7 +38,7 @@ interface Pending {
 }
 
 /** The relay's state across reconnects. */
-class Shim {
+export class Shim {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   /** The hub's questions to the editor, by the shim's id; `gen`: the link they came on. */
@@ -319,64 +317,4 @@ function seqOf(params: Msg): number | undefined {
   const seq = (params["_meta"] as { acphub?: { seq?: unknown } } | undefined)
     ?.acphub?.seq;
   return typeof seq === "number" ? seq : undefined;
-}
-
-// Runs the shim until the editor closes stdin (resolves) or the hub stays away (rejects).
-export async function runHubShim(o: HubShimOptions): Promise<void> {
-  const out = guardStdout(o.logger);
-  const write = (m: Msg) =>
-    void out
-      .write(Buffer.from(`${JSON.stringify(m)}\n`))
-      .catch(() => undefined);
-  const shim = new Shim(write, o.logger);
-  let fail: (error: Error) => void = () => undefined;
-  const failed = new Promise<never>((_r, reject) => (fail = reject));
-  shim.link = openHubLink({
-    url: o.url,
-    urls: o.urls,
-    token: o.token,
-    logger: o.logger,
-    reconnectForMs: o.reconnectForMs,
-    onMessage: (m) => shim.fromHubMessage(m),
-    onUp: (gen) => shim.up(gen),
-    onDown: (reason) => {
-      o.logger.warn({ reason }, "hub connection lost; reconnecting");
-      shim.down();
-    },
-    onGiveUp: (error) => {
-      shim.giveUp(error.message);
-      fail(error);
-    },
-  });
-  try {
-    await Promise.race([
-      readEditor(o.maxMessageBytes, (m) => shim.fromEditor(m), o.logger),
-      failed,
-    ]);
-  } finally {
-    shim.link.close();
-    process.stdin.destroy();
-  }
-}
-
-// Reads the editor's JSON-RPC lines from stdin until it ends.
-async function readEditor(
-  max: number,
-  onMessage: (m: Msg) => void,
-  logger: Logger,
-): Promise<void> {
-  const splitter = new LineSplitter(max);
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    for (const line of splitter.push(chunk)) {
-      const text = line.toString("utf8").trim();
-      if (!text) continue;
-      try {
-        const value: unknown = JSON.parse(text);
-        if (value && typeof value === "object" && !Array.isArray(value))
-          onMessage(value as Msg);
-      } catch {
-        logger.warn("editor sent a line that is not JSON; ignored");
-      }
-    }
-  }
 }
