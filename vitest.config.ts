@@ -4,8 +4,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["test/interop/**", "node_modules/**", "dist/**"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
     pool: "forks",
     maxWorkers: 2,
   },

@@ -65,7 +65,7 @@ export async function loggedIn(
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport });
   // Below the test's own timeout, so a failure names the element it waited for.
-  context.setDefaultTimeout(20_000);
+  context.setDefaultTimeout(45_000);
   // Every Content-Security-Policy violation the page meets, for `cspViolations`.
   await context.addInitScript(() => {
     const w = window as unknown as { __csp: string[] };

@@ -166,7 +166,7 @@ describe("a stale link", () => {
     await p.waitForURL(/#\/$/);
     await p.getByText("Pick a session").waitFor();
     await p.close();
-  }, 30_000);
+  }, 90_000);
 });
 
 describe("the sessions sidebar", () => {

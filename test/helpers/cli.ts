@@ -44,7 +44,7 @@ export function runCli(
   options.onSpawn?.(child);
   const timer = setTimeout(
     () => child.kill("SIGKILL"),
-    options.timeoutMs ?? 20_000,
+    options.timeoutMs ?? 60_000,
   );
   return new Promise((resolve) => {
     child.on("close", (code) => {

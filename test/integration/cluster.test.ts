@@ -247,7 +247,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
       ["node-a", false, 0],
       ["node-b", true, 1],
     ]);
-  }, 30_000);
+  }, 90_000);
 
   it("the stdio shim given both nodes survives kill -9 of the node it was on", async () => {
     const url = await server.database();
@@ -287,7 +287,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     expect(shown).toMatch(/then on node B$/);
     const listed = await nodes(b.home, url);
     expect(listed.find((n) => n.id === "node-b")?.sessions).toBe(1);
-  }, 30_000);
+  }, 90_000);
 
   it("SIGTERM drains: the running turn ends end_turn, then the node leaves nodes list", async () => {
     const url = await server.database();
@@ -307,7 +307,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     expect(await a.h.exited).toBe(0);
     hubs.splice(hubs.indexOf(a.h), 1);
     expect((await nodes(b.home, url)).map((n) => n.id)).toEqual(["node-b"]);
-  }, 30_000);
+  }, 90_000);
 
   it("three nodes: a turn prompted on C for A's session reaches the clients on A and B, same seqs", async () => {
     const url = await server.database();
@@ -354,7 +354,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
       ["node-b", 0],
       ["node-c", 1],
     ]);
-  }, 40_000);
+  }, 120_000);
 });
 
 function isAgentChunk(u: Record<string, unknown>): boolean {

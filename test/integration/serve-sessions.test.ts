@@ -109,8 +109,8 @@ describe("acphub serve: sessions shared by connections", () => {
     await until(() => said(slow, sessionId).includes("permission granted"));
   });
 
-  it("with nobody attached the policy decides (ask → refused), never an automatic allow", async () => {
-    const { h, home } = await fx.start();
+  it("with nobody attached the policy decides (ask → refused) after serve.answerGraceMs, never an automatic allow", async () => {
+    const { h, home } = await fx.start({ answerGraceMs: 300 });
     const c = fx.connect(h, "ws");
     const sessionId = await openSession(c, home);
     void c.agent
