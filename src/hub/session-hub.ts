@@ -66,6 +66,8 @@ export class SessionHub {
     { key?: string; done: Promise<Params> }
   >();
   private readonly logger: Logger;
+  /** Prompts from their arrival to their answer, by session, for session/cancel. */
+  private readonly arriving = new Map<string, Set<AbortController>>();
   /** The gateways created so far, for the idle sweep. */
   private readonly ready = new Set<Gateway>();
   private readonly idle: IdleSessions;
@@ -271,7 +273,31 @@ export class SessionHub {
   // "Is a turn running → who owns it → run the prompt" without an await in between, so a
   // refused prompt changes nothing: not the owner, the ledger, the title or the idempotency
   // record (the engine claims the turn before it records the prompt, too).
+  // Registers the prompt for session/cancel before its first await (a cancel that follows it
+  // on the wire finds it while its checks still run), then runs it.
   async prompt(
+    client: HubClient,
+    params: Params,
+    signal: AbortSignal,
+  ): Promise<Params> {
+    const arrival = new AbortController();
+    const id = String(params["sessionId"]);
+    const set = this.arriving.get(id) ?? new Set<AbortController>();
+    this.arriving.set(id, set.add(arrival));
+    try {
+      return await this.promptChecked(
+        client,
+        params,
+        AbortSignal.any([signal, arrival.signal]),
+      );
+    } finally {
+      set.delete(arrival);
+      if (set.size === 0 && this.arriving.get(id) === set)
+        this.arriving.delete(id);
+    }
+  }
+
+  private async promptChecked(
     client: HubClient,
     params: Params,
     signal: AbortSignal,
@@ -377,6 +403,7 @@ export class SessionHub {
     const record = await this.shared.getSession(String(params["sessionId"]));
     if (!record) return;
     if (client) await this.access.mustDrive(client.user, record.id);
+    for (const arrival of this.arriving.get(record.id) ?? []) arrival.abort();
     (await this.gatewayFor(record.agent)).cancel(params);
     if (!this.running.has(record.id))
       await this.options.runner?.relayCancel(record.id);
