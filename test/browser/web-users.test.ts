@@ -4,7 +4,7 @@
 // her session from the sharing dialog and bob then sees and drives it (each prompt under its
 // author's name when the hub tells it); vic sees a session shared with him read only: no
 // composer, no permission question, settings shown but not changeable.
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { INIT } from "../helpers/hub.js";
@@ -37,6 +37,51 @@ async function userPage(name: string, role: string): Promise<Page> {
   expect(link.code, link.stderr).toBe(0);
   const { url } = JSON.parse(link.stdout) as { url: string };
   return (await loggedIn(browser, url)).page;
+}
+
+// A page of `name` whose hub messages pass through a relay that names each prompt's author
+// (`_meta.acphub.author`: the last word of "hello from NAME") where the hub does not yet.
+async function pageNamingAuthors(name: string): Promise<Page> {
+  const link = await runCli(["users", "login-link", name, "--json"], {
+    home: hub.home,
+  });
+  const context = await browser.newContext({
+    viewport: { width: 1100, height: 900 },
+  });
+  context.setDefaultTimeout(20_000);
+  await context.routeWebSocket(/\/acp$/, (ws: WebSocketRoute) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => server.send(m));
+    server.onMessage((m) => ws.send(withAuthor(String(m))));
+  });
+  const page = await context.newPage();
+  await page.goto((JSON.parse(link.stdout) as { url: string }).url);
+  await page.waitForSelector(".sessions");
+  return page;
+}
+
+function withAuthor(message: string): string {
+  const m = JSON.parse(message) as {
+    method?: string;
+    params?: {
+      update?: { sessionUpdate?: string; content?: { text?: string } };
+    };
+  } & Record<string, unknown>;
+  const update = m.params?.update;
+  const said = /^hello from (\w+)/.exec(update?.content?.text ?? "");
+  if (
+    m.method !== "session/update" ||
+    update?.sessionUpdate !== "user_message_chunk" ||
+    !said
+  )
+    return message;
+  const params = m.params as Record<string, unknown>;
+  const meta = (params["_meta"] ?? {}) as { acphub?: Record<string, unknown> };
+  params["_meta"] = {
+    ...meta,
+    acphub: { author: said[1], ...meta.acphub },
+  };
+  return JSON.stringify(m);
 }
 
 beforeAll(async () => {
@@ -148,10 +193,17 @@ describe("the web page with users", { timeout: 120_000 }, () => {
         await expect.poll(() => authors(p)).toEqual(["alice", "bob"]);
     } else {
       process.stderr.write(
-        "web-users: the hub sends no _meta.acphub.author yet; author labels not checked in Chromium\n",
+        "web-users: the hub sends no _meta.acphub.author yet: authors checked through the relay only\n",
       );
       expect(await authors(alice)).toEqual([]);
     }
+
+    // With the author on each prompt (the hub's, or the relay's): each is named.
+    const named = await pageNamingAuthors("alice");
+    await named.goto(`${hub.h.url}/#/s/${id}`);
+    await named.locator(".msg.user", { hasText: "hello from bob" }).waitFor();
+    expect(await authors(named)).toEqual(["alice", "bob"]);
+    await named.context().close();
 
     await alice.getByRole("button", { name: "Share…" }).click();
     await dialog.getByRole("button", { name: "Unshare with bob" }).click();
@@ -163,7 +215,7 @@ describe("the web page with users", { timeout: 120_000 }, () => {
   it("vic (viewer) sees a session shared with him read only: no composer, no question to answer, settings not changeable", async () => {
     const [alice, vic] = [pages["alice"]!, pages["vic"]!];
     const id = await newSession(alice, hub.home);
-    await send(alice, "before vic");
+    await send(alice, "hello from alice, before vic");
     await turnEnded(alice);
     await shareFromDialog(id, "vic", "viewer");
     await alice.keyboard.press("Escape");
@@ -212,5 +264,17 @@ describe("the web page with users", { timeout: 120_000 }, () => {
     await vic.locator(".msg.agent", { hasText: "after the answer" }).waitFor();
     expect(await vic.getByRole("textbox", { name: "Prompt" }).count()).toBe(0);
     expect(await axeFindings(vic)).toEqual([]);
+    // A viewer may not start sessions: the form says so instead.
+    await vic.goto(`${hub.h.url}/#/new`);
+    await vic.getByText("You are a viewer").waitFor();
+    expect(await vic.getByRole("button", { name: "Start" }).count()).toBe(0);
+    // One author only: the prompts are not labelled with a name.
+    const named = await pageNamingAuthors("alice");
+    await named.goto(`${hub.h.url}/#/s/${id}`);
+    await named
+      .locator(".msg.agent", { hasText: "after the answer" })
+      .waitFor();
+    expect(await named.locator(".msg.user .author").count()).toBe(0);
+    await named.context().close();
   });
 });
