@@ -217,10 +217,14 @@ describe("the web page with users", { timeout: 120_000 }, () => {
     const id = await newSession(alice, hub.home);
     await send(alice, "hello from alice, before vic");
     await turnEnded(alice);
-    await shareFromDialog(id, "vic", "viewer");
-    await alice.keyboard.press("Escape");
+    // Shared through the CLI this time (on the ledger; the running hub reads it at once).
+    const shared = await runCli(
+      ["sessions", "share", id, "--with", "vic", "--role", "viewer"],
+      { home: hub.home },
+    );
+    expect(shared.code, shared.stderr).toBe(0);
 
-    await row(vic, id).click();
+    await vic.goto(`${hub.h.url}/#/s/${id}`);
     await vic.locator(".msg.user", { hasText: "before vic" }).waitFor();
     await vic.locator(".read-only").getByText("Read only").waitFor();
     expect(await vic.locator(".read-only-badge").innerText()).toBe("read only");
