@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { INIT } from "../helpers/hub.js";
 import {
+  artifact,
   axeFindings,
   launchBrowser,
   loggedIn,
@@ -177,6 +178,7 @@ describe("the web page with users", { timeout: 120_000 }, () => {
     await dialog.getByRole("button", { name: "Share", exact: true }).click();
     await dialog.getByRole("alert").getByText('no user "nobody"').waitFor();
     expect(await axeFindings(alice)).toEqual([]);
+    await alice.screenshot({ path: artifact("web-users-share-dialog.png") });
     await dialog.getByRole("button", { name: "Close" }).click();
     await dialog.waitFor({ state: "hidden" });
 
@@ -268,6 +270,14 @@ describe("the web page with users", { timeout: 120_000 }, () => {
     await vic.locator(".msg.agent", { hasText: "after the answer" }).waitFor();
     expect(await vic.getByRole("textbox", { name: "Prompt" }).count()).toBe(0);
     expect(await axeFindings(vic)).toEqual([]);
+    // On a 375-px phone the header (who is logged in) and the marker fit the width.
+    await vic.setViewportSize({ width: 375, height: 740 });
+    await vic.locator(".read-only").waitFor();
+    expect(
+      await vic.evaluate(() => document.documentElement.scrollWidth),
+    ).toBeLessThanOrEqual(375);
+    expect(await vic.locator(".who").isVisible()).toBe(true);
+    await vic.screenshot({ path: artifact("web-users-viewer-phone.png") });
     // A viewer may not start sessions: the form says so instead.
     await vic.goto(`${hub.h.url}/#/new`);
     await vic.getByText("You are a viewer").waitFor();

@@ -5,9 +5,14 @@ import type { Me } from "../state/team.js";
 export function Who({ me }: { me?: Me }) {
   if (!me) return null;
   return (
-    <span class="who" data-user={me.name} data-role={me.role}>
-      Logged in as <strong>{me.name}</strong>{" "}
-      <span class="who-role">({me.role})</span>
+    <span
+      class="who"
+      data-user={me.name}
+      data-role={me.role}
+      title={`Logged in as ${me.name} (${me.role})`}
+    >
+      <span class="who-label">Logged in as </span>
+      <strong>{me.name}</strong> <span class="who-role">({me.role})</span>
     </span>
   );
 }
