@@ -13,7 +13,7 @@ import {
   toMarkdown,
 } from "../state/session-actions.js";
 import { SettingsBar } from "./settings-bar.js";
-import { ShareDialog } from "./share-dialog.js";
+import { ShareButton } from "./share-dialog.js";
 import { StateBadge } from "./state-badge.js";
 import { UsageView } from "./plan.js";
 import { ReadOnlyBadge } from "./who.js";
@@ -92,7 +92,6 @@ function act(store: HubStore, run: () => Promise<unknown>): void {
 
 function Actions({ store, title }: { store: HubStore; title: string }) {
   const [confirming, setConfirming] = useState(false);
-  const [sharing, setSharing] = useState(false);
   const m = store.model!;
   const team = store.team;
   const standing = team.standing(m.sessionId);
@@ -136,18 +135,7 @@ function Actions({ store, title }: { store: HubStore; title: string }) {
       >
         Export JSON
       </button>
-      {team.mayShare(m.sessionId) && (
-        <button type="button" onClick={() => setSharing(true)}>
-          Share…
-        </button>
-      )}
-      {sharing && (
-        <ShareDialog
-          store={store}
-          sessionId={m.sessionId}
-          onClose={() => setSharing(false)}
-        />
-      )}
+      <ShareButton store={store} sessionId={m.sessionId} />
       {!owns ? null : confirming ? (
         <>
           <button

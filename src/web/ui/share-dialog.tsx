@@ -79,7 +79,33 @@ function ShareForm({ run }: { run(user: string, role: GrantRole): void }) {
   );
 }
 
-export function ShareDialog({
+// The header's Share… button (for the owner or an admin) and the dialog it opens.
+export function ShareButton({
+  store,
+  sessionId,
+}: {
+  store: HubStore;
+  sessionId: string;
+}) {
+  const [open, setOpen] = useState(false);
+  if (!store.team.mayShare(sessionId)) return null;
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)}>
+        Share…
+      </button>
+      {open && (
+        <ShareDialog
+          store={store}
+          sessionId={sessionId}
+          onClose={() => setOpen(false)}
+        />
+      )}
+    </>
+  );
+}
+
+function ShareDialog({
   store,
   sessionId,
   onClose,
