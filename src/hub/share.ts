@@ -43,6 +43,12 @@ export async function sharing(
     return { removed };
   }
   const role = shareRoleOf(params["role"]);
+  // Sharing would overwrite the owner's grant (and leave the session without an owner).
+  const grants = await store.grantsOf(record.id);
+  if (grants.some((g) => g.user === user && g.role === "owner"))
+    throw invalidParams(
+      `${user} owns session ${record.id}: an owner's access is not changed by sharing`,
+    );
   await store.grant({ sessionId: record.id, user, role });
   hub.access.remember(record.id, user, role);
   // The user's watching clients (the page's session list) hear of it at once.

@@ -1,7 +1,8 @@
 // Sharing tells the user it concerns (issue 22, the page's sharing dialog): a watching client
 // of the user a session is shared with hears `_acphub/sessions/changed` for it at once (the
 // page's session list reloads and shows it), and hears it again when it is unshared (the list
-// drops it). A member it does not concern hears nothing of it.
+// drops it). A member it does not concern hears nothing of it. Sharing a session with its owner
+// is refused (it would overwrite the owner's grant).
 import { afterEach, describe, expect, it } from "vitest";
 import { INIT, until, type HubTestClient } from "../helpers/hub.js";
 import { teamFixture, type TeamHub } from "../helpers/team.js";
@@ -82,5 +83,32 @@ describe("acphub serve: sharing is told to the user it concerns", () => {
     );
     expect(changes(carol, sessionId)).toBe(0);
     expect(changes(bob, sessionId)).toBe(2);
+  });
+
+  it("sharing with the owner is refused and leaves the owner's grant as it was", async () => {
+    const team = await fx.start({ alice: "member" });
+    const alice = await watcher(team, "alice");
+    const { sessionId } = await alice.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: "/tmp", mcpServers: [] },
+    );
+    await expect(
+      alice.agent.request("_acphub/session/share", {
+        sessionId,
+        user: "alice",
+        role: "viewer",
+      }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining(
+        `alice owns session ${sessionId}: an owner's access is not changed by sharing`,
+      ),
+    });
+    expect(
+      await alice.agent.request("_acphub/session/grants", { sessionId }),
+    ).toEqual({ grants: [{ sessionId, user: "alice", role: "owner" }] });
+    expect(
+      await alice.agent.request("session/delete", { sessionId }),
+    ).toBeDefined();
   });
 });

@@ -281,6 +281,9 @@ export class HubStore {
       const info = changedInfo(this.infos, params);
       this.infos.set(info.sessionId, info);
       if (info.title) this.titles.set(info.sessionId, info.title);
+      // A share changed is told this way too: what this page may do in the open session.
+      if (info.sessionId === this.model?.sessionId)
+        void this.team.load(info.sessionId).catch(() => undefined);
       this.changed();
       this.onSessionsChanged?.();
     }
