@@ -2,8 +2,9 @@
 // users made and logged in through the CLI as documented (`acphub users add`, `login-link`):
 // alice and bob (members) and vic (viewer). The header names who is logged in; alice shares
 // her session from the sharing dialog and bob then sees and drives it (each prompt under its
-// author's name when the hub tells it); vic sees a session shared with him read only: no
-// composer, no permission question, settings shown but not changeable.
+// author's name when the hub tells it), turns read only when made a viewer, and loses it when
+// unshared; vic sees a session shared with him read only: no composer, no permission
+// question, settings shown but not changeable.
 import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -207,7 +208,19 @@ describe("the web page with users", { timeout: 120_000 }, () => {
     expect(await authors(named)).toEqual(["alice", "bob"]);
     await named.context().close();
 
+    // bob made a viewer: his open page turns read only without a reload.
     await alice.getByRole("button", { name: "Share…" }).click();
+    await dialog.getByLabel("User").fill("bob");
+    await dialog.getByLabel("Role").selectOption("viewer");
+    await dialog.getByRole("button", { name: "Share", exact: true }).click();
+    await dialog.locator('li[data-user="bob"][data-role="viewer"]').waitFor();
+    await bob.locator(".read-only").waitFor();
+    expect(await bob.getByRole("textbox", { name: "Prompt" }).count()).toBe(0);
+    // The owner's own access is not changed by sharing: refused, said in the dialog.
+    await dialog.getByLabel("User").fill("alice");
+    await dialog.getByRole("button", { name: "Share", exact: true }).click();
+    await dialog.getByRole("alert").getByText("alice owns session").waitFor();
+
     await dialog.getByRole("button", { name: "Unshare with bob" }).click();
     await dialog.locator('li[data-user="bob"]').waitFor({ state: "detached" });
     await bob.goto(`${hub.h.url}/#/`);
