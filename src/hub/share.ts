@@ -1,6 +1,7 @@
 // Sharing a hub session (issue 22): `_acphub/session/share` {sessionId, user, role: viewer |
 // driver}, `_acphub/session/unshare` {sessionId, user} and `_acphub/session/grants` {sessionId}
-// (who has access). Only the session's owner or an admin may share; each change is audited.
+// (who has access). Only the session's owner or an admin may share; each change is audited,
+// and watching clients that may see the session hear of it (`_acphub/sessions/changed`).
 import { SHARE_ROLES, type ShareRole } from "../contracts/users.js";
 import type { Params } from "../protocol/raw.js";
 import { invalidParams } from "../protocol/wire-errors.js";
@@ -35,13 +36,23 @@ export async function sharing(
   const by = client.user?.name ?? "admin";
   if (method === SHARE_METHODS.unshare) {
     const removed = await store.revoke(record.id, user);
+    // Told while still known as theirs: their session lists drop it at once.
+    hub.watch.changed(record.id, record.title);
     hub.access.remember(record.id, user, undefined);
     await audit(hub, by, "session.unshare", record.id, { user });
     return { removed };
   }
   const role = shareRoleOf(params["role"]);
+  // Sharing would overwrite the owner's grant (and leave the session without an owner).
+  const grants = await store.grantsOf(record.id);
+  if (grants.some((g) => g.user === user && g.role === "owner"))
+    throw invalidParams(
+      `${user} owns session ${record.id}: an owner's access is not changed by sharing`,
+    );
   await store.grant({ sessionId: record.id, user, role });
   hub.access.remember(record.id, user, role);
+  // The user's watching clients (the page's session list) hear of it at once.
+  hub.watch.changed(record.id, record.title);
   await audit(hub, by, "session.share", record.id, { user, role });
   return { sessionId: record.id, user, role };
 }

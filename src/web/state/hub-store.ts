@@ -10,6 +10,7 @@ import {
   type SessionModel,
 } from "./session-model.js";
 import { Permissions, type PendingPermission } from "./permissions.js";
+import { Team } from "./team.js";
 import { UpdateBatch } from "./update-batch.js";
 import {
   changedInfo,
@@ -34,6 +35,8 @@ export class HubStore {
   model?: SessionModel;
   turn: Turn = { running: false, own: false };
   readonly questions = new Permissions(() => this.changed());
+  /** Who is logged in, and what they may do in each session (issue 22). */
+  readonly team: Team = new Team(this);
   error?: string;
   /** The open session does not exist (a stale link): nothing to reconnect to. */
   notFound = false;
@@ -278,6 +281,9 @@ export class HubStore {
       const info = changedInfo(this.infos, params);
       this.infos.set(info.sessionId, info);
       if (info.title) this.titles.set(info.sessionId, info.title);
+      // A share changed is told this way too: what this page may do in the open session.
+      if (info.sessionId === this.model?.sessionId)
+        void this.team.load(info.sessionId).catch(() => undefined);
       this.changed();
       this.onSessionsChanged?.();
     }

@@ -42,7 +42,7 @@ const HEADINGS: Record<string, string> = {
   notice: "acphub",
 };
 
-/** The transcript as Markdown: each message under a heading, tool calls as one line each. */
+/** The transcript as Markdown: each message under a heading (a prompt's: its author, if known), tool calls as one line each. */
 export function toMarkdown(m: SessionModel, title: string): string {
   const parts = [`# ${title}`];
   for (const item of m.items) {
@@ -51,7 +51,10 @@ export function toMarkdown(m: SessionModel, title: string): string {
       parts.push(
         `- **${String(c["kind"] ?? "tool")}** ${String(c["title"] ?? "")} (${String(c["status"] ?? "pending")})`,
       );
-    } else parts.push(`## ${HEADINGS[item.kind] ?? item.kind}\n\n${item.text}`);
+    } else {
+      const heading = item.author ?? HEADINGS[item.kind] ?? item.kind;
+      parts.push(`## ${heading}\n\n${item.text}`);
+    }
   }
   return `${parts.join("\n\n")}\n`;
 }

@@ -15,6 +15,8 @@ export interface Item {
   call?: Params;
   /** Bumped on every change, so views re-render only what changed. */
   rev: number;
+  /** Who sent a user message (the hub's `_meta.acphub.author`), when the hub said. */
+  author?: string;
 }
 
 export interface SessionModel {
@@ -37,6 +39,8 @@ export interface SessionModel {
   tools: Map<string, Item>;
   /** Items dropped from the front to keep the page's memory bounded (the ledger keeps them). */
   dropped: number;
+  /** The authors of the user messages seen (more than one: each message shows its author). */
+  authors: Set<string>;
 }
 
 /** The most items the page keeps; older ones are summarized in one notice at the top. */
@@ -61,6 +65,7 @@ export function newModel(sessionId: string): SessionModel {
     count: 0,
     tools: new Map(),
     dropped: 0,
+    authors: new Set(),
   };
 }
 
@@ -98,6 +103,7 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
     if (chunk === "agent" && NOTICE.test(text))
       pushItem(m, "notice", text.replace(NOTICE, "").trim());
     else appendText(m, chunk, text, seq);
+    if (chunk === "user") noteAuthor(m, params);
     return true;
   }
   switch (kind) {
@@ -159,6 +165,24 @@ function appendText(
   if (kind === "user") m.turns += 1;
   const id = kind === "user" ? `user-${seq ?? m.count}` : `${kind}-${m.count}`;
   m.items.push({ id, kind, text, rev: 0 });
+}
+
+/** The user who sent a prompt, as the hub tells on its user_message_chunk updates. */
+export function authorOf(params: Params): string | undefined {
+  const author = (
+    params["_meta"] as { acphub?: { author?: unknown } } | undefined
+  )?.acphub?.author;
+  return typeof author === "string" && author ? author : undefined;
+}
+
+// Marks the last user message with its author, and counts the session's authors.
+function noteAuthor(m: SessionModel, params: Params): void {
+  const author = authorOf(params);
+  const last = m.items.at(-1);
+  if (!author || last?.kind !== "user" || last.author === author) return;
+  last.author = author;
+  last.rev += 1;
+  m.authors.add(author);
 }
 
 // Drops the oldest items past MAX_ITEMS (and their tool ids), counted in the first item.

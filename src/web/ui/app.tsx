@@ -1,12 +1,14 @@
 // The page's frame: connection banner, the sessions sidebar beside the open pane (#/ nothing
 // open, #/new the new-session form, #/s/ID a session; one pane at a time on phones), the
-// keyboard (Esc stops the turn, Ctrl/⌘+K switches session), notifications and logout.
+// keyboard (Esc stops the turn, Ctrl/⌘+K switches session), who is logged in, notifications
+// and logout.
 import { useEffect, useState } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
 import { enableNotifications } from "../state/notify.js";
 import { NewSession } from "./new-session.js";
 import { SessionList } from "./session-list.js";
 import { SessionView } from "./session-view.js";
+import { Who } from "./who.js";
 
 function useHash(): string {
   const [hash, setHash] = useState(window.location.hash);
@@ -80,7 +82,7 @@ function Waiting({ store, shown }: { store: HubStore; shown?: string }) {
   );
 }
 
-function TopBar() {
+function TopBar({ store }: { store: HubStore }) {
   const [notify, setNotify] = useState(
     typeof Notification !== "undefined" &&
       Notification.permission === "granted",
@@ -91,6 +93,7 @@ function TopBar() {
         acphub
       </a>
       <div class="top-actions">
+        <Who me={store.team.me} />
         {!notify && typeof Notification !== "undefined" && (
           <button
             type="button"
@@ -116,11 +119,22 @@ export function App({ store }: { store: HubStore }) {
   useEffect(() => {
     if (!session) store.close();
   }, [session]);
-  useEffect(() => void store.connection().catch(() => undefined), []);
+  useEffect(
+    () =>
+      void store
+        .connection()
+        .then(() => store.team.whoami())
+        .catch(() => undefined),
+    [],
+  );
+  // What this page may do in the open session (its grants), read when it opens.
+  useEffect(() => {
+    if (session) void store.team.load(session).catch(() => undefined);
+  }, [session]);
   const pane = session ? "session" : hash === "#/new" ? "new" : "none";
   return (
     <>
-      <TopBar />
+      <TopBar store={store} />
       <Banner status={store.status} />
       <Waiting store={store} shown={session} />
       <div class="layout" data-pane={pane}>

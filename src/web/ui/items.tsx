@@ -1,6 +1,6 @@
-// The session's transcript: user prompts, agent replies (Markdown), thoughts (collapsed under
-// a toggle), notices and tool call cards, each re-rendered only when it changed, and only
-// those near the view rendered at all (virtualized).
+// The session's transcript: user prompts (with their authors when there are several), agent
+// replies (Markdown), thoughts (collapsed under a toggle), notices and tool call cards, each
+// re-rendered only when it changed, and only those near the view rendered at all (virtualized).
 import type { RefObject } from "preact";
 import { memo } from "preact/compat";
 import type { Item } from "../state/session-model.js";
@@ -10,11 +10,23 @@ import { ToolCard } from "./tool-card.js";
 import { useVirtualizer } from "./virtual.js";
 
 const ItemView = memo(
-  function ItemView({ item }: { item: Item; rev: number }) {
+  function ItemView({
+    item,
+    authors,
+  }: {
+    item: Item;
+    rev: number;
+    authors: boolean;
+  }) {
     switch (item.kind) {
       case "user":
         return (
           <div class="msg user">
+            {authors && item.author && (
+              <div class="author" data-author={item.author}>
+                {item.author}
+              </div>
+            )}
             <pre class="user-text">
               <Breakable text={item.text} />
             </pre>
@@ -45,19 +57,22 @@ const ItemView = memo(
         return <ToolCard item={item} rev={item.rev} />;
     }
   },
-  (a, b) => a.item === b.item && a.rev === b.rev,
+  (a, b) => a.item === b.item && a.rev === b.rev && a.authors === b.authors,
 );
 
 /** The transcript's top margin (px, styles.css): where its first item starts in the scroller. */
 const TOP_PX = 12;
 
-// The items near the view, in the normal flow between two spacers that stand for the rest.
+// The items near the view, in the normal flow between two spacers that stand for the rest;
+// user messages name their author when `authors` (the session has several).
 export function Transcript({
   items,
   scroller,
+  authors = false,
 }: {
   items: Item[];
   scroller: RefObject<HTMLDivElement | null>;
+  authors?: boolean;
 }) {
   const v = useVirtualizer(scroller, items.length, (i) => items[i]!.id, TOP_PX);
   const shown = v.getVirtualItems();
@@ -81,7 +96,7 @@ export function Transcript({
             data-index={row.index}
             ref={v.measureElement}
           >
-            <ItemView item={item} rev={item.rev} />
+            <ItemView item={item} rev={item.rev} authors={authors} />
           </div>
         );
       })}

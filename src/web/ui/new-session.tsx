@@ -1,5 +1,6 @@
-// A new session: pick an agent (from `_acphub/agents`: installed ones and ones run through npx)
-// and a working folder (the hub's own and recently used ones offered; the hub refuses one that
+// A new session: pick an agent (from `_acphub/agents`: installed ones and ones run through npx;
+// for a user who is not an admin, the hub's default agent and those of their sessions) and a
+// working folder (the hub's own and recently used ones offered; the hub refuses one that
 // is not an absolute path to a directory, and the form says why), then it opens.
 import { useEffect, useState } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
@@ -20,6 +21,7 @@ const runnable = (a: Agent) =>
   (a.source !== undefined && a.source !== "not-installed");
 
 function label(a: Agent): string {
+  if (a.name === "") return "The hub's default agent";
   const name =
     a.title && a.title !== a.name ? `${a.name} — ${a.title}` : a.name;
   if (!runnable(a)) return `${name} (not installed)`;
@@ -37,7 +39,30 @@ function recentFolders(store: HubStore, hubFolder?: string): string[] {
   return [...new Set([...seen, ...(hubFolder ? [hubFolder] : [])])].slice(0, 8);
 }
 
+// What a user who may not list the hub's agents (`_acphub/agents` is for admins) can pick: the
+// hub's default agent, and the agents of the sessions they see.
+function agentsSeen(store: HubStore): Agent[] {
+  const seen = [...store.infos.values()].map((i) => i.agent);
+  const names = [...new Set(seen)].filter((n): n is string => Boolean(n));
+  return [{ name: "" }, ...names.sort().map((name) => ({ name }))];
+}
+
+// The form, or why there is none: a viewer may not start sessions.
 export function NewSession({ store }: { store: HubStore }) {
+  if (store.team.me?.role === "viewer")
+    return (
+      <div class="new-session" role="status">
+        <h2>New session</h2>
+        <p>
+          You are a viewer: you may watch the sessions shared with you, not
+          start new ones.
+        </p>
+      </div>
+    );
+  return <NewSessionForm store={store} />;
+}
+
+function NewSessionForm({ store }: { store: HubStore }) {
   const [agents, setAgents] = useState<Agent[]>([]);
   const [agent, setAgent] = useState("");
   const [cwd, setCwd] = useState(() => recentFolders(store)[0] ?? "");
@@ -54,7 +79,12 @@ export function NewSession({ store }: { store: HubStore }) {
         setHubFolder(r.cwd);
         setCwd((now) => now || recentFolders(store, r.cwd)[0] || "");
       })
-      .catch((e: unknown) => setError(messageOf(e)));
+      .catch((e: unknown) => {
+        if ((e as { code?: unknown }).code !== -32001)
+          return setError(messageOf(e));
+        setAgents(agentsSeen(store));
+        setAgent("");
+      });
   }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -122,7 +152,10 @@ export function NewSession({ store }: { store: HubStore }) {
           {error}
         </div>
       )}
-      <button type="submit" disabled={busy || !agent || !cwd.trim()}>
+      <button
+        type="submit"
+        disabled={busy || !agents.some((a) => a.name === agent) || !cwd.trim()}
+      >
         Start
       </button>
     </form>

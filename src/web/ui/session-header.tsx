@@ -1,5 +1,6 @@
 // The open session's header: its title (renamed in place), agent, folder, state and usage,
-// and what can be done with it: stop, fork, export (Markdown, JSON), delete.
+// and what can be done with it: stop, fork, export (Markdown, JSON), share, delete — only what
+// this page's user may do (a viewer: export only).
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
 import { messageOf } from "../state/hub-store.js";
@@ -12,12 +13,22 @@ import {
   toMarkdown,
 } from "../state/session-actions.js";
 import { SettingsBar } from "./settings-bar.js";
+import { ShareButton } from "./share-dialog.js";
 import { StateBadge } from "./state-badge.js";
 import { UsageView } from "./plan.js";
+import { ReadOnlyBadge } from "./who.js";
 
 // The title as a heading, or a text field while it is being renamed (Enter or leaving the field
 // saves, Esc drops the change); the focus goes back to the title after.
-function Title({ store, title }: { store: HubStore; title: string }) {
+function Title({
+  store,
+  title,
+  readOnly,
+}: {
+  store: HubStore;
+  title: string;
+  readOnly: boolean;
+}) {
   const [editing, setEditing] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const field = useRef<HTMLInputElement>(null);
@@ -33,6 +44,7 @@ function Title({ store, title }: { store: HubStore; title: string }) {
       act(store, () => rename(store, value));
     setTimeout(() => button.current?.focus());
   };
+  if (readOnly) return <h2 class="session-title">{title}</h2>;
   if (editing)
     return (
       <input
@@ -81,24 +93,30 @@ function act(store: HubStore, run: () => Promise<unknown>): void {
 function Actions({ store, title }: { store: HubStore; title: string }) {
   const [confirming, setConfirming] = useState(false);
   const m = store.model!;
+  const team = store.team;
+  const standing = team.standing(m.sessionId);
+  // Unknown standing (still being read): offered; the hub refuses what is not allowed.
+  const owns = standing !== "driver" && standing !== "viewer";
   const file = title.replace(/[^\w.-]+/g, "-").slice(0, 60) || "session";
   return (
     <div class="actions" role="group" aria-label="Session actions">
-      {store.turn.running && !store.turn.own && (
+      {store.turn.running && !store.turn.own && standing !== "viewer" && (
         <button type="button" onClick={() => store.cancel()}>
           Stop turn
         </button>
       )}
-      <button
-        type="button"
-        onClick={() =>
-          act(store, async () => {
-            window.location.hash = `#/s/${encodeURIComponent(await fork(store))}`;
-          })
-        }
-      >
-        Fork
-      </button>
+      {team.me?.role !== "viewer" && (
+        <button
+          type="button"
+          onClick={() =>
+            act(store, async () => {
+              window.location.hash = `#/s/${encodeURIComponent(await fork(store))}`;
+            })
+          }
+        >
+          Fork
+        </button>
+      )}
       <button
         type="button"
         onClick={() =>
@@ -117,7 +135,8 @@ function Actions({ store, title }: { store: HubStore; title: string }) {
       >
         Export JSON
       </button>
-      {confirming ? (
+      <ShareButton store={store} sessionId={m.sessionId} />
+      {!owns ? null : confirming ? (
         <>
           <button
             type="button"
@@ -151,6 +170,7 @@ export function SessionHeader({ store }: { store: HubStore }) {
   const m = store.model!;
   const info = store.infos.get(m.sessionId);
   const title = m.title ?? store.titles.get(m.sessionId) ?? "New session";
+  const readOnly = store.team.readOnly(m.sessionId);
   const state = store.turn.running
     ? info?.state === "waiting"
       ? "waiting"
@@ -161,9 +181,10 @@ export function SessionHeader({ store }: { store: HubStore }) {
       <a class="back" href="#/">
         ← Sessions
       </a>
-      <Title store={store} title={title} />
+      <Title store={store} title={title} readOnly={readOnly} />
       <div class="session-meta">
         <StateBadge state={state} />
+        {readOnly && <ReadOnlyBadge />}
         {info?.agent && <span class="agent">{info.agent}</span>}
         {info?.cwd && (
           <span class="folder" title={info.cwd}>
@@ -173,7 +194,7 @@ export function SessionHeader({ store }: { store: HubStore }) {
         {m.usage && <UsageView usage={m.usage} />}
       </div>
       <Actions store={store} title={title} />
-      <SettingsBar model={m} store={store} />
+      <SettingsBar model={m} store={store} readOnly={readOnly} />
     </div>
   );
 }

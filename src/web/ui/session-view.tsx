@@ -1,6 +1,7 @@
 // One session: its header, the transcript (history replayed, then live, followed while the
 // reader is at its end), the current plan, the permission questions waiting for this page's
-// answer, what the agent is doing, and the composer. A session that does not exist says so.
+// answer, what the agent is doing, and the composer (a "read only" marker for a viewer). A
+// session that does not exist says so.
 import { useEffect, useMemo } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
 import { currentPlan } from "../state/session-model.js";
@@ -16,6 +17,7 @@ import {
   type TerminalOutput,
 } from "./terminal-view.js";
 import { TurnState } from "./turn-state.js";
+import { ReadOnly } from "./who.js";
 
 // The screen for a link to a session the hub does not have (deleted, or another hub's).
 function NotFound({ sessionId }: { sessionId: string }) {
@@ -57,9 +59,11 @@ export function SessionView({
   const follow = useFollow(sessionId, shown && !store.replaying);
   if (shown && store.notFound) return <NotFound sessionId={sessionId} />;
   if (!m || !shown) return <p class="loading">Loading session…</p>;
-  const mine = store.permissions.filter(
-    (p) => p.params["sessionId"] === sessionId,
-  );
+  // A viewer only watches: no composer, no permission answers (issue 22).
+  const readOnly = store.team.readOnly(sessionId);
+  const mine = readOnly
+    ? []
+    : store.permissions.filter((p) => p.params["sessionId"] === sessionId);
   const plan = currentPlan(m);
   return (
     <div class="session" data-session-id={sessionId}>
@@ -74,7 +78,11 @@ export function SessionView({
         <div class="scroll-content" ref={follow.content}>
           {store.replaying && <p class="loading">Replaying the history…</p>}
           <TerminalReader.Provider value={readTerminal}>
-            <Transcript items={m.items} scroller={follow.scroller} />
+            <Transcript
+              items={m.items}
+              scroller={follow.scroller}
+              authors={m.authors.size > 1}
+            />
           </TerminalReader.Provider>
           {plan && <PlanView entries={plan} />}
           {mine.map((p) => {
@@ -102,17 +110,21 @@ export function SessionView({
           Jump to latest ↓
         </button>
       )}
-      <Composer
-        key={sessionId}
-        turn={store.turn}
-        online={store.status === "online"}
-        commands={m.commands}
-        onSend={(text) => {
-          follow.jump();
-          void store.prompt(text);
-        }}
-        onStop={() => store.cancel()}
-      />
+      {readOnly ? (
+        <ReadOnly />
+      ) : (
+        <Composer
+          key={sessionId}
+          turn={store.turn}
+          online={store.status === "online"}
+          commands={m.commands}
+          onSend={(text) => {
+            follow.jump();
+            void store.prompt(text);
+          }}
+          onStop={() => store.cancel()}
+        />
+      )}
     </div>
   );
 }

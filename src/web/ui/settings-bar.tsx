@@ -1,5 +1,5 @@
 // Mode and config option selectors (model, reasoning effort, …) when the agent offers them;
-// one per choice.
+// one per choice (shown, not changeable, to a viewer).
 import type { HubStore } from "../state/hub-store.js";
 import {
   modeOption,
@@ -10,9 +10,12 @@ import {
 export function SettingsBar({
   model,
   store,
+  readOnly = false,
 }: {
   model: SessionModel;
   store: HubStore;
+  /** A viewer sees the settings but may not change them. */
+  readOnly?: boolean;
 }) {
   // One control per choice: a config option for the mode replaces the mode list (as ACP says).
   const modes = modeOption(model) ? [] : (model.modes?.availableModes ?? []);
@@ -25,6 +28,7 @@ export function SettingsBar({
           Mode{" "}
           <select
             aria-label="Mode"
+            disabled={readOnly}
             value={model.modes?.currentModeId}
             onChange={(e) =>
               void store.set("session/set_mode", {
@@ -45,6 +49,7 @@ export function SettingsBar({
           {String(o["name"] ?? o["id"])}{" "}
           <select
             aria-label={String(o["name"] ?? o["id"])}
+            disabled={readOnly}
             value={String(o["currentValue"] ?? "")}
             onChange={(e) =>
               void store.set("session/set_config_option", {
