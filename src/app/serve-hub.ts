@@ -60,7 +60,7 @@ export async function openServeHub(
   const defaultAgent = agent ?? defaultAgentName(config);
   resolveAgent(defaultAgent, config); // fails early on an unknown name
   const tracing = await tracingFor(ctx);
-  const ledger = await openLedger(ctx);
+  const ledger = await openLedger(ctx, tracing);
   // One budget count for all agents: a user's budget spans them.
   const budgets = budgetsOf(config, ledger);
   /** The host of each agent's current gateway, for `readTerminal`. */

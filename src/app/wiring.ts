@@ -139,7 +139,10 @@ export function ledgerUrl(ctx: AppContext): string {
  * The ledger: PostgreSQL when ACPHUB_LEDGER_URL or ledger.url names one, else SQLite in the state
  * folder; the caps from config. Never a fallback: a ledger that cannot be opened is an error.
  */
-export function openLedger(ctx: AppContext): Promise<LedgerPort> {
+export function openLedger(
+  ctx: AppContext,
+  tracing?: Tracing,
+): Promise<LedgerPort> {
   const { url: _url, retryMs, ...caps } = ctx.config.ledger ?? {};
   const where = ledgerUrl(ctx);
   const masker = SecretMasker.fromEnv(process.env);
@@ -148,6 +151,7 @@ export function openLedger(ctx: AppContext): Promise<LedgerPort> {
     ...(retryMs ? { retryMs } : {}),
     logger: ctx.logger,
     mask: (text) => masker.maskJson(text),
+    ...(tracing ? { onBatch: (r) => tracing.ledgerBatch(r) } : {}),
   });
 }
 

@@ -13,6 +13,10 @@ export interface TurnStarted {
   meta?: Record<string, unknown>;
   /** The hub user who sent it (acphub serve with users). */
   user?: string;
+  /** The session's working directory (fs paths are shown relative to it). */
+  cwd?: string;
+  /** The session's model, when the agent reported one (gen_ai.request.model). */
+  model?: string;
 }
 
 export interface TurnEnded {

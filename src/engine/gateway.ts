@@ -50,7 +50,7 @@ import {
   replayHistory,
   requireRecord,
 } from "./session-ops.js";
-import { SettingsStore } from "./session-settings.js";
+import { modelOf, SettingsStore } from "./session-settings.js";
 import { SessionTable } from "./session-table.js";
 import { promptLive, promptOf } from "./turns.js";
 import {
@@ -219,6 +219,7 @@ export class Gateway {
         ...(user !== undefined ? { user } : {}),
       });
       const live = await liveSession(this.parts, record);
+      const model = modelOf(await this.parts.settings.get(record.id));
       return await promptLive(
         this.parts,
         record,
@@ -227,6 +228,7 @@ export class Gateway {
           blocks: prompt,
           ...(meta ? { meta } : {}),
           ...(user ? { user } : {}),
+          ...(model ? { model } : {}),
         },
         scope.signal,
       );

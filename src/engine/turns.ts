@@ -34,6 +34,8 @@ export interface TurnRequest {
   blocks: RawContentBlock[];
   meta?: Params;
   user?: string;
+  /** The session's model when known (traces name it). */
+  model?: string;
 }
 
 // The session's turn, claimed before anything is recorded: a prompt refused as busy changes
@@ -81,7 +83,7 @@ async function startTurn(
   claim: TurnClaim,
 ): Promise<Params> {
   const { ledger } = parts;
-  const { blocks: prompt, meta, user } = request;
+  const { blocks: prompt, meta, user, model } = request;
   const promptSeq = await ledger.append(record.id, "prompt", {
     prompt,
     ...(meta ? { meta } : {}),
@@ -93,6 +95,8 @@ async function startTurn(
     prompt,
     ...(meta ? { meta } : {}),
     ...(user ? { user } : {}),
+    cwd: record.cwd,
+    ...(model ? { model } : {}),
   });
   if (record.title === null)
     await ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
