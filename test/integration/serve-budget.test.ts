@@ -2,6 +2,7 @@
 // budget finishes, her next prompt is refused with a JSON-RPC error naming her budget and when
 // it resets (nothing recorded), and bob, with a budget of his own, is still admitted.
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
 import { INIT, text } from "../helpers/hub.js";
 import { teamFixture, type TeamHub } from "../helpers/team.js";
 
@@ -59,5 +60,14 @@ describe("acphub serve: budgets per user", { timeout: 90_000 }, () => {
     expect(await alice.lastSeq()).toBe(seq);
     const bob = await userSession(team, "bob");
     expect((await bob.prompt(turnWith(90))).stopReason).toBe("end_turn");
+
+    // acphub usage --by user: each turn counted for whoever sent its prompt.
+    const byUser = await runCli(["usage", "--by", "user", "--json"], {
+      home: team.home,
+    });
+    expect(JSON.parse(byUser.stdout)).toEqual([
+      expect.objectContaining({ key: "alice", turns: 2, totalTokens: 120 }),
+      expect.objectContaining({ key: "bob", turns: 1, totalTokens: 90 }),
+    ]);
   });
 });
