@@ -42,7 +42,11 @@ export class Budgets implements BudgetPort {
   ) {}
 
   async admit(payer: TurnPayer): Promise<void> {
-    this.seeded ??= this.seed();
+    // A ledger that failed to answer is asked again by the next prompt.
+    this.seeded ??= this.seed().catch((error: unknown) => {
+      this.seeded = undefined;
+      throw error;
+    });
     await this.seeded;
     if (!this.lastCost.has(payer.sessionId)) {
       const last = await lastCostOf(this.ledger, payer.sessionId, payer.agent);

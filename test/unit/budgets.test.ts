@@ -112,4 +112,21 @@ describe("Budgets", () => {
     ]);
     expect(turn("s9", "a", 0)).toEqual([]);
   });
+
+  it("asks the ledger again when reading the day's usage failed", async () => {
+    let calls = 0;
+    const flaky = {
+      listSessions: () =>
+        ++calls === 1
+          ? Promise.reject(new Error("ledger down"))
+          : Promise.resolve({ sessions: [], nextCursor: null }),
+      events: () => Promise.resolve([]),
+    } as unknown as LedgerPort;
+    const b = new Budgets({ agents: { a: { tokens: 1 } } }, flaky);
+    await expect(b.admit({ sessionId: "s", agent: "a" })).rejects.toThrow(
+      "ledger down",
+    );
+    await b.admit({ sessionId: "s", agent: "a" });
+    expect(calls).toBe(2);
+  });
 });
