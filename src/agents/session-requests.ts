@@ -104,6 +104,7 @@ export async function bridgeRequest(
     sessionId: scope.sessionId,
     method,
     params,
+    startedAt: Date.now(),
   };
   try {
     const result = await handler(params, hostContext(scope, signal));

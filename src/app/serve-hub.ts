@@ -32,6 +32,7 @@ import {
   tracingFor,
 } from "./wiring.js";
 import type { UserStore } from "../contracts/users.js";
+import { budgetsOf } from "../telemetry/budgets.js";
 import { userStoreOf } from "../ledger/open.js";
 
 export interface ServeHub {
@@ -59,7 +60,9 @@ export async function openServeHub(
   const defaultAgent = agent ?? defaultAgentName(config);
   resolveAgent(defaultAgent, config); // fails early on an unknown name
   const tracing = await tracingFor(ctx);
-  const ledger = await openLedger(ctx);
+  const ledger = await openLedger(ctx, tracing);
+  // One budget count for all agents: a user's budget spans them.
+  const budgets = budgetsOf(config, ledger);
   /** The host of each agent's current gateway, for `readTerminal`. */
   const hostOf = new Map<string, HostServices>();
   let closing = false;
@@ -84,6 +87,7 @@ export async function openServeHub(
       host,
       editor,
       ...(tracing ? { tracing } : {}),
+      ...(budgets ? { budgets } : {}),
       limits: {
         sessionsPerMinute: Number.MAX_SAFE_INTEGER,
         busyPrompt: "reject",

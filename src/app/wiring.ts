@@ -37,6 +37,7 @@ import type { Logger } from "../shared/logger.js";
 import { SecretMasker } from "../shared/secrets.js";
 import { sandboxSettings } from "./sandbox.js";
 import { openTracing, type Tracing } from "../telemetry/tracing.js";
+import { budgetsOf, type Budgets } from "../telemetry/budgets.js";
 import type { RunHostFactory } from "../workflows/runtime/commands.js";
 
 export interface HostWiring {
@@ -138,7 +139,10 @@ export function ledgerUrl(ctx: AppContext): string {
  * The ledger: PostgreSQL when ACPHUB_LEDGER_URL or ledger.url names one, else SQLite in the state
  * folder; the caps from config. Never a fallback: a ledger that cannot be opened is an error.
  */
-export function openLedger(ctx: AppContext): Promise<LedgerPort> {
+export function openLedger(
+  ctx: AppContext,
+  tracing?: Tracing,
+): Promise<LedgerPort> {
   const { url: _url, retryMs, ...caps } = ctx.config.ledger ?? {};
   const where = ledgerUrl(ctx);
   const masker = SecretMasker.fromEnv(process.env);
@@ -147,6 +151,7 @@ export function openLedger(ctx: AppContext): Promise<LedgerPort> {
     ...(retryMs ? { retryMs } : {}),
     logger: ctx.logger,
     mask: (text) => masker.maskJson(text),
+    ...(tracing ? { onBatch: (r) => tracing.ledgerBatch(r) } : {}),
   });
 }
 
@@ -177,6 +182,8 @@ export interface GatewayWiring {
   agentIsHub?: boolean | "replay";
   /** Traces the gateway's turns (when tracing is on). */
   tracing?: Tracing;
+  /** Budgets shared by several gateways (serve); else the config's, over `ledger`. */
+  budgets?: Budgets;
 }
 
 // The gateway over one agent (respawned after it dies), with the limits from config.
@@ -190,8 +197,13 @@ export function buildGateway(w: GatewayWiring): Gateway {
     early = undefined;
     return p && !p.hasExited ? p : undefined;
   };
+  // A hub as the agent keeps its own budgets.
+  const budgets = w.agentIsHub
+    ? undefined
+    : (w.budgets ?? budgetsOf(config, w.ledger));
   const gateway = new Gateway({
     agentName: w.agentName,
+    ...(budgets ? { budget: budgets } : {}),
     ledger: w.ledger,
     logger,
     editor: w.editor,
@@ -227,6 +239,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
       }),
   });
   if (w.tracing) gateway.observe(w.tracing.listener(w.agentName));
+  if (budgets) gateway.observe(budgets.listener(w.agentName));
   return gateway;
 }
 

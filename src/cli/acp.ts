@@ -60,7 +60,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
   let ledger, tracing;
   try {
     tracing = await tracingFor(ctx);
-    ledger = await openLedger(ctx);
+    ledger = await openLedger(ctx, tracing);
   } catch (error) {
     return fail(error);
   }

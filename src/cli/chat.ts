@@ -180,7 +180,10 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
         { sessionId: hub.sessionId, prompt: [{ type: "text", text }] },
         turnAbort.signal,
       );
-      renderer.endTurn({ stopReason: String(response["stopReason"]) });
+      renderer.endTurn({
+        stopReason: String(response["stopReason"]),
+        usage: response["usage"] as Record<string, unknown> | null,
+      });
     } catch (error) {
       renderer.endTurn({ error: safeText(errorMessage(error)) });
     } finally {

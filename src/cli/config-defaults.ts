@@ -42,6 +42,7 @@ export function configDefaults(): Tree {
       stderrTailBytes: DEFAULT_LIMITS.stderrTailBytes,
       maxQueuedEvents: DEFAULT_LIMITS.maxQueuedEvents,
       ...DEFAULT_GATEWAY_LIMITS,
+      budget: { agents: {}, users: {} },
     },
     permissions: { mode: null, rules: [] },
     ledger: {
@@ -120,6 +121,9 @@ export const DEFAULT_NOTES: Readonly<Record<string, string>> = {
   "users.limits.concurrentTurns": "unlimited",
   "users.limits.promptsPerMinute": "unlimited",
   "users.limits.promptBytes": "unlimited",
+  "limits.budget.agents":
+    'none: unlimited (e.g. {"*": {"tokens": 2000000, "period": "day"}})',
+  "limits.budget.users": "none: unlimited (acphub serve with users)",
   "telemetry.endpoint": "tracing off unless OTEL_EXPORTER_OTLP_ENDPOINT is set",
 };
 

@@ -12,6 +12,8 @@ export const EXIT_CODES = {
   turnLimit: 6,
   /** The agent refused to continue: stop reason `refusal`. */
   refusal: 7,
+  /** A budget (limits.budget) is spent: the prompt was refused before it ran. */
+  budget: 8,
   interrupted: 130,
   /** stdout's reader went away (`| head -1`): 128 + SIGPIPE, as a shell reports it. */
   brokenPipe: 141,
@@ -28,6 +30,7 @@ const BY_CODE: Partial<Record<HubErrorCode, ExitCode>> = {
   INIT_TIMEOUT: EXIT_CODES.timeout,
   SESSION_NOT_FOUND: EXIT_CODES.noSession,
   PERMISSION_DENIED: EXIT_CODES.permissionDenied,
+  BUDGET_EXCEEDED: EXIT_CODES.budget,
   WORKFLOW_INVALID: EXIT_CODES.usage,
   WORKFLOW_NOT_FOUND: EXIT_CODES.usage,
   WORKFLOW_TIMEOUT: EXIT_CODES.timeout,

@@ -135,7 +135,10 @@ program
   .command("usage")
   .description("tokens and cost the agents reported, from the ledger")
   .option("--since <when>", "only since then: 30m, 24h, 7d or a date")
-  .option("--by <what>", "one row per agent (default) or session")
+  .option(
+    "--by <what>",
+    "one row per agent (default), session or user (who sent the prompts)",
+  )
   .option("--json", "print the rows as JSON")
   .action(async (options: Record<string, unknown>) => {
     const { usageCommand } = await import("./usage.js");

@@ -54,7 +54,11 @@ export async function runTurn(
           ...response,
         }) + "\n",
       );
-    else if (opts.tty) opts.tty.endTurn({ stopReason });
+    else if (opts.tty)
+      opts.tty.endTurn({
+        stopReason,
+        usage: response["usage"] as Record<string, unknown> | null,
+      });
     else stdio.out("\n");
     if (outputClosed()) return EXIT_CODES.brokenPipe;
     if (interrupted) return EXIT_CODES.interrupted;

@@ -42,8 +42,8 @@ function line(r: UsageRow): string {
 export async function usageCommand(options: UsageOptions): Promise<ExitCode> {
   try {
     const by = options.by ?? "agent";
-    if (by !== "agent" && by !== "session")
-      throw new HubError("USAGE", `--by ${by}: give agent or session`);
+    if (by !== "agent" && by !== "session" && by !== "user")
+      throw new HubError("USAGE", `--by ${by}: give agent, session or user`);
     const since =
       options.since === undefined ? undefined : parseSince(options.since);
     const ledger = await openLedger(cliContext(options));

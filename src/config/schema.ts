@@ -65,6 +65,26 @@ const userLimitsSchema = z.strictObject({
   promptBytes: z.number().int().positive().optional(),
 });
 
+// One budget: tokens and/or cost an agent or a user may use per UTC day or month.
+const budgetSchema = z
+  .strictObject({
+    /** Tokens (the prompt answers' totalTokens) per period. */
+    tokens: z.number().int().positive().optional(),
+    /** Cost (in the currency the agent reports) per period. */
+    cost: z.number().positive().optional(),
+    period: z.enum(["day", "month"]).optional(),
+  })
+  .refine((b) => b.tokens !== undefined || b.cost !== undefined, {
+    message: "a budget needs tokens, cost or both",
+  });
+
+/** limits.budget: per agent and per user (acphub serve with users); the key "*" is every one
+ *  not named. */
+const budgetsSchema = z.strictObject({
+  agents: z.record(z.string().min(1), budgetSchema).optional(),
+  users: z.record(z.string().min(1), budgetSchema).optional(),
+});
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   defaultAgent: z.string().min(1).optional(),
@@ -85,6 +105,8 @@ export const configSchema = z.strictObject({
       maxPromptBytes: z.number().int().positive().optional(),
       sessionsPerMinute: z.number().int().positive().optional(),
       busyPrompt: z.enum(["reject", "cancel"]).optional(),
+      /** Tokens and cost per day or month, per agent and per user (docs/observability.md). */
+      budget: budgetsSchema.optional(),
     })
     .optional(),
   telemetry: z
@@ -213,3 +235,5 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 export type AgentEntry = z.infer<typeof agentEntrySchema>;
 export type PermissionMode = z.infer<typeof permissionModeSchema>;
+export type BudgetLimit = z.infer<typeof budgetSchema>;
+export type BudgetsConfig = z.infer<typeof budgetsSchema>;

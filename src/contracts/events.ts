@@ -45,6 +45,8 @@ export interface ClientRequestEvent {
   params: unknown;
   ok: boolean;
   error?: { code: number; message: string };
+  /** When the agent's request arrived (ms since the epoch): how long serving it took. */
+  startedAt?: number;
   /** A terminal's id and exit status (terminal/create, terminal/wait_for_exit answers only). */
   result?: Record<string, unknown>;
 }

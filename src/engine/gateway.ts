@@ -8,6 +8,7 @@ import { normalizeProtocolVersion } from "../protocol/version.js";
 import { withDefaults } from "../shared/defaults.js";
 import { HubError, isHubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
+import type { BudgetPort } from "./budget-port.js";
 import { EditorChannel } from "./editor-channel.js";
 import {
   announcingLedger,
@@ -49,7 +50,7 @@ import {
   replayHistory,
   requireRecord,
 } from "./session-ops.js";
-import { SettingsStore } from "./session-settings.js";
+import { modelOf, SettingsStore } from "./session-settings.js";
 import { SessionTable } from "./session-table.js";
 import { promptLive, promptOf } from "./turns.js";
 import {
@@ -79,6 +80,8 @@ export interface GatewayOptions {
    *  ids (one id everywhere), and a session it does not know is an error, never restored.
    *  `"replay"`: a session continued here is loaded from the hub with its history shown (chat). */
   agentIsHub?: boolean | "replay";
+  /** The budgets a prompt must fit (limits.budget); none: no budget. */
+  budget?: BudgetPort;
 }
 
 export class Gateway {
@@ -113,6 +116,7 @@ export class Gateway {
       ...(options.commands ? { commands: options.commands } : {}),
       ...(options.mask ? { mask: options.mask } : {}),
       ...(options.agentIsHub ? { agentIsHub: options.agentIsHub } : {}),
+      ...(options.budget ? { budget: options.budget } : {}),
     };
     this.limiter = new FixedWindowLimiter(
       this.limits.sessionsPerMinute,
@@ -180,7 +184,12 @@ export class Gateway {
     await this.parts.sessions.get(sessionId)?.relay.settled();
   }
 
-  async prompt(params: Params, signal: AbortSignal): Promise<Params> {
+  /** `user`: the hub user who sent the prompt (their budget counts it, the ledger keeps it). */
+  async prompt(
+    params: Params,
+    signal: AbortSignal,
+    user?: string,
+  ): Promise<Params> {
     this.requireInit();
     // Registered before the first await: a session/cancel that follows the prompt on the wire
     // finds it even while its record is still being read.
@@ -203,13 +212,24 @@ export class Gateway {
           this.commandRuns,
         );
       const meta = params["_meta"] as Params | undefined;
+      // A spent budget refuses the prompt before anything of it is recorded.
+      await this.parts.budget?.admit({
+        sessionId: record.id,
+        agent: record.agent,
+        ...(user !== undefined ? { user } : {}),
+      });
       const live = await liveSession(this.parts, record);
+      const model = modelOf(await this.parts.settings.get(record.id));
       return await promptLive(
         this.parts,
         record,
         live,
-        prompt,
-        meta,
+        {
+          blocks: prompt,
+          ...(meta ? { meta } : {}),
+          ...(user ? { user } : {}),
+          ...(model ? { model } : {}),
+        },
         scope.signal,
       );
     } finally {

@@ -11,6 +11,19 @@
 // - `compact` runs at the end of a turn only: a replay during a turn sees every chunk.
 // - Caps trim the oldest events and mark the session `incomplete`.
 
+/** One group-commit batch, as the ledger reports it to whoever traces it. */
+export interface LedgerBatchReport {
+  /** The sessions whose events it held, in order of first appearance. */
+  sessionIds: string[];
+  events: number;
+  bytes: number;
+  /** When its transaction started and ended (ms since the epoch). */
+  startedAt: number;
+  endedAt: number;
+  /** Why it failed, when it did. */
+  error?: string;
+}
+
 /** Whether a ledger session is open to editors or was closed by one. */
 export type SessionStatus = "active" | "closed";
 

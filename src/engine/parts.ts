@@ -1,6 +1,7 @@
 // The parts a gateway is composed of, each with one job; the gateway's functions take the few
 // they need (a Pick of this) instead of sharing mutable state through a base class.
 import type { Logger } from "../shared/logger.js";
+import type { BudgetPort } from "./budget-port.js";
 import type { EditorChannel } from "./editor-channel.js";
 import type { EngineEventHub } from "./events.js";
 import type { GatewayLimits } from "./limits.js";
@@ -31,6 +32,8 @@ export interface GatewayParts {
   mask?: (jsonText: string) => string;
   /** The agent is an acphub hub (`--hub`): see GatewayOptions.agentIsHub. */
   agentIsHub?: boolean | "replay";
+  /** The budgets a prompt must fit (limits.budget), when configured. */
+  budget?: BudgetPort;
 }
 
 // The one agent process behind a gateway: spawned on first use, and again on next use after it

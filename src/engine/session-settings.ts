@@ -13,6 +13,17 @@ export interface SessionSettings {
 
 const KEYS = ["modes", "models", "configOptions"] as const;
 
+/** The session's model: the agent's current model, else a config option of category "model". */
+export function modelOf(s: SessionSettings): string | undefined {
+  if (typeof s.models?.currentModelId === "string")
+    return s.models.currentModelId;
+  const option = s.configOptions?.find(
+    (o) => o["category"] === "model" || o.id === "model",
+  );
+  const value = option?.currentValue;
+  return typeof value === "string" ? value : undefined;
+}
+
 /** The settings in an agent's answer (modes, models, configOptions), when it has any. */
 export function settingsIn(answer: unknown): SessionSettings | undefined {
   if (answer === null || typeof answer !== "object") return undefined;

@@ -10,6 +10,7 @@ import type { Params } from "../protocol/raw.js";
 import { errorMessage, HubError } from "../shared/errors.js";
 import { primingBlock, titleFromPrompt } from "./history.js";
 import { checkPromptSize } from "./limits.js";
+import { tellStored } from "./notices.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionRecord, TurnPort } from "./ports.js";
 import type { SessionRelay } from "./session-relay.js";
@@ -25,7 +26,17 @@ type TurnParts = Pick<
   | "closing"
   | "sessions"
   | "events"
+  | "budget"
 >;
+
+/** A checked prompt: its blocks, the editor's `_meta`, the hub user who sent it. */
+export interface TurnRequest {
+  blocks: RawContentBlock[];
+  meta?: Params;
+  user?: string;
+  /** The session's model when known (traces name it). */
+  model?: string;
+}
 
 // The session's turn, claimed before anything is recorded: a prompt refused as busy changes
 // nothing. With busyPrompt "cancel", the running turn is cancelled and waited for instead.
@@ -49,15 +60,14 @@ export async function promptLive(
   parts: TurnParts,
   record: SessionRecord,
   live: LiveSession,
-  prompt: RawContentBlock[],
-  meta: Params | undefined,
+  request: TurnRequest,
   signal: AbortSignal,
 ): Promise<Params> {
   const claim = await claimTurn(parts, record.id);
   try {
     // Cancelled before the agent saw it (while restoring, or waiting for the turn before it).
     if (signal.aborted || claim.cancelled) return { stopReason: "cancelled" };
-    return await startTurn(parts, record, live, prompt, meta, signal, claim);
+    return await startTurn(parts, record, live, request, signal, claim);
   } finally {
     claim.release();
   }
@@ -68,21 +78,25 @@ async function startTurn(
   parts: TurnParts,
   record: SessionRecord,
   live: LiveSession,
-  prompt: RawContentBlock[],
-  meta: Params | undefined,
+  request: TurnRequest,
   signal: AbortSignal,
   claim: TurnClaim,
 ): Promise<Params> {
   const { ledger } = parts;
+  const { blocks: prompt, meta, user, model } = request;
   const promptSeq = await ledger.append(record.id, "prompt", {
     prompt,
     ...(meta ? { meta } : {}),
+    ...(user ? { user } : {}),
   });
   parts.events.turnStarted({
     sessionId: record.id,
     promptSeq,
     prompt,
     ...(meta ? { meta } : {}),
+    ...(user ? { user } : {}),
+    cwd: record.cwd,
+    ...(model ? { model } : {}),
   });
   if (record.title === null)
     await ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });
@@ -132,6 +146,7 @@ async function runTurn(
       stopReason: result.stopReason,
       ...(result.usage ? { usage: result.usage } : {}),
     });
+    await tellBudgetNotices(parts, hubId);
     live.compacting = compactTurn(parts, hubId, promptSeq, endSeq);
     return result.response;
   } catch (error) {
@@ -144,6 +159,18 @@ async function runTurn(
   } finally {
     live.turn = undefined;
   }
+}
+
+// The budget notices the turn's usage earned, stored after its end and shown before its answer.
+async function tellBudgetNotices(parts: TurnParts, hubId: string) {
+  for (const n of parts.budget?.noticesAfterTurn(hubId) ?? [])
+    await tellStored(parts, hubId, n.title, n.severity).catch(
+      (error: unknown) =>
+        parts.logger.warn(
+          { err: error, sessionId: hubId },
+          "budget notice lost",
+        ),
+    );
 }
 
 // Relays a turn's events through the session's relay (each sent to the editor after its commit).

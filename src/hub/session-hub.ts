@@ -318,7 +318,7 @@ export class SessionHub {
         `session ${record.id} already has a turn running`,
       );
     this.attachments.setOwner(record.id, client);
-    const done = gateway.prompt(params, signal);
+    const done = gateway.prompt(params, signal, client.user?.name);
     this.running.set(record.id, { key, done });
     try {
       return await done;

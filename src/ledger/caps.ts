@@ -1,6 +1,7 @@
 // What a ledger keeps: caps per ledger and per session, retention, and the options every
 // implementation takes.
 import type { Logger } from "../shared/logger.js";
+import type { LedgerBatchReport } from "../engine/ledger-port.js";
 import type { BatchBounds } from "./group-commit.js";
 
 export interface LedgerCaps {
@@ -30,6 +31,8 @@ export interface LedgerOptions {
   /** Masks known secrets in a stored JSON text (the editor still gets the original). */
   mask?: (jsonText: string) => string;
   batch?: BatchBounds;
+  /** Told of every batch written (tracing); must not throw. */
+  onBatch?: (report: LedgerBatchReport) => void;
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

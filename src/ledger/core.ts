@@ -82,7 +82,13 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
     this.caps = withDefaults(DEFAULT_LEDGER_CAPS, options.caps);
     this.logger = options.logger ?? silentLogger();
     this.mask = options.mask ?? ((text) => text);
-    this.log = new EventLog(this, this.logger, this.mask, options.batch);
+    this.log = new EventLog(
+      this,
+      this.logger,
+      this.mask,
+      options.batch,
+      options.onBatch,
+    );
     Object.assign(this, this.log.methods());
   }
 

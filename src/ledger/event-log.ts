@@ -2,6 +2,7 @@
 // masked JSON text, reading stored text back (damaged rows skipped), parsing, compaction plans,
 // and followers told of each committed batch.
 import type {
+  LedgerBatchReport,
   LedgerPort,
   LedgerEvent,
   LedgerEventKind,
@@ -9,6 +10,7 @@ import type {
   StoredEvent,
 } from "../engine/ledger-port.js";
 import { parseEvents } from "../engine/stored-events.js";
+import { errorMessage } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { planCompaction, type MergedRun } from "./compaction.js";
 import { Followers } from "./followers.js";
@@ -51,6 +53,7 @@ export class EventLog {
     private readonly logger: Logger,
     readonly mask: (text: string) => string,
     batch?: BatchBounds,
+    private readonly onBatch?: (report: LedgerBatchReport) => void,
   ) {
     this.followers = new Followers(logger);
     this.writer = new GroupCommit((events) => this.commit(events), batch);
@@ -58,8 +61,29 @@ export class EventLog {
 
   // One batch: written, each append settled, then the followers told.
   private async commit(batch: PendingEvent[]): Promise<void> {
-    const seqs = await this.store.writeBatch(batch);
+    const startedAt = Date.now();
+    let seqs;
+    try {
+      seqs = await this.store.writeBatch(batch);
+    } catch (error) {
+      this.report(batch, startedAt, errorMessage(error));
+      throw error;
+    }
+    this.report(batch, startedAt);
     for (const [id, seq] of settle(batch, seqs)) this.followers.emit(id, seq);
+  }
+
+  // Tells the batch's observer (tracing) what was written and how long it took.
+  private report(batch: PendingEvent[], startedAt: number, error?: string) {
+    if (!this.onBatch) return;
+    this.onBatch({
+      sessionIds: [...new Set(batch.map((e) => e.sessionId))],
+      events: batch.length,
+      bytes: batch.reduce((n, e) => n + e.bytes, 0),
+      startedAt,
+      endedAt: Date.now(),
+      ...(error === undefined ? {} : { error }),
+    });
   }
 
   append(

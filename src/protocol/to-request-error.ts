@@ -23,6 +23,7 @@ export const WIRE_CODE_OF: Record<HubErrorCode, number> = {
   SESSION_NOT_FOUND: -32002,
   PERMISSION_DENIED: -32001,
   LIMIT_EXCEEDED: -32602,
+  BUDGET_EXCEEDED: -32602,
   POOL_FULL: -32603,
   TIMEOUT: -32603,
   CLOSED: -32603,
@@ -61,6 +62,7 @@ export function toRequestError(error: unknown): RequestError {
     "file",
     "step",
     "retryAfterS",
+    "budget",
   ] as const) {
     if (error.details[key] !== undefined)
       data[key === "code" ? "exitCode" : key] = error.details[key];

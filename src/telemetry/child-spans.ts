@@ -1,6 +1,7 @@
 // The child spans of one turn: `execute_tool {title or kind}` from a tool call's first update
 // to its last status, `permission` from the question to its answer, `terminal {command}` from
-// its creation to its release. A terminal's environment is never put on a span.
+// its creation to its release, `fs read`/`fs write` per file request (fs-spans.ts). A terminal's
+// environment is never put on a span.
 import {
   SpanStatusCode,
   trace,
@@ -13,11 +14,16 @@ import type {
   PermissionEvent,
   RunEvent,
 } from "../contracts/events.js";
+import { fsSpan } from "./fs-spans.js";
 
 const FINAL = new Set(["completed", "failed"]);
 
 // The spans of one turn under `parent`, fed its events in order.
-export function childSpans(tracer: Tracer, parent: Context) {
+export function childSpans(
+  tracer: Tracer,
+  parent: Context,
+  roots: readonly string[] = [],
+) {
   const tools = new Map<string, Span>();
   const terminals = new Map<string, Span>();
   // The tool call's span is the parent of its permission question, when still open.
@@ -128,11 +134,9 @@ export function childSpans(tracer: Tracer, parent: Context) {
         const kind = u["sessionUpdate"];
         if (kind === "tool_call" || kind === "tool_call_update") tool(u);
       } else if (event.type === "permission") permission(event);
-      else if (
-        event.type === "client_request" &&
-        event.method.startsWith("terminal/")
-      )
-        terminal(event);
+      else if (event.type !== "client_request") return;
+      else if (event.method.startsWith("terminal/")) terminal(event);
+      else fsSpan(tracer, parent, event, roots);
     },
     /** The turn ended: whatever is still open ends with it. */
     endAll(): void {

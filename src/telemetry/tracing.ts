@@ -1,7 +1,15 @@
 // Tracing for a process: nothing when no endpoint is configured (the SDK is never loaded), else
-// one SDK whose tracer each gateway's turns use.
+// one SDK whose tracer each gateway's turns use, and the ledger's batches that hold a running
+// turn's events as `ledger batch` spans under that turn.
+import {
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Tracer,
+} from "@opentelemetry/api";
 import type { Config } from "../config/schema.js";
 import type { EngineEvents } from "../engine/events.js";
+import type { LedgerBatchReport } from "../engine/ports.js";
 import type { Logger } from "../shared/logger.js";
 import { traceSettings } from "./settings.js";
 import { turnTracer } from "./turn-tracer.js";
@@ -9,6 +17,8 @@ import { turnTracer } from "./turn-tracer.js";
 export interface Tracing {
   /** The listener that traces one gateway's turns (Gateway.observe). */
   listener(agentName: string): EngineEvents;
+  /** The ledger's batch observer (LedgerOptions.onBatch). */
+  ledgerBatch(report: LedgerBatchReport): void;
   /** Sends the spans left and stops the exporter (at exit). */
   shutdown(): Promise<void>;
 }
@@ -27,6 +37,7 @@ export async function openTracing(
     { service: settings.serviceName, sampler: settings.sampler },
     "telemetry: tracing on",
   );
+  const open = new Map<string, Context>();
   return {
     listener: (agentName) =>
       turnTracer({
@@ -34,7 +45,10 @@ export async function openTracing(
         agentName,
         captureContent: settings.captureContent,
         mask,
+        roots: config.fs?.roots ?? [],
+        open,
       }),
+    ledgerBatch: (report) => batchSpan(sdk.tracer, open, report),
     shutdown: () =>
       sdk
         .shutdown()
@@ -42,4 +56,37 @@ export async function openTracing(
           logger.warn({ err: error }, "telemetry: spans not sent at exit"),
         ),
   };
+}
+
+// A batch holding events of running turns: a span under the first such turn, linked to the
+// others. A batch of no running turn (a session opened, a notice) is not traced.
+function batchSpan(
+  tracer: Tracer,
+  open: Map<string, Context>,
+  report: LedgerBatchReport,
+): void {
+  const turns = report.sessionIds
+    .map((id) => open.get(id))
+    .filter((c): c is Context => c !== undefined);
+  const [parent, ...others] = turns;
+  if (!parent) return;
+  const span = tracer.startSpan(
+    "ledger batch",
+    {
+      startTime: report.startedAt,
+      attributes: {
+        "acphub.ledger.events": report.events,
+        "acphub.ledger.bytes": report.bytes,
+        "acphub.ledger.sessions": report.sessionIds.length,
+      },
+      links: others.flatMap((c) => {
+        const ctx = trace.getSpanContext(c);
+        return ctx ? [{ context: ctx }] : [];
+      }),
+    },
+    parent,
+  );
+  if (report.error !== undefined)
+    span.setStatus({ code: SpanStatusCode.ERROR, message: report.error });
+  span.end(report.endedAt);
 }

@@ -45,13 +45,21 @@ export interface TracerOptions {
   captureContent: boolean;
   /** Masks known secrets in text put on a span. */
   mask: (text: string) => string;
+  /** fs.roots from config: fs paths on spans are relative to the session's folder or these. */
+  roots?: readonly string[];
+  /** Each running turn's context by session (ledger batch spans find their turn in it). */
+  open?: Map<string, Context>;
 }
 
 // The listener the composition root gives a gateway when tracing is on.
 export function turnTracer(o: TracerOptions): EngineEvents {
   const turns = new Map<string, TurnTrace>();
   return {
-    turnStarted: (e) => turns.set(e.sessionId, startTurn(o, e)),
+    turnStarted: (e) => {
+      const turn = startTurn(o, e);
+      turns.set(e.sessionId, turn);
+      o.open?.set(e.sessionId, turn.context);
+    },
     promptMeta: (sessionId) => {
       const turn = turns.get(sessionId);
       const ctx = turn?.span.spanContext();
@@ -66,6 +74,7 @@ export function turnTracer(o: TracerOptions): EngineEvents {
     turnEnded: (e) => {
       const turn = turns.get(e.sessionId);
       turns.delete(e.sessionId);
+      o.open?.delete(e.sessionId);
       if (turn) endTurn(o, turn, e);
     },
   };
@@ -82,6 +91,7 @@ function startTurn(o: TracerOptions, e: TurnStarted): TurnTrace {
         "gen_ai.agent.name": o.agentName,
         "gen_ai.conversation.id": e.sessionId,
         "acphub.prompt.seq": e.promptSeq,
+        ...(e.model ? { "gen_ai.request.model": e.model } : {}),
       },
     },
     parentContext(e.meta),
@@ -89,7 +99,13 @@ function startTurn(o: TracerOptions, e: TurnStarted): TurnTrace {
   if (o.captureContent)
     span.setAttribute("gen_ai.input.messages", o.mask(contentText(e.prompt)));
   const context = trace.setSpan(ROOT_CONTEXT, span);
-  return { span, context, children: childSpans(o.tracer, context), reply: [] };
+  const roots = [...(e.cwd ? [e.cwd] : []), ...(o.roots ?? [])];
+  return {
+    span,
+    context,
+    children: childSpans(o.tracer, context, roots),
+    reply: [],
+  };
 }
 
 // One event of the turn: usage and reply text on the turn's span, the rest to its children.

@@ -8,9 +8,9 @@ import type {
 } from "../engine/ports.js";
 
 export interface UsageRow {
-  /** The agent's name or the session's id. */
+  /** The agent's name, the session's id, or the user's name. */
   key: string;
-  /** Left empty until sessions have users (issue 22). */
+  /** The hub user who prompted (by user); else empty. */
   user: string;
   sessions: number;
   turns: number;
@@ -25,8 +25,11 @@ export interface UsageRow {
 export interface UsageQuery {
   /** Only usage recorded at or after this time (ms since the epoch). */
   since?: number;
-  by: "agent" | "session";
+  by: "agent" | "session" | "user";
 }
+
+/** The key of turns no hub user sent (acphub acp, run, chat, serve's token holder). */
+export const NO_USER = "(no user)";
 
 const num = (v: unknown) =>
   typeof v === "number" && Number.isFinite(v) ? v : 0;
@@ -37,17 +40,7 @@ export function sessionUsage(
   events: LedgerEvent[],
   since = 0,
 ): UsageRow {
-  const row: UsageRow = {
-    key: record.id,
-    user: "",
-    sessions: 1,
-    turns: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    totalTokens: 0,
-    cost: 0,
-    currency: null,
-  };
+  const row = emptyRow(record.id);
   let costBefore = 0;
   let costLast: number | undefined;
   for (const e of events) {
@@ -83,27 +76,92 @@ function addInto(a: UsageRow, b: UsageRow): void {
   a.currency ??= b.currency;
 }
 
-// Every session's usage in the period, per session or summed per agent.
+// One session's usage in the period split by the user who sent each turn's prompt: each turn's
+// tokens, and each growth of the reported cost, go to that turn's user.
+export function usageByUser(
+  events: LedgerEvent[],
+  since = 0,
+): Map<string, UsageRow> {
+  const rows = new Map<string, UsageRow>();
+  const rowOf = (user: string) => {
+    let row = rows.get(user);
+    if (!row) {
+      row = { ...emptyRow(user), user: user === NO_USER ? "" : user };
+      rows.set(user, row);
+    }
+    return row;
+  };
+  let user = NO_USER;
+  let last = 0;
+  for (const e of events) {
+    if (e.kind === "prompt") {
+      const u = e.payload["user"];
+      user = typeof u === "string" && u ? u : NO_USER;
+      continue;
+    }
+    if (e.kind === "turn_end" && e.at >= since) {
+      const row = rowOf(user);
+      row.turns += 1;
+      const u = (e.payload["usage"] ?? {}) as Record<string, unknown>;
+      row.inputTokens += num(u["inputTokens"]);
+      row.outputTokens += num(u["outputTokens"]);
+      row.totalTokens += num(u["totalTokens"]);
+    }
+    const update = e.payload["update"] as Record<string, unknown> | undefined;
+    if (e.kind !== "update" || update?.["sessionUpdate"] !== "usage_update")
+      continue;
+    const cost = update["cost"] as { amount?: unknown; currency?: unknown };
+    if (!cost || typeof cost.amount !== "number") continue;
+    if (e.at >= since) {
+      const row = rowOf(user);
+      row.cost += Math.max(0, cost.amount - last);
+      if (typeof cost.currency === "string") row.currency = cost.currency;
+    }
+    last = cost.amount;
+  }
+  return rows;
+}
+
+// A row with nothing counted yet (one session).
+function emptyRow(key: string): UsageRow {
+  return {
+    key,
+    user: "",
+    sessions: 1,
+    turns: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    totalTokens: 0,
+    cost: 0,
+    currency: null,
+  };
+}
+
+// Every session's usage in the period, per session, or summed per agent or per user.
 export async function usageReport(
   ledger: LedgerPort,
   query: UsageQuery,
 ): Promise<UsageRow[]> {
   const rows = new Map<string, UsageRow>();
+  const into = (key: string, row: UsageRow) => {
+    if (row.turns === 0 && row.cost === 0) return;
+    const had = rows.get(key);
+    if (had) addInto(had, row);
+    else rows.set(key, { ...row, key });
+  };
   let cursor: string | null = null;
   do {
     const page = await ledger.listSessions({ cursor, limit: 500 });
     for (const record of page.sessions) {
       if (query.since !== undefined && record.updatedAt < query.since) continue;
-      const row = sessionUsage(
-        record,
-        await ledger.events(record.id),
-        query.since,
-      );
-      if (row.turns === 0 && row.cost === 0) continue;
-      const key = query.by === "agent" ? record.agent : record.id;
-      const had = rows.get(key);
-      if (had) addInto(had, row);
-      else rows.set(key, { ...row, key });
+      const events = await ledger.events(record.id);
+      if (query.by === "user") {
+        for (const [user, row] of usageByUser(events, query.since))
+          into(user, row);
+        continue;
+      }
+      const row = sessionUsage(record, events, query.since);
+      into(query.by === "agent" ? record.agent : record.id, row);
     }
     cursor = page.nextCursor;
   } while (cursor);

@@ -1,6 +1,8 @@
 // Traces through `acphub acp`: a mock-agent turn with a permission question, a tool call and a
 // terminal is sent to a real OTLP/HTTP receiver as one `invoke_agent` span with its children,
 // continuing the editor's trace, and the agent is handed acphub's own traceparent.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { INIT, mockConfig } from "../helpers/editor.js";
 import { chunkText, useEditors, text } from "../helpers/acp-session.js";
@@ -30,6 +32,8 @@ const TURN = steps(
   { permission: { toolCallId: "t1", title: "Edit a.txt", kind: "edit" } },
   { toolCallUpdate: { toolCallId: "t1", status: "completed" } },
   { terminal: { command: "echo", args: ["hi"] } },
+  { readFile: { path: "HOME/notes/in.txt" } },
+  { writeFile: { path: "HOME/notes/out.txt", content: "hello" } },
   {
     usage: {
       used: 1200,
@@ -44,7 +48,10 @@ const TURN = steps(
 describe("tracing", () => {
   it("sends the turn's span tree to an OTLP/HTTP receiver, under the editor's trace", async () => {
     const home = tempDir();
-    mockConfig(home, [], { terminals: { sandbox: "off" } });
+    mockConfig(home, ["--models"], { terminals: { sandbox: "off" } });
+    const project = tempDir();
+    mkdirSync(join(project, "notes"));
+    writeFileSync(join(project, "notes", "in.txt"), "some text\n");
     const asked: string[] = [];
     const e = start(home, {
       env: {
@@ -66,12 +73,12 @@ describe("tracing", () => {
     await e.agent.request("initialize", INIT);
     const { sessionId } = await e.agent.request<{ sessionId: string }>(
       "session/new",
-      { cwd: home, mcpServers: [] },
+      { cwd: project, mcpServers: [] },
     );
     const from = e.updates().length;
     await e.agent.request("session/prompt", {
       sessionId,
-      prompt: text(TURN),
+      prompt: text(TURN.replaceAll("HOME", project)),
       _meta: { traceparent: `00-${EDITOR_TRACE}-${EDITOR_SPAN}-01` },
     });
     await otlp.waitFor((s) => s.some((x) => x.name.startsWith("invoke_agent")));
@@ -85,6 +92,7 @@ describe("tracing", () => {
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.agent.name": "mock",
       "gen_ai.conversation.id": sessionId,
+      "gen_ai.request.model": "mock-default",
       "gen_ai.response.finish_reasons": ["end_turn"],
       "acphub.context.used_tokens": 1200,
       "acphub.cost.amount": 0.25,
@@ -109,6 +117,21 @@ describe("tracing", () => {
       "acphub.terminal.command": "echo",
       "process.exit.code": 0,
     });
+    const read = children.find((s) => s.name === "fs read")!;
+    expect(read.attributes).toMatchObject({
+      "acphub.fs.operation": "read",
+      "acphub.fs.path": join("notes", "in.txt"),
+    });
+    expect(read.status?.code ?? 0).not.toBe(2);
+    const write = children.find((s) => s.name === "fs write")!;
+    expect(write.attributes).toMatchObject({
+      "acphub.fs.path": join("notes", "out.txt"),
+      "acphub.fs.bytes": 5,
+    });
+    expect(JSON.stringify(otlp.spans)).not.toContain(project);
+    const batches = children.filter((s) => s.name === "ledger batch");
+    expect(batches.length).toBeGreaterThan(0);
+    expect(batches[0]!.attributes["acphub.ledger.events"]).toBeGreaterThan(0);
     expect(otlp.spans.every((s) => s.traceId === EDITOR_TRACE)).toBe(true);
     expect(asked).toContain("session/request_permission");
     // The agent was handed the turn span's context, not the editor's.

@@ -189,6 +189,34 @@ describe("acphub chat in a terminal", () => {
     session.type("/exit\r");
     expect(await session.exited).toBe(0);
   });
+
+  it("ends each turn with a dim line of the usage the agent reported", async () => {
+    const dir = home([]);
+    session = ptyCli(["chat"], { HOME: dir, ACPHUB_HOME: dir });
+    await session.waitFor("/help for commands", 0, 30_000);
+    await session.waitFor("›");
+    const mark = session.screen().length;
+    const turn = JSON.stringify({
+      steps: [
+        {
+          usage: {
+            used: 4000,
+            size: 200000,
+            cost: { amount: 0.25, currency: "USD" },
+          },
+        },
+        { text: "ok" },
+      ],
+      usage: { inputTokens: 1200, outputTokens: 300, totalTokens: 1500 },
+    });
+    session.type(`${turn}\r`);
+    await session.waitFor(
+      /— end_turn · [\d.]+s · 1,500 tokens \(1,200 in, 300 out\) · context 4,000\/200,000 · \$0\.25 so far/,
+      mark,
+    );
+    session.type("/exit\r");
+    expect(await session.exited).toBe(0);
+  });
 });
 
 describe("acphub chat without a terminal", () => {

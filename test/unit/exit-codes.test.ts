@@ -23,6 +23,7 @@ const EXPECTED: Record<HubErrorCode, number> = {
   SESSION_NOT_FOUND: 4,
   PERMISSION_DENIED: 5,
   LIMIT_EXCEEDED: 1,
+  BUDGET_EXCEEDED: 8,
   POOL_FULL: 1,
   TIMEOUT: 3,
   CLOSED: 1,
@@ -56,6 +57,7 @@ describe("toExitCode", () => {
       permissionDenied: 5,
       turnLimit: 6,
       refusal: 7,
+      budget: 8,
       interrupted: 130,
       brokenPipe: 141,
     });

@@ -6,12 +6,17 @@ import { CLEAR_LINE, type Style } from "./ansi.js";
 import { renderDiff } from "./diff.js";
 import { eraseTyped, LiveBlock } from "./live-block.js";
 import { MarkdownLines } from "./markdown.js";
-import { formatCost, formatCount } from "../../shared/format-numbers.js";
+import { usageText } from "./usage-text.js";
 
 export interface TurnRenderer {
   event(event: RunEvent): void;
   startTurn(): void;
-  endTurn(summary: { stopReason?: string; error?: string }): void;
+  /** `usage`: the prompt answer's token usage, when the agent reported it. */
+  endTurn(summary: {
+    stopReason?: string;
+    error?: string;
+    usage?: Record<string, unknown> | null;
+  }): void;
   /** Prints a whole line of the renderer's own (a notice, a chat message). */
   say(text: string): void;
   /** Stops the spinner and ends the current line, before asking a question. */
@@ -269,19 +274,11 @@ export function ttyRenderer(
       clearInterval(spinner);
       endLine();
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      const tokens = usage?.["used"];
-      const used =
-        typeof tokens === "number" ? ` · ${formatCount(tokens)} tokens` : "";
-      const cost = usage?.["cost"] as
-        { amount?: unknown; currency?: string } | undefined;
-      const money =
-        typeof cost?.amount === "number"
-          ? ` · ${formatCost(cost.amount, cost.currency)}`
-          : "";
+      const used = usageText(summary.usage, usage);
       const end = summary.error
         ? s.red(`error: ${summary.error}`)
         : (summary.stopReason ?? "");
-      block([`${s.dim("— ")}${end}${s.dim(` · ${seconds}s${used}${money}`)}`]);
+      block([`${s.dim("— ")}${end}${s.dim(` · ${seconds}s${used}`)}`]);
     },
     say(line) {
       block([line]);
