@@ -101,6 +101,7 @@ async function start(
   const limits = { ...DEFAULT_SERVER_LIMITS, ...serve };
   const tls = tlsOf(o);
   const users = await serveUsers(ctx, token, hub.users);
+  hub.hub.authorOf = users.authorOf;
   const web = serveWeb(ctx.paths.stateDir, tls !== undefined, {
     store: hub.users,
     serve: users,

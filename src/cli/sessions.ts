@@ -102,8 +102,7 @@ export function sessionsShow(
     say(
       `cwd: ${record.cwd}\nagent session: ${record.agentSessionId ?? "-"}\n\n`,
     );
-    for (const line of readable(replayItems(events).map((i) => i.update)))
-      say(line + "\n");
+    for (const line of readable(replayItems(events))) say(line + "\n");
   });
 }
 
@@ -113,14 +112,31 @@ const SPEAKER: Record<string, string> = {
   agent_thought_chunk: "thought",
 };
 
-// The history as a person reads it: consecutive chunks joined into one paragraph per speaker,
-// tool calls and other updates one line each.
-export function readable(updates: Record<string, unknown>[]): string[] {
+/** One replayed update, with its `_meta` (a hub prompt's `acphub.author`). */
+type Shown = {
+  update: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+};
+
+// "alice> " for a hub user's prompt, else "user: " / "agent: " / "thought: ".
+function speakerOf(item: Shown): string | undefined {
+  const who = SPEAKER[String(item.update["sessionUpdate"])];
+  const author = (item.meta?.["acphub"] as { author?: unknown } | undefined)
+    ?.author;
+  if (who === "user" && typeof author === "string" && author)
+    return `${author}> `;
+  return who === undefined ? undefined : `${who}: `;
+}
+
+// The history as a person reads it: consecutive chunks joined into one paragraph per speaker
+// (a hub user's prompts under their name), tool calls and other updates one line each.
+export function readable(items: Shown[]): string[] {
   const lines: string[] = [];
   let speaker = "";
-  for (const u of updates) {
+  for (const item of items) {
+    const u = item.update;
     const kind = String(u["sessionUpdate"]);
-    const who = SPEAKER[kind];
+    const who = speakerOf(item);
     if (who) {
       const content = u["content"] as
         { type?: string; text?: string } | undefined;
@@ -129,7 +145,7 @@ export function readable(updates: Record<string, unknown>[]): string[] {
           ? (content.text ?? "")
           : `[${content?.type ?? "?"}]`;
       if (who === speaker) lines[lines.length - 1] += text;
-      else lines.push(`${who}: ${text}`);
+      else lines.push(`${who}${text}`);
       speaker = who;
       continue;
     }

@@ -11,6 +11,8 @@ export interface TurnStarted {
   prompt: RawContentBlock[];
   /** The prompt's `_meta` as the editor sent it (a W3C `traceparent`, …). */
   meta?: Record<string, unknown>;
+  /** The hub user who sent the prompt (issue 22), when known. */
+  author?: string;
 }
 
 export interface TurnEnded {

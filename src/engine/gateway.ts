@@ -180,7 +180,12 @@ export class Gateway {
     await this.parts.sessions.get(sessionId)?.relay.settled();
   }
 
-  async prompt(params: Params, signal: AbortSignal): Promise<Params> {
+  /** Runs a prompt; `author` (a hub user's name) is recorded with it and shown with its replay. */
+  async prompt(
+    params: Params,
+    signal: AbortSignal,
+    author?: string,
+  ): Promise<Params> {
     this.requireInit();
     // Registered before the first await: a session/cancel that follows the prompt on the wire
     // finds it even while its record is still being read.
@@ -209,7 +214,7 @@ export class Gateway {
         record,
         live,
         prompt,
-        meta,
+        { meta, author },
         scope.signal,
       );
     } finally {

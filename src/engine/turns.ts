@@ -44,20 +44,26 @@ async function claimTurn(parts: TurnParts, hubId: string): Promise<TurnClaim> {
   }
 }
 
+/** Where a prompt came from: the editor's `_meta`, and the hub user who sent it. */
+export interface PromptFrom {
+  meta?: Params;
+  author?: string;
+}
+
 // Runs a prompt on a live session whose prompt blocks are already checked.
 export async function promptLive(
   parts: TurnParts,
   record: SessionRecord,
   live: LiveSession,
   prompt: RawContentBlock[],
-  meta: Params | undefined,
+  from: PromptFrom,
   signal: AbortSignal,
 ): Promise<Params> {
   const claim = await claimTurn(parts, record.id);
   try {
     // Cancelled before the agent saw it (while restoring, or waiting for the turn before it).
     if (signal.aborted || claim.cancelled) return { stopReason: "cancelled" };
-    return await startTurn(parts, record, live, prompt, meta, signal, claim);
+    return await startTurn(parts, record, live, prompt, from, signal, claim);
   } finally {
     claim.release();
   }
@@ -69,7 +75,7 @@ async function startTurn(
   record: SessionRecord,
   live: LiveSession,
   prompt: RawContentBlock[],
-  meta: Params | undefined,
+  { meta, author }: PromptFrom,
   signal: AbortSignal,
   claim: TurnClaim,
 ): Promise<Params> {
@@ -77,12 +83,14 @@ async function startTurn(
   const promptSeq = await ledger.append(record.id, "prompt", {
     prompt,
     ...(meta ? { meta } : {}),
+    ...(author !== undefined ? { author } : {}),
   });
   parts.events.turnStarted({
     sessionId: record.id,
     promptSeq,
     prompt,
     ...(meta ? { meta } : {}),
+    ...(author !== undefined ? { author } : {}),
   });
   if (record.title === null)
     await ledger.updateSession(record.id, { title: titleFromPrompt(prompt) });

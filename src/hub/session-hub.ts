@@ -25,6 +25,7 @@ import {
   updatesAfter,
 } from "./turn-records.js";
 import type { Claim, SessionRunner } from "./runner.js";
+import type { HubUser } from "../contracts/users.js";
 
 type Params = Record<string, unknown>;
 
@@ -68,9 +69,12 @@ export class SessionHub {
   private readonly ready = new Set<Gateway>();
   private readonly idle: IdleSessions;
   readonly access: SessionAccess;
+  /** The name recorded as a prompt's author (issue 22); set by serve, else none is recorded. */
+  authorOf: (user: HubUser | undefined) => string | undefined = () => undefined;
   /** What the hub does with its gateways' events: the watch and the metrics hear of them. */
   private readonly engineEvents: EngineEvents = {
-    turnStarted: (e) => this.watch.prompted(e.sessionId, e.promptSeq, e.prompt),
+    turnStarted: (e) =>
+      this.watch.prompted(e.sessionId, e.promptSeq, e.prompt, e.author),
     turnEnded: (e) => {
       const { sessionId, ...end } = e;
       this.watch.ended(sessionId, end);
@@ -290,7 +294,7 @@ export class SessionHub {
         `session ${record.id} already has a turn running`,
       );
     this.attachments.setOwner(record.id, client);
-    const done = gateway.prompt(params, signal);
+    const done = gateway.prompt(params, signal, this.authorOf(client.user));
     this.running.set(record.id, { key, done });
     try {
       return await done;

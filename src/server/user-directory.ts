@@ -86,6 +86,11 @@ export class UserDirectory {
     if (revoked.length > 0) this.o.onRevoked?.(revoked);
   }
 
+  /** True once the ledger keeps any user: the hub is shared (authors are recorded). */
+  get hasUsers(): boolean {
+    return this.users.size > 0;
+  }
+
   /** A stored user by name (the built-in admin is "admin"). */
   byName(name: string): HubUser | undefined {
     if (name === BUILTIN_ADMIN) return BUILTIN_ADMIN_USER;

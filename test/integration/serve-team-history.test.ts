@@ -1,0 +1,119 @@
+// Who said what on a shared hub (issue 22): a prompt from a known user is recorded with its
+// author, relayed live and replayed with `_meta.acphub.author`, and `acphub sessions show`
+// (local and --hub) prints it as "alice> …"; a single-user hub keeps its output.
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  INIT,
+  text,
+  until,
+  type HubTestClient,
+  type Raw,
+} from "../helpers/hub.js";
+import { steps } from "../helpers/mock.js";
+import { teamFixture } from "../helpers/team.js";
+import { runCli } from "../helpers/cli.js";
+
+const fx = teamFixture();
+afterEach(() => fx.cleanup());
+
+const USERS = { alice: "member", bob: "member", vic: "viewer" } as const;
+
+// The authors of the user_message_chunk updates a client got for a session, in order.
+function authors(c: HubTestClient, sessionId: string): unknown[] {
+  return c
+    .updates(sessionId)
+    .filter(
+      (u) =>
+        (u["update"] as Raw["params"])["sessionUpdate"] ===
+        "user_message_chunk",
+    )
+    .map(
+      (u) =>
+        (u["_meta"] as { acphub?: { author?: unknown } } | undefined)?.acphub
+          ?.author,
+    );
+}
+
+describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
+  it("a prompt carries its author live, in the replay and in sessions show", async () => {
+    const team = await fx.start(USERS);
+    const alice = fx.connect(team, "alice", "ws");
+    await alice.agent.request("initialize", INIT);
+    const { sessionId } = await alice.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: "/tmp", mcpServers: [] },
+    );
+    await alice.agent.request("_acphub/session/share", {
+      sessionId,
+      user: "bob",
+      role: "driver",
+    });
+    const bob = fx.connect(team, "bob", "http");
+    await bob.agent.request("initialize", INIT);
+    await bob.agent.request("session/load", {
+      sessionId,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    await alice.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "to alice" })),
+    });
+    // Live: bob sees alice's prompt, with her name.
+    await until(() => authors(bob, sessionId).length > 0);
+    expect(authors(bob, sessionId)).toEqual(["alice"]);
+    await bob.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "to bob" })),
+    });
+    // Replayed on load, to anyone who may see it (the serve token's admin here).
+    const admin = fx.connect(team, "admin", "ws");
+    await admin.agent.request("initialize", INIT);
+    await admin.agent.request("session/load", {
+      sessionId,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    expect(authors(admin, sessionId)).toEqual(["alice", "bob"]);
+    const local = await runCli(["sessions", "show", sessionId], {
+      home: team.home,
+    });
+    expect(local.code).toBe(0);
+    expect(local.stdout).toMatch(/^alice> \{"steps":\[\{"text":"to alice"/m);
+    expect(local.stdout).toMatch(/^bob> \{"steps":\[\{"text":"to bob"/m);
+    expect(local.stdout).toMatch(/^agent: to bob$/m);
+    const remote = await runCli(
+      ["sessions", "show", sessionId, "--hub", team.h.url],
+      { home: team.home, env: { ACPHUB_TOKEN: team.tokens["bob"]! } },
+    );
+    expect(remote.stderr).toBe("");
+    expect(remote.stdout).toMatch(/^alice> \{"steps"/m);
+    expect(remote.stdout).toMatch(/^bob> \{"steps"/m);
+  });
+
+  it("a single-user hub records no author and shows prompts as before", async () => {
+    const team = await fx.start({});
+    const admin = fx.connect(team, "admin", "ws");
+    await admin.agent.request("initialize", INIT);
+    const { sessionId } = await admin.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: "/tmp", mcpServers: [] },
+    );
+    await admin.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "solo" })),
+    });
+    const again = fx.connect(team, "admin", "ws");
+    await again.agent.request("initialize", INIT);
+    await again.agent.request("session/load", {
+      sessionId,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    expect(authors(again, sessionId)).toEqual([undefined]);
+    const show = await runCli(["sessions", "show", sessionId], {
+      home: team.home,
+    });
+    expect(show.stdout).toMatch(/^user: \{"steps"/m);
+  });
+});
