@@ -69,6 +69,7 @@ export function configDefaults(): Tree {
     users: {
       limits: {
         concurrentTurns: null,
+        liveSessions: null,
         promptsPerMinute: null,
         promptBytes: null,
       },
@@ -116,6 +117,7 @@ export const DEFAULT_NOTES: Readonly<Record<string, string>> = {
   "serve.publicUrl": "the address acphub serve listens on",
   "serve.trustedProxy.addresses": "none: no proxy is trusted",
   "users.limits.concurrentTurns": "unlimited",
+  "users.limits.liveSessions": "unlimited",
   "users.limits.promptsPerMinute": "unlimited",
   "users.limits.promptBytes": "unlimited",
   "telemetry.endpoint": "tracing off unless OTEL_EXPORTER_OTLP_ENDPOINT is set",

@@ -115,7 +115,10 @@ async function start(
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
     onClose: metrics.connectionClosed,
-    quotas: new Quotas(ctx.config.users),
+    quotas: new Quotas({
+      ...ctx.config.users,
+      stored: (name) => users.directory.limitsOf(name),
+    }),
   });
   users.onRevoked.push((name) => connector.closeUser(name));
   try {

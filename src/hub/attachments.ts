@@ -123,6 +123,16 @@ export class Attachments {
     return [...(this.bySession.get(sessionId)?.values() ?? [])];
   }
 
+  /** The sessions that any connection of this user has open (created, loaded or resumed). */
+  openBy(user: string | undefined): Set<string> {
+    const open = new Set<string>();
+    if (user === undefined) return open;
+    for (const [id, map] of this.bySession)
+      for (const a of map.values())
+        if (a.client.user?.name === user && !a.client.closed) open.add(id);
+    return open;
+  }
+
   get sessionCount(): number {
     return this.bySession.size;
   }

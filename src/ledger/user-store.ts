@@ -100,6 +100,15 @@ export class SqlUserStore implements UserStore {
     return changed > 0;
   }
 
+  async setLimits(name: string, limits: UserLimits | null): Promise<boolean> {
+    const changed = await this.db.run(
+      `UPDATE ${this.t("users")} SET limits = $1 WHERE name = $2`,
+      [limitsText(limits), name],
+    );
+    if (changed > 0) await this.bump();
+    return changed > 0;
+  }
+
   async usersVersion(): Promise<number> {
     const rows = await this.db.all(
       `SELECT version FROM ${this.t("users_version")}`,
