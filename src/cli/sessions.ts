@@ -14,6 +14,7 @@ import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 import { openLedger } from "../app/wiring.js";
+import { userStoreOf } from "../ledger/open.js";
 
 export interface SessionsOptions extends GlobalOptions {
   json?: boolean;
@@ -102,8 +103,25 @@ export function sessionsShow(
     say(
       `cwd: ${record.cwd}\nagent session: ${record.agentSessionId ?? "-"}\n\n`,
     );
-    for (const line of readable(replayItems(events))) say(line + "\n");
+    const items = replayItems(events);
+    for (const line of readable(items)) say(line + "\n");
+    if (items.some((i) => authorOf(i) !== undefined))
+      await showWhoDidWhat(ledger, id);
   });
+}
+
+// A shared session's other doings from the audit log: permission answers, cancels, settings,
+// shares, each with the user's name.
+async function showWhoDidWhat(ledger: LedgerPort, id: string): Promise<void> {
+  const entries = (await userStoreOf(ledger).auditLog({ sessionId: id }))
+    .filter((e) => e.action !== "prompt")
+    .map((e) => {
+      const detail = e.detail ? `  ${JSON.stringify(e.detail)}` : "";
+      return `  ${when(e.at)}  ${e.user}  ${e.action}${detail}\n`;
+    });
+  if (entries.length === 0) return;
+  say("\nwho did what (acphub audit):\n");
+  for (const entry of entries) say(entry);
 }
 
 const SPEAKER: Record<string, string> = {
@@ -118,13 +136,18 @@ type Shown = {
   meta?: Record<string, unknown>;
 };
 
+// The hub user who sent a replayed prompt chunk, if one is recorded.
+function authorOf(item: Shown): string | undefined {
+  const author = (item.meta?.["acphub"] as { author?: unknown } | undefined)
+    ?.author;
+  return typeof author === "string" && author ? author : undefined;
+}
+
 // "alice> " for a hub user's prompt, else "user: " / "agent: " / "thought: ".
 function speakerOf(item: Shown): string | undefined {
   const who = SPEAKER[String(item.update["sessionUpdate"])];
-  const author = (item.meta?.["acphub"] as { author?: unknown } | undefined)
-    ?.author;
-  if (who === "user" && typeof author === "string" && author)
-    return `${author}> `;
+  const author = authorOf(item);
+  if (who === "user" && author) return `${author}> `;
   return who === undefined ? undefined : `${who}: `;
 }
 

@@ -46,6 +46,7 @@ export interface AuditEntry {
 export interface AuditFilter {
   since?: number;
   user?: string;
+  sessionId?: string;
   limit?: number;
 }
 

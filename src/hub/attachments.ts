@@ -142,10 +142,16 @@ export class Attachments {
   }
 }
 
-/** What the fan-out tells the hub's observers (metrics). */
+/** What the fan-out tells the hub's observers (metrics, the audit log). */
 export interface FanOutObserver {
   updateRelayed?(): void;
   permissionDecided?(outcome: string): void;
+  /** A client answered a permission question (the policy's own refusals are not answers). */
+  permissionAnswered?(
+    client: HubClient,
+    request: Params,
+    answer: unknown,
+  ): void;
 }
 
 // The EditorPort shared by every gateway of the hub.
@@ -171,7 +177,13 @@ export function fanOutEditor(
     request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
       const params = raw as Params;
       if (method === "session/request_permission") {
-        const outcome = await askPermission(attachments, params, signal);
+        const outcome = await askPermission(
+          attachments,
+          params,
+          signal,
+          (client, answer) =>
+            observer.permissionAnswered?.(client, params, answer),
+        );
         observer.permissionDecided?.(
           (outcome as { outcome: { outcome: string } }).outcome.outcome,
         );
@@ -244,13 +256,20 @@ function targetsOf(attachments: Attachments, params: Params): HubClient[] {
 async function askPermission(
   attachments: Attachments,
   params: Params,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  answered: (client: HubClient, answer: unknown) => void,
 ): Promise<unknown> {
   const sessionId = String(params["sessionId"]);
   const owner = attachments.owner(sessionId);
   if (owner) {
     try {
-      return await owner.request("session/request_permission", params, signal);
+      const answer = await owner.request(
+        "session/request_permission",
+        params,
+        signal,
+      );
+      answered(owner, answer);
+      return answer;
     } catch (error) {
       if (signal?.aborted || !owner.closed) throw error;
     }
@@ -260,24 +279,29 @@ async function askPermission(
     const options = (params as unknown as RequestPermissionRequest).options;
     return { outcome: outcomeFor("reject", options) };
   }
-  return firstAnswer(others, params, signal);
+  return firstAnswer(others, params, signal, answered);
 }
 
 // Sends the request to every client; the first answer wins and the others are cancelled.
 async function firstAnswer(
   clients: HubClient[],
   params: Params,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  answered: (client: HubClient, answer: unknown) => void,
 ): Promise<unknown> {
   const controllers = clients.map(() => new AbortController());
   const onAbort = () => controllers.forEach((c) => c.abort());
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return await Promise.any(
+    const [client, answer] = await Promise.any(
       clients.map((c, i) =>
-        c.request("session/request_permission", params, controllers[i]!.signal),
+        c
+          .request("session/request_permission", params, controllers[i]!.signal)
+          .then((a) => [c, a] as const),
       ),
     );
+    answered(client, answer);
+    return answer;
   } catch (error) {
     const first = (error as AggregateError).errors?.[0] as unknown;
     throw first ?? error;

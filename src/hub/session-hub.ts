@@ -13,7 +13,12 @@ import {
   type HubClient,
 } from "./attachments.js";
 import { afterSeqOf, agentOf } from "./meta.js";
-import { noSession, SessionAccess, type AccessStore } from "./access.js";
+import {
+  noSession,
+  permissionDetail,
+  SessionAccess,
+  type AccessStore,
+} from "./access.js";
 import { askingEditor, HubWatch } from "./watch.js";
 import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
 import { checkSessionFolder } from "./session-folder.js";
@@ -93,7 +98,17 @@ export class SessionHub {
     this.access = new SessionAccess(options.access);
     this.watch.mayTell = (client, id) => this.access.mayTell(client.user, id);
     this.editor = askingEditor(
-      fanOutEditor(this.attachments, options.observer),
+      fanOutEditor(this.attachments, {
+        updateRelayed: () => options.observer?.updateRelayed?.(),
+        permissionDecided: (o) => options.observer?.permissionDecided?.(o),
+        permissionAnswered: (client, request, answer) =>
+          this.access.note(
+            client.user,
+            "permission.answer",
+            String(request["sessionId"]),
+            permissionDetail(request, answer),
+          ),
+      }),
       this.watch,
     );
     // Every gateway shares the ledger; the hub closes it once, after them all.

@@ -215,6 +215,10 @@ export class SqlUserStore implements UserStore {
       args.push(f.user);
       where.push(`user_name = $${args.length}`);
     }
+    if (f.sessionId !== undefined) {
+      args.push(f.sessionId);
+      where.push(`session_id = $${args.length}`);
+    }
     args.push(Math.min(f.limit ?? MAX_AUDIT_ROWS, MAX_AUDIT_ROWS));
     const rows = await this.db.all(
       `SELECT * FROM ${this.t("audit")} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT $${args.length}`,

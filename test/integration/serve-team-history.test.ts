@@ -3,6 +3,7 @@
 // (local and --hub) prints it as "alice> …"; a single-user hub keeps its output.
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  allowOnce,
   INIT,
   text,
   until,
@@ -89,6 +90,83 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
     expect(remote.stderr).toBe("");
     expect(remote.stdout).toMatch(/^alice> \{"steps"/m);
     expect(remote.stdout).toMatch(/^bob> \{"steps"/m);
+  });
+
+  it("a permission answer is the driver's, recorded with their name; a viewer is never asked", async () => {
+    const team = await fx.start(USERS);
+    const alice = fx.connect(team, "alice", "ws", allowOnce);
+    await alice.agent.request("initialize", INIT);
+    const { sessionId } = await alice.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: "/tmp", mcpServers: [] },
+    );
+    for (const [user, role] of [
+      ["bob", "driver"],
+      ["vic", "viewer"],
+    ])
+      await alice.agent.request("_acphub/session/share", {
+        sessionId,
+        user,
+        role,
+      });
+    const askedVic: string[] = [];
+    const vic = fx.connect(team, "vic", "ws", (method) => {
+      askedVic.push(method);
+      return allowOnce(method, {
+        options: [{ optionId: "allow", kind: "allow_once" }],
+      });
+    });
+    await vic.agent.request("initialize", INIT);
+    await vic.agent.request("session/load", {
+      sessionId,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    // bob prompts, and goes away when asked: the question goes to the session's other
+    // drivers (alice), never to its viewer (vic).
+    const bob: HubTestClient = fx.connect(team, "bob", "ws", () => {
+      bob.close();
+      return new Promise(() => undefined);
+    });
+    await bob.agent.request("initialize", INIT);
+    await bob.agent.request("session/load", {
+      sessionId,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    await bob.agent
+      .request("session/prompt", {
+        sessionId,
+        prompt: text(steps({ permission: { title: "Edit notes.md" } })),
+      })
+      .catch(() => undefined);
+    await until(() =>
+      JSON.stringify(vic.updates(sessionId)).includes("permission granted"),
+    );
+    expect(askedVic).toEqual([]);
+    const audit = await runCli(["audit", "--json"], { home: team.home });
+    const answers = (
+      JSON.parse(audit.stdout) as {
+        user: string;
+        action: string;
+        sessionId: string;
+        detail: Record<string, unknown>;
+      }[]
+    ).filter((e) => e.action === "permission.answer");
+    expect(answers).toMatchObject([
+      {
+        user: "alice",
+        sessionId,
+        detail: { title: "Edit notes.md", kind: "allow_once" },
+      },
+    ]);
+    const show = await runCli(["sessions", "show", sessionId], {
+      home: team.home,
+    });
+    expect(show.stdout).toMatch(/^bob> \{"steps"/m);
+    expect(show.stdout).toMatch(
+      /^who did what \(acphub audit\):\n(.*\n)* {2}\S+ \S+ {2}alice {2}permission\.answer {2}\{.*"Edit notes\.md"/m,
+    );
   });
 
   it("a single-user hub records no author and shows prompts as before", async () => {
