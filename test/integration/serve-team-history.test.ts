@@ -90,6 +90,13 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
     expect(remote.stderr).toBe("");
     expect(remote.stdout).toMatch(/^alice> \{"steps"/m);
     expect(remote.stdout).toMatch(/^bob> \{"steps"/m);
+    // vic may not see it: exactly like a session that does not exist.
+    const hidden = await runCli(
+      ["sessions", "show", sessionId, "--hub", team.h.url],
+      { home: team.home, env: { ACPHUB_TOKEN: team.tokens["vic"]! } },
+    );
+    expect(hidden.code).toBe(4);
+    expect(hidden.stderr).toContain(`no session "${sessionId}"`);
   });
 
   it("a permission answer is the driver's, recorded with their name; a viewer is never asked", async () => {
