@@ -203,7 +203,7 @@ export class Gateway {
           this.parts.commands,
           record,
           prompt,
-          command,
+          { ...command, author },
           scope.signal,
           this.commandRuns,
         );
