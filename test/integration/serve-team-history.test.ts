@@ -176,6 +176,83 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
     );
   });
 
+  it("a driver made a viewer is no longer asked, and unshared gets no more updates", async () => {
+    const team = await fx.start({ ...USERS, dan: "member" });
+    const alice = fx.connect(team, "alice", "ws", allowOnce);
+    await alice.agent.request("initialize", INIT);
+    const { sessionId } = await alice.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: "/tmp", mcpServers: [] },
+    );
+    const share = (user: string, role: string) =>
+      alice.agent.request("_acphub/session/share", { sessionId, user, role });
+    await share("bob", "driver");
+    await share("dan", "driver");
+    const askedDan: string[] = [];
+    const dan = fx.connect(team, "dan", "ws", (method, params) => {
+      askedDan.push(method);
+      return allowOnce(method, params);
+    });
+    await dan.agent.request("initialize", INIT);
+    await dan.agent.request("session/load", {
+      sessionId,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    // While dan is attached, alice makes him a viewer and leaves the session.
+    await share("dan", "viewer");
+    await alice.agent.request("session/close", { sessionId });
+    const bob: HubTestClient = fx.connect(team, "bob", "ws", () => {
+      bob.close();
+      return new Promise(() => undefined);
+    });
+    await bob.agent.request("initialize", INIT);
+    await bob.agent.request("session/load", {
+      sessionId,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    await bob.agent
+      .request("session/prompt", {
+        sessionId,
+        prompt: text(steps({ permission: { title: "Edit notes.md" } })),
+      })
+      .catch(() => undefined);
+    // Nobody who may answer is left: the policy refuses; dan was not asked.
+    await until(() =>
+      /permission (granted|denied)/.test(
+        JSON.stringify(dan.updates(sessionId)),
+      ),
+    );
+    expect(askedDan).toEqual([]);
+    expect(JSON.stringify(dan.updates(sessionId))).toContain(
+      "permission denied",
+    );
+    await alice.agent.request("_acphub/session/unshare", {
+      sessionId,
+      user: "dan",
+    });
+    await alice.agent.request("session/load", {
+      sessionId,
+      cwd: "/tmp",
+      mcpServers: [],
+    });
+    await alice.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "after the unshare" })),
+    });
+    const seen = await alice.agent.request<{ updates: unknown[] }>(
+      "_acphub/session/replay",
+      { sessionId },
+    );
+    expect(JSON.stringify(seen.updates)).toContain("after the unshare");
+    // A round trip on dan's connection: what was sent him before is in by now.
+    await dan.agent.request("session/list", {});
+    expect(JSON.stringify(dan.updates(sessionId))).not.toContain(
+      "after the unshare",
+    );
+  });
+
   it("a single-user hub records no author and shows prompts as before", async () => {
     const team = await fx.start({});
     const admin = fx.connect(team, "admin", "ws");
