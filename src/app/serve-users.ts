@@ -2,7 +2,11 @@
 // kept fresh from the ledger; revoking a user closes their connections and web logins; logins
 // go to the audit log; the URL the hub listens on is left for `acphub users login-link`.
 import { writeFileSync } from "node:fs";
-import type { UserStore } from "../contracts/users.js";
+import {
+  BUILTIN_ADMIN,
+  type HubUser,
+  type UserStore,
+} from "../contracts/users.js";
 import type { AppContext } from "../config/context.js";
 import { UserDirectory } from "../server/user-directory.js";
 import { serveUrlFile } from "./user-admin.js";
@@ -15,6 +19,8 @@ export interface ServeUsers {
   loggedIn(user: string): void;
   /** Call once the server listens. */
   listening(url: string): void;
+  /** The name a prompt is recorded with: none on a single-user hub (only the serve token). */
+  authorOf(user: HubUser | undefined): string | undefined;
 }
 
 // Starts the directory (loads the users; then polls their version every second).
@@ -43,6 +49,10 @@ export async function serveUsers(
   return {
     directory,
     onRevoked,
+    authorOf: (user) =>
+      user && (user.name !== BUILTIN_ADMIN || directory.hasUsers)
+        ? user.name
+        : undefined,
     loggedIn: (user) =>
       void store
         ?.audit({

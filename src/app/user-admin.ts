@@ -6,6 +6,7 @@ import {
   BUILTIN_ADMIN,
   USER_NAME_PATTERN,
   USER_ROLES,
+  type UserLimits,
   type UserRecord,
   type UserRole,
   type UserStore,
@@ -110,6 +111,38 @@ export async function rotateUser(
   await store.setTokenHash(name, hashSecret(token));
   await audit(store, "user.rotate", { name });
   return { name, role: user.role, token };
+}
+
+/** The quota limits `acphub users limits` may set on a user. */
+export const USER_LIMIT_KEYS = [
+  "concurrentTurns",
+  "liveSessions",
+  "promptsPerMinute",
+  "promptBytes",
+] as const;
+
+// Sets a user's own quota limits (merged into what they had; `clear` first drops them all);
+// a running hub reads them within a second.
+export async function setUserLimits(
+  store: UserStore,
+  name: string,
+  limits: UserLimits,
+  clear = false,
+): Promise<UserLimits> {
+  const user = await requireUser(store, name);
+  const next: UserLimits = { ...(clear ? {} : user.limits), ...limits };
+  for (const [key, value] of Object.entries(next))
+    if (!USER_LIMIT_KEYS.includes(key as keyof UserLimits))
+      delete next[key as keyof UserLimits];
+    else if (!Number.isSafeInteger(value) || value <= 0)
+      throw new HubError(
+        "USAGE",
+        `invalid limit ${key}=${JSON.stringify(value)}: a whole number above 0`,
+      );
+  const empty = Object.keys(next).length === 0;
+  await store.setLimits(name, empty ? null : next);
+  await audit(store, "user.limits", { name, limits: next });
+  return next;
 }
 
 // A one-time web login URL (15 minutes) that a running hub honours: the code is in the ledger.

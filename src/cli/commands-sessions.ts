@@ -43,7 +43,18 @@ export function addLedgerCommands(program: Command): void {
     .description("show a session's history")
     .argument("<id>", "session id")
     .option("--json", "print the session and its events as JSON")
+    .option("--hub <url>", "show a running `acphub serve`'s session instead")
+    .option("--token-file <file>", "the hub's bearer token (with --hub)")
     .action(async (id: string, options: Record<string, unknown>) => {
+      if (typeof options["hub"] === "string") {
+        const { hubSessionsShow } = await import("./sessions-hub.js");
+        process.exitCode = await hubSessionsShow(id, {
+          ...program.opts(),
+          ...options,
+          hub: options["hub"],
+        });
+        return;
+      }
       const { sessionsShow } = await import("./sessions.js");
       process.exitCode = await sessionsShow(id, {
         ...program.opts(),

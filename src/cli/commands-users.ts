@@ -6,7 +6,7 @@ type Run = (
   opts: Record<string, unknown>,
 ) => Promise<number>;
 
-// Adds `users add|list|remove|rotate|login-link` to the program.
+// Adds `users add|list|remove|rotate|login-link|limits` to the program.
 export function addUserCommands(program: Command): void {
   const users = program
     .command("users")
@@ -73,6 +73,19 @@ export function addUserCommands(program: Command): void {
     )
     .option("--json", 'print {"name","url","expiresAt"}')
     .action(act((m, o) => m.usersLoginLink(String(o["name"]), o)));
+  users
+    .command("limits")
+    .description(
+      "show or set a user's own quotas (over config users.limits; a running hub reads them within 1 s)",
+    )
+    .argument("<name>", "user name")
+    .option("--concurrent-turns <n>", "turns running at once")
+    .option("--live-sessions <n>", "sessions open at once")
+    .option("--prompts-per-minute <n>", "prompts per minute")
+    .option("--prompt-bytes <n>", "bytes per prompt")
+    .option("--clear", "drop the user's own limits first")
+    .option("--json", 'print {"name","limits"}')
+    .action(act((m, o) => m.usersLimits(String(o["name"]), o)));
 }
 
 // Adds `acphub audit`.

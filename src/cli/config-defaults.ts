@@ -72,6 +72,7 @@ export function configDefaults(): Tree {
     users: {
       limits: {
         concurrentTurns: null,
+        liveSessions: null,
         promptsPerMinute: null,
         promptBytes: null,
       },
@@ -119,6 +120,7 @@ export const DEFAULT_NOTES: Readonly<Record<string, string>> = {
   "serve.publicUrl": "the address acphub serve listens on",
   "serve.trustedProxy.addresses": "none: no proxy is trusted",
   "users.limits.concurrentTurns": "unlimited",
+  "users.limits.liveSessions": "unlimited",
   "users.limits.promptsPerMinute": "unlimited",
   "users.limits.promptBytes": "unlimited",
   "limits.budget.agents":

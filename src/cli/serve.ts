@@ -101,6 +101,7 @@ async function start(
   const limits = { ...DEFAULT_SERVER_LIMITS, ...serve };
   const tls = tlsOf(o);
   const users = await serveUsers(ctx, token, hub.users);
+  hub.hub.authorOf = users.authorOf;
   const web = serveWeb(ctx.paths.stateDir, tls !== undefined, {
     store: hub.users,
     serve: users,
@@ -114,7 +115,10 @@ async function start(
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
     onClose: metrics.connectionClosed,
-    quotas: new Quotas(ctx.config.users),
+    quotas: new Quotas({
+      ...ctx.config.users,
+      stored: (name) => users.directory.limitsOf(name),
+    }),
   });
   users.onRevoked.push((name) => connector.closeUser(name));
   try {

@@ -1,7 +1,9 @@
-// `acphub sessions list --hub URL`: the sessions of a running hub, with the hub's ids (the ones
+// `acphub sessions list|show --hub URL`: the sessions of a running hub, with the hub's ids (the ones
 // its page, `run --hub` and `chat --hub` show and take), asked of the hub with session/list.
 import { resolve } from "node:path";
 import { connectHub } from "../shim/connect-hub.js";
+import type { AgentConnection } from "../agents/connection.js";
+import { readable } from "./sessions.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import { DEFAULT_HUB_WAIT_MS } from "./deadline.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
@@ -25,9 +27,10 @@ interface HubSession {
   updatedAt?: string | null;
 }
 
-// Lists the hub's sessions, one line each (id, last update, folder, title) or as JSON.
-export async function hubSessionsList(
+// Connects to the hub named by --hub (bounded wait), runs `body`, closes; errors as exit codes.
+async function withHub(
   o: HubSessionsOptions,
+  body: (hub: AgentConnection) => Promise<void>,
 ): Promise<ExitCode> {
   try {
     const ctx = cliContext(o);
@@ -40,26 +43,7 @@ export async function hubSessionsList(
       signal: AbortSignal.timeout(DEFAULT_HUB_WAIT_MS),
     });
     try {
-      const all: HubSession[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page += 1) {
-        const answer = await hub.listSessions({
-          ...(o.cwd ? { cwd: resolve(o.cwd) } : {}),
-          ...(cursor ? { cursor } : {}),
-        });
-        all.push(...(answer.sessions as HubSession[]));
-        cursor = answer.nextCursor ?? undefined;
-        if (!cursor) break;
-      }
-      if (o.json) process.stdout.write(inertJson(all) + "\n");
-      else if (all.length === 0) process.stdout.write("no sessions\n");
-      else
-        for (const s of all)
-          process.stdout.write(
-            safeText(
-              `${s.sessionId}  ${s.updatedAt ?? ""}  ${s.cwd}  ${s.title ?? "(untitled)"}`,
-            ) + "\n",
-          );
+      await body(hub);
     } finally {
       await hub.close();
     }
@@ -67,4 +51,63 @@ export async function hubSessionsList(
   } catch (error) {
     return fail(error);
   }
+}
+
+// Lists the hub's sessions, one line each (id, last update, folder, title) or as JSON.
+export function hubSessionsList(o: HubSessionsOptions): Promise<ExitCode> {
+  return withHub(o, async (hub) => {
+    const all: HubSession[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page += 1) {
+      const answer = await hub.listSessions({
+        ...(o.cwd ? { cwd: resolve(o.cwd) } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
+      all.push(...(answer.sessions as HubSession[]));
+      cursor = answer.nextCursor ?? undefined;
+      if (!cursor) break;
+    }
+    if (o.json) process.stdout.write(inertJson(all) + "\n");
+    else if (all.length === 0) process.stdout.write("no sessions\n");
+    else
+      for (const s of all)
+        process.stdout.write(
+          safeText(
+            `${s.sessionId}  ${s.updatedAt ?? ""}  ${s.cwd}  ${s.title ?? "(untitled)"}`,
+          ) + "\n",
+        );
+  });
+}
+
+// Shows a hub session's history as the hub replays it on session/load: who said what (a
+// prompt's author from `_meta.acphub.author`), or its updates as JSON.
+export function hubSessionsShow(
+  id: string,
+  o: HubSessionsOptions,
+): Promise<ExitCode> {
+  return withHub(o, async (hub) => {
+    const { replay } = await hub.loadSession(
+      id,
+      { cwd: process.cwd(), mcpServers: [] },
+      AbortSignal.timeout(DEFAULT_HUB_WAIT_MS),
+    );
+    const items = replay.flatMap((e) =>
+      e.type === "session_update"
+        ? [
+            {
+              update: e.update as Record<string, unknown>,
+              ...(e.meta ? { meta: e.meta } : {}),
+            },
+          ]
+        : [],
+    );
+    if (o.json) {
+      const updates = items.map((i) => ({ update: i.update, _meta: i.meta }));
+      process.stdout.write(inertJson({ sessionId: id, updates }) + "\n");
+      return;
+    }
+    process.stdout.write(safeText(`${id}  (on ${o.hub})\n\n`));
+    for (const line of readable(items))
+      process.stdout.write(safeText(line + "\n"));
+  });
 }

@@ -14,6 +14,7 @@ import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 import { openLedger } from "../app/wiring.js";
+import { userStoreOf } from "../ledger/open.js";
 
 export interface SessionsOptions extends GlobalOptions {
   json?: boolean;
@@ -102,9 +103,25 @@ export function sessionsShow(
     say(
       `cwd: ${record.cwd}\nagent session: ${record.agentSessionId ?? "-"}\n\n`,
     );
-    for (const line of readable(replayItems(events).map((i) => i.update)))
-      say(line + "\n");
+    const items = replayItems(events);
+    for (const line of readable(items)) say(line + "\n");
+    if (items.some((i) => authorOf(i) !== undefined))
+      await showWhoDidWhat(ledger, id);
   });
+}
+
+// A shared session's other doings from the audit log: permission answers, cancels, settings,
+// shares, each with the user's name.
+async function showWhoDidWhat(ledger: LedgerPort, id: string): Promise<void> {
+  const entries = (await userStoreOf(ledger).auditLog({ sessionId: id }))
+    .filter((e) => e.action !== "prompt")
+    .map((e) => {
+      const detail = e.detail ? `  ${JSON.stringify(e.detail)}` : "";
+      return `  ${when(e.at)}  ${e.user}  ${e.action}${detail}\n`;
+    });
+  if (entries.length === 0) return;
+  say("\nwho did what (acphub audit):\n");
+  for (const entry of entries) say(entry);
 }
 
 const SPEAKER: Record<string, string> = {
@@ -113,14 +130,36 @@ const SPEAKER: Record<string, string> = {
   agent_thought_chunk: "thought",
 };
 
-// The history as a person reads it: consecutive chunks joined into one paragraph per speaker,
-// tool calls and other updates one line each.
-export function readable(updates: Record<string, unknown>[]): string[] {
+/** One replayed update, with its `_meta` (a hub prompt's `acphub.author`). */
+type Shown = {
+  update: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+};
+
+// The hub user who sent a replayed prompt chunk, if one is recorded.
+function authorOf(item: Shown): string | undefined {
+  const author = (item.meta?.["acphub"] as { author?: unknown } | undefined)
+    ?.author;
+  return typeof author === "string" && author ? author : undefined;
+}
+
+// "alice> " for a hub user's prompt, else "user: " / "agent: " / "thought: ".
+function speakerOf(item: Shown): string | undefined {
+  const who = SPEAKER[String(item.update["sessionUpdate"])];
+  const author = authorOf(item);
+  if (who === "user" && author) return `${author}> `;
+  return who === undefined ? undefined : `${who}: `;
+}
+
+// The history as a person reads it: consecutive chunks joined into one paragraph per speaker
+// (a hub user's prompts under their name), tool calls and other updates one line each.
+export function readable(items: Shown[]): string[] {
   const lines: string[] = [];
   let speaker = "";
-  for (const u of updates) {
+  for (const item of items) {
+    const u = item.update;
     const kind = String(u["sessionUpdate"]);
-    const who = SPEAKER[kind];
+    const who = speakerOf(item);
     if (who) {
       const content = u["content"] as
         { type?: string; text?: string } | undefined;
@@ -129,7 +168,7 @@ export function readable(updates: Record<string, unknown>[]): string[] {
           ? (content.text ?? "")
           : `[${content?.type ?? "?"}]`;
       if (who === speaker) lines[lines.length - 1] += text;
-      else lines.push(`${who}: ${text}`);
+      else lines.push(`${who}${text}`);
       speaker = who;
       continue;
     }

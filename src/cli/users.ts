@@ -1,4 +1,4 @@
-// `acphub users add|list|remove|rotate|login-link`: the hub's users, kept in the ledger.
+// `acphub users add|list|remove|rotate|login-link|limits`: the hub's users, kept in the ledger.
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import {
   addUser,
@@ -8,10 +8,13 @@ import {
   roleOf,
   rotateUser,
   serveTokenExists,
+  setUserLimits,
+  requireUser,
   type NewToken,
 } from "../app/user-admin.js";
 import { openLedger } from "../app/wiring.js";
-import type { UserStore } from "../contracts/users.js";
+import type { UserLimits, UserStore } from "../contracts/users.js";
+import { HubError } from "../shared/errors.js";
 import { userStoreOf } from "../ledger/open.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
@@ -20,6 +23,36 @@ export interface UsersOptions extends GlobalOptions {
   json?: boolean;
   role?: string;
   url?: string;
+  concurrentTurns?: string;
+  liveSessions?: string;
+  promptsPerMinute?: string;
+  promptBytes?: string;
+  clear?: boolean;
+}
+
+/** The command line's flag for each limit. */
+const LIMIT_FLAGS: Record<keyof UserLimits, string> = {
+  concurrentTurns: "--concurrent-turns",
+  liveSessions: "--live-sessions",
+  promptsPerMinute: "--prompts-per-minute",
+  promptBytes: "--prompt-bytes",
+};
+
+// The limits given on the command line, each a whole number above 0.
+function limitsGiven(o: UsersOptions): UserLimits {
+  const limits: UserLimits = {};
+  for (const [key, flag] of Object.entries(LIMIT_FLAGS)) {
+    const raw = o[key as keyof UserLimits];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n <= 0)
+      throw new HubError(
+        "USAGE",
+        `${flag} ${JSON.stringify(raw)}: give a whole number above 0`,
+      );
+    limits[key as keyof UserLimits] = n;
+  }
+  return limits;
 }
 
 const out = (text: string): void => void process.stdout.write(text);
@@ -98,5 +131,21 @@ export function usersLoginLink(
         `${JSON.stringify({ ...link, expiresAt: new Date(link.expiresAt).toISOString() })}\n`,
       );
     out(`${link.url}\n(one browser, once, within 15 minutes)\n`);
+  });
+}
+
+// Shows a user's own quota limits, or sets them (merged; --clear drops the old ones first).
+export function usersLimits(name: string, o: UsersOptions): Promise<ExitCode> {
+  return withUsers(o, async (store) => {
+    const given = limitsGiven(o);
+    const limits =
+      Object.keys(given).length > 0 || o.clear
+        ? await setUserLimits(store, name, given, o.clear)
+        : ((await requireUser(store, name)).limits ?? {});
+    if (o.json) return out(`${JSON.stringify({ name, limits })}\n`);
+    const shown = Object.entries(limits).map(([k, v]) => `${k}=${v}`);
+    out(
+      `${name}: ${shown.length ? shown.join(" ") : "no limits of their own (config users.limits applies)"}\n`,
+    );
   });
 }

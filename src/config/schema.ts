@@ -61,6 +61,7 @@ const denyRuleSchema = z.strictObject({
 
 const userLimitsSchema = z.strictObject({
   concurrentTurns: z.number().int().positive().optional(),
+  liveSessions: z.number().int().positive().optional(),
   promptsPerMinute: z.number().int().positive().optional(),
   promptBytes: z.number().int().positive().optional(),
 });

@@ -46,6 +46,7 @@ export interface AuditEntry {
 export interface AuditFilter {
   since?: number;
   user?: string;
+  sessionId?: string;
   limit?: number;
 }
 
@@ -58,7 +59,9 @@ export interface UserStore {
   removeUser(name: string): Promise<boolean>;
   /** Replaces a user's token hash; false when there is no such user. */
   setTokenHash(name: string, tokenHash: string): Promise<boolean>;
-  /** Grows on every change to users (add, remove, rotate): other processes poll it. */
+  /** Sets (or, with null, clears) a user's own quota limits; false when there is no such user. */
+  setLimits(name: string, limits: UserLimits | null): Promise<boolean>;
+  /** Grows on every change to users (add, remove, rotate, limits): other processes poll it. */
   usersVersion(): Promise<number>;
   addLoginCode(
     codeHash: string,

@@ -11,8 +11,8 @@ export interface TurnStarted {
   prompt: RawContentBlock[];
   /** The prompt's `_meta` as the editor sent it (a W3C `traceparent`, …). */
   meta?: Record<string, unknown>;
-  /** The hub user who sent it (acphub serve with users). */
-  user?: string;
+  /** The hub user who sent the prompt (issue 22), when known. */
+  author?: string;
   /** The session's working directory (fs paths are shown relative to it). */
   cwd?: string;
   /** The session's model, when the agent reported one (gen_ai.request.model). */

@@ -184,11 +184,12 @@ export class Gateway {
     await this.parts.sessions.get(sessionId)?.relay.settled();
   }
 
-  /** `user`: the hub user who sent the prompt (their budget counts it, the ledger keeps it). */
+  /** `author`: the hub user who sent the prompt (the ledger keeps it, replay shows it, their
+   *  budget counts it). */
   async prompt(
     params: Params,
     signal: AbortSignal,
-    user?: string,
+    author?: string,
   ): Promise<Params> {
     this.requireInit();
     // Registered before the first await: a session/cancel that follows the prompt on the wire
@@ -207,7 +208,7 @@ export class Gateway {
           this.parts.commands,
           record,
           prompt,
-          command,
+          { ...command, author },
           scope.signal,
           this.commandRuns,
         );
@@ -216,7 +217,7 @@ export class Gateway {
       await this.parts.budget?.admit({
         sessionId: record.id,
         agent: record.agent,
-        ...(user !== undefined ? { user } : {}),
+        ...(author !== undefined ? { user: author } : {}),
       });
       const live = await liveSession(this.parts, record);
       const model = modelOf(await this.parts.settings.get(record.id));
@@ -227,7 +228,7 @@ export class Gateway {
         {
           blocks: prompt,
           ...(meta ? { meta } : {}),
-          ...(user ? { user } : {}),
+          ...(author ? { author } : {}),
           ...(model ? { model } : {}),
         },
         scope.signal,

@@ -17,9 +17,11 @@ export function replayItems(
   const items: ReplayItem[] = [];
   for (const event of events) {
     if (event.kind === "prompt") {
+      const meta = authorMetaOf(event.payload["author"]);
       for (const content of (event.payload["prompt"] as unknown[]) ?? []) {
         items.push({
           update: { sessionUpdate: "user_message_chunk", content },
+          ...(meta ? { meta } : {}),
         });
       }
     } else if (event.kind === "notice") {
@@ -42,6 +44,15 @@ export function replayItems(
     }
   }
   return items;
+}
+
+/** A prompt's `_meta` in replay: `{acphub: {author}}` when a hub user sent it (issue 22). */
+export function authorMetaOf(
+  author: unknown,
+): Record<string, unknown> | undefined {
+  return typeof author === "string" && author
+    ? { acphub: { author } }
+    : undefined;
 }
 
 function textOf(content: unknown): string {

@@ -62,7 +62,8 @@ export type SessionPatch = Partial<
 >;
 
 /**
- * What an event records. Payload shapes: `prompt` {prompt, meta?}; `update` {update, _meta?}
+ * What an event records. Payload shapes: `prompt` {prompt, meta?, author?} (author: the hub
+ * user who sent it); `update` {update, _meta?}
  * (exactly a `session/update`'s params without `sessionId`); `permission` {toolCall, outcome,
  * decidedBy, reason}; `turn_end` {stopReason, usage?} or {error}; `restore` {mode, agentSessionId};
  * `workflow` a workflow run's progress: run and step starts and ends (workflows/ports.ts);

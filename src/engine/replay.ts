@@ -3,6 +3,7 @@
 // updates. Frames are joined into large writes.
 import type { StoredEvent } from "./ledger-port.js";
 import { noticeParams, type NoticePayload } from "./notices.js";
+import { authorMetaOf } from "./history.js";
 
 const CHUNK_BYTES = 1 << 20;
 
@@ -29,14 +30,19 @@ function framesOf(head: string, event: StoredEvent, asNotice: boolean): string {
     );
   }
   if (event.kind !== "prompt") return "";
-  const prompt = (JSON.parse(event.text) as { prompt?: unknown }).prompt;
+  const { prompt, author } = JSON.parse(event.text) as {
+    prompt?: unknown;
+    author?: unknown;
+  };
   if (!Array.isArray(prompt)) return "";
+  const meta = authorMetaOf(author);
   return prompt
     .map((content: unknown) =>
       storedUpdateFrame(
         head,
         JSON.stringify({
           update: { sessionUpdate: "user_message_chunk", content },
+          ...(meta ? { _meta: meta } : {}),
         }),
       ),
     )

@@ -76,7 +76,7 @@ export async function runSessionCommand(
   commands: SessionCommandsPort,
   record: SessionRecord,
   prompt: RawContentBlock[],
-  command: { name: string; input: string },
+  command: { name: string; input: string; author?: string },
   signal: AbortSignal,
   running: Map<string, AbortController>,
 ): Promise<Params> {
@@ -107,7 +107,7 @@ async function commandTurn(
   commands: SessionCommandsPort,
   record: SessionRecord,
   prompt: RawContentBlock[],
-  command: { name: string; input: string },
+  command: { name: string; input: string; author?: string },
   signal: AbortSignal,
   running: Map<string, AbortController>,
 ): Promise<Params> {
@@ -127,8 +127,19 @@ async function commandTurn(
     );
   };
   try {
-    const promptSeq = await ledger.append(record.id, "prompt", { prompt });
-    parts.events.turnStarted({ sessionId: record.id, promptSeq, prompt });
+    // The hub user who sent it (issue 22), as with an agent's prompt (turns.ts).
+    const author =
+      command.author !== undefined ? { author: command.author } : {};
+    const promptSeq = await ledger.append(record.id, "prompt", {
+      prompt,
+      ...author,
+    });
+    parts.events.turnStarted({
+      sessionId: record.id,
+      promptSeq,
+      prompt,
+      ...author,
+    });
     const { stopReason } = await commands.run(command.name, {
       sessionId: record.id,
       cwd: record.cwd,

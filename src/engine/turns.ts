@@ -33,7 +33,7 @@ type TurnParts = Pick<
 export interface TurnRequest {
   blocks: RawContentBlock[];
   meta?: Params;
-  user?: string;
+  author?: string;
   /** The session's model when known (traces name it). */
   model?: string;
 }
@@ -83,18 +83,18 @@ async function startTurn(
   claim: TurnClaim,
 ): Promise<Params> {
   const { ledger } = parts;
-  const { blocks: prompt, meta, user, model } = request;
+  const { blocks: prompt, meta, author, model } = request;
   const promptSeq = await ledger.append(record.id, "prompt", {
     prompt,
     ...(meta ? { meta } : {}),
-    ...(user ? { user } : {}),
+    ...(author ? { author } : {}),
   });
   parts.events.turnStarted({
     sessionId: record.id,
     promptSeq,
     prompt,
     ...(meta ? { meta } : {}),
-    ...(user ? { user } : {}),
+    ...(author ? { author } : {}),
     cwd: record.cwd,
     ...(model ? { model } : {}),
   });

@@ -130,3 +130,24 @@ export class SessionAccess {
     return this.store;
   }
 }
+
+// What the audit log keeps of a permission answer: the tool call, and the option chosen.
+export function permissionDetail(
+  request: Record<string, unknown>,
+  answer: unknown,
+): Record<string, unknown> {
+  const toolCall = request["toolCall"] as
+    { toolCallId?: unknown; title?: unknown } | undefined;
+  const outcome = (answer as { outcome?: Record<string, unknown> } | undefined)
+    ?.outcome;
+  const chosen = (
+    request["options"] as Record<string, unknown>[] | undefined
+  )?.find((o) => o["optionId"] === outcome?.["optionId"]);
+  return {
+    toolCallId: toolCall?.toolCallId ?? null,
+    title: toolCall?.title ?? null,
+    outcome: outcome?.["outcome"] ?? null,
+    optionId: outcome?.["optionId"] ?? null,
+    kind: chosen?.["kind"] ?? null,
+  };
+}

@@ -154,6 +154,16 @@ export class Attachments {
     return [...(this.bySession.get(sessionId)?.values() ?? [])];
   }
 
+  /** The sessions that any connection of this user has open (created, loaded or resumed). */
+  openBy(user: string | undefined): Set<string> {
+    const open = new Set<string>();
+    if (user === undefined) return open;
+    for (const [id, map] of this.bySession)
+      for (const a of map.values())
+        if (a.client.user?.name === user && !a.client.closed) open.add(id);
+    return open;
+  }
+
   get sessionCount(): number {
     return this.bySession.size;
   }
@@ -163,10 +173,16 @@ export class Attachments {
   }
 }
 
-/** What the fan-out tells the hub's observers (metrics). */
+/** What the fan-out tells the hub's observers (metrics, the audit log). */
 export interface FanOutObserver {
   updateRelayed?(): void;
   permissionDecided?(outcome: string): void;
+  /** A client answered a permission question (the policy's own refusals are not answers). */
+  permissionAnswered?(
+    client: HubClient,
+    request: Params,
+    answer: unknown,
+  ): void;
 }
 
 // The EditorPort shared by every gateway of the hub.
@@ -198,6 +214,8 @@ export function fanOutEditor(
           params,
           graceMs,
           signal,
+          (client, answer) =>
+            observer.permissionAnswered?.(client, params, answer),
         );
         observer.permissionDecided?.(
           (outcome as { outcome: { outcome: string } }).outcome.outcome,
@@ -278,14 +296,21 @@ async function askPermission(
   attachments: Attachments,
   params: Params,
   graceMs: number,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  answered: (client: HubClient, answer: unknown) => void,
 ): Promise<unknown> {
   const sessionId = String(params["sessionId"]);
   const deadline = Date.now() + graceMs;
   const owner = attachments.owner(sessionId);
   if (owner && !owner.closed) {
     try {
-      return await owner.request("session/request_permission", params, signal);
+      const answer = await owner.request(
+        "session/request_permission",
+        params,
+        signal,
+      );
+      answered(owner, answer);
+      return answer;
     } catch (error) {
       if (signal?.aborted || !owner.closed) throw error;
     }
@@ -294,7 +319,7 @@ async function askPermission(
     const others = targetsOf(attachments, params);
     if (others.length > 0) {
       try {
-        return await firstAnswer(others, params, signal);
+        return await firstAnswer(others, params, signal, answered);
       } catch (error) {
         if (signal?.aborted || others.some((c) => !c.closed)) throw error;
         continue; // every one of them left while asked
@@ -312,17 +337,22 @@ async function askPermission(
 async function firstAnswer(
   clients: HubClient[],
   params: Params,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  answered: (client: HubClient, answer: unknown) => void,
 ): Promise<unknown> {
   const controllers = clients.map(() => new AbortController());
   const onAbort = () => controllers.forEach((c) => c.abort());
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return await Promise.any(
+    const [client, answer] = await Promise.any(
       clients.map((c, i) =>
-        c.request("session/request_permission", params, controllers[i]!.signal),
+        c
+          .request("session/request_permission", params, controllers[i]!.signal)
+          .then((a) => [c, a] as const),
       ),
     );
+    answered(client, answer);
+    return answer;
   } catch (error) {
     const first = (error as AggregateError).errors?.[0] as unknown;
     throw first ?? error;

@@ -1,13 +1,16 @@
-// Per-user quotas of `acphub serve` (issue 22): turns running at once, prompts per minute and
-// prompt size, from config `users.limits` with per-user overrides in `users.perUser`. Over a
-// quota a prompt is refused before anything is recorded, with the limit's name and when it frees
-// up. Counted per hub process; admins are not limited.
+// Per-user quotas of `acphub serve` (issue 22): sessions open at once, turns running at once,
+// prompts per minute and prompt size, from config `users.limits`, overridden per user by config
+// `users.perUser` and then by the user's row in the ledger (`acphub users limits`). Over a quota
+// a request is refused before anything is recorded, with the limit's name and when it frees up.
+// Counted per hub process; admins are not limited.
 import type { HubUser, UserLimits } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
 
 export interface QuotaConfig {
   limits?: UserLimits;
   perUser?: Record<string, UserLimits>;
+  /** A user's own limits as the ledger keeps them (the users table), read at each request. */
+  stored?: (user: string) => UserLimits | null | undefined;
 }
 
 const MINUTE_MS = 60_000;
@@ -15,14 +18,45 @@ const MINUTE_MS = 60_000;
 export class Quotas {
   private readonly running = new Map<string, number>();
   private readonly recent = new Map<string, number[]>();
+  /** Sessions being opened now, by user (not yet attached, so not yet counted as open). */
+  private readonly opening = new Map<string, number>();
 
   constructor(
     private readonly config: QuotaConfig = {},
     private readonly now: () => number = Date.now,
   ) {}
 
-  private limitsOf(user: string): UserLimits {
-    return { ...this.config.limits, ...this.config.perUser?.[user] };
+  /** A user's limits: the config's, then config `users.perUser`, then the ledger's row. */
+  limitsOf(user: string): UserLimits {
+    return {
+      ...this.config.limits,
+      ...this.config.perUser?.[user],
+      ...definedOnly(this.config.stored?.(user)),
+    };
+  }
+
+  // Admits opening a session (new, load, resume, fork) for a user who has the sessions in
+  // `open` open on this hub, or throws naming the limit; call the returned function once the
+  // open has ended (the session then counts as open, or it failed).
+  admitOpen(
+    user: HubUser | undefined,
+    open: ReadonlySet<string>,
+    sessionId?: unknown,
+  ): () => void {
+    if (!user || user.role === "admin") return () => undefined;
+    if (typeof sessionId === "string" && open.has(sessionId))
+      return () => undefined;
+    const max = this.limitsOf(user.name).liveSessions;
+    const pending = this.opening.get(user.name) ?? 0;
+    if (max !== undefined && open.size + pending >= max)
+      throw over(
+        `liveSessions (${max} open at once)`,
+        "frees up when you close one of your sessions (session/close) or disconnect",
+      );
+    this.opening.set(user.name, pending + 1);
+    return once(() =>
+      this.opening.set(user.name, (this.opening.get(user.name) ?? 1) - 1),
+    );
   }
 
   // Admits one prompt of `bytes` for a user, or throws naming the limit; call the returned
@@ -43,12 +77,9 @@ export class Quotas {
       );
     this.takeMinute(user.name, l.promptsPerMinute);
     this.running.set(user.name, running + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.running.set(user.name, (this.running.get(user.name) ?? 1) - 1);
-    };
+    return once(() =>
+      this.running.set(user.name, (this.running.get(user.name) ?? 1) - 1),
+    );
   }
 
   // Counts a prompt in the user's last minute, or throws when the minute is full.
@@ -70,6 +101,24 @@ export class Quotas {
     times.push(t);
     this.recent.set(user, times);
   }
+}
+
+// A release that counts once however often it is called.
+function once(release: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    release();
+  };
+}
+
+// The limits a stored row sets (a null or missing key leaves the config's).
+function definedOnly(limits: UserLimits | null | undefined): UserLimits {
+  const out: UserLimits = {};
+  for (const [k, v] of Object.entries(limits ?? {}))
+    if (typeof v === "number") out[k as keyof UserLimits] = v;
+  return out;
 }
 
 function over(limit: string, when: string, retryAfterS?: number): HubError {

@@ -13,7 +13,12 @@ import {
   type HubClient,
 } from "./attachments.js";
 import { afterSeqOf, agentOf } from "./meta.js";
-import { noSession, SessionAccess, type AccessStore } from "./access.js";
+import {
+  noSession,
+  permissionDetail,
+  SessionAccess,
+  type AccessStore,
+} from "./access.js";
 import { askingEditor, HubWatch } from "./watch.js";
 import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
 import { checkSessionFolder } from "./session-folder.js";
@@ -25,6 +30,7 @@ import {
   updatesAfter,
 } from "./turn-records.js";
 import type { Claim, SessionRunner } from "./runner.js";
+import type { HubUser } from "../contracts/users.js";
 
 type Params = Record<string, unknown>;
 
@@ -72,9 +78,12 @@ export class SessionHub {
   private readonly ready = new Set<Gateway>();
   private readonly idle: IdleSessions;
   readonly access: SessionAccess;
+  /** The name recorded as a prompt's author (issue 22); set by serve, else none is recorded. */
+  authorOf: (user: HubUser | undefined) => string | undefined = () => undefined;
   /** What the hub does with its gateways' events: the watch and the metrics hear of them. */
   private readonly engineEvents: EngineEvents = {
-    turnStarted: (e) => this.watch.prompted(e.sessionId, e.promptSeq, e.prompt),
+    turnStarted: (e) =>
+      this.watch.prompted(e.sessionId, e.promptSeq, e.prompt, e.author),
     turnEnded: (e) => {
       const { sessionId, ...end } = e;
       this.watch.ended(sessionId, end);
@@ -93,7 +102,21 @@ export class SessionHub {
     this.access = new SessionAccess(options.access);
     this.watch.mayTell = (client, id) => this.access.mayTell(client.user, id);
     this.editor = askingEditor(
-      fanOutEditor(this.attachments, options.observer, options.answerGraceMs),
+      fanOutEditor(
+        this.attachments,
+        {
+          updateRelayed: () => options.observer?.updateRelayed?.(),
+          permissionDecided: (o) => options.observer?.permissionDecided?.(o),
+          permissionAnswered: (client, request, answer) =>
+            this.access.note(
+              client.user,
+              "permission.answer",
+              String(request["sessionId"]),
+              permissionDetail(request, answer),
+            ),
+        },
+        options.answerGraceMs,
+      ),
       this.watch,
     );
     // Every gateway shares the ledger; the hub closes it once, after them all.
@@ -318,7 +341,7 @@ export class SessionHub {
         `session ${record.id} already has a turn running`,
       );
     this.attachments.setOwner(record.id, client);
-    const done = gateway.prompt(params, signal, client.user?.name);
+    const done = gateway.prompt(params, signal, this.authorOf(client.user));
     this.running.set(record.id, { key, done });
     try {
       return await done;

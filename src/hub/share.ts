@@ -31,7 +31,9 @@ export async function sharing(
     return { grants: await store.grantsOf(record.id) };
   await hub.access.mustOwn(client.user, record.id);
   const user = params["user"];
-  if (typeof user !== "string" || !(await store.getUser(user)))
+  const found =
+    typeof user === "string" ? await store.getUser(user) : undefined;
+  if (typeof user !== "string" || !found)
     throw invalidParams(`no user ${JSON.stringify(user)}`);
   const by = client.user?.name ?? "admin";
   if (method === SHARE_METHODS.unshare) {
@@ -39,6 +41,7 @@ export async function sharing(
     // Told while still known as theirs: their session lists drop it at once.
     hub.watch.changed(record.id, record.title);
     hub.access.remember(record.id, user, undefined);
+    if (removed) applyGrant(hub, record.id, user, undefined);
     await audit(hub, by, "session.unshare", record.id, { user });
     return { removed };
   }
@@ -53,8 +56,25 @@ export async function sharing(
   hub.access.remember(record.id, user, role);
   // The user's watching clients (the page's session list) hear of it at once.
   hub.watch.changed(record.id, record.title);
+  const watchOnly = role === "viewer" || found.role === "viewer";
+  applyGrant(hub, record.id, user, watchOnly);
   await audit(hub, by, "session.share", record.id, { user, role });
   return { sessionId: record.id, user, role };
+}
+
+// A changed grant reaches the user's connections attached here at once: unshared, they are
+// detached (no more updates); made a viewer, they are no longer asked permission questions.
+function applyGrant(
+  hub: SessionHub,
+  sessionId: string,
+  user: string,
+  watchOnly: boolean | undefined,
+): void {
+  for (const { client } of hub.attachments.attached(sessionId)) {
+    if (client.user?.name !== user) continue;
+    if (watchOnly === undefined) hub.attachments.detach(client, sessionId);
+    else hub.attachments.setWatchOnly(sessionId, client, watchOnly);
+  }
 }
 
 // viewer (default) or driver; the owner's grant is not given by sharing.

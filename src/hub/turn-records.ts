@@ -4,6 +4,7 @@
 import { withSeq } from "./attachments.js";
 import { noticeParams, type NoticePayload } from "../engine/notices.js";
 import type { LedgerEvent } from "../engine/ports.js";
+import { authorMeta } from "./watch.js";
 
 type Params = Record<string, unknown>;
 
@@ -36,8 +37,10 @@ export function updatesAfter(
 function feedItems(event: LedgerEvent): { update: unknown; meta?: Params }[] {
   if (event.kind === "prompt") {
     const blocks = (event.payload["prompt"] as unknown[] | undefined) ?? [];
+    const meta = authorMeta(event.payload["author"])._meta;
     return blocks.map((content) => ({
       update: { sessionUpdate: "user_message_chunk", content },
+      ...(meta ? { meta } : {}),
     }));
   }
   // A hub client is shown acphub's notices as agent text on a line of its own (notices.ts).

@@ -7,6 +7,7 @@
 import type { Attachments, HubClient } from "./attachments.js";
 import { offer, withSeq } from "./attachments.js";
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
+import { authorMetaOf } from "../engine/history.js";
 
 /** What a session list shows of a session: a turn running, a question waiting for an answer,
  *  the last turn failed, or nothing happening. */
@@ -61,12 +62,22 @@ export class HubWatch {
     this.changed(sessionId);
   }
 
-  // A prompt was recorded: show it to the other attached clients, mark the turn running.
-  prompted(sessionId: string, seq: number, blocks: readonly unknown[]): void {
+  // A prompt was recorded: show it to the other attached clients (with its author, when the
+  // hub knows one), mark the turn running.
+  prompted(
+    sessionId: string,
+    seq: number,
+    blocks: readonly unknown[],
+    author?: string,
+  ): void {
     const owner = this.attachments.owner(sessionId);
     const batch = blocks.map((content) =>
       withSeq(
-        { sessionId, update: { sessionUpdate: "user_message_chunk", content } },
+        {
+          sessionId,
+          update: { sessionUpdate: "user_message_chunk", content },
+          ...authorMeta(author),
+        },
         seq,
       ),
     );
@@ -162,6 +173,12 @@ export function askingEditor(editor: EditorPort, watch: HubWatch): EditorPort {
       }
     },
   };
+}
+
+/** `_meta.acphub.author` of a prompt's user_message_chunk updates ({} without an author). */
+export function authorMeta(author: unknown): { _meta?: Params } {
+  const meta = authorMetaOf(author);
+  return meta ? { _meta: meta } : {};
 }
 
 /** The name a client gave at initialize (clientInfo.name), if any. */

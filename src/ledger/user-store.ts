@@ -100,6 +100,15 @@ export class SqlUserStore implements UserStore {
     return changed > 0;
   }
 
+  async setLimits(name: string, limits: UserLimits | null): Promise<boolean> {
+    const changed = await this.db.run(
+      `UPDATE ${this.t("users")} SET limits = $1 WHERE name = $2`,
+      [limitsText(limits), name],
+    );
+    if (changed > 0) await this.bump();
+    return changed > 0;
+  }
+
   async usersVersion(): Promise<number> {
     const rows = await this.db.all(
       `SELECT version FROM ${this.t("users_version")}`,
@@ -205,6 +214,10 @@ export class SqlUserStore implements UserStore {
     if (f.user !== undefined) {
       args.push(f.user);
       where.push(`user_name = $${args.length}`);
+    }
+    if (f.sessionId !== undefined) {
+      args.push(f.sessionId);
+      where.push(`session_id = $${args.length}`);
     }
     args.push(Math.min(f.limit ?? MAX_AUDIT_ROWS, MAX_AUDIT_ROWS));
     const rows = await this.db.all(

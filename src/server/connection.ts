@@ -30,6 +30,7 @@ import { currentUser } from "./identity-scope.js";
 import { ConnectionsByUser } from "./connections-by-user.js";
 import { sharing } from "../hub/share.js";
 import type { Quotas } from "../hub/quotas.js";
+import { admitPrompt, opening } from "./admission.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
@@ -179,11 +180,17 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
             `too many new sessions on this connection: the limit is ${o.sessionsPerMinute} per minute`,
             { retryable: true },
           );
-        return inOrder(conn, () => hub.newSession(client, params));
+        return opening(o, client, undefined, () =>
+          inOrder(conn, () => hub.newSession(client, params)),
+        );
       }),
     )
     .onRequest(m.session.load, raw<Params>, ({ params }) =>
-      edge(() => inOrder(conn, () => hub.loadSession(client, params))),
+      edge(() =>
+        opening(o, client, params["sessionId"], () =>
+          inOrder(conn, () => hub.loadSession(client, params)),
+        ),
+      ),
     )
     .onRequest(m.session.list, raw<Params>, ({ params }) =>
       edge(async () =>
@@ -195,10 +202,18 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       ),
     )
     .onRequest(m.session.resume, raw<Params>, ({ params }) =>
-      edge(() => inOrder(conn, () => hub.resumeSession(client, params))),
+      edge(() =>
+        opening(o, client, params["sessionId"], () =>
+          inOrder(conn, () => hub.resumeSession(client, params)),
+        ),
+      ),
     )
     .onRequest(m.session.fork, raw<Params>, ({ params }) =>
-      edge(() => inOrder(conn, () => forkOnHub(hub, client, params))),
+      edge(() =>
+        opening(o, client, undefined, () =>
+          inOrder(conn, () => forkOnHub(hub, client, params)),
+        ),
+      ),
     )
     .onRequest(m.session.close, raw<Params>, ({ params }) =>
       edge(() => hub.closeSession(client, params)),
@@ -299,20 +314,4 @@ function adminOnly(conn: Conn, method: string): void {
       "PERMISSION_DENIED",
       `${method} is for admins; you are a ${role}`,
     );
-}
-
-// A prompt the user may send, within their quotas, is written to the audit log (with its
-// size) before it runs; the returned function ends its quota turn.
-async function admitPrompt(
-  o: HubConnectionOptions,
-  client: HubClient,
-  params: Params,
-): Promise<() => void> {
-  await o.hub.mustDrive(client, params["sessionId"]);
-  const bytes = Buffer.byteLength(JSON.stringify(params["prompt"] ?? null));
-  const release = o.quotas?.admit(client.user, bytes) ?? (() => undefined);
-  o.hub.access.note(client.user, "prompt", String(params["sessionId"]), {
-    bytes,
-  });
-  return release;
 }

@@ -8,6 +8,7 @@ import {
   BUILTIN_ADMIN,
   USER_NAME_PATTERN,
   type HubUser,
+  type UserLimits,
   type UserRecord,
   type UserStore,
 } from "../contracts/users.js";
@@ -84,6 +85,16 @@ export class UserDirectory {
     this.users = next;
     this.version = version;
     if (revoked.length > 0) this.o.onRevoked?.(revoked);
+  }
+
+  /** True once the ledger keeps any user: the hub is shared (authors are recorded). */
+  get hasUsers(): boolean {
+    return this.users.size > 0;
+  }
+
+  /** A stored user's own quota limits (the users table's `limits`), if any. */
+  limitsOf(name: string): UserLimits | null | undefined {
+    return this.users.get(name)?.limits;
   }
 
   /** A stored user by name (the built-in admin is "admin"). */

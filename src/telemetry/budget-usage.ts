@@ -86,7 +86,7 @@ export function sessionUses(
   let last: number | undefined;
   for (const e of events) {
     if (e.kind === "prompt") {
-      const u = e.payload["user"];
+      const u = e.payload["author"];
       user = typeof u === "string" ? u : undefined;
     } else if (e.kind === "turn_end") {
       const usage = e.payload["usage"] as Record<string, unknown> | undefined;

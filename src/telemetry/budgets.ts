@@ -71,7 +71,7 @@ export class Budgets implements BudgetPort {
         const payer = {
           sessionId: e.sessionId,
           agent,
-          ...(e.user ? { user: e.user } : {}),
+          ...(e.author ? { user: e.author } : {}),
         };
         this.roll();
         this.running.set(e.sessionId, {

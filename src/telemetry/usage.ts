@@ -95,7 +95,7 @@ export function usageByUser(
   let last = 0;
   for (const e of events) {
     if (e.kind === "prompt") {
-      const u = e.payload["user"];
+      const u = e.payload["author"];
       user = typeof u === "string" && u ? u : NO_USER;
       continue;
     }

@@ -43,10 +43,13 @@ export function teamFixture() {
       users: Record<string, UserRole>,
       config: Record<string, unknown> = {},
       flags: string[] = [],
+      /** Runs before the hub starts (the users exist by then). */
+      prepare?: (home: string) => Promise<void>,
     ): Promise<TeamHub> {
       const home = tempDir();
       mockConfig(home, flags, config);
       const tokens = await addUsers(home, users);
+      await prepare?.(home);
       const h = await startHub(home);
       hubs.push(h);
       return { h, home, tokens: { ...tokens, admin: h.token } };

@@ -44,10 +44,13 @@ function storeContract(
     expect(await store.setTokenHash("bob", "ef".repeat(32))).toBe(true);
     expect((await store.getUser("bob"))?.tokenHash).toBe("ef".repeat(32));
     expect(await store.setTokenHash("nobody", "ef".repeat(32))).toBe(false);
+    expect(await store.setLimits("bob", { liveSessions: 2 })).toBe(true);
+    expect((await store.getUser("bob"))?.limits).toEqual({ liveSessions: 2 });
+    expect(await store.setLimits("nobody", null)).toBe(false);
     expect(await store.removeUser("alice")).toBe(true);
     expect(await store.removeUser("alice")).toBe(false);
     expect(await store.getUser("alice")).toBeUndefined();
-    expect(await store.usersVersion()).toBe(v0 + 4);
+    expect(await store.usersVersion()).toBe(v0 + 5);
     await ledger.close();
   });
 

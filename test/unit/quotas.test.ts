@@ -56,4 +56,28 @@ describe("quotas", () => {
     const admin = { name: "admin", role: "admin" } as const;
     for (let i = 0; i < 5; i++) q.admit(admin, 10_000);
   });
+
+  it("limits sessions open at once, counting opens under way; the ledger's own limit wins", () => {
+    const stored: Record<string, { liveSessions?: number }> = {
+      bob: { liveSessions: 3 },
+    };
+    const q = new Quotas({
+      limits: { liveSessions: 1 },
+      perUser: { bob: { liveSessions: 2 } },
+      stored: (name) => stored[name],
+    });
+    const opening = q.admitOpen(alice, new Set());
+    // A second open while the first is under way counts it.
+    expect(() => q.admitOpen(alice, new Set())).toThrow(
+      "quota users.limits.liveSessions (1 open at once) reached: frees up when you close one of your sessions (session/close) or disconnect",
+    );
+    opening();
+    expect(() => q.admitOpen(alice, new Set(["s1"]))).toThrow("liveSessions");
+    // Loading again a session already open is not one more.
+    q.admitOpen(alice, new Set(["s1"]), "s1")();
+    expect(q.limitsOf("bob")).toEqual({ liveSessions: 3 });
+    q.admitOpen({ name: "bob", role: "member" }, new Set(["a", "b"]))();
+    stored["bob"] = {};
+    expect(q.limitsOf("bob")).toEqual({ liveSessions: 2 });
+  });
 });
