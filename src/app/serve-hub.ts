@@ -33,6 +33,7 @@ import {
 } from "./wiring.js";
 import type { UserStore } from "../contracts/users.js";
 import { userStoreOf } from "../ledger/open.js";
+import type { PostgresLedger } from "../ledger/postgres/pg-ledger.js";
 
 export interface ServeHub {
   hub: SessionHub;
@@ -114,8 +115,14 @@ export async function openServeHub(
     observer: metrics.observer,
     logger,
   });
-  if (cluster)
+  if (cluster) {
     joinHub(cluster, hub, ledger as unknown as FollowableLedger, logger);
+    metrics.cluster(() => ({
+      node: cluster.nodeId,
+      running: hub.liveTurns,
+      ...cluster.gauges(),
+    }));
+  }
   const listAgents = () =>
     knownAgentNames(config).map((name) => {
       const launch = resolveAgent(name, config);
@@ -157,5 +164,12 @@ function clusterOf(
   const url = ledgerUrl(ctx);
   if (!/^postgres(ql)?:/.test(url) || !("follow" in ledger)) return undefined;
   const { leaseMs, heartbeatMs } = ctx.config.cluster ?? {};
-  return createClusterNode({ url, leaseMs, heartbeatMs, logger: ctx.logger });
+  const fenced = ledger as Partial<Pick<PostgresLedger, "fenceAs">>;
+  return createClusterNode({
+    url,
+    leaseMs,
+    heartbeatMs,
+    logger: ctx.logger,
+    fenceAs: (id) => fenced.fenceAs?.(id),
+  });
 }
