@@ -1,7 +1,7 @@
 // Fencing in a cluster (issue 23): a node cut off from PostgreSQL past cluster.leaseMs cancels the
 // turn it runs and stores nothing more for the session, while another node takes the session
-// over; the ledger holds one runner's events after the takeover, none doubled. And a session's
-// lease row goes with the session.
+// over; the ledger holds one runner's events after the takeover, none doubled. A session's
+// lease row goes with the session; /metrics shows the node's leases, turns and database.
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mockConfig } from "../helpers/editor.js";
@@ -17,6 +17,7 @@ import {
 } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
 import { startPostgres, type PgServer } from "../helpers/postgres.js";
+import { pgMigrationSql } from "../../src/ledger/postgres/pg-schema.js";
 import { partition, type Partition } from "../helpers/pg-partition.js";
 
 let server: PgServer;
@@ -49,6 +50,30 @@ async function node(url: string, id: string) {
   const c = connectClient(h, "ws");
   clients.push(c);
   return { h, home, c };
+}
+
+// One query on its own connection.
+async function sql(url: string, text: string, args: unknown[] = []) {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    return (await db.query(text, args)).rows as Record<string, unknown>[];
+  } finally {
+    await db.end();
+  }
+}
+
+// The node's cluster gauges as /metrics shows them: name → value.
+async function gauges(h: RunningHub): Promise<Record<string, number>> {
+  const r = await fetch(`${h.url}/metrics`, {
+    headers: { Authorization: `Bearer ${h.token}` },
+  });
+  const found: Record<string, number> = {};
+  for (const m of (await r.text()).matchAll(
+    /^acphub_cluster_(\w+)\{node="([^"]+)"\} (\S+)$/gm,
+  ))
+    found[`${m[1]}@${m[2]}`] = Number(m[3]);
+  return found;
 }
 
 // The session's events as stored: [kind, payload text] in seq order.
@@ -126,6 +151,63 @@ describe("a cluster node cut off from PostgreSQL", () => {
     expect(ticks.length).toBeGreaterThanOrEqual(3);
     expect(events.filter((e) => e.kind === "turn_end").length).toBe(2);
   }, 60_000);
+
+  it("/metrics: the node's leases, running turns and heartbeat; database_up 0 while cut off", async () => {
+    const url = await server.database();
+    const cutA = await partition(url);
+    proxies.push(cutA);
+    const a = await node(cutA.url, "node-a");
+    const sessionId = await openSession(a.c, a.home);
+    void a.c.agent
+      .request("session/prompt", {
+        sessionId,
+        prompt: text(steps({ text: "working " }, { sleep: 60_000 })),
+      })
+      .catch(() => undefined);
+    await until(() =>
+      JSON.stringify(a.c.updates(sessionId)).includes("working "),
+    );
+    const up = await gauges(a.h);
+    expect(up).toMatchObject({
+      "leases@node-a": 1,
+      "sessions_running@node-a": 1,
+      "database_up@node-a": 1,
+    });
+    expect(up["heartbeat_age_seconds@node-a"]).toBeGreaterThanOrEqual(0);
+    cutA.cut();
+    await until(async () => (await gauges(a.h))["database_up@node-a"] === 0);
+    const down = await gauges(a.h);
+    expect(down["heartbeat_age_seconds@node-a"]).toBeGreaterThanOrEqual(2);
+    // The fence gave the lease up and cancelled the turn.
+    await until(
+      async () => (await gauges(a.h))["sessions_running@node-a"] === 0,
+    );
+    expect((await gauges(a.h))["leases@node-a"]).toBe(0);
+  }, 60_000);
+});
+
+describe("a session's lease row", () => {
+  it("goes when the session is deleted", async () => {
+    const url = await server.database();
+    const a = await node(url, "node-a");
+    const sessionId = await openSession(a.c, a.home);
+    const lease = "SELECT node_id FROM acphub_leases WHERE session_id = $1";
+    expect(await sql(url, lease, [sessionId])).toEqual([{ node_id: "node-a" }]);
+    await a.c.agent.request("session/delete", { sessionId });
+    expect(await sql(url, lease, [sessionId])).toEqual([]);
+  });
+
+  it("of a session deleted before the foreign key is swept by the migration", async () => {
+    const url = await server.database();
+    for (let v = 1; v <= 5; v++) await sql(url, pgMigrationSql(v));
+    await sql(
+      url,
+      `CREATE TABLE acphub_schema (version INTEGER NOT NULL); INSERT INTO acphub_schema VALUES (5);
+       INSERT INTO acphub_leases (session_id, node_id, expires) VALUES ('gone', 'node-x', 0)`,
+    );
+    await node(url, "node-a");
+    expect(await sql(url, "SELECT session_id FROM acphub_leases")).toEqual([]);
+  });
 });
 
 // The ticks an event holds: agent chunks of ticks only (merged runs hold several; the primed
