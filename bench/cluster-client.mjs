@@ -134,6 +134,9 @@ export class SessionClient {
     const seq = m.params?._meta?.acphub?.seq;
     if (typeof seq === "number") this.cursor = Math.max(this.cursor, seq);
     const at = performance.now();
+    const update = m.params?.update;
+    if (update?.sessionUpdate === "agent_message_chunk" && !this.connecting)
+      this.onReply?.(at);
     for (const token of tokensOf(m.params?.update)) {
       if (this.seen.has(token)) this.tally.duplicates += 1;
       this.seen.add(token);
@@ -143,7 +146,6 @@ export class SessionClient {
         this.role === "driver" ? this.tally.driver : this.tally.watcher;
       if (!this.connecting && !timed.has(token))
         timed.set(token, { t: at, node: this.node });
-      this.onToken?.(token, at);
     }
   }
 

@@ -4,9 +4,10 @@
 // client on another node, while a random node is killed -9 and restarted every 10–20 s.
 // Prints updates acknowledged (sent to the prompting client, which the hub does only after
 // COMMIT) vs stored (in the ledger at the end) vs delivered (to any client): lost (acknowledged,
-// not stored) and duplicates (stored or sent to one client twice) must be 0; takeover time
-// (kill → first update of a new turn of a session the dead node held) p50/p99; cross-node
-// delivery latency (prompting client → watcher on another node) p50/p99; turns failed.
+// not stored) and duplicates (stored or sent to one client twice) must be 0, and each session's
+// stored chunks in prompt order; takeover time (kill → the first reply chunk of a turn prompted
+// after it, for each session the dead node held) p50/p99, beside the node's restart time;
+// cross-node delivery latency (prompting client → watcher on another node) p50/p99; turns failed.
 // Env: BENCH_SECONDS (120), BENCH_SESSIONS (30), BENCH_KILL_MIN_S / BENCH_KILL_MAX_S (10 / 20),
 // BENCH_LEASE_MS (10000, cluster.leaseMs), BENCH_CHUNKS (10 a turn, 100 ms apart).
 import { spawn } from "node:child_process";
@@ -123,6 +124,7 @@ async function newSession(i, nodes) {
 
 const stats = { ok: 0, cancelled: 0, failed: 0, refused: 0, errors: new Map() };
 const takeovers = [];
+const restarts = [];
 /** sessionId → kill time, for sessions whose node died, until a new turn's update arrives. */
 const pending = new Map();
 
@@ -132,7 +134,8 @@ async function drive(s, client, end) {
     try {
       if (!client.open) await client.connect();
       const started = performance.now();
-      client.onToken = (_token, at) => {
+      // The first reply of a turn prompted after the kill: the session runs again.
+      client.onReply = (at) => {
         const killed = pending.get(client.sessionId);
         if (killed !== undefined && started > killed) {
           takeovers.push(at - killed);
@@ -188,6 +191,7 @@ async function chaos(nodes, url, db, end) {
       if (!pending.has(r.session_id)) pending.set(r.session_id, at);
     kills += 1;
     await startNode(node, url);
+    restarts.push(performance.now() - at);
   }
 }
 
@@ -198,12 +202,18 @@ async function storedTokens(db) {
   );
   const stored = new Set();
   let duplicates = 0;
+  let disordered = 0;
+  const last = new Map();
   for (const { p } of rows)
     for (const token of tokensOf(JSON.parse(p).update)) {
       if (stored.has(token)) duplicates += 1;
       stored.add(token);
+      const [s, turn, u] = token.match(/\d+/g).map(Number);
+      const prev = last.get(s) ?? [-1, -1];
+      if (turn < prev[0] || (turn === prev[0] && u <= prev[1])) disordered += 1;
+      last.set(s, [turn, u]);
     }
-  return { stored, duplicates };
+  return { stored, duplicates, disordered };
 }
 
 const pct = (values, p) => {
@@ -225,20 +235,25 @@ function crossNode(tally) {
   return samples;
 }
 
-function report(tally, stored, storedDupes, kills) {
+function report(tally, { stored, duplicates: storedDupes, disordered }, kills) {
   const acknowledged = tally.acked.size;
   const lost = [...tally.acked].filter((t) => !stored.has(t)).length;
   const cross = crossNode(tally);
   const lines = [
     `acphub cluster chaos: ${NODES} nodes, ${SESSIONS} sessions, ${SECONDS} s, ${kills} kills -9, leaseMs ${LEASE_MS} (load ${load()})`,
-    `updates: acknowledged ${acknowledged}, stored ${stored.size}, delivered ${tally.delivered.size}; lost ${lost}, duplicates ${storedDupes} stored + ${tally.duplicates} sent twice`,
-    `takeover: p50 ${ms(pct(takeovers, 50))}, p99 ${ms(pct(takeovers, 99))} (${takeovers.length} sessions; ${pending.size} not prompted again)`,
+    `updates: acknowledged ${acknowledged}, stored ${stored.size}, delivered ${tally.delivered.size}; lost ${lost}, duplicates ${storedDupes} stored + ${tally.duplicates} sent twice, ${disordered} stored out of order`,
+    `takeover: p50 ${ms(pct(takeovers, 50))}, p99 ${ms(pct(takeovers, 99))} (${takeovers.length} sessions; ${pending.size} not prompted again); node restart p50 ${ms(pct(restarts, 50))}`,
     `cross-node delivery: p50 ${ms(pct(cross, 50))}, p99 ${ms(pct(cross, 99))} (${cross.length} updates)`,
     `turns: ${stats.ok} end_turn, ${stats.cancelled} cancelled, ${stats.failed} failed; ${stats.refused} prompts refused while another node ran the session`,
     ...[...stats.errors].map(([m, n]) => `  failed ${n}× ${m}`),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
-  return lost === 0 && storedDupes === 0 && tally.duplicates === 0;
+  return (
+    lost === 0 &&
+    storedDupes === 0 &&
+    tally.duplicates === 0 &&
+    disordered === 0
+  );
 }
 
 async function main() {
@@ -276,8 +291,7 @@ async function main() {
     ]);
     await sleep(2000); // the watchers' last reads
     for (const c of [...drivers, ...watchers]) c.close();
-    const { stored, duplicates } = await storedTokens(db);
-    const clean = report(tally, stored, duplicates, kills);
+    const clean = report(tally, await storedTokens(db), kills);
     process.exitCode = clean ? 0 : 1;
   } finally {
     await db.end().catch(() => undefined);
