@@ -150,7 +150,7 @@ describe("a cluster node cut off from PostgreSQL", () => {
     expect(new Set(ticks).size).toBe(ticks.length);
     expect(ticks.length).toBeGreaterThanOrEqual(3);
     expect(events.filter((e) => e.kind === "turn_end").length).toBe(2);
-  }, 60_000);
+  }, 90_000);
 
   it("/metrics: the node's leases, running turns and heartbeat; database_up 0 while cut off", async () => {
     const url = await server.database();
@@ -183,7 +183,7 @@ describe("a cluster node cut off from PostgreSQL", () => {
       async () => (await gauges(a.h))["sessions_running@node-a"] === 0,
     );
     expect((await gauges(a.h))["leases@node-a"]).toBe(0);
-  }, 60_000);
+  }, 90_000);
 });
 
 describe("a session's lease row", () => {
