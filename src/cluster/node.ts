@@ -64,6 +64,8 @@ export class ClusterNode implements SessionRunner {
       connectionString: options.url,
       max: 2,
       connectionTimeoutMillis: 5000,
+      // A claim's transaction holds the session's row: not for longer when this node is cut off.
+      idle_in_transaction_session_timeout: 5000,
     });
     this.pool.on("error", (e) =>
       options.logger.warn({ err: e.message }, "cluster: connection lost"),

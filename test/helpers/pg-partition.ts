@@ -1,12 +1,20 @@
 // A TCP proxy in front of PostgreSQL that can cut one node off the database: `cut()` drops every
-// connection through it and refuses new ones (as a network partition does to that node alone),
-// `heal()` lets connections through again.
+// connection through it and refuses new ones; `stallMidBatch()` waits until a ledger batch has
+// locked its sessions' rows, then passes nothing more either way on any connection, leaving
+// them open (a partition: no FIN, no RST, the server's transaction left holding its locks);
+// `heal()` drops what was stalled and lets new connections through.
 import { connect, createServer, type Socket } from "node:net";
+
+/** The lock statement of a ledger batch (src/ledger/postgres/pg-batch.ts). */
+const BATCH_LOCK = "ORDER BY id FOR UPDATE";
 
 export interface Partition {
   /** The database URL, through the proxy. */
   url: string;
   cut(): void;
+  stallMidBatch(): void;
+  /** True once a stall has begun. */
+  readonly stalled: boolean;
   heal(): void;
   close(): Promise<void>;
 }
@@ -15,19 +23,26 @@ export interface Partition {
 export async function partition(url: string): Promise<Partition> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
-  let cut = false;
+  const state = { cut: false, armed: false, stalled: false };
   const proxy = createServer((client) => {
-    if (cut) return void client.destroy();
+    if (state.cut || state.stalled) return void client.destroy();
     const server = connect(Number(target.port), "127.0.0.1");
     for (const s of [client, server]) {
       sockets.add(s);
       s.on("close", () => sockets.delete(s));
       s.on("error", () => undefined);
     }
-    client.pipe(server).on("close", () => client.destroy());
-    server.pipe(client).on("close", () => server.destroy());
-    client.on("close", () => server.destroy());
-    server.on("close", () => client.destroy());
+    client.on("data", (chunk: Buffer) => {
+      if (state.stalled) return;
+      server.write(chunk);
+      if (state.armed && chunk.includes(BATCH_LOCK)) state.stalled = true;
+    });
+    server.on("data", (chunk: Buffer) => {
+      if (!state.stalled) client.write(chunk);
+    });
+    // While stalled a closed end is not passed on: the other side hears nothing.
+    client.on("close", () => state.stalled || server.destroy());
+    server.on("close", () => state.stalled || client.destroy());
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const address = proxy.address();
@@ -38,10 +53,17 @@ export async function partition(url: string): Promise<Partition> {
   return {
     url: through.toString(),
     cut: () => {
-      cut = true;
+      state.cut = true;
       for (const socket of sockets) socket.destroy();
     },
-    heal: () => void (cut = false),
+    stallMidBatch: () => void (state.armed = true),
+    get stalled() {
+      return state.stalled;
+    },
+    heal: () => {
+      if (state.stalled) for (const socket of sockets) socket.destroy();
+      Object.assign(state, { cut: false, armed: false, stalled: false });
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -99,57 +99,70 @@ const TICKING = steps(
   ]).flat(),
 );
 
+// A's turn ticks, A is cut off the database by `cutOff`, B takes the session over once A's lease
+// lapsed; then the link heals. The ledger must hold no tick of A's after B's takeover.
+async function takeoverWhileCutOff(cutOff: (p: Partition) => Promise<void>) {
+  const url = await server.database();
+  const cutA = await partition(url);
+  proxies.push(cutA);
+  const a = await node(cutA.url, "node-a");
+  const b = await node(url, "node-b");
+  const sessionId = await openSession(a.c, a.home);
+  await b.c.agent.request("initialize", INIT);
+  await b.c.agent.request("session/load", {
+    sessionId,
+    cwd: a.home,
+    mcpServers: [],
+  });
+  const onA = a.c.agent
+    .request("session/prompt", { sessionId, prompt: text(TICKING) })
+    .then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+  const ticksOnB = () =>
+    b.c.updates(sessionId).flatMap((u) => ticksOf(JSON.stringify(u)));
+  await until(() => ticksOnB().includes("2"));
+  await cutOff(cutA);
+  // B is refused while A's lease (2 s) has not lapsed; then it takes the session over.
+  let taken: unknown;
+  await until(async () => {
+    taken = await b.c.agent
+      .request("session/prompt", { sessionId, prompt: text("B now") })
+      .catch(() => undefined);
+    return taken !== undefined;
+  });
+  expect(taken).toMatchObject({ stopReason: "end_turn" });
+  cutA.heal();
+  // A's turn ends (cancelled by the fence; what it still had to store is refused).
+  const outcome = await onA;
+  expect(outcome).not.toMatchObject({ result: { stopReason: "end_turn" } });
+  expect(a.h.stderr()).toContain("lease not renewed in time");
+  const events = await stored(url, sessionId);
+  const takeover = events.findIndex((e) =>
+    e.payload.includes("the hub stopped while this turn ran"),
+  );
+  expect(takeover).toBeGreaterThan(0);
+  const after = events.slice(takeover).map((e) => e.payload);
+  expect(after.flatMap(ticksOf)).toEqual([]);
+  expect(after.join("")).toContain("B now");
+  // Every tick A stored before the cut is there once.
+  const ticks = events.flatMap((e) => ticksOf(e.payload));
+  expect(new Set(ticks).size).toBe(ticks.length);
+  expect(ticks.length).toBeGreaterThanOrEqual(3);
+  expect(events.filter((e) => e.kind === "turn_end").length).toBe(2);
+}
+
 describe("a cluster node cut off from PostgreSQL", () => {
   it("past cluster.leaseMs cancels its turn and stores nothing more; the node that took over is the only runner", async () => {
-    const url = await server.database();
-    const cutA = await partition(url);
-    proxies.push(cutA);
-    const a = await node(cutA.url, "node-a");
-    const b = await node(url, "node-b");
-    const sessionId = await openSession(a.c, a.home);
-    await b.c.agent.request("initialize", INIT);
-    await b.c.agent.request("session/load", {
-      sessionId,
-      cwd: a.home,
-      mcpServers: [],
+    await takeoverWhileCutOff((p) => Promise.resolve(p.cut()));
+  }, 90_000);
+
+  it("mid-batch without a word (its transaction left holding the session's row): the takeover still happens", async () => {
+    await takeoverWhileCutOff(async (p) => {
+      p.stallMidBatch();
+      await until(() => p.stalled);
     });
-    const onA = a.c.agent
-      .request("session/prompt", { sessionId, prompt: text(TICKING) })
-      .then(
-        (result) => ({ result }),
-        (error: unknown) => ({ error }),
-      );
-    const ticksOnB = () =>
-      b.c.updates(sessionId).flatMap((u) => ticksOf(JSON.stringify(u)));
-    await until(() => ticksOnB().includes("2"));
-    cutA.cut();
-    // B is refused while A's lease (2 s) has not lapsed; then it takes the session over.
-    let taken: unknown;
-    await until(async () => {
-      taken = await b.c.agent
-        .request("session/prompt", { sessionId, prompt: text("B now") })
-        .catch(() => undefined);
-      return taken !== undefined;
-    });
-    expect(taken).toMatchObject({ stopReason: "end_turn" });
-    cutA.heal();
-    // A's turn ends (cancelled by the fence; what it still had to store is refused).
-    const outcome = await onA;
-    expect(outcome).not.toMatchObject({ result: { stopReason: "end_turn" } });
-    expect(a.h.stderr()).toContain("lease not renewed in time");
-    const events = await stored(url, sessionId);
-    const takeover = events.findIndex((e) =>
-      e.payload.includes("the hub stopped while this turn ran"),
-    );
-    expect(takeover).toBeGreaterThan(0);
-    const after = events.slice(takeover).map((e) => e.payload);
-    expect(after.flatMap(ticksOf)).toEqual([]);
-    expect(after.join("")).toContain("B now");
-    // Every tick A stored before the cut is there once.
-    const ticks = events.flatMap((e) => ticksOf(e.payload));
-    expect(new Set(ticks).size).toBe(ticks.length);
-    expect(ticks.length).toBeGreaterThanOrEqual(3);
-    expect(events.filter((e) => e.kind === "turn_end").length).toBe(2);
   }, 90_000);
 
   it("/metrics: the node's leases, running turns and heartbeat; database_up 0 while cut off", async () => {
