@@ -34,6 +34,7 @@ import {
 import type { UserStore } from "../contracts/users.js";
 import { budgetsOf } from "../telemetry/budgets.js";
 import { userStoreOf } from "../ledger/open.js";
+import type { PostgresLedger } from "../ledger/postgres/pg-ledger.js";
 
 export interface ServeHub {
   hub: SessionHub;
@@ -119,8 +120,14 @@ export async function openServeHub(
     observer: metrics.observer,
     logger,
   });
-  if (cluster)
+  if (cluster) {
     joinHub(cluster, hub, ledger as unknown as FollowableLedger, logger);
+    metrics.cluster(() => ({
+      node: cluster.nodeId,
+      running: hub.liveTurns,
+      ...cluster.gauges(),
+    }));
+  }
   const listAgents = () =>
     knownAgentNames(config).map((name) => {
       const launch = resolveAgent(name, config);
@@ -162,5 +169,12 @@ function clusterOf(
   const url = ledgerUrl(ctx);
   if (!/^postgres(ql)?:/.test(url) || !("follow" in ledger)) return undefined;
   const { leaseMs, heartbeatMs } = ctx.config.cluster ?? {};
-  return createClusterNode({ url, leaseMs, heartbeatMs, logger: ctx.logger });
+  const fenced = ledger as Partial<Pick<PostgresLedger, "fenceAs">>;
+  return createClusterNode({
+    url,
+    leaseMs,
+    heartbeatMs,
+    logger: ctx.logger,
+    fenceAs: (id) => fenced.fenceAs?.(id),
+  });
 }

@@ -35,9 +35,9 @@ export function joinHub(
     lost: (id) => {
       logger.info(
         { sessionId: id },
-        "cluster: another node runs the session now",
+        "cluster: this node no longer runs the session",
       );
-      void hub.release(id).catch(() => undefined);
+      void hub.giveUp(id, () => node.runs(id)).catch(() => undefined);
     },
     cancel: (id) => void hub.cancel({ sessionId: id }).catch(() => undefined),
     attached: (id) => feed.attached(id),

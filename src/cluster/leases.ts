@@ -1,4 +1,4 @@
-// The SQL of a cluster's nodes and leases (tables of the PostgreSQL ledger's schema 4). Times
+// The SQL of a cluster's nodes and leases (tables of the PostgreSQL ledger's schemas 5–6). Times
 // are the database's clock, so that nodes on machines whose clocks differ agree on expiry.
 import pg from "pg";
 import type { Claim } from "../hub/runner.js";
@@ -52,8 +52,38 @@ export async function heartbeat(
   return new Set(rows.map((r) => r.session_id));
 }
 
-// Takes a session's lease when free, lapsed or this node's; for a turn also when idle.
+// Takes a session's lease when free, lapsed or this node's; for a turn also when idle. The
+// session's row is locked first, as a ledger batch locks it: a batch of the node that held the
+// lease commits before the claim, or sees the new holder and is fenced.
 export async function claimLease(
+  pool: pg.Pool,
+  sessionId: string,
+  nodeId: string,
+  leaseMs: number,
+  turn: boolean,
+): Promise<Claim> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("BEGIN");
+    await client.query(
+      "SELECT id FROM acphub_sessions WHERE id = $1 FOR UPDATE",
+      [sessionId],
+    );
+    const claim = await upsertLease(client, sessionId, nodeId, leaseMs, turn);
+    await client.query("COMMIT");
+    return claim;
+  } catch (error) {
+    broken = error as Error;
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+// The claim's upsert (a session that does not exist gets no lease: the foreign key).
+async function upsertLease(
   db: Db,
   sessionId: string,
   nodeId: string,
@@ -63,7 +93,8 @@ export async function claimLease(
   const { rows } = await db.query<{ interrupted: boolean | null }>(
     `WITH prev AS (SELECT busy, expires FROM acphub_leases WHERE session_id = $1)
      INSERT INTO acphub_leases AS l (session_id, node_id, expires, busy)
-       VALUES ($1, $2, ${NOW_MS} + $3, $4)
+       SELECT $1, $2, ${NOW_MS} + $3, $4
+       WHERE EXISTS (SELECT 1 FROM acphub_sessions WHERE id = $1)
      ON CONFLICT (session_id) DO UPDATE SET node_id = $2, expires = ${NOW_MS} + $3,
        busy = CASE WHEN $4 THEN TRUE WHEN l.node_id = $2 THEN l.busy ELSE FALSE END
        WHERE l.node_id = $2 OR l.expires < ${NOW_MS} OR ($4 AND NOT l.busy)
@@ -77,7 +108,11 @@ export async function claimLease(
     [sessionId],
   );
   const row = holder.rows[0];
-  return { held: false, holder: row?.node_id ?? "?", busy: row?.busy ?? false };
+  return {
+    held: false,
+    holder: row?.node_id ?? "(none: the session was deleted)",
+    busy: row?.busy ?? false,
+  };
 }
 
 /** The node that holds a session's unexpired lease, if any. */

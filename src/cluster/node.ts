@@ -1,6 +1,9 @@
 // This `acphub serve` as a node of a cluster on one PostgreSQL ledger: its row in acphub_nodes
 // kept fresh by a heartbeat, the leases of the sessions whose agents it runs (renewed with the
-// heartbeat, lost ones dropped here), and cancels relayed to a session's runner by NOTIFY.
+// heartbeat, lost ones dropped here), and cancels relayed to a session's runner by NOTIFY. A lease
+// not renewed within leaseMs (the database unreachable) is given up here at once: its turn is
+// cancelled, as another node may take the session over from then on (fencing; the ledger also
+// refuses this node's writes for a session another node holds).
 import pg from "pg";
 import type { Logger } from "../shared/logger.js";
 import type { Claim, SessionRunner } from "../hub/runner.js";
@@ -21,10 +24,12 @@ export interface ClusterOptions {
   leaseMs?: number;
   heartbeatMs?: number;
   logger: Logger;
+  /** Called with the node's id when it joins: the ledger fences this node's writes by it. */
+  fenceAs?: (nodeId: string) => void;
 }
 
 export interface ClusterHooks {
-  /** Another node took a session this node ran: drop its live agent session. */
+  /** Another node took a session this node ran, or its lease lapsed unrenewed: stop running it. */
   lost(sessionId: string): void;
   /** Another node asks this one to cancel the session's turn. */
   cancel(sessionId: string): void;
@@ -42,6 +47,9 @@ export class ClusterNode implements SessionRunner {
   private timer: NodeJS.Timeout | undefined;
   private id = "";
   private held = new Set<string>();
+  /** Until when (this machine's clock) each held lease surely has not lapsed on the database's. */
+  private readonly validUntil = new Map<string, number>();
+  private fenceTimer: NodeJS.Timeout | undefined;
   private lastBeat = 0;
   private stopped = false;
   private ready: Promise<void>;
@@ -56,6 +64,8 @@ export class ClusterNode implements SessionRunner {
       connectionString: options.url,
       max: 2,
       connectionTimeoutMillis: 5000,
+      // A claim's transaction holds the session's row: not for longer when this node is cut off.
+      idle_in_transaction_session_timeout: 5000,
     });
     this.pool.on("error", (e) =>
       options.logger.warn({ err: e.message }, "cluster: connection lost"),
@@ -70,29 +80,73 @@ export class ClusterNode implements SessionRunner {
   /** Joins the cluster once the server listens (its URL and default id known). */
   async start(nodeId: string, url: string): Promise<void> {
     this.id = nodeId;
+    this.options.fenceAs?.(nodeId);
     await registerNode(this.pool, nodeId, url);
     this.lastBeat = Date.now();
     await this.listen();
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs);
     this.timer.unref();
+    const check = Math.max(50, Math.min(500, this.heartbeatMs / 2));
+    this.fenceTimer = setInterval(() => this.fence(), check);
+    this.fenceTimer.unref();
     this.readyNow();
   }
 
   // One heartbeat: renew; sessions whose leases another node took are dropped here.
   private async beat(): Promise<void> {
+    const sent = Date.now();
+    const before = new Map(this.validUntil);
     try {
       const still = await heartbeat(this.pool, this.id, this.leaseMs);
       this.lastBeat = Date.now();
+      // A lease claimed while the heartbeat ran is not in `still`, and not lost.
+      const claimed = (id: string) =>
+        this.validUntil.get(id) !== before.get(id);
       for (const id of this.held)
-        if (!still.has(id)) {
-          this.held.delete(id);
-          this.hooks?.lost(id);
-        }
-      this.held = still;
+        if (!still.has(id) && !claimed(id)) this.drop(id);
+      // The database set expiry at least leaseMs after `sent`: the lease holds until then.
+      for (const id of still) {
+        this.held.add(id);
+        const until = Math.max(
+          sent + this.leaseMs,
+          this.validUntil.get(id) ?? 0,
+        );
+        this.validUntil.set(id, until);
+      }
     } catch (error) {
       this.options.logger.warn({ err: error }, "cluster: heartbeat failed");
     }
     this.hooks?.tick();
+  }
+
+  // Gives up the leases whose renewal is overdue: from their expiry on another node may run them.
+  private fence(): void {
+    const now = Date.now();
+    for (const id of this.held)
+      if ((this.validUntil.get(id) ?? 0) <= now) {
+        this.options.logger.warn(
+          { sessionId: id, leaseMs: this.leaseMs },
+          "cluster: lease not renewed in time; its turn here is cancelled",
+        );
+        this.drop(id);
+      }
+  }
+
+  // This node no longer runs the session.
+  private drop(sessionId: string): void {
+    this.held.delete(sessionId);
+    this.validUntil.delete(sessionId);
+    this.hooks?.lost(sessionId);
+  }
+
+  /** This node's figures for /metrics. */
+  gauges(): { leases: number; heartbeatAgeMs: number; database: boolean } {
+    const age = Date.now() - this.lastBeat;
+    return {
+      leases: this.held.size,
+      heartbeatAgeMs: age,
+      database: age < this.leaseMs,
+    };
   }
 
   /** Whether the database answers heartbeats and so the leases are still this node's. */
@@ -112,6 +166,7 @@ export class ClusterNode implements SessionRunner {
 
   async claim(sessionId: string, turn: boolean): Promise<Claim> {
     await this.ready;
+    const sent = Date.now();
     const claim = await claimLease(
       this.pool,
       sessionId,
@@ -119,8 +174,13 @@ export class ClusterNode implements SessionRunner {
       this.leaseMs,
       turn,
     );
-    if (claim.held) this.held.add(sessionId);
-    else this.held.delete(sessionId);
+    if (claim.held) {
+      this.held.add(sessionId);
+      this.validUntil.set(sessionId, sent + this.leaseMs);
+    } else {
+      this.held.delete(sessionId);
+      this.validUntil.delete(sessionId);
+    }
     return claim;
   }
 
@@ -177,6 +237,7 @@ export class ClusterNode implements SessionRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearInterval(this.fenceTimer);
     if (this.id) await leaveCluster(this.pool, this.id).catch(() => undefined);
     await this.listener?.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);

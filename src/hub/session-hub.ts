@@ -69,7 +69,7 @@ export class SessionHub {
   /** Turns running now, by session, with the idempotency key that started them. */
   private readonly running = new Map<
     string,
-    { key?: string; done: Promise<Params> }
+    { key?: string; done: Promise<Params>; gateway: Gateway }
   >();
   private readonly logger: Logger;
   /** Prompts from their arrival to their answer, by session, for session/cancel. */
@@ -342,7 +342,7 @@ export class SessionHub {
       );
     this.attachments.setOwner(record.id, client);
     const done = gateway.prompt(params, signal, this.authorOf(client.user));
-    this.running.set(record.id, { key, done });
+    this.running.set(record.id, { key, done, gateway });
     try {
       return await done;
     } finally {
@@ -396,6 +396,21 @@ export class SessionHub {
       );
     if (claim.interrupted) await this.endInterrupted(sessionId);
     return true;
+  }
+
+  /**
+   * This process may no longer run the session (its lease lapsed unrenewed, or another node took
+   * it): a turn running here is cancelled without asking the ledger (it may be unreachable), and
+   * once it ended the agent's live session is dropped unless `stillHeld` says it is ours again.
+   */
+  async giveUp(sessionId: string, stillHeld: () => boolean): Promise<void> {
+    const live = this.running.get(sessionId);
+    if (!live) return stillHeld() ? undefined : this.release(sessionId);
+    live.gateway.cancel({ sessionId });
+    await live.done.catch(() => undefined);
+    const next = this.running.get(sessionId);
+    if (stillHeld() || (next && next !== live)) return;
+    await live.gateway.release(sessionId);
   }
 
   /** Forgets the agent's live session here: another process runs it now (cluster handover). */

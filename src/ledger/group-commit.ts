@@ -108,10 +108,22 @@ export class GroupCommit {
   }
 }
 
+/** The seq a store gives an event it refused: another cluster node runs the session now. */
+export const FENCED = -1;
+
+// The error of an event not stored because its session is another node's now (fencing).
+function fencedError(sessionId: string): HubError {
+  return new HubError(
+    "LEDGER_UNAVAILABLE",
+    `ledger: session ${sessionId} is run by another node now (this node's lease lapsed); not stored`,
+  );
+}
+
 /** After a commit: the last sequence number written per session. */
 export type Committed = Map<string, number>;
 
-// Settles each append of a committed batch (undefined seq: its session does not exist).
+// Settles each append of a committed batch (undefined seq: its session does not exist; FENCED:
+// another node holds its lease).
 export function settle(
   batch: PendingEvent[],
   seqs: (number | undefined)[],
@@ -119,6 +131,7 @@ export function settle(
   const committed: Committed = new Map();
   batch.forEach((event, index) => {
     const seq = seqs[index];
+    if (seq === FENCED) return event.reject(fencedError(event.sessionId));
     if (seq === undefined) {
       event.reject(
         new HubError(

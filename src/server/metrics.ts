@@ -1,5 +1,6 @@
 // The hub's Prometheus metrics (`GET /metrics`): connections, live sessions, turns by stop
-// reason, updates relayed, permission decisions, agent spawns and crashes, ledger append latency.
+// reason, updates relayed, permission decisions, agent spawns and crashes, ledger append latency,
+// and a cluster node's leases, running turns, heartbeat age and database reachability.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { ledgerWith, type EngineEvents } from "../engine/events.js";
 import type { LedgerPort } from "../engine/ports.js";
@@ -18,6 +19,21 @@ export interface HubMetrics {
   usage(agent: string): EngineEvents;
   /** How many ACP connections are open now. */
   readonly openConnections: number;
+  /** This process as a cluster node: its gauges, read at each scrape. */
+  cluster(read: () => ClusterFigures): void;
+}
+
+/** A cluster node's state as /metrics shows it (labelled with the node's id). */
+export interface ClusterFigures {
+  /** The node's id; empty until it joined. */
+  node: string;
+  /** Sessions whose lease the node holds. */
+  leases: number;
+  /** Turns running on the node now. */
+  running: number;
+  heartbeatAgeMs: number;
+  /** Whether a heartbeat reached the database within the lease. */
+  database: boolean;
 }
 
 // One registry per hub (not prom-client's global), so tests can run several hubs.
@@ -88,7 +104,51 @@ export function createMetrics(liveSessions: () => number): HubMetrics {
     get openConnections() {
       return open;
     },
+    cluster: (read) => clusterGauges(r, read),
   };
+}
+
+// The gauges of a cluster node: leases held, turns running, heartbeat age, database reachable.
+function clusterGauges(
+  r: { registers: Registry[] },
+  read: () => ClusterFigures,
+): void {
+  const gauge = (
+    name: string,
+    help: string,
+    value: (f: ClusterFigures) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["node"],
+      collect() {
+        const f = read();
+        this.reset();
+        if (f.node) this.set({ node: f.node }, value(f));
+      },
+      ...r,
+    });
+  gauge(
+    "acphub_cluster_leases",
+    "Sessions whose lease this node holds",
+    (f) => f.leases,
+  );
+  gauge(
+    "acphub_cluster_sessions_running",
+    "Turns running on this node now",
+    (f) => f.running,
+  );
+  gauge(
+    "acphub_cluster_heartbeat_age_seconds",
+    "Time since this node's last heartbeat reached the database",
+    (f) => f.heartbeatAgeMs / 1000,
+  );
+  gauge(
+    "acphub_cluster_database_up",
+    "1 when a heartbeat reached the database within cluster.leaseMs, else 0",
+    (f) => (f.database ? 1 : 0),
+  );
 }
 
 const TOKEN_TYPES = [

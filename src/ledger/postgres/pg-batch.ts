@@ -1,12 +1,14 @@
 // Writes one group-commit batch in one PostgreSQL transaction: the sessions' counters locked and
 // read once, then one statement (one round trip) that inserts every event, writes the counters,
 // sends a NOTIFY per session (other acphub processes follow) and records the batch's id with
-// its seqs (a retry after an ambiguous COMMIT returns those); caps applied after. Nothing is settled here: the caller
-// settles after COMMIT.
+// its seqs (a retry after an ambiguous COMMIT returns those); caps applied after. In a cluster the
+// events of a session another node holds the lease of are not written (fencing: a node cut off
+// from the database past its lease must not append after the taker). Nothing is settled here:
+// the caller settles after COMMIT.
 import type { PoolClient } from "pg";
 import type { LedgerCaps } from "../caps.js";
 import { countBatch, overCaps } from "../counters.js";
-import type { PendingEvent } from "../group-commit.js";
+import { FENCED, type PendingEvent } from "../group-commit.js";
 
 export const CHANNEL = "acphub_events";
 
@@ -15,6 +17,27 @@ export interface BatchTag {
   id: string;
   retry: boolean;
   forget: string[];
+  /** The cluster node writing: sessions whose lease another node holds are fenced. */
+  node?: string;
+}
+
+/** The database's clock in ms (lease expiry is on it). */
+const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+// The sessions of a batch whose unexpired lease another node holds. Read after the sessions'
+// rows are locked: a claim locks the row too, so it is either seen here or waits for COMMIT.
+async function fencedSessions(
+  client: PoolClient,
+  ids: string[],
+  node: string | undefined,
+): Promise<Set<string>> {
+  if (node === undefined) return new Set();
+  const { rows } = await client.query<{ session_id: string }>(
+    `SELECT session_id FROM acphub_leases
+     WHERE session_id = ANY($1) AND node_id <> $2 AND expires >= ${NOW_MS}`,
+    [ids, node],
+  );
+  return new Set(rows.map((r) => r.session_id));
 }
 
 // The seqs a batch was given, when an earlier attempt of it committed.
@@ -47,12 +70,8 @@ export async function writePgBatch(
   // Checked once the rows are locked: an earlier attempt still committing has finished by then.
   const stored = tag.retry ? await storedSeqs(client, tag.id) : undefined;
   if (stored) return stored;
-  const cols: unknown[][] = [[], [], [], [], [], []];
-  const { seqs, written } = countBatch(batch, rows, (e, seq) =>
-    [e.sessionId, seq, e.kind, e.text, e.bytes, e.at].forEach((v, i) =>
-      cols[i]?.push(v),
-    ),
-  );
+  const fenced = await fencedSessions(client, ids, tag.node);
+  const { cols, seqs, written } = columnsOf(batch, rows, fenced);
   await client.query(BATCH_SQL, [
     ...cols,
     ...[0, 1, 2, 3, 4].map((i) =>
@@ -68,6 +87,29 @@ export async function writePgBatch(
   for (const [id, c] of written)
     if (overCaps(c, caps)) await trimPg(client, caps, id);
   return seqs;
+}
+
+// The batch's rows as insert columns, each event's seq (FENCED for a fenced session's), and the
+// sessions written with their new counters.
+function columnsOf(
+  batch: PendingEvent[],
+  rows: Record<string, unknown>[],
+  fenced: Set<string>,
+) {
+  const cols: unknown[][] = [[], [], [], [], [], []];
+  const open = rows.filter((r) => !fenced.has(String(r["id"])));
+  const { seqs, written } = countBatch(batch, open, (e, seq) =>
+    [e.sessionId, seq, e.kind, e.text, e.bytes, e.at].forEach((v, i) =>
+      cols[i]?.push(v),
+    ),
+  );
+  return {
+    cols,
+    seqs: seqs.map((seq, i) =>
+      fenced.has(batch[i]!.sessionId) ? FENCED : seq,
+    ),
+    written,
+  };
 }
 
 // One round trip for the whole batch: the events inserted, the counters written, the batch's id

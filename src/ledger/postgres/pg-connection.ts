@@ -6,6 +6,14 @@ import { DEFAULT_PG_RETRY_MS } from "../caps.js";
 import { isConnectionError, maskUrl, pgError, withRetry } from "./pg-retry.js";
 import { migratePg } from "./pg-schema.js";
 
+/**
+ * The server ends a session idle inside a transaction this long (ms): a process cut off
+ * mid-batch (a partition: no FIN, no RST) would otherwise hold its sessions' row locks until TCP
+ * keepalive notices, hours, and a cluster's takeover of those sessions would wait as long. Our
+ * transactions never wait between their statements.
+ */
+export const IDLE_IN_TRANSACTION_MS = 5000;
+
 export interface PgConnectionOptions {
   /** How long queries retry while PostgreSQL is unreachable before failing (ms). */
   retryMs?: number;
@@ -30,6 +38,7 @@ export class PgConnection {
       connectionString: url,
       max: 4,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     });
     // A connection lost while checked out also errors on its client: the query fails and is
     // retried, so the event itself only needs logging.

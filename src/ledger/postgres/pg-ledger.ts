@@ -34,6 +34,8 @@ export class PostgresLedger extends LedgerCore {
   private readonly instance = randomUUID();
   /** The ids of batches whose outcome this process knows (their rows can go). */
   private known: string[] = [];
+  /** This process as a cluster node: its writes are fenced by the sessions' leases. */
+  private node: string | undefined;
   /** The hub's users, grants and audit log (issue 22), in this database. */
   readonly users: UserStore;
 
@@ -78,6 +80,11 @@ export class PostgresLedger extends LedgerCore {
     return ledger;
   }
 
+  /** Writes as cluster node `id` from now on: a session another node holds is not written. */
+  fenceAs(id: string): void {
+    this.node = id;
+  }
+
   /** Core: one statement on a pooled connection, retried while the server is away. */
   protected async query({ text, args }: Sql): Promise<Row[]> {
     return (await this.db.query(text, args)).rows;
@@ -109,6 +116,7 @@ export class PostgresLedger extends LedgerCore {
           id,
           retry: attempts++ > 0,
           forget,
+          ...(this.node === undefined ? {} : { node: this.node }),
         }),
       );
     } catch (error) {

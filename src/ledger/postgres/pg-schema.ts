@@ -57,6 +57,12 @@ const MIGRATIONS: string[] = [
      busy BOOLEAN NOT NULL DEFAULT FALSE
    );
    CREATE INDEX acphub_leases_node ON acphub_leases (node_id);`,
+  // 6 (issue 23): a session's lease goes with the session (however it is deleted: the hub,
+  // the command line, retention); the leases of sessions deleted before this are swept here.
+  `DELETE FROM acphub_leases l
+     WHERE NOT EXISTS (SELECT 1 FROM acphub_sessions s WHERE s.id = l.session_id);
+   ALTER TABLE acphub_leases ADD CONSTRAINT acphub_leases_session
+     FOREIGN KEY (session_id) REFERENCES acphub_sessions (id) ON DELETE CASCADE;`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
