@@ -94,7 +94,9 @@ export function addNewer(
     w.hasOlder = page.more;
   }
   if (page.lastSeq !== null) w.endSeq = page.lastSeq;
-  if (!page.more && !w.pendingLost) goLive(m);
+  // The newest page ends at the live end; a forward page when nothing lies beyond it.
+  const atEnd = replace || !page.more;
+  if (atEnd && !w.pendingLost) goLive(m);
   if (w.updates.length > WINDOW_UPDATES) dropOldest(m);
   rebuild(m);
 }

@@ -114,9 +114,10 @@ export class HubStore {
   }
 
   // After a reconnect: the updates after the last one shown, then live again.
-  // A session that does not exist is not an error of the connection: it stays up.
+  // A session that does not exist is not an error of the connection: it stays up. A session
+  // still opening (the connection's first dial) is left to open(): it reads the newest page.
   private async reattach(socket: HubSocket, m: SessionModel): Promise<void> {
-    if (this.notFound) return;
+    if (this.notFound || this.updates.holding) return;
     try {
       await socket.request("session/resume", {
         sessionId: m.sessionId,
