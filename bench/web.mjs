@@ -1,8 +1,9 @@
 // The web page's figures: the bundle size (raw and gzip) of what `npm run build` put in
 // dist/web, and in Debian's Chromium (headless) the time to open a session of 5,000 recorded
 // events (first contentful paint, and the whole history rendered), then the same for a
-// session of 100,000 events with the page's JS heap after it opened and the frame times of a
-// scroll through it. The load average is printed beside each figure (the machine is shared).
+// session of 100,000 events with the page's JS heap after it opened, the frame times of a
+// scroll through it, the time to scroll to its very top (older pages read as it goes) and the
+// heap there (the page keeps a bounded window of the history). The load average is printed beside each figure (the machine is shared).
 // Needs `npm run build`. Prints figures; never part of the test run.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -131,7 +132,10 @@ async function openOnce(browser, hub, sessionId, events, deep = false) {
   );
   const items = await page.locator(".transcript > *").count();
   const result = { fcp, firstMs, allMs, items, at: load() };
-  if (deep) Object.assign(result, await heapAndScroll(page));
+  if (deep) {
+    Object.assign(result, await heapAndScroll(page));
+    Object.assign(result, await toTop(page));
+  }
   await context.close();
   return result;
 }
@@ -164,6 +168,25 @@ async function heapAndScroll(page) {
     frameP50: frames[Math.floor(frames.length / 2)],
     frameP95: frames[Math.floor(frames.length * 0.95)],
   };
+}
+
+// Scrolls to the top (the first recorded tool call on screen), older pages read on the way;
+// the time it took and the JS heap there.
+async function toTop(page) {
+  const started = Date.now();
+  await page.waitForFunction(
+    () => {
+      document.querySelector(".scroller").scrollTop = 0;
+      return !!document.querySelector('[data-tool-id="t0-0"]');
+    },
+    null,
+    { polling: 50, timeout: 600_000 },
+  );
+  const topMs = Date.now() - started;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("HeapProfiler.collectGarbage");
+  const { usedSize } = await cdp.send("Runtime.getHeapUsage");
+  return { topMs, topHeapMiB: usedSize / 2 ** 20 };
 }
 
 // The anchor: the same session/load from Node over a bare WebSocket (the hub's replay alone).
@@ -214,6 +237,12 @@ async function measure(browser, hub, events, runs, deep) {
   );
   console.log(
     `  scrolling up 400 px a frame: frame p50 ${med("frameP50", 1)} ms, p95 ${med("frameP95", 1)} ms: ${list("frameP95", 1).join(", ")}`,
+  );
+  console.log(
+    `  scrolled to the very top (first event on screen): median ${med("topMs")} ms: ${list("topMs").join(", ")}`,
+  );
+  console.log(
+    `  JS heap after GC at the top: median ${med("topHeapMiB", 1)} MiB: ${list("topHeapMiB", 1).join(", ")}`,
   );
 }
 
