@@ -156,6 +156,7 @@ export function SessionView({
         online={store.status === "online"}
         commands={m.commands}
         onSend={(text) => {
+          store.pager.latest();
           follow.jump();
           void store.prompt(text);
         }}
