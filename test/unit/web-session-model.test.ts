@@ -213,6 +213,22 @@ describe("what the page shows of a session (issue 25)", () => {
     expect(m.items.at(-2)!.call!["status"]).toBe("completed");
   });
 
+  it("joins a long streamed reply into one update of the window: the whole text stays", () => {
+    const m = newModel("s");
+    startWindow(m, { updates: [], firstSeq: null, lastSeq: null, more: false });
+    const total = 3 * WINDOW_UPDATES;
+    for (let seq = 1; seq <= total; seq++) receive(m, chunk(seq, "x"));
+    receive(m, chunk(total + 1, "[acphub] a notice"));
+    receive(m, chunk(total + 2, "y"));
+    expect(m.window.updates.length).toBe(3);
+    expect(m.items.map((i) => [i.kind, i.text.length])).toEqual([
+      ["agent", total],
+      ["notice", 8],
+      ["agent", 1],
+    ]);
+    expect(m.window.hasOlder).toBe(false);
+  });
+
   it("pages older history in front and newer behind; live updates that came meanwhile join once each, in order", () => {
     const m = newModel("s");
     const page = (from: number, to: number, more: boolean) => ({

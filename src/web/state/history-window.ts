@@ -55,13 +55,55 @@ export function receive(m: SessionModel, p: Params): boolean {
     return false;
   }
   if (!applyUpdate(m, p)) return false;
-  w.updates.push(p);
+  if (!joinChunk(w.updates, p)) w.updates.push(p);
   if (seq !== undefined) w.endSeq = seq;
   if (w.updates.length > WINDOW_UPDATES + PAGE_EVENTS) {
     dropOldest(m);
     rebuild(m);
   }
   return true;
+}
+
+/** Text chunk kinds a window joins into one update (as the items join them). */
+const JOINED = new Set(["agent_message_chunk", "agent_thought_chunk"]);
+/** Where a joined update keeps the sequence number of its last chunk. */
+const LAST_SEQ = "__lastSeq";
+
+// A live text chunk continuing the window's last update of the same kind is joined to it, so
+// a long streamed reply holds one update in the window, not one per chunk. The joined update
+// keeps its first chunk's seq (the paging cursor before it) and notes its last one.
+function joinChunk(updates: Params[], p: Params): boolean {
+  const last = updates.at(-1);
+  const text = chunkText(p);
+  const before = last && chunkText(last);
+  if (text === undefined || before === undefined) return false;
+  if (kindOf(last!) !== kindOf(p)) return false;
+  const u = last!["update"] as Params;
+  updates[updates.length - 1] = {
+    ...last,
+    update: { ...u, content: { type: "text", text: before + text } },
+    [LAST_SEQ]: seqOf(p),
+  };
+  return true;
+}
+
+const kindOf = (p: Params) =>
+  (p["update"] as Params | undefined)?.["sessionUpdate"];
+
+// The text of a chunk the window may join (not acphub's notices, which are items of their own).
+function chunkText(p: Params): string | undefined {
+  const u = p["update"] as Params | undefined;
+  const c = u?.["content"] as Params | undefined;
+  if (!JOINED.has(String(kindOf(p))) || c?.["type"] !== "text")
+    return undefined;
+  const text = String(c["text"] ?? "");
+  return text.startsWith("[acphub] ") ? undefined : text;
+}
+
+// The sequence number of an update's last part (a joined update's last chunk).
+function lastSeqOf(p: Params): number | undefined {
+  const last = p[LAST_SEQ];
+  return typeof last === "number" ? last : seqOf(p);
 }
 
 // An older page, put in front; the newest updates let go when the window is full.
@@ -107,7 +149,7 @@ function goLive(m: SessionModel): void {
   for (const p of w.pending) {
     const seq = seqOf(p);
     if (seq !== undefined && seq <= w.endSeq) continue;
-    w.updates.push(p);
+    if (!joinChunk(w.updates, p)) w.updates.push(p);
     if (seq !== undefined) w.endSeq = seq;
   }
   w.pending = [];
@@ -131,7 +173,7 @@ function dropNewest(m: SessionModel): void {
   let cut = WINDOW_UPDATES;
   while (cut > 1 && sameSeq(w.updates, cut)) cut--;
   w.updates = w.updates.slice(0, cut);
-  w.endSeq = seqOf(w.updates.at(-1) ?? {}) ?? w.firstSeq;
+  w.endSeq = lastSeqOf(w.updates.at(-1) ?? {}) ?? w.firstSeq;
   if (w.atLive) {
     w.atLive = false;
     w.pending = [];
