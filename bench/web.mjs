@@ -117,6 +117,7 @@ async function openOnce(browser, hub, sessionId, events, deep = false) {
   await page.goto(await newCode(hub));
   await page.waitForSelector(".sessions");
   const started = Date.now();
+  const history = watchHistory(page, started);
   await page.goto(`${hub.url}/?fresh=${started}#/s/${sessionId}`);
   await page.waitForSelector(".transcript > *", { timeout: 300_000 });
   const firstMs = Date.now() - started;
@@ -131,13 +132,35 @@ async function openOnce(browser, hub, sessionId, events, deep = false) {
       -1,
   );
   const items = await page.locator(".transcript > *").count();
-  const result = { fcp, firstMs, allMs, items, at: load() };
+  const result = { fcp, firstMs, allMs, items, ...history, at: load() };
   if (deep) {
     Object.assign(result, await heapAndScroll(page));
     Object.assign(result, await toTop(page));
   }
   await context.close();
   return result;
+}
+
+// When the page's WebSocket opened, and when its first `_acphub/history` went out and was
+// answered (ms after navigation started): where the open time goes.
+function watchHistory(page, started) {
+  const times = { wsMs: -1, askMs: -1, answerMs: -1 };
+  page.on("websocket", (ws) => {
+    if (times.wsMs < 0) times.wsMs = Date.now() - started;
+    let id;
+    ws.on("framesent", ({ payload }) => {
+      const text = String(payload);
+      if (id !== undefined || !text.includes('"_acphub/history"')) return;
+      id = JSON.parse(text).id;
+      times.askMs = Date.now() - started;
+    });
+    ws.on("framereceived", ({ payload }) => {
+      if (id === undefined || times.answerMs >= 0) return;
+      if (JSON.parse(String(payload)).id === id)
+        times.answerMs = Date.now() - started;
+    });
+  });
+  return times;
 }
 
 // The page's JS heap (after a garbage collection) and a scroll of 120 frames up the transcript.
@@ -227,6 +250,9 @@ async function measure(browser, hub, events, runs, deep) {
   );
   console.log(
     `  first transcript items on screen: median ${med("firstMs")} ms: ${list("firstMs").join(", ")}`,
+  );
+  console.log(
+    `  the page's WebSocket open / first _acphub/history sent / answered: median ${med("wsMs")} / ${med("askMs")} / ${med("answerMs")} ms`,
   );
   console.log(
     `  whole history (last event on screen): median ${med("allMs")} ms: ${list("allMs").join(", ")}`,
