@@ -6,6 +6,7 @@ import type { HubSocket, Params } from "../acp/hub-client.js";
 import {
   addNewer,
   addOlder,
+  FIRST_PAGE_EVENTS,
   PAGE_BYTES,
   PAGE_EVENTS,
   readingForward,
@@ -36,7 +37,7 @@ export class HistoryPager {
   ): Promise<HistoryPage> {
     return socket.request<HistoryPage>(HISTORY, {
       sessionId,
-      limit: PAGE_EVENTS,
+      limit: FIRST_PAGE_EVENTS,
       maxBytes: PAGE_BYTES,
     });
   }

@@ -14,6 +14,8 @@ import {
 
 /** Events asked for in one page, and UTF-8 bytes of stored text. */
 export const PAGE_EVENTS = 500;
+/** Events in the first page, the screen shown when a session opens (more follow on demand). */
+export const FIRST_PAGE_EVENTS = 150;
 export const PAGE_BYTES = 512 * 1024;
 /** The most updates the window holds (pages past it are let go). */
 export const WINDOW_UPDATES = 3000;
