@@ -1,8 +1,9 @@
 // The web page's figures: the bundle size (raw and gzip) of what `npm run build` put in
 // dist/web, and in Debian's Chromium (headless) the time to open a session of 5,000 recorded
 // events (first contentful paint, and the whole history rendered), then the same for a
-// session of 100,000 events with the page's JS heap after it opened and the frame times of a
-// scroll through it. The load average is printed beside each figure (the machine is shared).
+// session of 100,000 events with the page's JS heap after it opened, the frame times of a
+// scroll through it, the time to scroll to its very top (older pages read as it goes) and the
+// heap there (the page keeps a bounded window of the history). The load average is printed beside each figure (the machine is shared).
 // Needs `npm run build`. Prints figures; never part of the test run.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -116,6 +117,7 @@ async function openOnce(browser, hub, sessionId, events, deep = false) {
   await page.goto(await newCode(hub));
   await page.waitForSelector(".sessions");
   const started = Date.now();
+  const history = watchHistory(page, started);
   await page.goto(`${hub.url}/?fresh=${started}#/s/${sessionId}`);
   await page.waitForSelector(".transcript > *", { timeout: 300_000 });
   const firstMs = Date.now() - started;
@@ -130,10 +132,35 @@ async function openOnce(browser, hub, sessionId, events, deep = false) {
       -1,
   );
   const items = await page.locator(".transcript > *").count();
-  const result = { fcp, firstMs, allMs, items, at: load() };
-  if (deep) Object.assign(result, await heapAndScroll(page));
+  const result = { fcp, firstMs, allMs, items, ...history, at: load() };
+  if (deep) {
+    Object.assign(result, await heapAndScroll(page));
+    Object.assign(result, await toTop(page));
+  }
   await context.close();
   return result;
+}
+
+// When the page's WebSocket opened, and when its first `_acphub/history` went out and was
+// answered (ms after navigation started): where the open time goes.
+function watchHistory(page, started) {
+  const times = { wsMs: -1, askMs: -1, answerMs: -1 };
+  page.on("websocket", (ws) => {
+    if (times.wsMs < 0) times.wsMs = Date.now() - started;
+    let id;
+    ws.on("framesent", ({ payload }) => {
+      const text = String(payload);
+      if (id !== undefined || !text.includes('"_acphub/history"')) return;
+      id = JSON.parse(text).id;
+      times.askMs = Date.now() - started;
+    });
+    ws.on("framereceived", ({ payload }) => {
+      if (id === undefined || times.answerMs >= 0) return;
+      if (JSON.parse(String(payload)).id === id)
+        times.answerMs = Date.now() - started;
+    });
+  });
+  return times;
 }
 
 // The page's JS heap (after a garbage collection) and a scroll of 120 frames up the transcript.
@@ -164,6 +191,25 @@ async function heapAndScroll(page) {
     frameP50: frames[Math.floor(frames.length / 2)],
     frameP95: frames[Math.floor(frames.length * 0.95)],
   };
+}
+
+// Scrolls to the top (the first recorded tool call on screen), older pages read on the way;
+// the time it took and the JS heap there.
+async function toTop(page) {
+  const started = Date.now();
+  await page.waitForFunction(
+    () => {
+      document.querySelector(".scroller").scrollTop = 0;
+      return !!document.querySelector('[data-tool-id="t0-0"]');
+    },
+    null,
+    { polling: 50, timeout: 600_000 },
+  );
+  const topMs = Date.now() - started;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("HeapProfiler.collectGarbage");
+  const { usedSize } = await cdp.send("Runtime.getHeapUsage");
+  return { topMs, topHeapMiB: usedSize / 2 ** 20 };
 }
 
 // The anchor: the same session/load from Node over a bare WebSocket (the hub's replay alone).
@@ -206,6 +252,9 @@ async function measure(browser, hub, events, runs, deep) {
     `  first transcript items on screen: median ${med("firstMs")} ms: ${list("firstMs").join(", ")}`,
   );
   console.log(
+    `  the page's WebSocket open / first _acphub/history sent / answered: median ${med("wsMs")} / ${med("askMs")} / ${med("answerMs")} ms`,
+  );
+  console.log(
     `  whole history (last event on screen): median ${med("allMs")} ms: ${list("allMs").join(", ")}`,
   );
   if (!deep) return;
@@ -214,6 +263,12 @@ async function measure(browser, hub, events, runs, deep) {
   );
   console.log(
     `  scrolling up 400 px a frame: frame p50 ${med("frameP50", 1)} ms, p95 ${med("frameP95", 1)} ms: ${list("frameP95", 1).join(", ")}`,
+  );
+  console.log(
+    `  scrolled to the very top (first event on screen): median ${med("topMs")} ms: ${list("topMs").join(", ")}`,
+  );
+  console.log(
+    `  JS heap after GC at the top: median ${med("topHeapMiB", 1)} MiB: ${list("topHeapMiB", 1).join(", ")}`,
   );
 }
 

@@ -93,6 +93,7 @@ export function ledgerWith(
     listSessions: (filter) => inner.listSessions(filter),
     append: (id, kind, payload) => inner.append(id, kind, payload),
     read: (id, options) => inner.read(id, options),
+    readPage: (id, options) => inner.readPage(id, options),
     events: (id, options) => inner.events(id, options),
     compact: (id, after, upto) => inner.compact(id, after, upto),
     saveSettings: (id, settings) => inner.saveSettings(id, settings),

@@ -122,6 +122,20 @@ export interface ReadOptions {
   uptoSeq?: number;
 }
 
+/** One page of a session's events, for a reader that pages through a long history. */
+export interface PageOptions {
+  /** Only events with a larger sequence number. */
+  afterSeq?: number;
+  /** Only events with a smaller sequence number (absent: up to the newest). */
+  beforeSeq?: number;
+  /** At most this many events (at least 1). */
+  limit: number;
+  /** At most about this many UTF-8 bytes of stored text; the first event is returned anyway. */
+  maxBytes?: number;
+  /** "newest": the range's last events (paging back from the end); "oldest": its first. */
+  from: "newest" | "oldest";
+}
+
 export interface LedgerPort {
   createSession(record: NewSessionRecord): Promise<void>;
   getSession(id: string): Promise<SessionRecord | undefined>;
@@ -141,6 +155,11 @@ export interface LedgerPort {
   ): Promise<number>;
   /** Stored events in order, as stored; rows that are not a JSON object are skipped. */
   read(sessionId: string, options?: ReadOptions): Promise<StoredEvent[]>;
+  /**
+   * One page of stored events, in order (oldest first) whichever end it was taken from; a
+   * cursor `afterSeq` inside a merged run reads as in `read`.
+   */
+  readPage(sessionId: string, options: PageOptions): Promise<StoredEvent[]>;
   /** Stored events in order, parsed and checked; damaged rows are skipped and logged. */
   events(sessionId: string, options?: ReadOptions): Promise<LedgerEvent[]>;
   /**

@@ -66,6 +66,7 @@ const PATCHABLE = new Set(["title", "state", "agentSessionId", "updatedAt"]);
 export abstract class LedgerCore implements LedgerPort, EventStore {
   append!: EventMethods["append"];
   read!: EventMethods["read"];
+  readPage!: EventMethods["readPage"];
   events!: EventMethods["events"];
   compact!: EventMethods["compact"];
   follow!: EventMethods["follow"];
@@ -101,6 +102,14 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
     sessionId: string,
     afterSeq: number,
     uptoSeq: number,
+  ): Promise<unknown[][]>;
+  /** EventStore: one page of a session's rows, from either end. */
+  abstract readPageRows(
+    sessionId: string,
+    afterSeq: number,
+    beforeSeq: number,
+    limit: number,
+    newest: boolean,
   ): Promise<unknown[][]>;
   /** EventStore: merged runs written in one transaction, counters redone. */
   abstract applyRuns(sessionId: string, runs: MergedRun[]): Promise<void>;

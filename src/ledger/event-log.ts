@@ -6,6 +6,7 @@ import type {
   LedgerPort,
   LedgerEvent,
   LedgerEventKind,
+  PageOptions,
   ReadOptions,
   StoredEvent,
 } from "../engine/ledger-port.js";
@@ -35,13 +36,24 @@ export interface EventStore {
     afterSeq: number,
     uptoSeq: number,
   ): Promise<unknown[][]>;
+  /**
+   * At most `limit` rows [seq, kind, text, at] with afterSeq < seq < beforeSeq, the first or
+   * (`newest`) the last of them, in that order (newest first when `newest`).
+   */
+  readPageRows(
+    sessionId: string,
+    afterSeq: number,
+    beforeSeq: number,
+    limit: number,
+    newest: boolean,
+  ): Promise<unknown[][]>;
   /** Applies merged runs (their text already masked) in one transaction. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void>;
 }
 
 export type EventMethods = Pick<
   LedgerPort,
-  "append" | "read" | "events" | "compact" | "follow"
+  "append" | "read" | "readPage" | "events" | "compact" | "follow"
 >;
 
 export class EventLog {
@@ -105,8 +117,16 @@ export class EventLog {
       options.afterSeq ?? 0,
       options.uptoSeq ?? Number.MAX_SAFE_INTEGER,
     );
+    return this.checked(sessionId, rows, options.afterSeq ?? 0);
+  }
+
+  // Rows checked (damaged ones skipped and logged), merged runs cut at the cursor `after`.
+  private checked(
+    sessionId: string,
+    rows: unknown[][],
+    after: number,
+  ): StoredEvent[] {
     const out: StoredEvent[] = [];
-    const after = options.afterSeq ?? 0;
     for (const [seq, kind, text, at] of rows) {
       const stored = toStored(seq, kind, text, at);
       if (!stored) this.damaged(sessionId, seq);
@@ -117,6 +137,23 @@ export class EventLog {
       }
     }
     return out;
+  }
+
+  async readPage(
+    sessionId: string,
+    options: PageOptions,
+  ): Promise<StoredEvent[]> {
+    const newest = options.from === "newest";
+    const rows = await this.store.readPageRows(
+      sessionId,
+      options.afterSeq ?? 0,
+      options.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      Math.max(1, Math.floor(options.limit)),
+      newest,
+    );
+    const events = this.checked(sessionId, rows, options.afterSeq ?? 0);
+    const page = withinBytes(events, options.maxBytes ?? Infinity);
+    return newest ? page.reverse() : page;
   }
 
   async events(
@@ -166,6 +203,7 @@ export class EventLog {
     return {
       append: this.append.bind(this),
       read: this.read.bind(this),
+      readPage: this.readPage.bind(this),
       events: this.events.bind(this),
       compact: this.compact.bind(this),
       follow: this.follow.bind(this),
@@ -176,4 +214,14 @@ export class EventLog {
   drain(): Promise<void> {
     return this.writer.drain();
   }
+}
+
+// The leading events whose stored text fits in `maxBytes` (the first one always).
+function withinBytes(events: StoredEvent[], maxBytes: number): StoredEvent[] {
+  let bytes = 0;
+  for (let i = 0; i < events.length; i++) {
+    bytes += Buffer.byteLength(events[i]!.text);
+    if (bytes > maxBytes && i > 0) return events.slice(0, i);
+  }
+  return events;
 }

@@ -21,6 +21,7 @@ import { OutboundQueue } from "./outbound-queue.js";
 import { forkOnHub } from "../hub/fork.js";
 import { registerTableMethods } from "./connection-table.js";
 import { SESSIONS_SEARCH, searchSessions } from "../hub/search.js";
+import { HISTORY, historyPage } from "../hub/history.js";
 import {
   TERMINAL_OUTPUT,
   terminalOutput,
@@ -288,6 +289,7 @@ async function extension(
     );
   if (method === "_acphub/session/replay")
     return o.hub.replay(conn.client, params ?? {});
+  if (method === HISTORY) return historyPage(o.hub, conn.client, params ?? {});
   if (method === TERMINAL_OUTPUT)
     return terminalOutput(o.hub, o.readTerminal, conn.client, params ?? {});
   const shared = await sharing(o.hub, conn.client, method, params ?? {});

@@ -10,6 +10,7 @@ import type {
 } from "../../src/engine/ledger-port.js";
 import type { LedgerCaps } from "../../src/ledger/caps.js";
 import { cutContract } from "./contract-cut.js";
+import { pageContract } from "./contract-page.js";
 
 export interface LedgerFactory {
   /** A new, empty ledger; `where` names it for child processes (file path or URL). */
@@ -73,6 +74,7 @@ export function writerProcess(
 
 export function ledgerContract(factory: LedgerFactory): void {
   cutContract(factory);
+  pageContract(factory);
   it("appends in call order, with growing sequence numbers, and reads back what was stored", async () => {
     const { ledger } = await factory.create();
     await ledger.createSession(session("s1"));

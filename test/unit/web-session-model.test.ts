@@ -6,10 +6,18 @@ import { backOff } from "../../src/web/state/hub-link.js";
 import {
   applyUpdate,
   currentPlan,
-  MAX_ITEMS,
   modeOption,
   newModel,
 } from "../../src/web/state/session-model.js";
+import {
+  addNewer,
+  addOlder,
+  PAGE_EVENTS,
+  readingForward,
+  receive,
+  startWindow,
+  WINDOW_UPDATES,
+} from "../../src/web/state/history-window.js";
 
 const up = (seq: number | undefined, update: Record<string, unknown>) => ({
   sessionId: "s",
@@ -174,28 +182,27 @@ describe("what the page shows of a session (issue 25)", () => {
     }
   });
 
-  it("keeps at most MAX_ITEMS (and 1,000) items: the oldest dropped, counted in one notice at the top", () => {
+  it("holds a bounded window of a long history: live updates past it let the oldest go, tool calls still merge", () => {
     const m = newModel("s");
+    startWindow(m, { updates: [], firstSeq: null, lastSeq: null, more: false });
     const tool = (seq: number) =>
       up(seq, {
         sessionUpdate: "tool_call",
         toolCallId: `c${seq}`,
         title: `call ${seq}`,
       });
-    const total = 3 * MAX_ITEMS;
+    const total = 3 * WINDOW_UPDATES;
     for (let seq = 1; seq <= total; seq++)
-      applyUpdate(m, seq % 2 ? tool(seq) : chunk(seq, `text ${seq}`));
-    expect(m.items.length).toBeLessThanOrEqual(MAX_ITEMS + 1_001);
-    expect(m.tools.size).toBeLessThanOrEqual(m.items.length);
-    expect(m.items[0]!.kind).toBe("notice");
-    expect(m.items[0]!.text).toContain(
-      `${m.dropped.toLocaleString("en")} earlier items are not shown`,
+      receive(m, seq % 2 ? tool(seq) : chunk(seq, `text ${seq}`));
+    expect(m.window.updates.length).toBeLessThanOrEqual(
+      WINDOW_UPDATES + PAGE_EVENTS,
     );
-    expect(m.dropped + m.items.length - 1).toBe(total);
+    expect(m.items.length).toBe(m.window.updates.length);
+    expect(m.tools.size).toBeLessThanOrEqual(m.items.length);
+    expect(m.window.hasOlder).toBe(true);
     expect(m.items.at(-1)!.text).toBe(`text ${total}`);
-    // A tool call still kept merges its update as before.
     const kept = m.items.at(-2)!;
-    applyUpdate(
+    receive(
       m,
       up(total + 1, {
         sessionUpdate: "tool_call_update",
@@ -203,6 +210,64 @@ describe("what the page shows of a session (issue 25)", () => {
         status: "completed",
       }),
     );
-    expect(kept.call!["status"]).toBe("completed");
+    expect(m.items.at(-2)!.call!["status"]).toBe("completed");
+  });
+
+  it("joins a long streamed reply into one update of the window: the whole text stays", () => {
+    const m = newModel("s");
+    startWindow(m, { updates: [], firstSeq: null, lastSeq: null, more: false });
+    const total = 3 * WINDOW_UPDATES;
+    for (let seq = 1; seq <= total; seq++) receive(m, chunk(seq, "x"));
+    receive(m, chunk(total + 1, "[acphub] a notice"));
+    receive(m, chunk(total + 2, "y"));
+    expect(m.window.updates.length).toBe(3);
+    expect(m.items.map((i) => [i.kind, i.text.length])).toEqual([
+      ["agent", total],
+      ["notice", 8],
+      ["agent", 1],
+    ]);
+    expect(m.window.hasOlder).toBe(false);
+  });
+
+  it("pages older history in front and newer behind; live updates that came meanwhile join once each, in order", () => {
+    const m = newModel("s");
+    const page = (from: number, to: number, more: boolean) => ({
+      updates: Array.from({ length: to - from + 1 }, (_, i) =>
+        chunk(
+          from + i,
+          `${from + i} `,
+          i % 2 ? "agent_thought_chunk" : undefined,
+        ),
+      ),
+      firstSeq: from,
+      lastSeq: to,
+      more,
+    });
+    startWindow(m, page(2 * WINDOW_UPDATES + 1, 2 * WINDOW_UPDATES + 10, true));
+    const ids = m.items.map((i) => i.id);
+    // Older pages up to a full window: the newest let go, the window no longer live.
+    for (
+      let to = 2 * WINDOW_UPDATES;
+      to > WINDOW_UPDATES - PAGE_EVENTS;
+      to -= PAGE_EVENTS
+    )
+      addOlder(m, page(to - PAGE_EVENTS + 1, to, true));
+    expect(m.window.atLive).toBe(false);
+    expect(m.window.updates.length).toBe(WINDOW_UPDATES);
+    expect(m.items.map((i) => i.id)).not.toEqual(expect.arrayContaining(ids));
+    // Live updates while away, then the newest page read again: each once, in order.
+    readingForward(m);
+    const end = 2 * WINDOW_UPDATES + 10;
+    for (let seq = end - 2; seq <= end + 3; seq++)
+      receive(m, chunk(seq, `${seq} `));
+    addNewer(m, page(end - 9, end, true), true);
+    expect(m.window.atLive).toBe(true);
+    receive(m, chunk(end + 3, "dup "));
+    receive(m, chunk(end + 4, `${end + 4} `));
+    const seqs = m.items.map((i) => Number(i.text.trim().split(" ")[0]));
+    expect(m.items.map((i) => i.text).join("")).toBe(
+      Array.from({ length: 14 }, (_, i) => `${end - 9 + i} `).join(""),
+    );
+    expect(seqs[0]).toBe(end - 9);
   });
 });

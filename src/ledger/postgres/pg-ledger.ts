@@ -138,6 +138,22 @@ export class PostgresLedger extends LedgerCore {
     );
   }
 
+  /** EventStore: one page of a session's rows, from either end. */
+  async readPageRows(
+    sessionId: string,
+    afterSeq: number,
+    beforeSeq: number,
+    limit: number,
+    newest: boolean,
+  ): Promise<unknown[][]> {
+    return this.db.arrays(
+      `SELECT seq, kind, payload::text AS payload, at FROM acphub_events
+       WHERE session_id = $1 AND seq > $2 AND seq < $3
+       ORDER BY seq ${newest ? "DESC" : "ASC"} LIMIT $4`,
+      [sessionId, afterSeq, beforeSeq, limit],
+    );
+  }
+
   /** EventStore: merged runs written in one transaction, counters redone. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
     return this.db.transaction((client) => compactPg(client, sessionId, runs));

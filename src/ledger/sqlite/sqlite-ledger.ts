@@ -112,6 +112,21 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
+  /** EventStore: one page of a session's rows, from either end. */
+  readPageRows(
+    sessionId: string,
+    afterSeq: number,
+    beforeSeq: number,
+    limit: number,
+    newest: boolean,
+  ): Promise<unknown[][]> {
+    const stmt = newest ? this.stmt.pageDown : this.stmt.pageUp;
+    return this.run(
+      () =>
+        stmt.raw().all(sessionId, afterSeq, beforeSeq, limit) as unknown[][],
+    );
+  }
+
   /** EventStore: merged runs written in one transaction, counters redone. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
     return this.run(() =>

@@ -11,6 +11,10 @@ const SQL = {
     "INSERT INTO events (session_id, seq, kind, payload, bytes, at) VALUES (?, ?, ?, ?, ?, ?)",
   read: `SELECT seq, kind, payload, at FROM events
        WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
+  pageUp: `SELECT seq, kind, payload, at FROM events
+       WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`,
+  pageDown: `SELECT seq, kind, payload, at FROM events
+       WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
   oldestEvents:
     "SELECT seq, bytes FROM events WHERE session_id = ? ORDER BY seq LIMIT ?",
   deleteEventsUpTo: "DELETE FROM events WHERE session_id = ? AND seq <= ?",

@@ -5,10 +5,11 @@ import { hubUrl, type HubSocket, type Params } from "../acp/hub-client.js";
 import { closedSoon, HubLink, type Status } from "./hub-link.js";
 import {
   applyOpenResult,
-  applyUpdate,
   newModel,
   type SessionModel,
 } from "./session-model.js";
+import { HistoryPager } from "./history-pager.js";
+import { receive, startWindow } from "./history-window.js";
 import { Permissions, type PendingPermission } from "./permissions.js";
 import { Team } from "./team.js";
 import { UpdateBatch } from "./update-batch.js";
@@ -53,9 +54,11 @@ export class HubStore {
   private readonly updates = new UpdateBatch((batch) => {
     const m = this.model;
     if (!m) return;
-    for (const p of batch) applyUpdate(m, p);
+    for (const p of batch) receive(m, p);
     this.changed();
   });
+  /** Older and newer pages of the open session's history. */
+  readonly pager = new HistoryPager(this);
 
   constructor(url = hubUrl(window.location)) {
     this.link = new HubLink({
@@ -85,7 +88,12 @@ export class HubStore {
     return this.link.status;
   }
 
-  /** True while a session's history is being replayed (it is rendered once, when complete). */
+  /** Applies the live updates received so far, now. */
+  flushUpdates(): void {
+    this.updates.drain();
+  }
+
+  /** True while a session's first page of history is read (it is rendered once, when here). */
   get replaying(): boolean {
     return this.updates.holding;
   }
@@ -109,9 +117,10 @@ export class HubStore {
   }
 
   // After a reconnect: the updates after the last one shown, then live again.
-  // A session that does not exist is not an error of the connection: it stays up.
+  // A session that does not exist is not an error of the connection: it stays up. A session
+  // still opening (the connection's first dial) is left to open(): it reads the newest page.
   private async reattach(socket: HubSocket, m: SessionModel): Promise<void> {
-    if (this.notFound) return;
+    if (this.notFound || this.updates.holding) return;
     try {
       await socket.request("session/resume", {
         sessionId: m.sessionId,
@@ -141,7 +150,8 @@ export class HubStore {
     this.turn = { ...this.turn, running: state.running || this.turn.own };
   }
 
-  // Opens a session: its whole history replayed, then live.
+  // Opens a session: its newest page of history shown at once, then live from the page's last
+  // sequence number on (session/resume with it as the cursor: nothing missed, nothing twice).
   async open(sessionId: string): Promise<void> {
     if (this.model?.sessionId === sessionId) return;
     const model = newModel(sessionId);
@@ -154,10 +164,17 @@ export class HubStore {
     this.changed();
     try {
       const socket = await this.connection();
-      const loaded = await socket
-        .request("session/load", { sessionId, cwd: "/", mcpServers: [] })
-        .finally(() => this.replayed());
-      applyOpenResult(model, loaded);
+      const page = await HistoryPager.newest(socket, sessionId);
+      if (this.model !== model) return;
+      startWindow(model, page);
+      this.replayed();
+      const resumed = await socket.request("session/resume", {
+        sessionId,
+        cwd: "/",
+        mcpServers: [],
+        _meta: { acphub: { afterSeq: model.window.endSeq } },
+      });
+      applyOpenResult(model, resumed);
       await this.refreshTurn(socket, sessionId);
       if (!this.titles.has(sessionId)) await this.learnTitles(socket);
     } catch (error) {

@@ -1,7 +1,9 @@
 // One session as the page shows it, built from session/update notifications in order: text
 // chunks joined into messages, tool calls merged by id, the plan replaced in place, usage,
 // commands, modes and config options. Updates carrying a hub sequence number at or below the
-// last one applied are ignored, so a replay after a reconnect never shows anything twice.
+// last one applied are ignored, so a replay after a reconnect never shows anything twice. Item
+// ids come from sequence numbers, so a transcript rebuilt from another window of the history
+// (history-window.ts) keeps the ids of the items it still holds.
 export type Params = Record<string, unknown>;
 
 export type ItemKind = "user" | "agent" | "thought" | "tool" | "notice";
@@ -37,16 +39,30 @@ export interface SessionModel {
   count: number;
   /** Tool call items by tool call id. */
   tools: Map<string, Item>;
-  /** Items dropped from the front to keep the page's memory bounded (the ledger keeps them). */
-  dropped: number;
   /** The authors of the user messages seen (more than one: each message shows its author). */
   authors: Set<string>;
+  /** The part of the history the page holds (history-window.ts). */
+  window: HistoryWindow;
 }
 
-/** The most items the page keeps; older ones are summarized in one notice at the top. */
-export const MAX_ITEMS = 5000;
-/** Items dropped at once when over MAX_ITEMS, so trimming costs O(1) per item added. */
-const TRIM_BATCH = 1000;
+/** The updates the page holds: a stretch of the history, paged from the ledger. */
+export interface HistoryWindow {
+  /** Raw updates in order; the items are built from these. */
+  updates: Params[];
+  /** The sequence numbers the window starts after and ends at (paging cursors). */
+  firstSeq: number;
+  endSeq: number;
+  /** The ledger holds events before the window. */
+  hasOlder: boolean;
+  /** The window ends at the live end (live updates join it); else they wait in `pending`. */
+  atLive: boolean;
+  /** Live updates that came while the window did not reach the live end. */
+  pending: Params[];
+  /** Some of `pending` was let go (too many): read the ledger again before going live. */
+  pendingLost: boolean;
+  /** Bumped when the items were rebuilt from another window (the view keeps its place). */
+  epoch: number;
+}
 
 const CHUNK_KINDS: Record<string, ItemKind> = {
   user_message_chunk: "user",
@@ -64,8 +80,17 @@ export function newModel(sessionId: string): SessionModel {
     lastSeq: 0,
     count: 0,
     tools: new Map(),
-    dropped: 0,
     authors: new Set(),
+    window: {
+      updates: [],
+      firstSeq: 0,
+      endSeq: 0,
+      hasOlder: false,
+      atLive: true,
+      pending: [],
+      pendingLost: false,
+      epoch: 0,
+    },
   };
 }
 
@@ -94,14 +119,13 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
     m.lastSeq = seq;
   }
   m.count += 1;
-  if (m.items.length > MAX_ITEMS + TRIM_BATCH) trimOldest(m);
   const u = (params["update"] ?? {}) as Params;
   const kind = String(u["sessionUpdate"] ?? "");
   const chunk = CHUNK_KINDS[kind];
   if (chunk) {
     const text = contentText(u["content"]);
     if (chunk === "agent" && NOTICE.test(text))
-      pushItem(m, "notice", text.replace(NOTICE, "").trim());
+      pushItem(m, "notice", text.replace(NOTICE, "").trim(), seq);
     else appendText(m, chunk, text, seq);
     if (chunk === "user") noteAuthor(m, params);
     return true;
@@ -138,6 +162,7 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
         m,
         "notice",
         String(u["title"] ?? u["message"] ?? u["text"] ?? JSON.stringify(u)),
+        seq,
       );
       break;
   }
@@ -163,8 +188,7 @@ function appendText(
   }
   if (text === "" && kind !== "user") return;
   if (kind === "user") m.turns += 1;
-  const id = kind === "user" ? `user-${seq ?? m.count}` : `${kind}-${m.count}`;
-  m.items.push({ id, kind, text, rev: 0 });
+  m.items.push({ id: itemId(m, kind, seq), kind, text, rev: 0 });
 }
 
 /** The user who sent a prompt, as the hub tells on its user_message_chunk updates. */
@@ -185,25 +209,18 @@ function noteAuthor(m: SessionModel, params: Params): void {
   m.authors.add(author);
 }
 
-// Drops the oldest items past MAX_ITEMS (and their tool ids), counted in the first item.
-function trimOldest(m: SessionModel): void {
-  const earlier = m.items[0]?.id === EARLIER ? 1 : 0;
-  const gone = m.items.splice(earlier, m.items.length - earlier - MAX_ITEMS);
-  for (const item of gone)
-    if (item.kind === "tool") m.tools.delete(String(item.call?.["toolCallId"]));
-  m.dropped += gone.length;
-  const text = `${m.dropped.toLocaleString("en")} earlier items are not shown here (the hub's ledger keeps the whole session).`;
-  if (earlier) {
-    m.items[0]!.text = text;
-    m.items[0]!.rev += 1;
-  } else m.items.unshift({ id: EARLIER, kind: "notice", text, rev: 0 });
+// An item's id: its kind and the sequence number of the update that started it.
+function itemId(m: SessionModel, kind: ItemKind, seq?: number): string {
+  return `${kind}-${seq ?? `n${m.count}`}`;
 }
 
-/** The id of the notice that stands for the items dropped from the front. */
-const EARLIER = "earlier";
-
-function pushItem(m: SessionModel, kind: ItemKind, text: string): void {
-  m.items.push({ id: `${kind}-${m.count}`, kind, text, rev: 0 });
+function pushItem(
+  m: SessionModel,
+  kind: ItemKind,
+  text: string,
+  seq?: number,
+): void {
+  m.items.push({ id: itemId(m, kind, seq), kind, text, rev: 0 });
 }
 
 // A tool call's fields, merged over what earlier updates said about the same id.

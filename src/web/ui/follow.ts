@@ -17,8 +17,11 @@ export interface Follow {
 }
 
 // `key` is what is shown (a session id): a new one opens at its end, following, once `ready`
-// (its history replayed and rendered).
-export function useFollow(key: string, ready: boolean): Follow {
+// (its history replayed and rendered). While `live` is false (the page holds an older stretch
+// of the history) the end is not the session's: new content there does not pull the view.
+export function useFollow(key: string, ready: boolean, live = true): Follow {
+  const isLive = useRef(live);
+  isLive.current = live;
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const [following, setFollowing] = useState(true);
@@ -48,7 +51,9 @@ export function useFollow(key: string, ready: boolean): Follow {
         if (!follow.current) set(true);
       } else if (up && follow.current) set(false);
     };
-    const grew = new ResizeObserver(() => follow.current && toEnd());
+    const grew = new ResizeObserver(
+      () => follow.current && isLive.current && toEnd(),
+    );
     grew.observe(inner);
     grew.observe(el);
     el.addEventListener("scroll", onScroll, { passive: true });

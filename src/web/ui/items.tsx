@@ -69,12 +69,25 @@ export function Transcript({
   items,
   scroller,
   authors = false,
+  epoch,
+  live,
 }: {
   items: Item[];
   scroller: RefObject<HTMLDivElement | null>;
   authors?: boolean;
+  /** Bumped when the items were rebuilt from another window of the history. */
+  epoch: number;
+  /** The items reach the session's live end (the view follows that end). */
+  live: boolean;
 }) {
-  const v = useVirtualizer(scroller, items.length, (i) => items[i]!.id, TOP_PX);
+  const v = useVirtualizer(
+    scroller,
+    items.length,
+    (i) => items[i]!.id,
+    TOP_PX,
+    epoch,
+    live,
+  );
   const shown = v.getVirtualItems();
   const before = shown[0]?.start ?? TOP_PX;
   const after = shown.at(-1)?.end ?? TOP_PX;

@@ -1,7 +1,9 @@
 // One session: its header, the transcript (history replayed, then live, followed while the
 // reader is at its end), the current plan, the permission questions waiting for this page's
 // answer, what the agent is doing, and the composer (a "read only" marker for a viewer). A
-// session that does not exist says so.
+// session that does not exist says so. Long sessions are paged: older history is read as the
+// reader nears the top, newer again as they come back down (history-pager.ts).
+import type { RefObject } from "preact";
 import { useEffect, useMemo } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
 import { currentPlan } from "../state/session-model.js";
@@ -35,6 +37,37 @@ function NotFound({ sessionId }: { sessionId: string }) {
   );
 }
 
+/** How near an end of the transcript (px) the next page is read. */
+const PAGE_AHEAD_PX = 2000;
+
+// Reads the next page when the view nears an end of the window that is not the session's.
+function usePaging(
+  store: HubStore,
+  scroller: RefObject<HTMLDivElement | null>,
+) {
+  const check = () => {
+    const el = scroller.current;
+    const w = store.model?.window;
+    if (!el || !w || store.replaying || store.pager.busy) return;
+    if (el.scrollTop < PAGE_AHEAD_PX && w.hasOlder) store.pager.older();
+    else if (
+      el.scrollHeight - el.scrollTop - el.clientHeight < PAGE_AHEAD_PX &&
+      !w.atLive
+    )
+      store.pager.newer();
+  };
+  useEffect(() => {
+    const el = scroller.current;
+    el?.addEventListener("scroll", check, { passive: true });
+    return () => el?.removeEventListener("scroll", check);
+  });
+  // A page just joined may leave the view still near the end: read on.
+  useEffect(() => {
+    const id = requestAnimationFrame(check);
+    return () => cancelAnimationFrame(id);
+  }, [store.version]);
+}
+
 export function SessionView({
   store,
   sessionId,
@@ -56,7 +89,9 @@ export function SessionView({
   );
   const m = store.model;
   const shown = m?.sessionId === sessionId;
-  const follow = useFollow(sessionId, shown && !store.replaying);
+  const live = !shown || m.window.atLive;
+  const follow = useFollow(sessionId, shown && !store.replaying, live);
+  usePaging(store, follow.scroller);
   if (shown && store.notFound) return <NotFound sessionId={sessionId} />;
   if (!m || !shown) return <p class="loading">Loading session…</p>;
   // A viewer only watches: no composer, no permission answers (issue 22).
@@ -82,6 +117,8 @@ export function SessionView({
               items={m.items}
               scroller={follow.scroller}
               authors={m.authors.size > 1}
+              epoch={m.window.epoch}
+              live={live}
             />
           </TerminalReader.Provider>
           {plan && <PlanView entries={plan} />}
@@ -106,7 +143,14 @@ export function SessionView({
         </div>
       </div>
       {!follow.following && (
-        <button type="button" class="jump" onClick={follow.jump}>
+        <button
+          type="button"
+          class="jump"
+          onClick={() => {
+            store.pager.latest();
+            follow.jump();
+          }}
+        >
           Jump to latest ↓
         </button>
       )}
@@ -119,6 +163,7 @@ export function SessionView({
           online={store.status === "online"}
           commands={m.commands}
           onSend={(text) => {
+            store.pager.latest();
             follow.jump();
             void store.prompt(text);
           }}

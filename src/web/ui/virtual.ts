@@ -1,6 +1,7 @@
 // @tanstack/virtual-core wired into Preact: the transcript renders only the items near the
 // view (plus a few either side), each measured once rendered, so a session of thousands of
-// items lays out and paints only what the reader can see.
+// items lays out and paints only what the reader can see. When the items are rebuilt from
+// another window of the history (`epoch`), the item at the top of the view stays in place.
 import {
   elementScroll,
   measureElement,
@@ -38,15 +39,59 @@ function above(item: VirtualItem, v: ListVirtualizer): boolean {
   return item.end <= offset && v.scrollDirection !== "backward";
 }
 
+/** Where the view is: the first item it shows and how far (px) the view's top is below its start. */
+interface Anchor {
+  key: string;
+  delta: number;
+}
+
+// The view's place before the items change (none at the live end: the view follows it there).
+function anchorOf(
+  v: ListVirtualizer,
+  el: HTMLDivElement | null,
+  live: boolean,
+): Anchor | undefined {
+  if (live && atEnd(el)) return undefined;
+  const offset = v.scrollOffset ?? 0;
+  const first = v.getVirtualItems().find((item) => item.end > offset);
+  return first && { key: String(first.key), delta: offset - first.start };
+}
+
+// Puts the anchor's item back where it was in the view, in the list as it is now.
+function restore(
+  v: ListVirtualizer,
+  el: HTMLDivElement | null,
+  anchor: Anchor,
+  keyOf: (index: number) => string,
+): void {
+  if (!el) return;
+  for (let i = 0; i < v.options.count; i++)
+    if (keyOf(i) === anchor.key) {
+      const start = v.measurementsCache[i]?.start;
+      if (start !== undefined) el.scrollTop = start + anchor.delta;
+      return;
+    }
+}
+
 // One virtualizer per list, told the count and keys on every render (as the React adapter does).
 export function useVirtualizer(
   scroller: RefObject<HTMLDivElement | null>,
   count: number,
   keyOf: (index: number) => string,
   scrollMargin: number,
+  epoch = 0,
+  live = true,
 ): ListVirtualizer {
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const ref = useRef<ListVirtualizer | null>(null);
+  const seen = useRef({ epoch, anchor: undefined as Anchor | undefined });
+  const isLive = useRef(live);
+  isLive.current = live;
+  if (ref.current && seen.current.epoch !== epoch)
+    seen.current = {
+      epoch,
+      anchor: anchorOf(ref.current, scroller.current, live),
+    };
   const options = {
     count,
     getScrollElement: () => scroller.current,
@@ -63,10 +108,15 @@ export function useVirtualizer(
   if (!ref.current) {
     ref.current = new Virtualizer<HTMLDivElement, Element>(options);
     ref.current.shouldAdjustScrollPositionOnItemSizeChange = (item, _d, v) =>
-      !atEnd(scroller.current) && above(item, v);
+      !(isLive.current && atEnd(scroller.current)) && above(item, v);
   } else ref.current.setOptions(options);
   const v: ListVirtualizer = ref.current;
   useLayoutEffect(() => v._didMount(), [v]);
   useLayoutEffect(() => v._willUpdate());
+  useLayoutEffect(() => {
+    const { anchor } = seen.current;
+    seen.current.anchor = undefined;
+    if (anchor) restore(v, scroller.current, anchor, keyOf);
+  }, [epoch]);
   return v;
 }

@@ -1,0 +1,109 @@
+// `_acphub/history`: a session's history a page at a time, read from the ledger, for a client
+// that shows a long session without replaying all of it (the web page): the newest page first,
+// then older pages before a cursor as the reader scrolls up, or newer ones after a cursor. Each
+// update carries its sequence number, as on session/load; a session/resume with the last page's
+// seq as `afterSeq` then continues live without a gap. Editors keep session/load's whole replay.
+import type { HubClient } from "./attachments.js";
+import type { SessionHub } from "./session-hub.js";
+import { updatesAfter } from "./turn-records.js";
+import type { PageOptions, StoredEvent } from "../engine/ledger-port.js";
+import { parseEvents } from "../engine/stored-events.js";
+import type { Params } from "../protocol/raw.js";
+import { invalidParams } from "../protocol/wire-errors.js";
+
+export const HISTORY = "_acphub/history";
+
+/** Events in a page unless the client asks for fewer; and the most it may ask for. */
+export const PAGE_EVENTS = { default: 500, max: 5000 };
+/** UTF-8 bytes of stored text in a page unless the client asks for fewer; and the most. */
+export const PAGE_BYTES = { default: 1 << 20, max: 8 << 20 };
+
+export interface HistoryPage {
+  /** The page's updates in order, each with `_meta.acphub.seq`. */
+  updates: Params[];
+  /** The first and last sequence numbers the page read (null: an empty page). */
+  firstSeq: number | null;
+  lastSeq: number | null;
+  /** Whether the ledger holds events beyond the page in the direction read. */
+  more: boolean;
+}
+
+// Answers the method for a client that may see the session (it need not be attached).
+export async function historyPage(
+  hub: SessionHub,
+  client: HubClient,
+  params: Params,
+): Promise<HistoryPage> {
+  const record = await hub.record(params["sessionId"], client);
+  const options = pageOptions(params);
+  const stored = await hub.ledger.readPage(record.id, options);
+  const events = parseEvents(stored, () => undefined);
+  const first = stored[0]?.seq;
+  const last = stored.at(-1)?.seq;
+  return {
+    updates: updatesAfter(record.id, events, 0).map((item) => item.params),
+    firstSeq: first ?? null,
+    lastSeq: last ?? null,
+    more: await moreBeyond(hub, record.id, options, stored),
+  };
+}
+
+// One more event past the page's far end, looked up by the primary key.
+async function moreBeyond(
+  hub: SessionHub,
+  sessionId: string,
+  options: PageOptions,
+  stored: StoredEvent[],
+): Promise<boolean> {
+  if (stored.length === 0) return false;
+  const next =
+    options.from === "newest"
+      ? { afterSeq: options.afterSeq, beforeSeq: stored[0]!.seq }
+      : { afterSeq: stored.at(-1)!.seq, beforeSeq: options.beforeSeq };
+  const beyond = await hub.ledger.readPage(sessionId, {
+    ...next,
+    limit: 1,
+    from: options.from,
+  });
+  return beyond.length > 0;
+}
+
+// The page asked for, checked: cursors are sequence numbers, bounds within the hub's limits.
+function pageOptions(params: Params): PageOptions {
+  const from = params["from"] ?? "newest";
+  if (from !== "newest" && from !== "oldest")
+    throw invalidParams(`${HISTORY}: from must be "newest" or "oldest"`);
+  return {
+    afterSeq: seqParam(params, "afterSeq"),
+    beforeSeq: seqParam(params, "beforeSeq"),
+    limit: bounded(params, "limit", PAGE_EVENTS, "events"),
+    maxBytes: bounded(params, "maxBytes", PAGE_BYTES, "bytes"),
+    from,
+  };
+}
+
+function seqParam(params: Params, name: string): number | undefined {
+  const value = params[name];
+  if (value === undefined || value === null) return undefined;
+  if (!Number.isSafeInteger(value) || (value as number) < 0)
+    throw invalidParams(`${HISTORY}: ${name} must be a sequence number`);
+  return value as number;
+}
+
+// A positive whole number up to the most allowed, or the default when absent.
+function bounded(
+  params: Params,
+  name: string,
+  limits: { default: number; max: number },
+  unit: string,
+): number {
+  const value = params[name];
+  if (value === undefined) return limits.default;
+  if (!Number.isSafeInteger(value) || (value as number) < 1)
+    throw invalidParams(`${HISTORY}: ${name} must be a whole number ≥ 1`);
+  if ((value as number) > limits.max)
+    throw invalidParams(
+      `${HISTORY}: ${name} is at most ${limits.max} ${unit} (asked ${String(value)})`,
+    );
+  return value as number;
+}

@@ -1,0 +1,97 @@
+// Reads a session's history from the hub a page at a time (`_acphub/history`) into the open
+// model's window: the newest page when a session opens, older pages when the reader nears the
+// top, newer ones when they near the bottom of a window that left the live end. One read at a
+// time; an answer for a session no longer open is dropped.
+import type { HubSocket, Params } from "../acp/hub-client.js";
+import {
+  addNewer,
+  addOlder,
+  FIRST_PAGE_EVENTS,
+  PAGE_BYTES,
+  PAGE_EVENTS,
+  readingForward,
+  type HistoryPage,
+} from "./history-window.js";
+import type { SessionModel } from "./session-model.js";
+
+export const HISTORY = "_acphub/history";
+
+export interface PagerHost {
+  model?: SessionModel;
+  connection(): Promise<HubSocket>;
+  /** Applies the live updates received so far (before a page is joined to them). */
+  flushUpdates(): void;
+  changed(): void;
+}
+
+export class HistoryPager {
+  /** A read is in flight. */
+  busy = false;
+
+  constructor(private readonly host: PagerHost) {}
+
+  /** The newest page of a session (its first screen). */
+  static async newest(
+    socket: HubSocket,
+    sessionId: string,
+  ): Promise<HistoryPage> {
+    return socket.request<HistoryPage>(HISTORY, {
+      sessionId,
+      limit: FIRST_PAGE_EVENTS,
+      maxBytes: PAGE_BYTES,
+    });
+  }
+
+  /** The page before the window, put in front of it. */
+  older(): void {
+    const m = this.host.model;
+    if (!m?.window.hasOlder) return;
+    void this.read(m, { beforeSeq: m.window.firstSeq }, (page) =>
+      addOlder(m, page),
+    );
+  }
+
+  /** The page after the window, when it does not reach the live end. */
+  newer(): void {
+    const m = this.host.model;
+    if (!m || m.window.atLive) return;
+    readingForward(m);
+    void this.read(m, { afterSeq: m.window.endSeq, from: "oldest" }, (page) =>
+      addNewer(m, page),
+    );
+  }
+
+  /** The newest page in place of the window (Jump to latest from far up). */
+  latest(): void {
+    const m = this.host.model;
+    if (!m || m.window.atLive) return;
+    readingForward(m);
+    void this.read(m, {}, (page) => addNewer(m, page, true));
+  }
+
+  private async read(
+    m: SessionModel,
+    params: Params,
+    join: (page: HistoryPage) => void,
+  ): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const socket = await this.host.connection();
+      const page = await socket.request<HistoryPage>(HISTORY, {
+        sessionId: m.sessionId,
+        limit: PAGE_EVENTS,
+        maxBytes: PAGE_BYTES,
+        ...params,
+      });
+      if (this.host.model !== m) return;
+      this.host.flushUpdates();
+      join(page);
+    } catch {
+      // The connection dropped: the reader's next scroll asks again.
+    } finally {
+      this.busy = false;
+      this.host.changed();
+    }
+  }
+}
