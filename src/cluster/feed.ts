@@ -3,6 +3,7 @@
 // number is read from the ledger (the truth) and offered, so each update arrives once, in
 // order, with the seq the runner's own clients saw. A client's cursor skips what it already has.
 import { offer, type Attached } from "../hub/attachments.js";
+import { Note } from "../hub/frames.js";
 import type { SessionHub } from "../hub/session-hub.js";
 import { updatesAfter } from "../hub/turn-records.js";
 import type { LedgerEvent } from "../engine/ports.js";
@@ -76,13 +77,14 @@ export class ClusterFeed {
     clients: Attached[],
   ): void {
     const remote = !this.runsHere(sessionId);
-    const bySeq = new Map<number, Params[]>();
-    for (const item of updatesAfter(sessionId, events, after))
-      bySeq.set(item.seq, [...(bySeq.get(item.seq) ?? []), item.params]);
+    const bySeq = new Map<number, Note[]>();
+    for (const item of updatesAfter(sessionId, events, after)) {
+      const note = new Note("session/update", item.params);
+      bySeq.set(item.seq, [...(bySeq.get(item.seq) ?? []), note]);
+    }
     for (const event of events) {
       const batch = bySeq.get(event.seq) ?? [];
-      if (batch.length > 0)
-        for (const a of clients) offer(a, "session/update", batch, event.seq);
+      if (batch.length > 0) for (const a of clients) offer(a, batch, event.seq);
       if (!remote) continue;
       if (event.kind === "prompt") this.hub.watch.started(sessionId);
       if (event.kind === "turn_end")

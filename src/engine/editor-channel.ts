@@ -96,7 +96,7 @@ export class EditorChannel {
       return this.editor?.notify(
         "session/update",
         { sessionId: hubId, ...payload },
-        { seq },
+        { seq, text },
       );
     if (this.head?.hubId !== hubId)
       this.head = { hubId, text: updateFrameHead(hubId) };

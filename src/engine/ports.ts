@@ -102,11 +102,12 @@ export interface SessionOpenParams {
 export interface EditorPort {
   /** In-process editors (the CLI) also see permission, audit and request events. */
   observe?(sessionId: string, event: RunEvent): void;
-  /** `delivery.seq` is the ledger sequence number of a recorded session/update. */
+  /** `delivery.seq` is the ledger sequence number of a recorded session/update; `delivery.text`
+   *  its stored JSON text (the params without sessionId, as JSON.stringify gives them). */
   notify(
     method: string,
     params: unknown,
-    delivery?: { seq?: number },
+    delivery?: { seq?: number; text?: string },
   ): Promise<void>;
   /**
    * Editors whose output acphub frames itself (stdio): whole newline-terminated JSON-RPC frames,

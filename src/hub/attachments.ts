@@ -7,6 +7,7 @@ import { outcomeFor } from "../protocol/permission-options.js";
 import { HubError } from "../shared/errors.js";
 import type { EditorPort } from "../engine/ports.js";
 import type { HubUser } from "../contracts/users.js";
+import { Note, stampedUpdateText } from "./frames.js";
 
 type Params = Record<string, unknown>;
 
@@ -22,8 +23,9 @@ export interface HubClient {
   /** Who opened the connection (issue 22); none: a single-user hub (everything allowed). */
   readonly user?: HubUser;
   /** Queues a notification; never blocks the relay (a slow client is disconnected).
-   *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. */
-  notify(method: string, params: Params, catchUp?: boolean): void;
+   *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. The note
+   *  is shared by every client it goes to (its frame is built once). */
+  notify(note: Note, catchUp?: boolean): void;
   request<T = unknown>(
     method: string,
     params: Params,
@@ -36,7 +38,7 @@ export interface Attached {
   /** The highest sequence number this client has been sent for the session. */
   seq: number;
   /** Live notifications held back while the client catches up from the ledger. */
-  held?: { method: string; batch: Params[]; seq?: number }[];
+  held?: { batch: Note[]; seq?: number }[];
 }
 
 /** Who is attached to which session, and whose prompt runs in each. */
@@ -104,8 +106,7 @@ export class Attachments {
     const held = attached.held ?? [];
     delete attached.held;
     attached.seq = Math.max(attached.seq, seq);
-    for (const item of held)
-      deliver(attached, item.method, item.batch, item.seq, true);
+    for (const item of held) deliver(attached, item.batch, item.seq, true);
   }
 
   isAttached(sessionId: string, client: HubClient): boolean {
@@ -196,13 +197,13 @@ export function fanOutEditor(
       const params = raw as Params;
       const sessionId = params["sessionId"];
       if (typeof sessionId !== "string") {
-        for (const c of attachments.allClients) c.notify(method, params);
+        const note = new Note(method, params);
+        for (const c of attachments.allClients) c.notify(note);
         return Promise.resolve();
       }
-      const seq = delivery?.seq;
-      const stamped = seq === undefined ? params : withSeq(params, seq);
+      const note = stampedNote(method, params, sessionId, delivery);
       for (const a of attachments.attached(sessionId))
-        if (offer(a, method, [stamped], seq) && method === "session/update")
+        if (offer(a, [note], delivery?.seq) && method === "session/update")
           observer.updateRelayed?.();
       return Promise.resolve();
     },
@@ -233,26 +234,42 @@ export function fanOutEditor(
   };
 }
 
+// A notification from a gateway with its ledger seq stamped in; a stored update's frame is
+// built from its stored text (`delivery.text`) rather than by serializing the params again.
+function stampedNote(
+  method: string,
+  params: Params,
+  sessionId: string,
+  delivery?: { seq?: number; text?: string },
+): Note {
+  const seq = delivery?.seq;
+  if (seq === undefined) return new Note(method, params);
+  const stored = delivery?.text;
+  const text =
+    stored !== undefined && method === "session/update"
+      ? stampedUpdateText(sessionId, stored, seq, params)
+      : undefined;
+  return new Note(method, () => withSeq(params, seq), text);
+}
+
 /**
  * Sends an attached client the notifications of one ledger event (`seq`; none for what is not
  * recorded), or holds them while it catches up; false when it already has that event.
  */
 export function offer(
   a: Attached,
-  method: string,
-  batch: Params[],
+  batch: Note[],
   seq: number | undefined,
 ): boolean {
-  if (!a.held) return deliver(a, method, batch, seq);
-  a.held.push({ method, batch, seq });
+  if (!a.held) return deliver(a, batch, seq);
+  a.held.push({ batch, seq });
   return true;
 }
 
 // Sends the notifications unless the client already has their sequence number; true when sent.
 function deliver(
   a: Attached,
-  method: string,
-  batch: Params[],
+  batch: Note[],
   seq: number | undefined,
   catchUp = false,
 ): boolean {
@@ -260,7 +277,7 @@ function deliver(
     if (seq <= a.seq) return false;
     a.seq = seq;
   }
-  for (const params of batch) a.client.notify(method, params, catchUp);
+  for (const note of batch) a.client.notify(note, catchUp);
   return true;
 }
 

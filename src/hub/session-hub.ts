@@ -13,6 +13,7 @@ import {
   type HubClient,
 } from "./attachments.js";
 import { afterSeqOf, agentOf } from "./meta.js";
+import { Note } from "./frames.js";
 import {
   noSession,
   permissionDetail,
@@ -214,7 +215,7 @@ export class SessionHub {
     try {
       const events = await this.shared.events(sessionId, { afterSeq });
       for (const item of updatesAfter(sessionId, events, afterSeq))
-        client.notify("session/update", item.params, true);
+        client.notify(new Note("session/update", item.params), true);
       this.attachments.release(sessionId, client, lastSeq(events, afterSeq));
     } catch (error) {
       this.attachments.detach(client, sessionId);
@@ -241,16 +242,18 @@ export class SessionHub {
     await this.markStanding(client, record.id);
     const gateway = await this.gatewayFor(record.agent);
     if (record.incomplete)
-      client.notify("session/update", {
-        sessionId: record.id,
-        update: {
-          sessionUpdate: "agent_message_chunk",
-          content: {
-            type: "text",
-            text: "[acphub] older history of this session was trimmed (ledger caps); the replay starts later\n",
+      client.notify(
+        new Note("session/update", {
+          sessionId: record.id,
+          update: {
+            sessionUpdate: "agent_message_chunk",
+            content: {
+              type: "text",
+              text: "[acphub] older history of this session was trimmed (ledger caps); the replay starts later\n",
+            },
           },
-        },
-      });
+        }),
+      );
     await this.catchUp(client, record.id, 0);
     return this.restoreIfHeld(record.id, gateway);
   }

@@ -6,6 +6,7 @@
 // prompt's sequence number); the prompter gets its own only when it watches.
 import type { Attachments, HubClient } from "./attachments.js";
 import { offer, withSeq } from "./attachments.js";
+import { Note } from "./frames.js";
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
 import { authorMetaOf } from "../engine/history.js";
 
@@ -71,19 +72,23 @@ export class HubWatch {
     author?: string,
   ): void {
     const owner = this.attachments.owner(sessionId);
-    const batch = blocks.map((content) =>
-      withSeq(
-        {
-          sessionId,
-          update: { sessionUpdate: "user_message_chunk", content },
-          ...authorMeta(author),
-        },
-        seq,
-      ),
+    const batch = blocks.map(
+      (content) =>
+        new Note(
+          "session/update",
+          withSeq(
+            {
+              sessionId,
+              update: { sessionUpdate: "user_message_chunk", content },
+              ...authorMeta(author),
+            },
+            seq,
+          ),
+        ),
     );
     for (const a of this.attachments.attached(sessionId)) {
       if (a.client.closed || (a.client === owner && !a.client.watch)) continue;
-      offer(a, "session/update", batch, seq);
+      offer(a, batch, seq);
     }
     this.started(sessionId);
   }
@@ -112,9 +117,9 @@ export class HubWatch {
       ...this.askedOf(sessionId),
       ...(typeof title === "string" && title ? { title } : {}),
     };
+    const note = new Note(WATCH_METHODS.changed, params);
     for (const c of this.attachments.allClients)
-      if (c.watch && !c.closed && this.mayTell(c, sessionId))
-        c.notify(WATCH_METHODS.changed, params);
+      if (c.watch && !c.closed && this.mayTell(c, sessionId)) c.notify(note);
   }
 
   // Who holds a session's open question ({} when none, or the client gave no name).
@@ -124,9 +129,9 @@ export class HubWatch {
   }
 
   private tellState(sessionId: string, state: Params): void {
+    const note = new Note(WATCH_METHODS.state, { sessionId, ...state });
     for (const a of this.attachments.attached(sessionId))
-      if (a.client.watch && !a.client.closed)
-        a.client.notify(WATCH_METHODS.state, { sessionId, ...state });
+      if (a.client.watch && !a.client.closed) a.client.notify(note);
     this.changed(sessionId);
   }
 }

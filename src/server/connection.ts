@@ -32,6 +32,7 @@ import { ConnectionsByUser } from "./connections-by-user.js";
 import { sharing } from "../hub/share.js";
 import type { Quotas } from "../hub/quotas.js";
 import { admitPrompt, opening } from "./admission.js";
+import { openingWire, type SocketWire } from "./socket-wire.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
@@ -66,13 +67,14 @@ export function hubConnector(o: HubConnectionOptions) {
   return {
     closeUser: (name: string) => byUser.close(name),
     connect(stream: Stream, options?: { deferConnectHandlers?: boolean }) {
-      const conn = newConn(o);
+      const wire = openingWire();
+      const conn = newConn(o, wire);
       const app = buildApp(o, conn);
       const connect = app.connect.bind(app) as (
         s: Stream,
         opts?: unknown,
       ) => AgentConnection;
-      const connection = connect(stream, options);
+      const connection = connect(wire ? wire.carry(stream) : stream, options);
       conn.connection = connection;
       byUser.add(conn.client.user?.name, connection);
       o.hub.addClient(conn.client);
@@ -90,8 +92,9 @@ export function hubConnector(o: HubConnectionOptions) {
 }
 
 // The HubClient of one connection: notifications queue without blocking, up to a bound (a
-// client that stops reading is disconnected, one that is handed a burst is not).
-function newConn(o: HubConnectionOptions): Conn {
+// client that stops reading is disconnected, one that is handed a burst is not). Over a
+// WebSocket they are written as frames (`wire`), else handed to the SDK's transport.
+function newConn(o: HubConnectionOptions, wire?: SocketWire): Conn {
   const outbound = new OutboundQueue(o.maxQueuedMessages, (queued) => {
     o.logger.warn({ queued }, "client too slow; disconnecting");
     conn.connection?.close(
@@ -110,12 +113,13 @@ function newConn(o: HubConnectionOptions): Conn {
       get closed() {
         return conn.connection?.signal.aborted ?? false;
       },
-      notify(method, params, catchUp) {
+      notify(note, catchUp) {
         const c = conn.connection;
         if (!c || c.signal.aborted) return;
-        if (catchUp) return track(conn, c.client.notify(method, params));
-        if (outbound.admit())
-          track(conn, outbound.count(c.client.notify(method, params)));
+        if (wire) return wire.writeNote(note, catchUp ? undefined : outbound);
+        const sent = () => c.client.notify(note.method, note.params);
+        if (catchUp) return track(conn, sent());
+        if (outbound.admit()) track(conn, outbound.count(sent()));
       },
       request: (method, params, signal) => {
         const c = conn.connection;

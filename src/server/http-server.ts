@@ -28,6 +28,7 @@ import type { WebRoutes } from "./web-routes.js";
 import { httpLiveness, type HttpLiveness } from "./http-liveness.js";
 import { keepAlive } from "./ws-keepalive.js";
 import { coalesceWrites } from "./write-coalescing.js";
+import { withWires } from "./socket-wire.js";
 import type { HubUser } from "../contracts/users.js";
 import { BUILTIN_ADMIN_USER } from "./user-directory.js";
 import { runAs } from "./identity-scope.js";
@@ -107,7 +108,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     noServer: true,
     maxPayload: limits.maxFrameBytes,
   });
-  const onUpgrade = createNodeWebSocketUpgradeHandler(acp, wss);
+  const onUpgrade = createNodeWebSocketUpgradeHandler(withWires(acp), wss);
   const stopPings = keepAlive(wss, limits.idleTimeoutMs);
   const liveness = httpLiveness(limits.idleTimeoutMs, (connectionId) => {
     logger.info({ connectionId }, "HTTP client gone (no event stream)");

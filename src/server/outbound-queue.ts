@@ -34,13 +34,21 @@ export class OutboundQueue {
 
   /** Counts a notification in until its write settles. */
   count(sent: Promise<void>): Promise<void> {
+    return sent.finally(this.add());
+  }
+
+  /** Counts a notification in; the function returned counts it out once its write settled. */
+  add(): () => void {
     if (this.queued === 0) this.lastWritten = Date.now();
     this.queued += 1;
-    return sent.finally(() => {
-      this.queued -= 1;
-      this.lastWritten = Date.now();
-    });
+    return this.settled;
   }
+
+  // One notification's write settled (one function for them all: nothing allocated per write).
+  private readonly settled = (): void => {
+    this.queued -= 1;
+    this.lastWritten = Date.now();
+  };
 
   // Nothing was written for stallMs while over the bound.
   private stalled(): boolean {

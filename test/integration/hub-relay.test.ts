@@ -27,7 +27,7 @@ function recordingClient(id: string, onUpdate?: () => void) {
   const client: HubClient = {
     id,
     closed: false,
-    notify(method, params) {
+    notify({ method, params }) {
       if (method !== "session/update") return;
       const p = params as {
         update: { sessionUpdate: string; content?: { text?: string } };

@@ -1,0 +1,95 @@
+// A relayed update is serialized once for every hub client that receives it: each is handed the
+// same note, whose frame is built from the stored JSON text with the seq stamped in, and is
+// byte for byte what serializing the stamped params would give.
+import { describe, expect, it } from "vitest";
+import {
+  Attachments,
+  fanOutEditor,
+  withSeq,
+  type HubClient,
+} from "../../src/hub/attachments.js";
+import type { Note } from "../../src/hub/frames.js";
+
+type Params = Record<string, unknown>;
+
+// A client that keeps the notes it is sent.
+function keeper(id: string, notes: Note[]): HubClient {
+  return {
+    id,
+    closed: false,
+    notify: (note) => void notes.push(note),
+    request: () => Promise.reject(new Error("no requests")),
+  };
+}
+
+// What the SDK wrote for a stamped update before: the params serialized with the envelope.
+function serialized(params: Params, seq: number): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: withSeq(params, seq),
+  });
+}
+
+// Relays one stored update to two attached clients; the notes each was handed.
+async function relay(payload: Params, seq: number) {
+  const attachments = new Attachments();
+  const a: Note[] = [];
+  const b: Note[] = [];
+  attachments.attach("s1", keeper("a", a));
+  attachments.attach("s1", keeper("b", b));
+  const params = { sessionId: "s1", ...payload };
+  const text = JSON.stringify(payload);
+  await fanOutEditor(attachments).notify("session/update", params, {
+    seq,
+    text,
+  });
+  return { a, b, params };
+}
+
+describe("a relayed update's frame", () => {
+  it("is built once for all clients, from the stored text, as serializing would", async () => {
+    const payload = {
+      update: {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: 'é "quoted" \u2028 \n\t' },
+      },
+    };
+    const { a, b, params } = await relay(payload, 42);
+    expect(a).toHaveLength(1);
+    expect(b[0]).toBe(a[0]);
+    const bytes = a[0]!.bytes();
+    expect(b[0]!.bytes()).toBe(bytes);
+    expect(bytes.toString()).toBe(serialized(params, 42));
+    expect(a[0]!.params).toEqual(withSeq(params, 42));
+  });
+
+  it("keeps the agent's own _meta beside the seq", async () => {
+    const payload = {
+      update: { sessionUpdate: "plan", entries: [] },
+      _meta: { agent: { x: 1 }, acphub: { other: true } },
+    };
+    const { a, params } = await relay(payload, 7);
+    expect(a[0]!.bytes().toString()).toBe(serialized(params, 7));
+    expect(JSON.parse(a[0]!.bytes().toString())).toMatchObject({
+      params: { _meta: { agent: { x: 1 }, acphub: { other: true, seq: 7 } } },
+    });
+  });
+
+  it("is not sent again to a client that already has its seq", async () => {
+    const attachments = new Attachments();
+    const a: Note[] = [];
+    attachments.attach("s1", keeper("a", a), 5);
+    const update = { update: { sessionUpdate: "plan", entries: [] } };
+    const editor = fanOutEditor(attachments);
+    for (const seq of [5, 6])
+      await editor.notify(
+        "session/update",
+        { sessionId: "s1", ...update },
+        { seq, text: JSON.stringify(update) },
+      );
+    expect(a.map((n) => (n.params["_meta"] as Params)["acphub"])).toEqual([
+      { seq: 6 },
+    ]);
+  });
+});
