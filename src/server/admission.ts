@@ -3,12 +3,19 @@
 // their right to drive; what passes is noted in the audit log.
 import type { HubClient } from "../hub/attachments.js";
 import type { Params } from "../protocol/raw.js";
-import type { HubConnectionOptions } from "./connection.js";
+import type { SessionHub } from "../hub/session-hub.js";
+import type { Quotas } from "../hub/quotas.js";
+
+/** What the checks need of a connection's options. */
+export interface Admission {
+  hub: SessionHub;
+  quotas?: Quotas;
+}
 
 // Opens a session (new, load, resume, fork; `sessionId`: the one loaded or resumed) within the
 // user's live-sessions quota: refused before anything is created or attached.
 export async function opening<T>(
-  o: HubConnectionOptions,
+  o: Admission,
   client: HubClient,
   sessionId: unknown,
   run: () => Promise<T>,
@@ -26,7 +33,7 @@ export async function opening<T>(
 // A prompt the user may send, within their quotas, is written to the audit log (with its
 // size) before it runs; the returned function ends its quota turn.
 export async function admitPrompt(
-  o: HubConnectionOptions,
+  o: Admission,
   client: HubClient,
   params: Params,
 ): Promise<() => void> {
