@@ -116,6 +116,18 @@ function tap(stream: Stream, into: Raw[]): Stream {
   return { readable, writable: stream.writable };
 }
 
+// A WebSocket class whose socket closed while still connecting (a test's cleanup) does not
+// raise an uncaught "closed before the connection was established": ws emits that as an
+// 'error' event, which the SDK's transport may not be listening for yet.
+function quiet(Base: typeof WebSocket): typeof WebSocket {
+  return class extends Base {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args);
+      this.on("error", () => undefined);
+    }
+  } as typeof WebSocket;
+}
+
 /** An SDK client of the hub over WebSocket or Streamable HTTP. */
 export function connectClient(
   hub: { acpUrl: string; token: string; ca?: string },
@@ -134,7 +146,11 @@ export function connectClient(
           ...(hub.ca ? { fetch: trustingFetch(hub.ca) } : {}),
         })
       : createWebSocketStream(hub.acpUrl.replace(/^http/, "ws"), {
-          WebSocket: (hub.ca ? trustingWebSocket(hub.ca) : WebSocket) as never,
+          WebSocket: quiet(
+            hub.ca
+              ? (trustingWebSocket(hub.ca) as typeof WebSocket)
+              : WebSocket,
+          ) as never,
           headers,
         });
   const notifications: Raw[] = [];

@@ -91,7 +91,8 @@ describe("acphub acp on a PostgreSQL ledger", () => {
   it("PostgreSQL restarted mid-turn: the turn goes on once it is back; away past ledger.retryMs: the turn fails and the editor saw only what was stored", async () => {
     const url = await server.database();
     const home = tempDir();
-    mockConfig(home, [], { ledger: { retryMs: 1500 } });
+    // The budget outlasts a PostgreSQL restart on a busy machine (1.5 s did not, at load 6).
+    mockConfig(home, [], { ledger: { retryMs: 6000 } });
     const e = editors.track(
       startEditor(home, { env: { ACPHUB_LEDGER_URL: url } }),
     );

@@ -28,7 +28,7 @@ function budgets(config: BudgetsConfig, start = Date.UTC(2026, 11, 1, 10)) {
       sessionId,
       promptSeq: 1,
       prompt: [],
-      ...(user ? { user } : {}),
+      ...(user ? { author: user } : {}),
     });
     l.turnEnded!({
       sessionId,

@@ -40,7 +40,7 @@ describe("numbers for people", () => {
       },
     } as never);
     r.endTurn({ stopReason: "end_turn" });
-    expect(printed).toContain("12,345 tokens · $0.00099");
+    expect(printed).toContain("context 12,345/200,000 · $0.00099 so far");
     expect(printed).not.toContain("0.0009900000000000002");
   });
 });
