@@ -61,6 +61,8 @@ export async function claimLease(
   nodeId: string,
   leaseMs: number,
   turn: boolean,
+  /** Called once the session's row is locked, just before the lease is written. */
+  locked: () => void = () => undefined,
 ): Promise<Claim> {
   const client = await pool.connect();
   let broken: Error | undefined;
@@ -70,6 +72,7 @@ export async function claimLease(
       "SELECT id FROM acphub_sessions WHERE id = $1 FOR UPDATE",
       [sessionId],
     );
+    locked();
     const claim = await upsertLease(client, sessionId, nodeId, leaseMs, turn);
     await client.query("COMMIT");
     return claim;

@@ -166,13 +166,16 @@ export class ClusterNode implements SessionRunner {
 
   async claim(sessionId: string, turn: boolean): Promise<Claim> {
     await this.ready;
-    const sent = Date.now();
+    // The lease runs from its write, which may come long after the claim was sent (the row
+    // was locked by a batch of a node cut off mid-transaction): counted from there.
+    let sent = Date.now();
     const claim = await claimLease(
       this.pool,
       sessionId,
       this.id,
       this.leaseMs,
       turn,
+      () => (sent = Date.now()),
     );
     if (claim.held) {
       this.held.add(sessionId);
