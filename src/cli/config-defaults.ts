@@ -15,7 +15,7 @@ import { DEFAULT_LEDGER_CAPS, DEFAULT_PG_RETRY_MS } from "../ledger/caps.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from "../cluster/index.js";
 import { DEFAULT_IDLE_SESSION_MS } from "../hub/idle-sessions.js";
-import { ANSWER_GRACE_MS } from "../hub/attachments.js";
+import { ANSWER_GRACE_MS } from "../hub/fan-out.js";
 
 type Tree = Record<string, unknown>;
 

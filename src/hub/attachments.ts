@@ -1,13 +1,7 @@
-// The editors attached to each hub session, and the one EditorPort the shared gateways talk
-// to: it fans each session's updates out to every attached editor (stamped with the ledger
-// sequence number, never one an editor already has) and routes the agent's requests to the
-// editor whose prompt is running, else to the others.
-import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
-import { outcomeFor } from "../protocol/permission-options.js";
-import { HubError } from "../shared/errors.js";
-import type { EditorPort } from "../engine/ports.js";
+// The editors attached to each hub session: who is attached, whose prompt runs in each, and
+// what each was last sent (fan-out.ts sends through this).
 import type { HubUser } from "../contracts/users.js";
-import { Note, stampedUpdateText } from "./frames.js";
+import type { Note } from "./frames.js";
 
 type Params = Record<string, unknown>;
 
@@ -174,84 +168,6 @@ export class Attachments {
   }
 }
 
-/** What the fan-out tells the hub's observers (metrics, the audit log). */
-export interface FanOutObserver {
-  updateRelayed?(): void;
-  permissionDecided?(outcome: string): void;
-  /** A client answered a permission question (the policy's own refusals are not answers). */
-  permissionAnswered?(
-    client: HubClient,
-    request: Params,
-    answer: unknown,
-  ): void;
-}
-
-// The EditorPort shared by every gateway of the hub.
-export function fanOutEditor(
-  attachments: Attachments,
-  observer: FanOutObserver = {},
-  graceMs = ANSWER_GRACE_MS,
-): EditorPort {
-  return {
-    notify: (method, raw, delivery) => {
-      const params = raw as Params;
-      const sessionId = params["sessionId"];
-      if (typeof sessionId !== "string") {
-        const note = new Note(method, params);
-        for (const c of attachments.allClients) c.notify(note);
-        return Promise.resolve();
-      }
-      const note = stampedNote(method, params, sessionId, delivery);
-      for (const a of attachments.attached(sessionId))
-        if (offer(a, [note], delivery?.seq) && method === "session/update")
-          observer.updateRelayed?.();
-      return Promise.resolve();
-    },
-    request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
-      const params = raw as Params;
-      if (method === "session/request_permission") {
-        const outcome = await askPermission(
-          attachments,
-          params,
-          graceMs,
-          signal,
-          (client, answer) =>
-            observer.permissionAnswered?.(client, params, answer),
-        );
-        observer.permissionDecided?.(
-          (outcome as { outcome: { outcome: string } }).outcome.outcome,
-        );
-        return outcome as T;
-      }
-      const target = targetsOf(attachments, params)[0];
-      if (!target)
-        throw new HubError(
-          "CLOSED",
-          `no editor is attached to answer ${method}`,
-        );
-      return target.request<T>(method, params, signal);
-    },
-  };
-}
-
-// A notification from a gateway with its ledger seq stamped in; a stored update's frame is
-// built from its stored text (`delivery.text`) rather than by serializing the params again.
-function stampedNote(
-  method: string,
-  params: Params,
-  sessionId: string,
-  delivery?: { seq?: number; text?: string },
-): Note {
-  const seq = delivery?.seq;
-  if (seq === undefined) return new Note(method, params);
-  const stored = delivery?.text;
-  const text =
-    stored !== undefined && method === "session/update"
-      ? stampedUpdateText(sessionId, stored, seq, params)
-      : undefined;
-  return new Note(method, () => withSeq(params, seq), text);
-}
-
 /**
  * Sends an attached client the notifications of one ledger event (`seq`; none for what is not
  * recorded), or holds them while it catches up; false when it already has that event.
@@ -286,95 +202,4 @@ export function withSeq(params: Params, seq: number): Params {
   const meta = (params["_meta"] as Params | undefined) ?? {};
   const acphub = (meta["acphub"] as Params | undefined) ?? {};
   return { ...params, _meta: { ...meta, acphub: { ...acphub, seq } } };
-}
-
-// The prompting editor first, then every other attached editor.
-function targetsOf(attachments: Attachments, params: Params): HubClient[] {
-  const sessionId = String(params["sessionId"]);
-  const owner = attachments.owner(sessionId);
-  const others = attachments
-    .attached(sessionId)
-    .map((a) => a.client)
-    .filter(
-      (c) => c !== owner && !c.closed && attachments.mayAnswer(sessionId, c),
-    );
-  return owner && !owner.closed ? [owner, ...others] : others;
-}
-
-/** How long a permission question waits for an editor to re-attach when the ones that could
- *  answer it have gone (a reconnecting shim or page), before the policy's refusal. */
-export const ANSWER_GRACE_MS = 10_000;
-
-// Asks the prompting editor; if it is gone, races the other attached editors (first answer
-// wins, the rest are cancelled). With nobody left to answer, waits up to `graceMs` for an
-// editor to attach (the prompting one reconnecting: an answer lost with its link is asked
-// again), then refuses (the policy's "ask" fallback).
-async function askPermission(
-  attachments: Attachments,
-  params: Params,
-  graceMs: number,
-  signal: AbortSignal | undefined,
-  answered: (client: HubClient, answer: unknown) => void,
-): Promise<unknown> {
-  const sessionId = String(params["sessionId"]);
-  const deadline = Date.now() + graceMs;
-  const owner = attachments.owner(sessionId);
-  if (owner && !owner.closed) {
-    try {
-      const answer = await owner.request(
-        "session/request_permission",
-        params,
-        signal,
-      );
-      answered(owner, answer);
-      return answer;
-    } catch (error) {
-      if (signal?.aborted || !owner.closed) throw error;
-    }
-  }
-  for (;;) {
-    const others = targetsOf(attachments, params);
-    if (others.length > 0) {
-      try {
-        return await firstAnswer(others, params, signal, answered);
-      } catch (error) {
-        if (signal?.aborted || others.some((c) => !c.closed)) throw error;
-        continue; // every one of them left while asked
-      }
-    }
-    const left = deadline - Date.now();
-    if (left <= 0 || !(await attachments.nextAttach(sessionId, left, signal))) {
-      const options = (params as unknown as RequestPermissionRequest).options;
-      return { outcome: outcomeFor("reject", options) };
-    }
-  }
-}
-
-// Sends the request to every client; the first answer wins and the others are cancelled.
-async function firstAnswer(
-  clients: HubClient[],
-  params: Params,
-  signal: AbortSignal | undefined,
-  answered: (client: HubClient, answer: unknown) => void,
-): Promise<unknown> {
-  const controllers = clients.map(() => new AbortController());
-  const onAbort = () => controllers.forEach((c) => c.abort());
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const [client, answer] = await Promise.any(
-      clients.map((c, i) =>
-        c
-          .request("session/request_permission", params, controllers[i]!.signal)
-          .then((a) => [c, a] as const),
-      ),
-    );
-    answered(client, answer);
-    return answer;
-  } catch (error) {
-    const first = (error as AggregateError).errors?.[0] as unknown;
-    throw first ?? error;
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    onAbort();
-  }
 }

@@ -6,12 +6,8 @@ import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
 import type { Gateway } from "../engine/gateway.js";
 import { ledgerWith, type EngineEvents } from "../engine/events.js";
-import {
-  Attachments,
-  fanOutEditor,
-  type FanOutObserver,
-  type HubClient,
-} from "./attachments.js";
+import { Attachments, type HubClient } from "./attachments.js";
+import { fanOutEditor, type FanOutObserver } from "./fan-out.js";
 import { afterSeqOf, agentOf } from "./meta.js";
 import { Note } from "./frames.js";
 import {

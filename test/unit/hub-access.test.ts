@@ -1,11 +1,8 @@
 // Permission questions on a shared hub session (issue 22): they go to the prompting client,
 // then to the session's other drivers — never to a client that may only watch it.
 import { describe, expect, it } from "vitest";
-import {
-  Attachments,
-  fanOutEditor,
-  type HubClient,
-} from "../../src/hub/attachments.js";
+import { Attachments, type HubClient } from "../../src/hub/attachments.js";
+import { fanOutEditor } from "../../src/hub/fan-out.js";
 
 // A client that records the requests it is sent and answers with its own name.
 function fakeClient(id: string, asked: string[]): HubClient {

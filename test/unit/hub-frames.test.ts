@@ -4,10 +4,10 @@
 import { describe, expect, it } from "vitest";
 import {
   Attachments,
-  fanOutEditor,
   withSeq,
   type HubClient,
 } from "../../src/hub/attachments.js";
+import { fanOutEditor } from "../../src/hub/fan-out.js";
 import type { Note } from "../../src/hub/frames.js";
 
 type Params = Record<string, unknown>;
