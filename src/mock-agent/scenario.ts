@@ -39,6 +39,8 @@ export const STEP_HELP: Record<string, string> = {
   state:
     "true — report the client's capabilities and the session's mode, model and options",
   sleep: "MS — wait; session/cancel ends the turn with cancelled",
+  waitFile:
+    '"PATH" — wait until this file exists (checked every 20 ms, at most 60 s); session/cancel ends the turn with cancelled',
   hang: "true — never answer and ignore session/cancel",
   exit: "CODE — exit the process mid-turn",
   stderr: '"…" — write a line to stderr (shows in acphub\'s error messages)',

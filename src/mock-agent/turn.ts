@@ -1,6 +1,7 @@
 // Runs one scenario turn of the mock agent against the client, step by step.
 import { RequestError, type PromptResponse } from "@agentclientprotocol/sdk";
 import { methods } from "../protocol/methods.js";
+import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Scenario, Step } from "./scenario.js";
 import {
@@ -118,6 +119,8 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
         throw new EndTurn("cancelled");
       }
       return;
+    case "waitFile":
+      return waitFile(ctx, String(value));
     case "hang":
       return new Promise<void>(() => setInterval(() => undefined, 60_000));
     case "exit":
@@ -175,4 +178,17 @@ export async function runTurn(
     ...(scenario.usage ? { usage: scenario.usage } : {}),
     ...(scenario._meta ? { _meta: scenario._meta } : {}),
   };
+}
+
+// Lets a test order the agent's next step after something it did itself (no sleeps to guess).
+async function waitFile(ctx: TurnContext, path: string): Promise<void> {
+  for (let waited = 0; !existsSync(path); waited += 20) {
+    if (waited >= 60_000)
+      throw new Error(`waitFile: ${path} did not appear in 60 s`);
+    try {
+      await sleep(20, undefined, { signal: ctx.signal });
+    } catch {
+      throw new EndTurn("cancelled");
+    }
+  }
 }

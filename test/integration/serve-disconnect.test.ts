@@ -140,7 +140,8 @@ describe("cancelOnDisconnect: the edges", () => {
   it("on: a Streamable HTTP client that vanishes (no DELETE, its event streams dropped) has its turn cancelled", async () => {
     const { h, home } = await fx.start({
       cancelOnDisconnect: true,
-      idleTimeoutMs: 500,
+      // Long enough for a loaded machine to open the event stream after initialize.
+      idleTimeoutMs: 2_000,
     });
     // Every request of this client goes through one switch: "crashing" drops them all at once.
     const crash = new AbortController();
@@ -186,11 +187,13 @@ describe("cancelOnDisconnect: the edges", () => {
   it("a Streamable HTTP client that is idle but alive (holding its event streams) stays connected", async () => {
     const { h, home } = await fx.start({
       cancelOnDisconnect: true,
-      idleTimeoutMs: 300,
+      // Long enough for a loaded machine to open the event stream after initialize; the
+      // wait below is well past it.
+      idleTimeoutMs: 2_000,
     });
     const c = fx.connect(h, "http");
     const sessionId = await openSession(c, home);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await new Promise((r) => setTimeout(r, 5_000));
     const result = await c.agent.request<{ stopReason: string }>(
       "session/prompt",
       { sessionId, prompt: text(SHORT) },

@@ -1,6 +1,8 @@
 // Many clients, one session, through a real `acphub serve`: replay after a cursor, permission
 // routing when the prompting client has gone, cancel from another client, the busy error,
 // idempotent re-sends, and what a disconnection does to a running turn.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import {
@@ -13,7 +15,7 @@ import {
   until,
   type HubTestClient,
 } from "../helpers/hub.js";
-import { steps } from "../helpers/mock.js";
+import { steps, tempDir } from "../helpers/mock.js";
 
 const fx = hubFixture();
 afterEach(() => fx.cleanup());
@@ -78,13 +80,15 @@ describe("acphub serve: sessions shared by connections", () => {
     const { h, home } = await fx.start();
     const prompter = fx.connect(h, "ws");
     const sessionId = await openSession(prompter, home);
+    // The agent asks only once the prompter is gone (a sleep here lost the race under load).
+    const go = join(tempDir(), "go");
     void prompter.agent
       .request("session/prompt", {
         sessionId,
         prompt: text(
           steps(
             { text: "start" },
-            { sleep: 1500 },
+            { waitFile: go },
             { permission: { title: "Edit it", kind: "edit" } },
           ),
         ),
@@ -104,6 +108,13 @@ describe("acphub serve: sessions shared by connections", () => {
     await load(fast, sessionId, home);
     await load(slow, sessionId, home);
     prompter.close();
+    await until(async () => {
+      const res = await fetch(`${h.url}/metrics`, {
+        headers: { Authorization: `Bearer ${h.token}` },
+      });
+      return /^acphub_connections 2$/m.test(await res.text());
+    });
+    writeFileSync(go, "");
     await until(() => said(fast, sessionId).includes("permission granted"));
     await until(() => cancelled.length === 1);
     await until(() => said(slow, sessionId).includes("permission granted"));
