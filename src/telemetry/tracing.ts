@@ -1,12 +1,7 @@
 // Tracing for a process: nothing when no endpoint is configured (the SDK is never loaded), else
 // one SDK whose tracer each gateway's turns use, and the ledger's batches that hold a running
-// turn's events as `ledger batch` spans under that turn.
-import {
-  SpanStatusCode,
-  trace,
-  type Context,
-  type Tracer,
-} from "@opentelemetry/api";
+// turn's events counted on that turn (slow ones as `ledger batch` spans under it).
+import { SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
 import type { Config } from "../config/schema.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { LedgerBatchReport } from "../engine/ports.js";
