@@ -30,6 +30,10 @@ const PARTS = [
     /hub\/(attachments|frames)|server\/(connection|socket-wire|outbound-queue)/,
   ],
   [
+    "tracing (OpenTelemetry SDK, OTLP export, acphub's telemetry)",
+    /@opentelemetry|\/telemetry\//,
+  ],
+  [
     "engine relay (session relay, editor channel, group commit)",
     /session-relay|editor-channel|group-commit|event-log|counters|followers/,
   ],

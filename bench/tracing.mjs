@@ -33,9 +33,19 @@ function cpuSeconds(pid) {
   return (Number(f[11]) + Number(f[12])) / TICKS;
 }
 
+// Node's options for one of the two processes: with BENCH_PROF_DIR, a CPU profile of each
+// (written at exit into BENCH_PROF_DIR/off and BENCH_PROF_DIR/on; bench/profile-shares.mjs reads it).
+const nodeArgs = (label) =>
+  process.env.BENCH_PROF_DIR
+    ? [
+        "--cpu-prof",
+        `--cpu-prof-dir=${join(process.env.BENCH_PROF_DIR, label)}`,
+      ]
+    : [];
+
 // acphub acp with one session open; counts the updates relayed.
-async function opened(env) {
-  const child = spawn(process.execPath, [CLI, "acp"], {
+async function opened(env, label) {
+  const child = spawn(process.execPath, [...nodeArgs(label), CLI, "acp"], {
     stdio: ["pipe", "pipe", "inherit"],
     env: { PATH: process.env.PATH ?? "", ACPHUB_HOME: home(), ...env },
   });
@@ -87,11 +97,17 @@ const sink = createServer((req, res) => {
 await new Promise((r) => sink.listen(0, "127.0.0.1", r));
 const endpoint = `http://127.0.0.1:${sink.address().port}`;
 
-const off = await opened({});
-const on = await opened({
-  OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-  OTEL_BSP_SCHEDULE_DELAY: "200",
-});
+const off = await opened({}, "off");
+// BENCH_CONTROL=1: the second process is told to trace but OTEL_SDK_DISABLED turns it off, so
+// the two differ in nothing: the "overhead" printed is the bench's own bias and noise.
+const on = await opened(
+  {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_BSP_SCHEDULE_DELAY: "200",
+    ...(process.env.BENCH_CONTROL ? { OTEL_SDK_DISABLED: "true" } : {}),
+  },
+  "on",
+);
 await turn(off); // warm-up rounds, not counted
 await turn(on);
 off.cpu.length = 0;

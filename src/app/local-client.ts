@@ -1,5 +1,6 @@
 // The CLI as an in-process editor of the gateway: `run` and `chat` get the same ledger,
 // restoration and policy as `acphub acp`, so their sessions can be listed, shown and resumed.
+import { budgetsOf } from "../telemetry/budgets.js";
 import type { AgentProcess } from "../agents/agent-process.js";
 import type { AgentLaunch } from "../agents/registry.js";
 import { reapOrphans } from "../agents/orphans.js";
@@ -181,7 +182,15 @@ export async function openLocalClient(
     prespawned: o.prespawned,
     ...(o.viaHub ? { agentIsHub: o.replay ? "replay" : true } : {}),
     ...(o.workflows
-      ? { commands: workflowCommands(o.ctx, ledger, runHostFactory(o.ctx)) }
+      ? {
+          commands: workflowCommands(
+            o.ctx,
+            ledger,
+            runHostFactory(o.ctx),
+            undefined,
+            budgetsOf(o.ctx.config, ledger),
+          ),
+        }
       : {}),
     signal: o.signal,
   });

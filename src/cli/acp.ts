@@ -1,5 +1,6 @@
 // `acphub acp`: serve the configured agent to an editor over stdio, with sessions recorded in
 // the ledger. Logs go to stderr; stdout carries only protocol frames.
+import { budgetsOf } from "../telemetry/budgets.js";
 import { reapOrphans } from "../agents/orphans.js";
 import { defaultAgentName, resolveAgent } from "../agents/registry.js";
 import { sandboxedLaunch } from "../app/sandbox.js";
@@ -82,6 +83,7 @@ export async function acpCommand(options: AcpOptions): Promise<ExitCode> {
       ledger,
       runHostFactory(ctx),
       options.workflow,
+      budgetsOf(ctx.config, ledger),
     ),
     cwd,
     ...(tracing ? { tracing } : {}),

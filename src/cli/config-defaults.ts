@@ -78,7 +78,12 @@ export function configDefaults(): Tree {
       },
       perUser: {},
     },
-    telemetry: { endpoint: null, serviceName: "acphub", captureContent: false },
+    telemetry: {
+      endpoint: null,
+      serviceName: "acphub",
+      captureContent: false,
+      ledgerBatchSpanMs: 50,
+    },
     cluster: {
       leaseMs: DEFAULT_LEASE_MS,
       heartbeatMs: null,

@@ -1,6 +1,7 @@
 // `acphub flow run` and `flow resume`: a workflow run from the command line, its progress in
 // the ledger (the run is a session; each step agent's session is a child of it), its events
 // rendered like `acphub run`, gates asked at the terminal or answered by --approve.
+import { budgetsOf } from "../telemetry/budgets.js";
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { RunEvent } from "../contracts/events.js";
@@ -17,6 +18,7 @@ import {
 } from "../workflows/runner.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import type { AppContext } from "../config/context.js";
+import type { Config } from "../config/schema.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { flowApprover, terminalAsker, type AskLine } from "./flow-approver.js";
 import {
@@ -182,6 +184,7 @@ async function flowCommand(
           ledger: ledger!,
           runId: p.runId,
           logger: ctx.logger,
+          ...budgetOf(ctx.config, ledger!),
         })),
         shell: shellPort(host!, p.runId),
         gate: gatePort(options, ask, () => (unasked = true)),
@@ -247,4 +250,10 @@ function report(
     error.message += ` (run ${runId}; continue with acphub flow resume ${runId})`;
   reportError(error, json);
   return toExitCode(error);
+}
+
+// limits.budget for the run's step agents (over the run's ledger), when config names any.
+function budgetOf(config: Config, ledger: LedgerPort) {
+  const budget = budgetsOf(config, ledger);
+  return budget ? { budget } : {};
 }

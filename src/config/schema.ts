@@ -118,6 +118,9 @@ export const configSchema = z.strictObject({
       serviceName: z.string().min(1).optional(),
       /** Prompt and reply text on the spans, masked (default off). */
       captureContent: z.boolean().optional(),
+      /** A ledger group commit of a running turn taking at least this long (ms; default 50, 0:
+       *  every commit) gets a `ledger batch` span; every commit is counted on the turn's span. */
+      ledgerBatchSpanMs: z.number().int().min(0).optional(),
     })
     .optional(),
   permissions: z

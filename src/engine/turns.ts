@@ -7,7 +7,7 @@ import type {
   RunEvent,
 } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
-import { errorMessage, HubError } from "../shared/errors.js";
+import { errorMessage, HubError, hubsOwnError } from "../shared/errors.js";
 import { primingBlock, titleFromPrompt } from "./history.js";
 import { checkPromptSize } from "./limits.js";
 import { tellStored } from "./notices.js";
@@ -27,6 +27,7 @@ type TurnParts = Pick<
   | "sessions"
   | "events"
   | "budget"
+  | "agentIsHub"
 >;
 
 /** A checked prompt: its blocks, the editor's `_meta`, the hub user who sent it. */
@@ -149,7 +150,9 @@ async function runTurn(
     await tellBudgetNotices(parts, hubId);
     live.compacting = compactTurn(parts, hubId, promptSeq, endSeq);
     return result.response;
-  } catch (error) {
+  } catch (caught) {
+    // A hub as the agent: its own refusals (a spent budget) keep their code.
+    const error = parts.agentIsHub ? hubsOwnError(caught) : caught;
     const message = errorMessage(error);
     await parts.ledger
       .append(hubId, "turn_end", { error: message })

@@ -80,3 +80,23 @@ export function errorMessage(error: unknown): string {
     return String(error);
   }
 }
+
+/** The errors of an acphub hub (the agent of `acp --hub`, `run --hub`) that keep their own code
+ *  on this side: a refusal the CLI maps to an exit code of its own. */
+const HUBS_OWN: readonly HubErrorCode[] = ["BUDGET_EXCEEDED"];
+
+// A hub's refusal, answered as a JSON-RPC error whose `data.code` names acphub's code, as the
+// same HubError a local acphub would throw (its message, code and details); else `error`.
+export function hubsOwnError(error: unknown): unknown {
+  if (!isHubError(error, "AGENT_ERROR")) return error;
+  const data = error.details["data"] as Record<string, unknown> | undefined;
+  const cause = error.cause as { message?: unknown } | undefined;
+  const code = HUBS_OWN.find((c) => c === data?.["code"]);
+  if (!code || !data || typeof cause?.message !== "string") return error;
+  const { code: _code, retryable, ...details } = data;
+  return new HubError(code, cause.message, {
+    cause: error,
+    retryable: retryable === true,
+    details,
+  });
+}

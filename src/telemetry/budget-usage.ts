@@ -1,7 +1,7 @@
 // What budgets count, and how much of it the ledger already holds: the tokens of each prompt
 // answer and the growth of each session's cumulative cost, per agent and per hub user, within
 // the current UTC day and month.
-import type { LedgerEvent, LedgerPort } from "../engine/ports.js";
+import type { LedgerEvent } from "../engine/ports.js";
 
 export type BudgetPeriod = "day" | "month";
 export const BUDGET_PERIODS: readonly BudgetPeriod[] = ["day", "month"];
@@ -75,77 +75,50 @@ export interface Use {
   currency: string | null;
 }
 
-// Walks one session's events: each turn's tokens and each cost growth, with the user who sent
-// the turn's prompt. Returns the session's last reported cumulative cost.
+/** Where a walk through one session's events stands: who sent the last prompt, the last
+ *  cumulative cost reported (the next growth counts from it). */
+export interface SessionWalk {
+  user?: string;
+  lastCost?: number;
+}
+
+// Walks events of one session from `walk` on (updated in place): each turn's tokens and each
+// cost growth, with the user who sent the turn's prompt.
 export function sessionUses(
   agent: string,
   events: LedgerEvent[],
   use: (u: Use) => void,
-): number | undefined {
-  let user: string | undefined;
-  let last: number | undefined;
+  walk: SessionWalk = {},
+): SessionWalk {
   for (const e of events) {
     if (e.kind === "prompt") {
       const u = e.payload["author"];
-      user = typeof u === "string" ? u : undefined;
+      if (typeof u === "string") walk.user = u;
+      else delete walk.user;
     } else if (e.kind === "turn_end") {
       const usage = e.payload["usage"] as Record<string, unknown> | undefined;
       const tokens = turnTokens(usage);
       if (tokens > 0)
-        use({ at: e.at, agent, user, tokens, cost: 0, currency: null });
+        use({ at: e.at, agent, ...who(walk), tokens, cost: 0, currency: null });
     } else if (e.kind === "update") {
       const cost = reportedCost(
         (e.payload["update"] ?? {}) as Record<string, unknown>,
       );
       if (!cost) continue;
-      const growth = Math.max(0, cost.amount - (last ?? 0));
-      last = cost.amount;
+      const growth = Math.max(0, cost.amount - (walk.lastCost ?? 0));
+      walk.lastCost = cost.amount;
       if (growth > 0)
         use({
           at: e.at,
           agent,
-          user,
+          ...who(walk),
           tokens: 0,
           cost: growth,
           currency: cost.currency,
         });
     }
   }
-  return last;
+  return walk;
 }
 
-// Every use recorded since `since` (sessions updated since then), and each such session's last
-// reported cost.
-export async function usesSince(
-  ledger: LedgerPort,
-  since: number,
-  use: (u: Use) => void,
-): Promise<Map<string, number>> {
-  const lastCost = new Map<string, number>();
-  let cursor: string | null = null;
-  do {
-    const page = await ledger.listSessions({ cursor, limit: 500 });
-    for (const record of page.sessions) {
-      if (record.updatedAt < since) continue;
-      const last = sessionUses(
-        record.agent,
-        await ledger.events(record.id),
-        (u) => {
-          if (u.at >= since) use(u);
-        },
-      );
-      if (last !== undefined) lastCost.set(record.id, last);
-    }
-    cursor = page.nextCursor;
-  } while (cursor);
-  return lastCost;
-}
-
-// A session's last reported cumulative cost (its cost growth counts from there).
-export async function lastCostOf(
-  ledger: LedgerPort,
-  sessionId: string,
-  agent: string,
-): Promise<number | undefined> {
-  return sessionUses(agent, await ledger.events(sessionId), () => undefined);
-}
+const who = (walk: SessionWalk) => (walk.user ? { user: walk.user } : {});

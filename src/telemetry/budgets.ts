@@ -1,59 +1,48 @@
 // Budgets (config limits.budget): tokens and/or cost per UTC day or month, per agent and per hub
-// user. What the ledger holds of the current periods is read once, then every turn's usage is
-// counted as it happens (per process). A spent budget refuses the next prompt; the turn that
-// spends it finishes. A turn passing 80 % or 100 % earns a notice.
+// user. Each prompt is admitted on what the ledger holds of the current periods (every process
+// on it: budget-ledger.ts reads only what is new). A spent budget refuses the next prompt; the
+// turn that spends it finishes. A turn passing 80 % or 100 % earns a notice.
 import type { BudgetLimit, BudgetsConfig, Config } from "../config/schema.js";
 import type { BudgetPort, TurnPayer } from "../engine/budget-port.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { NoticePayload } from "../engine/notices.js";
 import type { LedgerPort } from "../engine/ports.js";
+import { LedgerTally } from "./budget-ledger.js";
 import {
-  BUDGET_PERIODS,
   budgetClock,
-  lastCostOf,
   periodAt,
   reportedCost,
   turnTokens,
-  usesSince,
-  type BudgetPeriod,
   type Spent,
-  type Use,
 } from "./budget-usage.js";
 import { budgetNotice, spentError, type Applied } from "./budget-text.js";
 
-/** A running turn: whom it counts against, and how far its budgets were when it started. */
+/** A running turn: whom it counts against, how far its budgets were when it started, and what
+ *  it used so far (the ledger holds it once the turn is recorded; this is for its notices). */
 interface RunningTurn {
   payer: TurnPayer;
   before: number[];
+  own: Spent;
+  lastCost: number | undefined;
 }
 
 export class Budgets implements BudgetPort {
-  private readonly tally = new Map<string, Spent>();
-  private readonly starts = new Map<BudgetPeriod, number>();
-  private readonly lastCost = new Map<string, number>();
+  private readonly ledgerUse: LedgerTally;
   private readonly running = new Map<string, RunningTurn>();
   private readonly earned = new Map<string, NoticePayload[]>();
-  private seeded: Promise<void> | undefined;
 
   constructor(
     private readonly config: BudgetsConfig,
-    private readonly ledger: LedgerPort,
+    ledger: LedgerPort,
     private readonly now: () => number = budgetClock(),
-  ) {}
+  ) {
+    this.ledgerUse = new LedgerTally(ledger, now);
+  }
 
+  // What the ledger holds now (every process's turns), then each budget of the payer.
   async admit(payer: TurnPayer): Promise<void> {
-    // A ledger that failed to answer is asked again by the next prompt.
-    this.seeded ??= this.seed().catch((error: unknown) => {
-      this.seeded = undefined;
-      throw error;
-    });
-    await this.seeded;
-    if (!this.lastCost.has(payer.sessionId)) {
-      const last = await lastCostOf(this.ledger, payer.sessionId, payer.agent);
-      if (last !== undefined && !this.lastCost.has(payer.sessionId))
-        this.lastCost.set(payer.sessionId, last);
-    }
-    this.roll();
+    await this.ledgerUse.sync();
+    this.ledgerUse.roll();
     for (const b of this.applied(payer))
       if (level(b) >= 1) throw spentError(b, this.now());
   }
@@ -73,10 +62,12 @@ export class Budgets implements BudgetPort {
           agent,
           ...(e.author ? { user: e.author } : {}),
         };
-        this.roll();
+        this.ledgerUse.roll();
         this.running.set(e.sessionId, {
           payer,
           before: this.applied(payer).map(level),
+          own: { tokens: 0, cost: 0, currency: null },
+          lastCost: this.ledgerUse.lastCost(e.sessionId),
         });
       },
       turnEvent: (sessionId, event) => {
@@ -84,23 +75,15 @@ export class Budgets implements BudgetPort {
         if (!turn || event.type !== "session_update") return;
         const cost = reportedCost(event.update as Record<string, unknown>);
         if (!cost) return;
-        const growth = Math.max(
-          0,
-          cost.amount - (this.lastCost.get(sessionId) ?? 0),
-        );
-        this.lastCost.set(sessionId, cost.amount);
-        this.count(turn.payer, {
-          tokens: 0,
-          cost: growth,
-          currency: cost.currency,
-        });
+        turn.own.cost += Math.max(0, cost.amount - (turn.lastCost ?? 0));
+        turn.own.currency ??= cost.currency;
+        turn.lastCost = cost.amount;
       },
       turnEnded: (e) => {
         const turn = this.running.get(e.sessionId);
         this.running.delete(e.sessionId);
         if (!turn) return;
-        const tokens = turnTokens(e.usage);
-        this.count(turn.payer, { tokens, cost: 0, currency: null });
+        turn.own.tokens += turnTokens(e.usage);
         if (e.error === undefined)
           this.earned.set(e.sessionId, this.notices(turn));
       },
@@ -110,74 +93,17 @@ export class Budgets implements BudgetPort {
   // The notices of budgets the turn took past 80 % or 100 %.
   private notices(turn: RunningTurn): NoticePayload[] {
     const out: NoticePayload[] = [];
-    this.applied(turn.payer).forEach((b, i) => {
+    this.ledgerUse.roll();
+    this.applied(turn.payer, turn.own).forEach((b, i) => {
       const notice = budgetNotice(b, turn.before[i] ?? 0, level(b), this.now());
       if (notice) out.push(notice);
     });
     return out;
   }
 
-  // Adds a use to the payer's agent and user, in each period.
-  private count(payer: TurnPayer, use: Spent): void {
-    this.roll();
-    const add = (key: string) => {
-      for (const kind of BUDGET_PERIODS) {
-        const spent = this.spentOf(`${key}:${kind}`);
-        spent.tokens += use.tokens;
-        spent.cost += use.cost;
-        spent.currency ??= use.currency;
-      }
-    };
-    add(`agents:${payer.agent}`);
-    if (payer.user) add(`users:${payer.user}`);
-  }
-
-  private spentOf(key: string): Spent {
-    let spent = this.tally.get(key);
-    if (!spent) {
-      spent = { tokens: 0, cost: 0, currency: null };
-      this.tally.set(key, spent);
-    }
-    return spent;
-  }
-
-  // A new day or month starts from nothing: the counts of the one before are dropped.
-  private roll(): void {
-    for (const kind of BUDGET_PERIODS) {
-      const { start } = periodAt(kind, this.now());
-      if (this.starts.get(kind) === start) continue;
-      if (this.starts.has(kind))
-        for (const key of [...this.tally.keys()])
-          if (key.endsWith(`:${kind}`)) this.tally.delete(key);
-      this.starts.set(kind, start);
-    }
-  }
-
-  // What the ledger holds of the current day and month (read once per process).
-  private async seed(): Promise<void> {
-    this.roll();
-    const since = Math.min(...this.starts.values());
-    const uses: Use[] = [];
-    const last = await usesSince(this.ledger, since, (u) => uses.push(u));
-    for (const [id, cost] of last) this.lastCost.set(id, cost);
-    for (const u of uses)
-      for (const kind of BUDGET_PERIODS) {
-        if (u.at < this.starts.get(kind)!) continue;
-        const keys = [
-          `agents:${u.agent}`,
-          ...(u.user ? [`users:${u.user}`] : []),
-        ];
-        for (const key of keys) {
-          const spent = this.spentOf(`${key}:${kind}`);
-          spent.tokens += u.tokens;
-          spent.cost += u.cost;
-          spent.currency ??= u.currency;
-        }
-      }
-  }
-
-  // The budgets that apply to a payer (its agent's, its user's), with what they used.
-  private applied(payer: TurnPayer): Applied[] {
+  // The budgets that apply to a payer (its agent's, its user's), with what they used (plus
+  // `own`, a running turn's use not yet read from the ledger).
+  private applied(payer: TurnPayer, own?: Spent): Applied[] {
     const out: Applied[] = [];
     const pick = (scope: "agents" | "users", name: string) => {
       const table = this.config[scope] ?? {};
@@ -186,7 +112,7 @@ export class Budgets implements BudgetPort {
       if (!limit) return;
       const period = limit.period ?? "day";
       const { end } = periodAt(period, this.now());
-      const spent = this.tally.get(`${scope}:${name}:${period}`);
+      const spent = this.ledgerUse.spent(`${scope}:${name}:${period}`);
       out.push({
         scope,
         name,
@@ -194,7 +120,13 @@ export class Budgets implements BudgetPort {
         limit,
         period,
         resetsAt: end,
-        spent: spent ?? { tokens: 0, cost: 0, currency: null },
+        spent: own
+          ? {
+              tokens: spent.tokens + own.tokens,
+              cost: spent.cost + own.cost,
+              currency: spent.currency ?? own.currency,
+            }
+          : spent,
       });
     };
     pick("agents", payer.agent);

@@ -11,7 +11,12 @@ export interface TraceSettings {
   captureContent: boolean;
   /** OTEL_BSP_SCHEDULE_DELAY: how long spans wait to be sent in a batch (ms). */
   scheduleDelayMs?: number;
+  /** A ledger group commit taking at least this long (ms) gets a `ledger batch` span. */
+  ledgerBatchSpanMs: number;
 }
+
+/** telemetry.ledgerBatchSpanMs's default: a commit this slow holds the relay up visibly. */
+export const LEDGER_BATCH_SPAN_MS = 50;
 
 type Env = Record<string, string | undefined>;
 
@@ -37,6 +42,7 @@ export function traceSettings(
       ? { samplerArg: arg }
       : {}),
     captureContent: t.captureContent ?? false,
+    ledgerBatchSpanMs: t.ledgerBatchSpanMs ?? LEDGER_BATCH_SPAN_MS,
     ...(delay > 0 ? { scheduleDelayMs: delay } : {}),
   };
 }

@@ -1,18 +1,13 @@
 // Tracing for a process: nothing when no endpoint is configured (the SDK is never loaded), else
 // one SDK whose tracer each gateway's turns use, and the ledger's batches that hold a running
-// turn's events as `ledger batch` spans under that turn.
-import {
-  SpanStatusCode,
-  trace,
-  type Context,
-  type Tracer,
-} from "@opentelemetry/api";
+// turn's events counted on that turn (slow ones as `ledger batch` spans under it).
+import { SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
 import type { Config } from "../config/schema.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { LedgerBatchReport } from "../engine/ports.js";
 import type { Logger } from "../shared/logger.js";
 import { traceSettings } from "./settings.js";
-import { turnTracer } from "./turn-tracer.js";
+import { turnTracer, type OpenTurn } from "./turn-tracer.js";
 
 export interface Tracing {
   /** The listener that traces one gateway's turns (Gateway.observe). */
@@ -37,7 +32,7 @@ export async function openTracing(
     { service: settings.serviceName, sampler: settings.sampler },
     "telemetry: tracing on",
   );
-  const open = new Map<string, Context>();
+  const open = new Map<string, OpenTurn>();
   return {
     listener: (agentName) =>
       turnTracer({
@@ -48,7 +43,8 @@ export async function openTracing(
         roots: config.fs?.roots ?? [],
         open,
       }),
-    ledgerBatch: (report) => batchSpan(sdk.tracer, open, report),
+    ledgerBatch: (report) =>
+      batchSpan(sdk.tracer, open, report, settings.ledgerBatchSpanMs),
     shutdown: () =>
       sdk
         .shutdown()
@@ -58,18 +54,28 @@ export async function openTracing(
   };
 }
 
-// A batch holding events of running turns: a span under the first such turn, linked to the
-// others. A batch of no running turn (a session opened, a notice) is not traced.
-function batchSpan(
+// A batch holding events of running turns: counted on each such turn; when it took at least
+// `spanMs` or failed, also a span under the first such turn, linked to the others (one span per
+// group commit would be ~1 span per 100 relayed updates). A batch of no running turn (a session
+// opened, a notice) is not traced.
+export function batchSpan(
   tracer: Tracer,
-  open: Map<string, Context>,
+  open: ReadonlyMap<string, OpenTurn>,
   report: LedgerBatchReport,
+  spanMs: number,
 ): void {
-  const turns = report.sessionIds
-    .map((id) => open.get(id))
-    .filter((c): c is Context => c !== undefined);
-  const [parent, ...others] = turns;
-  if (!parent) return;
+  const ms = report.endedAt - report.startedAt;
+  const turns: OpenTurn[] = [];
+  for (const id of report.sessionIds) {
+    const turn = open.get(id);
+    if (!turn) continue;
+    turn.batches += 1;
+    turn.batchMs += ms;
+    turn.batchMaxMs = Math.max(turn.batchMaxMs, ms);
+    turns.push(turn);
+  }
+  const [parent, ...others] = turns.map((t) => t.context);
+  if (!parent || (ms < spanMs && report.error === undefined)) return;
   const span = tracer.startSpan(
     "ledger batch",
     {

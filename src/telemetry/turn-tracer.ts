@@ -31,10 +31,18 @@ export function parentContext(meta?: Record<string, unknown>): Context {
   });
 }
 
-/** One running turn: its span and the children still open. */
-export interface TurnTrace {
-  span: Span;
+/** A running turn as the ledger's batches see it: its context, and the group commits that held
+ *  its events so far (counted on the turn's span; only slow ones get a span of their own). */
+export interface OpenTurn {
   context: Context;
+  batches: number;
+  batchMs: number;
+  batchMaxMs: number;
+}
+
+/** One running turn: its span and the children still open. */
+export interface TurnTrace extends OpenTurn {
+  span: Span;
   children: ReturnType<typeof childSpans>;
   reply: string[];
 }
@@ -47,8 +55,8 @@ export interface TracerOptions {
   mask: (text: string) => string;
   /** fs.roots from config: fs paths on spans are relative to the session's folder or these. */
   roots?: readonly string[];
-  /** Each running turn's context by session (ledger batch spans find their turn in it). */
-  open?: Map<string, Context>;
+  /** Each running turn by session (ledger batches find their turn in it). */
+  open?: Map<string, OpenTurn>;
 }
 
 // The listener the composition root gives a gateway when tracing is on.
@@ -58,7 +66,7 @@ export function turnTracer(o: TracerOptions): EngineEvents {
     turnStarted: (e) => {
       const turn = startTurn(o, e);
       turns.set(e.sessionId, turn);
-      o.open?.set(e.sessionId, turn.context);
+      o.open?.set(e.sessionId, turn);
     },
     promptMeta: (sessionId) => {
       const turn = turns.get(sessionId);
@@ -105,6 +113,9 @@ function startTurn(o: TracerOptions, e: TurnStarted): TurnTrace {
     context,
     children: childSpans(o.tracer, context, roots),
     reply: [],
+    batches: 0,
+    batchMs: 0,
+    batchMaxMs: 0,
   };
 }
 
@@ -129,6 +140,12 @@ function endTurn(o: TracerOptions, turn: TurnTrace, e: TurnEnded): void {
   turn.children.endAll();
   const { span } = turn;
   if (e.usage) span.setAttributes(usageAttributes(e.usage));
+  if (turn.batches > 0)
+    span.setAttributes({
+      "acphub.ledger.batches": turn.batches,
+      "acphub.ledger.batch_ms": turn.batchMs,
+      "acphub.ledger.batch_max_ms": turn.batchMaxMs,
+    });
   if (e.stopReason)
     span.setAttribute("gen_ai.response.finish_reasons", [e.stopReason]);
   if (o.captureContent && turn.reply.length)

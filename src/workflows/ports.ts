@@ -1,7 +1,7 @@
 // What the runner needs from the outside, declared here and wired by the CLI: step agent
 // sessions, a shell under the terminal policy, someone to answer gates, the client, the journal.
 import type { McpServer } from "@agentclientprotocol/sdk";
-import type { RunEvent } from "../contracts/events.js";
+import type { PromptResult, RunEvent } from "../contracts/events.js";
 import type { AgentSessionPort } from "../engine/ports.js";
 
 export interface StepSessionOptions {
@@ -19,6 +19,8 @@ export interface StepSession {
   session: AgentSessionPort;
   /** Keeps one of the step's events in its own session's history. */
   record(event: RunEvent): void;
+  /** Keeps how the step's turn ended (its stop reason and token usage: budgets count it). */
+  ended(result: PromptResult): void;
   close(): Promise<void>;
 }
 

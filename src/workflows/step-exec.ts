@@ -83,6 +83,7 @@ export async function runAgentTurn(
         if (shown) ctx.sink.update(shown);
       }
       const result = await turn.result;
+      opened.ended(result);
       if (signal.aborted) return { status: abortStatus(signal), output: reply };
       const ok = result.stopReason === "end_turn";
       return {

@@ -48,7 +48,10 @@ const TURN = steps(
 describe("tracing", () => {
   it("sends the turn's span tree to an OTLP/HTTP receiver, under the editor's trace", async () => {
     const home = tempDir();
-    mockConfig(home, ["--models"], { terminals: { sandbox: "off" } });
+    mockConfig(home, ["--models"], {
+      terminals: { sandbox: "off" },
+      telemetry: { ledgerBatchSpanMs: 0 }, // every group commit a span
+    });
     const project = tempDir();
     mkdirSync(join(project, "notes"));
     writeFileSync(join(project, "notes", "in.txt"), "some text\n");
@@ -132,6 +135,7 @@ describe("tracing", () => {
     const batches = children.filter((s) => s.name === "ledger batch");
     expect(batches.length).toBeGreaterThan(0);
     expect(batches[0]!.attributes["acphub.ledger.events"]).toBeGreaterThan(0);
+    expect(turn.attributes["acphub.ledger.batches"]).toBe(batches.length);
     expect(otlp.spans.every((s) => s.traceId === EDITOR_TRACE)).toBe(true);
     expect(asked).toContain("session/request_permission");
     // The agent was handed the turn span's context, not the editor's.

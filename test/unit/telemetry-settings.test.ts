@@ -19,13 +19,18 @@ describe("traceSettings", () => {
 
   it("takes telemetry.* config, with OTEL_* winning", () => {
     const config = {
-      telemetry: { endpoint: "http://collector:4318/", serviceName: "hub" },
+      telemetry: {
+        endpoint: "http://collector:4318/",
+        serviceName: "hub",
+        ledgerBatchSpanMs: 0,
+      },
     };
     expect(traceSettings(config, {})).toEqual({
       url: "http://collector:4318/v1/traces",
       serviceName: "hub",
       sampler: "parentbased_always_on",
       captureContent: false,
+      ledgerBatchSpanMs: 0,
     });
     expect(
       traceSettings(config, {
@@ -39,6 +44,7 @@ describe("traceSettings", () => {
       sampler: "traceidratio",
       samplerArg: 0.5,
       captureContent: false,
+      ledgerBatchSpanMs: 0,
     });
   });
 });

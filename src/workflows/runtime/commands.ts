@@ -1,5 +1,6 @@
 // Workflows as commands of `acphub acp` sessions: advertised next to the agent's own, run
 // inside the session with gates asked of the editor (`session/request_permission`).
+import type { BudgetPort } from "../../engine/budget-port.js";
 import { randomUUID } from "node:crypto";
 import type { RequestPermissionOutcome } from "@agentclientprotocol/sdk";
 import type {
@@ -97,6 +98,7 @@ export function workflowCommands(
   ledger: LedgerPort,
   hostFor: RunHostFactory,
   exclusive?: string,
+  budget?: BudgetPort,
 ): SessionCommandsPort {
   const interrupted = new InterruptedRuns(ledger);
   return {
@@ -111,6 +113,7 @@ export function workflowCommands(
         hostFor,
         await planInSession(ctx, ledger, interrupted, name, c),
         c,
+        budget,
       ),
   };
 }
@@ -205,6 +208,7 @@ async function runInSession(
   hostFor: RunHostFactory,
   planned: SessionRun,
   c: SessionCommandContext,
+  budget: BudgetPort | undefined,
 ) {
   const { workflow, runId } = planned;
   const host = sessionHost(hostFor, c);
@@ -217,6 +221,7 @@ async function runInSession(
     runId,
     editorServers: c.mcpServers,
     logger: ctx.logger,
+    ...(budget ? { budget } : {}),
   });
   let shown = Promise.resolve();
   const masker = secretMasker();

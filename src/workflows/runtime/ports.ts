@@ -4,6 +4,7 @@
 // as the run's journal.
 import { randomUUID } from "node:crypto";
 import type { RunEvent } from "../../contracts/events.js";
+import type { BudgetPort } from "../../engine/budget-port.js";
 import type { AgentSessionPort, LedgerPort } from "../../engine/ports.js";
 import type { HostServices } from "../../host/create-host.js";
 import type { Logger } from "../../shared/logger.js";
@@ -28,6 +29,8 @@ export interface StepAgentWiring {
   /** The editor's own servers (session/new), which win over the workflow's on a name. */
   editorServers?: Parameters<typeof mergeServers>[0];
   logger: Logger;
+  /** limits.budget: a step whose agent's budget is spent is refused before its session opens. */
+  budget?: BudgetPort;
 }
 
 /** A run's step agents: close them when the run ends. */
@@ -51,6 +54,8 @@ async function openStep(
   o: StepSessionOptions,
 ): Promise<StepSession> {
   const { config } = w.ctx;
+  const id = randomUUID();
+  await w.budget?.admit({ sessionId: id, agent });
   const lease = await pool.acquire(agent, o.cwd, o.signal);
   const { connection } = lease;
   try {
@@ -69,7 +74,6 @@ async function openStep(
       mcpServers: servers,
     });
     const unbind = pool.bind(session.id, o.stepId);
-    const id = randomUUID();
     const now = Date.now();
     await w.ledger.createSession({
       id,
@@ -89,6 +93,15 @@ async function openStep(
       id,
       session: recordedPrompts(session, w.ledger, id, w.logger),
       record: (event) => recordEvent(w.ledger, id, event, w.logger),
+      ended: (r) =>
+        kept(
+          w.ledger.append(id, "turn_end", {
+            stopReason: r.stopReason,
+            ...(r.usage ? { usage: r.usage } : {}),
+          }),
+          w.logger,
+          id,
+        ),
       close: async () => {
         unbind();
         if (connection.alive && connection.supports("close"))
