@@ -15,6 +15,8 @@ function useHash(): string {
   useEffect(() => {
     const on = () => setHash(window.location.hash);
     window.addEventListener("hashchange", on);
+    // A change between the first render and now (the page still loading) was not heard.
+    on();
     return () => window.removeEventListener("hashchange", on);
   }, []);
   return hash;
