@@ -85,8 +85,10 @@ function Waiting({ store, shown }: { store: HubStore; shown?: string }) {
 }
 
 function TopBar({ store }: { store: HubStore }) {
+  // Read once (the lazy form): asking the browser on every render costs a round trip to it.
   const [notify, setNotify] = useState(
-    typeof Notification !== "undefined" &&
+    () =>
+      typeof Notification !== "undefined" &&
       Notification.permission === "granted",
   );
   return (
