@@ -70,10 +70,11 @@ export class RpcSocket {
     const ws = new WebSocket(url);
     const socket = new RpcSocket(ws);
     return new Promise((resolve, reject) => {
+      const failed = () =>
+        reject(new Error(`the hub's WebSocket (${url}) could not be opened`));
       ws.addEventListener("open", () => resolve(socket));
-      ws.addEventListener("close", () =>
-        reject(new Error(`the hub's WebSocket (${url}) could not be opened`)),
-      );
+      ws.addEventListener("error", failed);
+      ws.addEventListener("close", failed);
     });
   }
 
