@@ -1,9 +1,8 @@
-// The web page's entry point: one store (one connection to the hub) and the app.
-import "./zod-jitless.js";
+// The page's app: one store (one connection to the hub, the one boot.ts dialled first) and
+// the app.
 import { render } from "preact";
 import { HubStore } from "./state/hub-store.js";
 import { App } from "./ui/app.js";
-import "./styles.css";
 
 const store = new HubStore();
 render(<App store={store} />, document.getElementById("app")!);

@@ -3,18 +3,17 @@
 // top, newer ones when they near the bottom of a window that left the live end. One read at a
 // time; an answer for a session no longer open is dropped.
 import type { HubSocket, Params } from "../acp/hub-client.js";
+import { addNewer, addOlder, readingForward } from "./history-window.js";
 import {
-  addNewer,
-  addOlder,
-  FIRST_PAGE_EVENTS,
+  HISTORY,
+  newestPage,
   PAGE_BYTES,
   PAGE_EVENTS,
-  readingForward,
   type HistoryPage,
-} from "./history-window.js";
+} from "./history-request.js";
 import type { SessionModel } from "./session-model.js";
 
-export const HISTORY = "_acphub/history";
+export { HISTORY };
 
 export interface PagerHost {
   model?: SessionModel;
@@ -35,11 +34,7 @@ export class HistoryPager {
     socket: HubSocket,
     sessionId: string,
   ): Promise<HistoryPage> {
-    return socket.request<HistoryPage>(HISTORY, {
-      sessionId,
-      limit: FIRST_PAGE_EVENTS,
-      maxBytes: PAGE_BYTES,
-    });
+    return newestPage(socket, sessionId);
   }
 
   /** The page before the window, put in front of it. */

@@ -12,23 +12,17 @@ import {
   type SessionModel,
 } from "./session-model.js";
 
-/** Events asked for in one page, and UTF-8 bytes of stored text. */
-export const PAGE_EVENTS = 500;
-/** Events in the first page, the screen shown when a session opens (more follow on demand). */
-export const FIRST_PAGE_EVENTS = 150;
-export const PAGE_BYTES = 512 * 1024;
+export {
+  FIRST_PAGE_EVENTS,
+  PAGE_BYTES,
+  PAGE_EVENTS,
+  type HistoryPage,
+} from "./history-request.js";
+import { PAGE_EVENTS, type HistoryPage } from "./history-request.js";
 /** The most updates the window holds (pages past it are let go). */
 export const WINDOW_UPDATES = 3000;
 /** Live updates kept while the window is away from the live end. */
 const PENDING_MAX = 5000;
-
-/** A page as `_acphub/history` answers it. */
-export interface HistoryPage {
-  updates: Params[];
-  firstSeq: number | null;
-  lastSeq: number | null;
-  more: boolean;
-}
 
 // The newest page, as the first window of a session just opened (applied to the model).
 export function startWindow(m: SessionModel, page: HistoryPage): void {

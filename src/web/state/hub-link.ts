@@ -2,7 +2,9 @@
 // jittered exponential back-off when it drops, and given up (status "logged-out") once the hub says this
 // browser is no longer logged in. Its owner re-attaches what it had in `onUp`.
 import {
-  openHubSocket,
+  attachHub,
+  dialHub,
+  type Dialled,
   type HubHandlers,
   type HubSocket,
 } from "../acp/hub-client.js";
@@ -18,6 +20,8 @@ export interface HubLinkOptions {
   onDown(): void;
   /** The status changed. */
   onStatus(): void;
+  /** A connection dialled before the link existed (the page's first script), if any. */
+  early?(): Promise<Dialled> | undefined;
 }
 
 export class HubLink {
@@ -65,7 +69,8 @@ export class HubLink {
 
   // One connection, counted as up only once its owner re-attached; closed when that fails.
   private async up(): Promise<HubSocket> {
-    const { socket } = await openHubSocket(this.o.url, this.o.handlers);
+    const dialled = await (this.o.early?.() ?? dialHub(this.o.url));
+    const socket = attachHub(dialled.socket, this.o.handlers);
     try {
       await this.o.onUp(socket);
     } catch (error) {

@@ -1,7 +1,12 @@
 // The page's state: the open session's model (resumed from the last sequence number shown
 // whenever the connection comes back), the permission questions waiting for an answer, and
 // whether a turn runs. Views subscribe to its changes.
-import { hubUrl, type HubSocket, type Params } from "../acp/hub-client.js";
+import {
+  hubUrl,
+  RpcError,
+  type HubSocket,
+  type Params,
+} from "../acp/hub-client.js";
 import { closedSoon, HubLink, type Status } from "./hub-link.js";
 import {
   applyOpenResult,
@@ -9,6 +14,8 @@ import {
   type SessionModel,
 } from "./session-model.js";
 import { HistoryPager } from "./history-pager.js";
+import type { HistoryPage } from "./history-request.js";
+import { takeEarlyDial, takeEarlyPage } from "../early.js";
 import { receive, startWindow } from "./history-window.js";
 import { Permissions, type PendingPermission } from "./permissions.js";
 import { Team } from "./team.js";
@@ -76,6 +83,7 @@ export class HubStore {
         this.questions.cancelAll();
       },
       onStatus: () => this.changed(),
+      early: takeEarlyDial,
     });
   }
 
@@ -164,7 +172,7 @@ export class HubStore {
     this.changed();
     try {
       const socket = await this.connection();
-      const page = await HistoryPager.newest(socket, sessionId);
+      const page = await newestOf(socket, sessionId);
       if (this.model !== model) return;
       startWindow(model, page);
       this.replayed();
@@ -316,6 +324,22 @@ export class HubStore {
         stopReason: params["stopReason"] as string,
       };
     this.changed();
+  }
+}
+
+// The newest page of a session: the one the page's first script asked for, if it asked for
+// this session and its connection did not fail meanwhile, else read now.
+async function newestOf(
+  socket: HubSocket,
+  sessionId: string,
+): Promise<HistoryPage> {
+  const early = takeEarlyPage(sessionId);
+  if (!early) return HistoryPager.newest(socket, sessionId);
+  try {
+    return await early;
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    return HistoryPager.newest(socket, sessionId);
   }
 }
 

@@ -15,6 +15,8 @@ function useHash(): string {
   useEffect(() => {
     const on = () => setHash(window.location.hash);
     window.addEventListener("hashchange", on);
+    // A change between the first render and now (the page still loading) was not heard.
+    on();
     return () => window.removeEventListener("hashchange", on);
   }, []);
   return hash;
@@ -83,8 +85,10 @@ function Waiting({ store, shown }: { store: HubStore; shown?: string }) {
 }
 
 function TopBar({ store }: { store: HubStore }) {
+  // Read once (the lazy form): asking the browser on every render costs a round trip to it.
   const [notify, setNotify] = useState(
-    typeof Notification !== "undefined" &&
+    () =>
+      typeof Notification !== "undefined" &&
       Notification.permission === "granted",
   );
   return (

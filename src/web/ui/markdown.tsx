@@ -49,18 +49,44 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
+const SANITIZE = {
+  FORBID_TAGS: ["style", "form", "input", "textarea", "select", "iframe"],
+  FORBID_ATTR: ["style"],
+  RETURN_DOM_FRAGMENT: true as const,
+};
+// Parsed once: DOMPurify otherwise parses its configuration again on every call.
+DOMPurify.setConfig(SANITIZE);
+
 /** Markdown to HTML that is safe to insert. */
 export function renderMarkdown(text: string): string {
+  const cached = rendered.get(text);
+  if (cached !== undefined) return cached;
   const html = marked.parse(text, { async: false });
-  const fragment = DOMPurify.sanitize(html, {
-    FORBID_TAGS: ["style", "form", "input", "textarea", "select", "iframe"],
-    FORBID_ATTR: ["style"],
-    RETURN_DOM_FRAGMENT: true,
-  });
+  const fragment = DOMPurify.sanitize(html, SANITIZE);
   breakLongWords(fragment);
   const holder = document.createElement("div");
   holder.append(fragment);
+  remember(text, holder.innerHTML);
   return holder.innerHTML;
+}
+
+/** Texts rendered lately (a row scrolled out and back in is not rendered again), bounded. */
+const rendered = new Map<string, string>();
+/** The most characters (text and HTML) the cache holds, and the longest text it keeps. */
+const CACHE_CHARS = 2_000_000;
+const CACHE_TEXT_MAX = 20_000;
+let cachedChars = 0;
+
+// Keeps a rendering, letting the oldest go past the bound.
+function remember(text: string, html: string): void {
+  if (text.length > CACHE_TEXT_MAX) return;
+  rendered.set(text, html);
+  cachedChars += text.length + html.length;
+  for (const [old, oldHtml] of rendered) {
+    if (cachedChars <= CACHE_CHARS) break;
+    rendered.delete(old);
+    cachedChars -= old.length + oldHtml.length;
+  }
 }
 
 // Copies the code block next to a copy button (event delegation: the HTML is sanitized text).

@@ -73,6 +73,21 @@ function restore(
     }
 }
 
+// A list that gets its first items at the live end (a session just opened: the view follows
+// its end) is laid out from there, not from its top: rendering the top rows first (Markdown
+// and all) would be thrown away when the view moves to the end. The offset is clamped to the
+// list's end; the first scroll event sets the real one.
+function startAtEnd(
+  v: ListVirtualizer,
+  hadItems: { current: boolean },
+  count: number,
+  live: boolean,
+): void {
+  if (hadItems.current || count === 0) return;
+  hadItems.current = true;
+  if (live) v.scrollOffset = Number.MAX_SAFE_INTEGER;
+}
+
 // One virtualizer per list, told the count and keys on every render (as the React adapter does).
 export function useVirtualizer(
   scroller: RefObject<HTMLDivElement | null>,
@@ -111,6 +126,7 @@ export function useVirtualizer(
       !(isLive.current && atEnd(scroller.current)) && above(item, v);
   } else ref.current.setOptions(options);
   const v: ListVirtualizer = ref.current;
+  startAtEnd(v, useRef(count > 0), count, live);
   useLayoutEffect(() => v._didMount(), [v]);
   useLayoutEffect(() => v._willUpdate());
   useLayoutEffect(() => {
