@@ -102,7 +102,7 @@ export class SessionHub {
       fanOutEditor(
         this.attachments,
         {
-          updateRelayed: () => options.observer?.updateRelayed?.(),
+          updateRelayed: (n) => options.observer?.updateRelayed?.(n),
           permissionDecided: (o) => options.observer?.permissionDecided?.(o),
           permissionAnswered: (client, request, answer) =>
             this.access.note(
