@@ -65,9 +65,8 @@ export class EditorChannel {
   /** A notification from the agent to the editor; one the editor cannot take is dropped. */
   notify(method: string, params: unknown): void {
     if (!this.mayRelay(method)) return;
-    void this.editor
-      ?.notify(method, this.sessions.toHubIds(params))
-      .catch(() => undefined);
+    const sent = this.editor?.notify(method, this.sessions.toHubIds(params));
+    sent?.catch(() => undefined);
   }
 
   // Sends a notification whose session id is already acphub's (with its ledger seq, if any),

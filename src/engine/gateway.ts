@@ -53,6 +53,7 @@ import {
 import { modelOf, SettingsStore } from "./session-settings.js";
 import { SessionTable } from "./session-table.js";
 import { promptLive, promptOf } from "./turns.js";
+import { CloseDelays } from "./close-delays.js";
 import {
   advertiseCommands,
   promptCommand,
@@ -82,6 +83,8 @@ export interface GatewayOptions {
   agentIsHub?: boolean | "replay";
   /** The budgets a prompt must fit (limits.budget); none: no budget. */
   budget?: BudgetPort;
+  /** How long after a turn's answer its chunks are compacted, in ms (default 20). */
+  compactAfterMs?: number;
 }
 
 export class Gateway {
@@ -95,7 +98,7 @@ export class Gateway {
   private readonly advertising = new Map<string, Promise<void>>();
   /** Session commands (workflow runs) in progress, by session, for session/cancel. */
   private readonly commandRuns = new Map<string, AbortController>();
-  private readonly closing = new AbortController();
+  private readonly closing = new CloseDelays();
   private readonly events = new EngineEventHub();
 
   constructor(options: GatewayOptions) {
@@ -110,8 +113,8 @@ export class Gateway {
       sessions: this.editor.sessions,
       editor: this.editor,
       settings: new SettingsStore(options.ledger),
-      compactAfterMs: COMPACT_AFTER_MS,
-      closing: this.closing.signal,
+      compactAfterMs: options.compactAfterMs ?? COMPACT_AFTER_MS,
+      closing: this.closing,
       events: this.events,
       ...(options.commands ? { commands: options.commands } : {}),
       ...(options.mask ? { mask: options.mask } : {}),
@@ -377,7 +380,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
-    this.closing.abort();
+    this.closing.close();
     const live = this.parts.sessions.values();
     for (const entry of live) entry.turn?.cancel();
     await Promise.allSettled(live.map((entry) => entry.turnDone));

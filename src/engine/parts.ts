@@ -2,6 +2,7 @@
 // they need (a Pick of this) instead of sharing mutable state through a base class.
 import type { Logger } from "../shared/logger.js";
 import type { BudgetPort } from "./budget-port.js";
+import type { CloseDelays } from "./close-delays.js";
 import type { EditorChannel } from "./editor-channel.js";
 import type { EngineEventHub } from "./events.js";
 import type { GatewayLimits } from "./limits.js";
@@ -22,8 +23,8 @@ export interface GatewayParts {
   settings: SettingsStore;
   /** How long after a turn's answer its chunks are compacted (see turns.ts). */
   compactAfterMs: number;
-  /** Aborted when the gateway closes: pending compactions run at once. */
-  closing: AbortSignal;
+  /** Waits the gateway's close ends: pending compactions run at once. */
+  closing: CloseDelays;
   /** Turn starts and ends, session changes, told to the engine's listeners. */
   events: EngineEventHub;
   /** Commands acphub runs itself in sessions (workflows), when wired. */

@@ -103,12 +103,14 @@ export interface EditorPort {
   /** In-process editors (the CLI) also see permission, audit and request events. */
   observe?(sessionId: string, event: RunEvent): void;
   /** `delivery.seq` is the ledger sequence number of a recorded session/update; `delivery.text`
-   *  its stored JSON text (the params without sessionId, as JSON.stringify gives them). */
+   *  its stored JSON text (the params without sessionId, as JSON.stringify gives them). Returns
+   *  nothing when the notification was handed on at once (the hub's fan-out: no promise to
+   *  wait for per update), else a promise the relay waits for before its next send. */
   notify(
     method: string,
     params: unknown,
     delivery?: { seq?: number; text?: string },
-  ): Promise<void>;
+  ): Promise<void> | void;
   /**
    * Editors whose output acphub frames itself (stdio): whole newline-terminated JSON-RPC frames,
    * written in order with everything else this editor is sent. Without it, `notify` is used.

@@ -9,7 +9,8 @@ import type { RunEvent } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
 import type { Logger } from "../shared/logger.js";
 import type { SessionCommandsPort, LedgerPort } from "./ports.js";
-import type { SettingsStore } from "./session-settings.js";
+import { changesSettings, type SettingsStore } from "./session-settings.js";
+import { OrderedSends } from "./ordered-sends.js";
 
 /** What the relay needs of the editor side (the gateway's EditorChannel). */
 export interface RelayEditor {
@@ -40,8 +41,12 @@ export interface RelayParts {
 const MAX_IN_FLIGHT = 4096;
 
 export class SessionRelay {
-  private last: Promise<unknown> = Promise.resolve();
-  private inFlight = 0;
+  private readonly sends = new OrderedSends({
+    stopped: () => this.failure !== undefined,
+    appendFailed: (error, inTurn) =>
+      inTurn ? this.fail(error) : this.failedOutside(error),
+    sendFailed: (error) => this.fail(error),
+  });
   private failure: unknown;
   private held: RunEvent[] | undefined;
   private onFail: ((error: unknown) => void) | undefined;
@@ -109,11 +114,15 @@ export class SessionRelay {
         this.track(ledger.append(hubId, "update", text), (seq) =>
           editor.sendStored(hubId, seq, text, sent),
         );
-        this.parts.settings
-          .apply(hubId, update as Params)
-          .catch((error: unknown) =>
-            logger.warn({ err: error }, "ledger: session settings not stored"),
-          );
+        if (changesSettings(update as Params))
+          this.parts.settings
+            .apply(hubId, update as Params)
+            .catch((error: unknown) =>
+              logger.warn(
+                { err: error },
+                "ledger: session settings not stored",
+              ),
+            );
         const title = (event.update as Params)["title"];
         if (
           event.update.sessionUpdate === "session_info_update" &&
@@ -165,23 +174,7 @@ export class SessionRelay {
   // Sends after `stored` settles and after everything pushed before it was sent; the first
   // failure (an append, or the editor's output) stops every send after it.
   private track<T>(stored: Promise<T>, send?: (stored: T) => unknown): void {
-    const inTurn = this.held !== undefined;
-    this.inFlight += 1;
-    stored.catch(() => undefined); // seen in order below; never an unhandled rejection
-    this.last = this.last
-      .then(() => stored)
-      .then(
-        (value) => {
-          this.inFlight -= 1;
-          if (this.failure === undefined) return send?.(value);
-        },
-        (error: unknown) => {
-          this.inFlight -= 1;
-          if (inTurn) this.fail(error);
-          else this.failedOutside(error);
-        },
-      )
-      .catch((error: unknown) => this.fail(error));
+    this.sends.add(stored, send, this.held !== undefined);
   }
 
   // Keeps the first failure; the running turn hears of it at once (to end the agent's turn).
@@ -210,12 +203,12 @@ export class SessionRelay {
 
   /** Too much is in flight (a slow disk or editor): the turn waits for `settled()`. */
   get congested(): boolean {
-    return this.inFlight > MAX_IN_FLIGHT;
+    return this.sends.inFlight > MAX_IN_FLIGHT;
   }
 
   /** Resolves when everything pushed so far is stored and handed to the editor. */
   async settled(): Promise<void> {
-    await this.last;
+    await this.sends.settled();
     await this.parts.editor.drained();
   }
 }

@@ -158,9 +158,7 @@ export class SettingsStore {
 
   /** Applies a session/update; true when it changed the settings. */
   async apply(sessionId: string, update: Params): Promise<boolean> {
-    const kind = update["sessionUpdate"];
-    if (kind !== "current_mode_update" && kind !== "config_option_update")
-      return false;
+    if (!changesSettings(update)) return false;
     await this.load(sessionId);
     const next = afterUpdate(this.current(sessionId), update);
     if (next) await this.set(sessionId, next);
@@ -181,4 +179,11 @@ export class SettingsStore {
       this.cache.delete(oldest);
     }
   }
+}
+
+/** Whether an update changes the settings kept for its session (a mode, a config option):
+ *  checked before `apply`, so that the relay spends no promise on the others. */
+export function changesSettings(update: Params): boolean {
+  const kind = update["sessionUpdate"];
+  return kind === "current_mode_update" || kind === "config_option_update";
 }

@@ -1,6 +1,5 @@
 // One prompt on a hub session: the busy-session rule, the prompt recorded before the agent sees
 // it, the transcript given to a primed session, and every event of the turn relayed in order.
-import { setTimeout } from "node:timers/promises";
 import type {
   PromptResult,
   RawContentBlock,
@@ -215,9 +214,7 @@ async function compactTurn(
   endSeq: number,
 ): Promise<void> {
   // When the gateway closes, a compaction still waiting runs at once.
-  await setTimeout(parts.compactAfterMs, undefined, {
-    signal: parts.closing,
-  }).catch(() => undefined);
+  await parts.closing.wait(parts.compactAfterMs);
   await parts.ledger
     .compact(hubId, promptSeq, endSeq)
     .catch((error: unknown) =>

@@ -4,6 +4,8 @@ import type { HubUser } from "../contracts/users.js";
 import type { Note } from "./frames.js";
 
 type Params = Record<string, unknown>;
+/** The notifications of one ledger event: one note (a relayed update), or several. */
+type Notes = Note | readonly Note[];
 
 /** One editor connection of the hub, as the session hub sees it. */
 export interface HubClient {
@@ -32,8 +34,10 @@ export interface Attached {
   /** The highest sequence number this client has been sent for the session. */
   seq: number;
   /** Live notifications held back while the client catches up from the ledger. */
-  held?: { batch: Note[]; seq?: number }[];
+  held?: { notes: Notes; seq?: number }[];
 }
+
+const NONE: readonly Attached[] = [];
 
 /** Who is attached to which session, and whose prompt runs in each. */
 export class Attachments {
@@ -100,7 +104,7 @@ export class Attachments {
     const held = attached.held ?? [];
     delete attached.held;
     attached.seq = Math.max(attached.seq, seq);
-    for (const item of held) deliver(attached, item.batch, item.seq, true);
+    for (const item of held) deliver(attached, item.notes, item.seq, true);
   }
 
   isAttached(sessionId: string, client: HubClient): boolean {
@@ -146,7 +150,12 @@ export class Attachments {
   }
 
   attached(sessionId: string): Attached[] {
-    return [...(this.bySession.get(sessionId)?.values() ?? [])];
+    return [...this.eachAttached(sessionId)];
+  }
+
+  /** The clients attached to a session, without a copy (the relay's per-update path). */
+  eachAttached(sessionId: string): Iterable<Attached> {
+    return this.bySession.get(sessionId)?.values() ?? NONE;
   }
 
   /** The sessions that any connection of this user has open (created, loaded or resumed). */
@@ -174,18 +183,18 @@ export class Attachments {
  */
 export function offer(
   a: Attached,
-  batch: Note[],
+  notes: Notes,
   seq: number | undefined,
 ): boolean {
-  if (!a.held) return deliver(a, batch, seq);
-  a.held.push({ batch, seq });
+  if (!a.held) return deliver(a, notes, seq);
+  a.held.push({ notes, seq });
   return true;
 }
 
 // Sends the notifications unless the client already has their sequence number; true when sent.
 function deliver(
   a: Attached,
-  batch: Note[],
+  notes: Notes,
   seq: number | undefined,
   catchUp = false,
 ): boolean {
@@ -193,7 +202,8 @@ function deliver(
     if (seq <= a.seq) return false;
     a.seq = seq;
   }
-  for (const note of batch) a.client.notify(note, catchUp);
+  if (!Array.isArray(notes)) a.client.notify(notes as Note, catchUp);
+  else for (const note of notes as Note[]) a.client.notify(note, catchUp);
   return true;
 }
 

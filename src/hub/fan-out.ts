@@ -18,7 +18,8 @@ type Params = Record<string, unknown>;
 
 /** What the fan-out tells the hub's observers (metrics, the audit log). */
 export interface FanOutObserver {
-  updateRelayed?(): void;
+  /** A session/update went to `clients` clients. */
+  updateRelayed?(clients: number): void;
   permissionDecided?(outcome: string): void;
   /** A client answered a permission question (the policy's own refusals are not answers). */
   permissionAnswered?(
@@ -41,13 +42,14 @@ export function fanOutEditor(
       if (typeof sessionId !== "string") {
         const note = new Note(method, params);
         for (const c of attachments.allClients) c.notify(note);
-        return Promise.resolve();
+        return;
       }
       const note = stampedNote(method, params, sessionId, delivery);
-      for (const a of attachments.attached(sessionId))
-        if (offer(a, [note], delivery?.seq) && method === "session/update")
-          observer.updateRelayed?.();
-      return Promise.resolve();
+      let relayed = 0;
+      for (const a of attachments.eachAttached(sessionId))
+        if (offer(a, note, delivery?.seq)) relayed += 1;
+      if (relayed > 0 && method === "session/update")
+        observer.updateRelayed?.(relayed);
     },
     request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
       const params = raw as Params;

@@ -47,6 +47,11 @@ export function stampedUpdateText(
   seq: number,
   payload: Params,
 ): string | undefined {
-  if (payload["_meta"] !== undefined || stored.length <= 2) return undefined;
+  if (payload["_meta"] !== undefined || !isSpliceable(stored)) return undefined;
   return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},${stored.slice(1, -1)},"_meta":{"acphub":{"seq":${seq}}}}}`;
+}
+
+// A JSON object's text with at least one member, braces at its very ends (no whitespace).
+function isSpliceable(text: string): boolean {
+  return text.length > 2 && text[0] === "{" && text[text.length - 1] === "}";
 }

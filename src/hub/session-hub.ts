@@ -21,6 +21,7 @@ import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
 import { checkSessionFolder } from "./session-folder.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
 import {
+  catchUpNotes,
   idempotencyKeyOf,
   lastSeq,
   recordedTurn,
@@ -102,7 +103,7 @@ export class SessionHub {
       fanOutEditor(
         this.attachments,
         {
-          updateRelayed: () => options.observer?.updateRelayed?.(),
+          updateRelayed: (n) => options.observer?.updateRelayed?.(n),
           permissionDecided: (o) => options.observer?.permissionDecided?.(o),
           permissionAnswered: (client, request, answer) =>
             this.access.note(
@@ -209,10 +210,16 @@ export class SessionHub {
   ): Promise<void> {
     this.attachments.attach(sessionId, client, afterSeq, true);
     try {
-      const events = await this.shared.events(sessionId, { afterSeq });
-      for (const item of updatesAfter(sessionId, events, afterSeq))
-        client.notify(new Note("session/update", item.params), true);
-      this.attachments.release(sessionId, client, lastSeq(events, afterSeq));
+      const stored = await this.shared.read(sessionId, { afterSeq });
+      const damaged = (seq: number) =>
+        this.logger.warn(
+          { sessionId, seq },
+          "ledger: damaged event row skipped",
+        );
+      // Written in one go: the client's socket takes them in one system call (coalesced).
+      for (const note of catchUpNotes(sessionId, stored, afterSeq, damaged))
+        client.notify(note, true);
+      this.attachments.release(sessionId, client, lastSeq(stored, afterSeq));
     } catch (error) {
       this.attachments.detach(client, sessionId);
       throw error;

@@ -3,7 +3,9 @@
 // names, so that a prompt re-sent after a reconnect is answered without running it again.
 import { withSeq } from "./attachments.js";
 import { noticeParams, type NoticePayload } from "../engine/notices.js";
-import type { LedgerEvent } from "../engine/ports.js";
+import type { LedgerEvent, StoredEvent } from "../engine/ports.js";
+import { toEvent } from "../engine/stored-events.js";
+import { Note, stampedUpdateText } from "./frames.js";
 import { authorMeta } from "./watch.js";
 
 type Params = Record<string, unknown>;
@@ -22,16 +24,64 @@ export function updatesAfter(
   const out: FeedItem[] = [];
   for (const event of events) {
     if (event.seq <= afterSeq) continue;
-    for (const item of feedItems(event)) {
-      const params = {
-        sessionId,
-        update: item.update,
-        ...(item.meta ? { _meta: item.meta } : {}),
-      };
-      out.push({ seq: event.seq, params: withSeq(params, event.seq) });
-    }
+    for (const item of feedItems(event))
+      out.push(feedItem(sessionId, event, item));
   }
   return out;
+}
+
+// One session/update a client sees for an event, stamped with the event's seq.
+function feedItem(
+  sessionId: string,
+  event: LedgerEvent,
+  item: { update: unknown; meta?: Params },
+): FeedItem {
+  const params = {
+    sessionId,
+    update: item.update,
+    ...(item.meta ? { _meta: item.meta } : {}),
+  };
+  return { seq: event.seq, params: withSeq(params, event.seq) };
+}
+
+/**
+ * The notes of a catch-up (what a client missed after `afterSeq`), read as stored: a stored
+ * update's frame is its stored text with the session id and seq put in (as live updates are,
+ * frames.ts), not parsed into params and serialized again per client; its params are made only
+ * for a client that asks (Streamable HTTP). A damaged row is reported and left out.
+ */
+export function catchUpNotes(
+  sessionId: string,
+  stored: StoredEvent[],
+  afterSeq: number,
+  onDamaged: (seq: number) => void,
+): Note[] {
+  const notes: Note[] = [];
+  for (const row of stored) {
+    if (row.seq <= afterSeq) continue;
+    const event = toEvent(row);
+    if (!event) onDamaged(row.seq);
+    else if (event.kind === "update")
+      notes.push(storedUpdateNote(sessionId, row, event));
+    else
+      for (const item of feedItems(event))
+        notes.push(
+          new Note("session/update", feedItem(sessionId, event, item).params),
+        );
+  }
+  return notes;
+}
+
+// A stored update's note: its frame from the stored text when that can be spliced.
+function storedUpdateNote(
+  sessionId: string,
+  row: StoredEvent,
+  event: LedgerEvent,
+): Note {
+  const [item] = feedItems(event);
+  const params = () => feedItem(sessionId, event, item!).params;
+  const text = stampedUpdateText(sessionId, row.text, row.seq, event.payload);
+  return new Note("session/update", params, text);
 }
 
 function feedItems(event: LedgerEvent): { update: unknown; meta?: Params }[] {
@@ -57,7 +107,7 @@ function feedItems(event: LedgerEvent): { update: unknown; meta?: Params }[] {
 }
 
 /** The last sequence number among events read after `afterSeq` (`afterSeq` for none). */
-export function lastSeq(events: LedgerEvent[], afterSeq = 0): number {
+export function lastSeq(events: { seq: number }[], afterSeq = 0): number {
   return events.at(-1)?.seq ?? afterSeq;
 }
 

@@ -58,6 +58,8 @@ interface Conn {
   sending: Set<Promise<void>>;
   limiter: FixedWindowLimiter;
   connection?: AgentConnection;
+  /** The connection has closed (its signal aborted; read once per update, kept as a flag). */
+  gone: boolean;
 }
 
 // What the SDK's AcpServer calls for each accepted connection (`createAgent`); `closeUser`
@@ -76,6 +78,9 @@ export function hubConnector(o: HubConnectionOptions) {
       ) => AgentConnection;
       const connection = connect(wire ? wire.carry(stream) : stream, options);
       conn.connection = connection;
+      connection.signal.addEventListener("abort", () => (conn.gone = true), {
+        once: true,
+      });
       byUser.add(conn.client.user?.name, connection);
       o.hub.addClient(conn.client);
       o.onOpen?.();
@@ -105,17 +110,18 @@ function newConn(o: HubConnectionOptions, wire?: SocketWire): Conn {
     );
   });
   const conn: Conn = {
+    gone: false,
     sending: new Set(),
     limiter: new FixedWindowLimiter(o.sessionsPerMinute, 60_000),
     client: {
       id: randomUUID(),
       user: currentUser(),
       get closed() {
-        return conn.connection?.signal.aborted ?? false;
+        return conn.gone;
       },
       notify(note, catchUp) {
         const c = conn.connection;
-        if (!c || c.signal.aborted) return;
+        if (!c || conn.gone) return;
         if (wire) return wire.writeNote(note, catchUp ? undefined : outbound);
         const sent = () => c.client.notify(note.method, note.params);
         if (catchUp) return track(conn, sent());

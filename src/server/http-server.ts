@@ -31,7 +31,7 @@ import { coalesceWrites } from "./write-coalescing.js";
 import { withWires } from "./socket-wire.js";
 import type { HubUser } from "../contracts/users.js";
 import { BUILTIN_ADMIN_USER } from "./user-directory.js";
-import { runAs } from "./identity-scope.js";
+import { factoryAs, runAs } from "./identity-scope.js";
 import { ConnectionOwners } from "./connection-owners.js";
 
 export interface HubServerOptions {
@@ -101,9 +101,16 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     createAgent: o.createAgent,
     maxBufferedBytes: limits.maxBufferedBytes,
   });
-  const onHttp = createNodeHttpHandler(acp, {
-    maxRequestBodyBytes: limits.maxBodyBytes,
-  });
+  // Each request's connection (made at its initialize, after its body was read) is its user's.
+  const onHttp = (req: IncomingMessage, res: ServerResponse, user: HubUser) => {
+    const createAgent = factoryAs(o.createAgent, user);
+    const server = {
+      handleRequest: (request: Request) =>
+        acp.handleRequest(request, { createAgent }),
+    } as unknown as AcpServer;
+    const bodyLimit = { maxRequestBodyBytes: limits.maxBodyBytes };
+    createNodeHttpHandler(server, bodyLimit)(req, res);
+  };
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: limits.maxFrameBytes,
@@ -164,7 +171,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       return send(res, 404, "Unknown Acp-Connection-Id", "text/plain");
     owners.watch(req, res, user);
     watchEventStream(req, res, liveness);
-    runAs(user, () => onHttp(req, res));
+    onHttp(req, res, user);
   });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const verdict = guard.check(req, true);

@@ -93,7 +93,7 @@ export function createMetrics(liveSessions: () => number): HubMetrics {
     usage,
     observer: {
       turnEnded: (reason) => turns.inc({ stop_reason: reason }),
-      updateRelayed: () => updates.inc(),
+      updateRelayed: (clients) => updates.inc(clients),
       permissionDecided: (outcome) => permissions.inc({ outcome }),
     },
     connectionOpened: () => connections.set(++open),

@@ -9,6 +9,9 @@ import {
 } from "../../src/hub/attachments.js";
 import { fanOutEditor } from "../../src/hub/fan-out.js";
 import type { Note } from "../../src/hub/frames.js";
+import { catchUpNotes, updatesAfter } from "../../src/hub/turn-records.js";
+import { toEvent } from "../../src/engine/stored-events.js";
+import type { LedgerEvent, StoredEvent } from "../../src/engine/ports.js";
 
 type Params = Record<string, unknown>;
 
@@ -91,5 +94,52 @@ describe("a relayed update's frame", () => {
     expect(a.map((n) => (n.params["_meta"] as Params)["acphub"])).toEqual([
       { seq: 6 },
     ]);
+  });
+});
+
+describe("a catch-up's frames", () => {
+  const chunk = (text: string) => ({
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text },
+    },
+  });
+  const row = (seq: number, kind: string, payload: unknown) => ({
+    seq,
+    kind: kind as StoredEvent["kind"],
+    text: typeof payload === "string" ? payload : JSON.stringify(payload),
+    at: 0,
+  });
+
+  it("are the stored texts stamped, as serializing the parsed events would give", () => {
+    const stored = [
+      row(1, "update", chunk("before the cursor")),
+      row(2, "prompt", { prompt: [{ type: "text", text: "hi" }] }),
+      row(3, "update", chunk('é "q" \u2028')),
+      row(4, "update", { ...chunk("meta"), _meta: { agent: 1 } }),
+      row(5, "update", "{damaged"),
+      row(6, "turn_end", { stopReason: "end_turn" }),
+      row(7, "update", chunk("last")),
+    ];
+    const damaged: number[] = [];
+    const notes = catchUpNotes("s1", stored, 1, (seq) => damaged.push(seq));
+    const events = stored
+      .map((r) => toEvent(r))
+      .filter((e): e is LedgerEvent => e !== undefined);
+    const expected = updatesAfter("s1", events, 1).map((i) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: i.params,
+      }),
+    );
+    expect(notes.map((n) => n.bytes().toString())).toEqual(expected);
+    expect(expected).toHaveLength(4);
+    expect(damaged).toEqual([5]);
+    // Params are made on demand, the same as the frame says.
+    for (const note of notes)
+      expect(note.params).toEqual(
+        (JSON.parse(note.bytes().toString()) as { params: Params }).params,
+      );
   });
 });

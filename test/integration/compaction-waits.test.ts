@@ -1,0 +1,72 @@
+// A finished turn's compaction waits a moment, then merges its chunks; the gateway's close runs
+// pending ones at once. Each wait used to hold a listener on the gateway's one AbortSignal until
+// its timer fired: a busy hub with many turns ending together stacked them past Node's limit of
+// ten (MaxListenersExceededWarning during bench/serve.mjs). This runs more turns than that while
+// their compactions still wait, and checks that nothing warns and every compaction still runs.
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Gateway } from "../../src/engine/gateway.js";
+import type { EditorPort } from "../../src/engine/ports.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { connectMock, steps, tempDir } from "../helpers/mock.js";
+
+const TURNS = 12;
+const CHUNKS = 4;
+
+const quietEditor: EditorPort = {
+  notify: () => Promise.resolve(),
+  request: () => Promise.reject(new Error("no requests here")),
+};
+
+describe("compactions waiting after turns", () => {
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => void warnings.push(warning);
+  beforeEach(() => void process.on("warning", onWarning));
+  afterEach(() => void process.off("warning", onWarning));
+
+  it("add no listener per turn, and all run when the gateway closes", async () => {
+    const ledger = new SqliteLedger(join(tempDir(), "ledger.db"));
+    const gateway = new Gateway({
+      agentName: "mock",
+      ledger,
+      connect: () => connectMock(),
+      // Longer than the test: every compaction is still waiting at close.
+      compactAfterMs: 600_000,
+    });
+    gateway.attachEditor(quietEditor);
+    await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    const ids: string[] = [];
+    for (let i = 0; i < TURNS; i++) {
+      const { sessionId } = (await gateway.newSession({
+        cwd: tempDir(),
+        mcpServers: [],
+      })) as { sessionId: string };
+      ids.push(sessionId);
+      const text = steps({ text: "one two three four", chunks: CHUNKS });
+      await gateway.prompt(
+        { sessionId, prompt: [{ type: "text", text }] },
+        new AbortController().signal,
+      );
+    }
+    // A warning is emitted on a later tick than the listener that caused it.
+    await new Promise((r) => setImmediate(r));
+    const kinds = (id: string) =>
+      ledger.events(id).then((events) => events.map((e) => e.kind));
+    expect((await kinds(ids[0]!)).filter((k) => k === "update")).toHaveLength(
+      CHUNKS,
+    );
+    await gateway.close();
+    expect(warnings.map((w) => w.name)).not.toContain(
+      "MaxListenersExceededWarning",
+    );
+    // Each turn's chunks were merged into one update by the close.
+    const reopened = new SqliteLedger(ledger.file);
+    for (const id of ids) {
+      const updates = (await reopened.events(id)).filter(
+        (e) => e.kind === "update",
+      );
+      expect(updates).toHaveLength(1);
+    }
+    await reopened.close();
+  });
+});
