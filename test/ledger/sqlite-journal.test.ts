@@ -29,7 +29,10 @@ function where(path: string, sessionId: string) {
       .prepare(`SELECT COUNT(*) FROM ${table} WHERE session_id = ?`)
       .pluck()
       .get(sessionId);
-  const out = { events: count("events"), journal: count("event_journal") };
+  const out = {
+    events: Number(count("events")),
+    journal: Number(count("event_journal")),
+  };
   db.close();
   return out;
 }
