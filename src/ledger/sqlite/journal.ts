@@ -2,15 +2,18 @@
 // `event_journal`, a table clustered by a global rowid, so a commit dirties the one or two pages at
 // its end whatever the number of sessions in the batch; `events`, clustered by (session, seq),
 // would take a page per session. Rows move into `events` in bulk, a session's rows together: the
-// session's own at its turn's compaction (and before a fork or a trim), everyone's once the
-// journal holds MOVE_ROWS rows. Reads take both tables (statements.ts); a move is one transaction,
-// so a row is in exactly one of them.
+// session's own at its turn's compaction (and before a fork or a trim); once the journal holds
+// MOVE_ROWS rows, the oldest in steps of MOVE_STEP rows (one transaction each, the event loop free
+// between them) until it holds half that; all of them on close. Reads take both tables
+// (statements.ts); a move is one transaction, so a row is in exactly one of them.
 import type Database from "better-sqlite3";
 import type { Logger } from "../../shared/logger.js";
 import type { Statements } from "./statements.js";
 
-/** Rows (events) the journal holds before a move of all of them is scheduled. */
+/** Rows (events) the journal holds before its oldest are moved… */
 export const MOVE_ROWS = 8192;
+/** …at most this many rows per transaction, down to MOVE_ROWS / 2. */
+export const MOVE_STEP = 2048;
 
 export class Journal {
   private rows: number;
@@ -29,10 +32,16 @@ export class Journal {
     this.rows += count;
     if (this.rows < MOVE_ROWS || this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.moveAllLogged();
-    });
+    setImmediate(() => this.step());
+  }
+
+  // One bounded step of the move; the next one after a turn of the event loop, while needed.
+  private step(): void {
+    if (this.db.open && this.moveStepLogged() && this.rows > MOVE_ROWS / 2) {
+      setImmediate(() => this.step());
+      return;
+    }
+    this.scheduled = false;
   }
 
   /** Moves one session's rows into `events`; the caller's transaction holds it. */
@@ -52,16 +61,26 @@ export class Journal {
     this.rows = 0;
   }
 
-  // The scheduled move: a failure loses nothing (the rows stay where reads find them).
-  private moveAllLogged(): void {
-    if (!this.db.open) return;
+  // Moves the oldest MOVE_STEP rows; false when none are left or it failed (a failure loses
+  // nothing: the rows stay where reads find them).
+  private moveStepLogged(): boolean {
     try {
-      this.moveAll();
+      return this.db
+        .transaction(() => {
+          const first = this.stmt.journalFirst.pluck().get() as number | null;
+          if (first === null) return (this.rows = 0) > 0;
+          const upTo = first + MOVE_STEP - 1;
+          this.stmt.moveUpTo.run(upTo);
+          this.rows -= this.stmt.dropUpTo.run(upTo).changes;
+          return true;
+        })
+        .immediate();
     } catch (error) {
       this.logger.warn(
         { err: String(error) },
         "ledger: moving the event journal failed; its rows stay in the journal",
       );
+      return false;
     }
   }
 }

@@ -40,6 +40,10 @@ const SQL = {
   moveAll: `INSERT INTO events (${COLUMNS})
        SELECT ${COLUMNS} FROM event_journal ORDER BY session_id, seq`,
   dropAll: "DELETE FROM event_journal",
+  journalFirst: "SELECT MIN(id) FROM event_journal",
+  moveUpTo: `INSERT INTO events (${COLUMNS})
+       SELECT ${COLUMNS} FROM event_journal WHERE id <= ? ORDER BY session_id, seq`,
+  dropUpTo: "DELETE FROM event_journal WHERE id <= ?",
 };
 
 export type Statements = Record<keyof typeof SQL, Database.Statement>;
