@@ -13,7 +13,7 @@ import type { Statements } from "./statements.js";
 /** Rows (events) the journal holds before its oldest are moved… */
 export const MOVE_ROWS = 8192;
 /** …at most this many rows per transaction, down to MOVE_ROWS / 2. */
-export const MOVE_STEP = 2048;
+export const MOVE_STEP = 4096;
 
 export class Journal {
   private rows: number;
