@@ -134,6 +134,19 @@ describe("SQLite ledger: the hot journal", () => {
     await ledger.close();
   });
 
+  it("leaves the journal alone when a connection that appended nothing closes (a reading command)", async () => {
+    const path = file();
+    const writer = new SqliteLedger(path);
+    await writer.createSession(session("s"));
+    await writer.append("s", "update", chunk("1"));
+    const reader = new SqliteLedger(path);
+    expect((await reader.read("s")).map((e) => e.seq)).toEqual([1]);
+    await reader.close();
+    expect(where(path, "s")).toEqual({ events: 0, journal: 1 });
+    await writer.close();
+    expect(where(path, "s")).toEqual({ events: 1, journal: 0 });
+  });
+
   it("gives the next seq after another connection's appends to the same session", async () => {
     const path = file();
     const one = new SqliteLedger(path);

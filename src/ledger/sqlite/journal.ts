@@ -4,7 +4,7 @@
 // would take a page per session. Rows move into `events` in bulk, a session's rows together: the
 // session's own at its turn's compaction (and before a fork or a trim); once the journal holds
 // MOVE_ROWS rows, the oldest in steps of MOVE_STEP rows (one transaction each, the event loop free
-// between them) until it holds half that; all of them on close. Reads take both tables
+// between them) until it holds half that; all of them on close when this connection appended any. Reads take both tables
 // (statements.ts); a move is one transaction, so a row is in exactly one of them.
 import type Database from "better-sqlite3";
 import type { Logger } from "../../shared/logger.js";
@@ -18,6 +18,7 @@ export const MOVE_STEP = 4096;
 export class Journal {
   private rows: number;
   private scheduled = false;
+  private appended = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -30,6 +31,7 @@ export class Journal {
   /** Counts rows a committed batch appended; schedules a move past MOVE_ROWS. */
   added(count: number): void {
     this.rows += count;
+    this.appended ||= count > 0;
     if (this.rows < MOVE_ROWS || this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.step());
@@ -50,8 +52,10 @@ export class Journal {
     this.rows -= this.stmt.dropSession.run(sessionId).changes;
   }
 
-  /** Moves every row into `events` in one transaction. */
+  /** On close: every row moved into `events` in one transaction, when this connection appended
+   * any (a reading command such as `acphub sessions list` takes no write lock). */
   moveAll(): void {
+    if (!this.appended) return;
     this.db
       .transaction(() => {
         this.stmt.moveAll.run();
