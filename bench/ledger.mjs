@@ -3,13 +3,14 @@
 // 5,000-event session as stored, and the events kept for a 1,000-chunk reply after compaction.
 // Prints figures; never part of the test run. BENCH_PG_URL uses an existing server.
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLedgerAt } from "../dist/ledger/open.js";
 import { benchPostgres } from "./pg-server.mjs";
 
 const COUNT = Number(process.env.BENCH_APPENDS ?? 50000);
 const BURST = 64; // updates per read off the agent's pipe
+const SPREADS = [1, 100, 300]; // sessions streaming at once
 const caps = { maxEventsPerSession: 1_000_000, maxBytesPerSession: 1 << 30 };
 const chunk = (text) =>
   JSON.stringify({
@@ -54,6 +55,33 @@ async function appendRate(ledger) {
     perSecond: (COUNT / ms) * 1000,
     cpuUs: (used.user + used.system) / COUNT,
   };
+}
+
+// A group commit spread over many streaming sessions (the hub with one session per client): every
+// tick a burst of SPREAD_BURST updates, one after another over `sessions` sessions, so each batch
+// holds about the same events whatever the spread; CPU per append after a warm-up round.
+const SPREAD_BURST = 300;
+async function spreadRate(ledger, sessions) {
+  const ids = Array.from(
+    { length: sessions },
+    (_, i) => `spread-${sessions}-${i}`,
+  );
+  for (const id of ids) await ledger.createSession(session(id));
+  const text = chunk("x".repeat(120));
+  const round = async (count) => {
+    const all = [];
+    for (let i = 0; i < count; i += SPREAD_BURST) {
+      for (let j = 0; j < SPREAD_BURST; j++)
+        all.push(ledger.append(ids[(i + j) % sessions], "update", text));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(all);
+  };
+  await round(SPREAD_BURST * 10);
+  const cpu = process.cpuUsage();
+  await round(COUNT);
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / COUNT;
 }
 
 async function readTime(ledger) {
@@ -113,8 +141,13 @@ async function measure(name, where) {
   const read = await readTime(ledger);
   const events = await compacted(ledger);
   const long = await longReply(ledger);
+  const spread = [];
+  for (const n of SPREADS) spread.push([n, await spreadRate(ledger, n)]);
   await ledger.close();
   console.log(`${name}:`);
+  console.log(
+    `  append spread over sessions (${SPREAD_BURST}-update bursts a tick apart, load ${loadavg()[0].toFixed(1)}): ${spread.map(([n, us]) => `${n}: ${us.toFixed(1)} µs`).join(", ")} CPU per append; ${spread.at(-1)[0]}:${spread[0][0]} = ${(spread.at(-1)[1] / spread[0][1]).toFixed(2)}`,
+  );
   console.log(
     `  append, group commit (${BURST}-update bursts a tick apart): ${Math.round(rate.perSecond).toLocaleString("en")} appends/s, ${rate.cpuUs.toFixed(1)} µs CPU per append`,
   );
@@ -133,6 +166,7 @@ await measure(
   "SQLite",
   join(mkdtempSync(join(tmpdir(), "acphub-ledger-")), "ledger.db"),
 );
+if (process.env.BENCH_SQLITE_ONLY) process.exit(0);
 const pg = await benchPostgres();
 try {
   await measure("PostgreSQL", pg.url);

@@ -120,6 +120,13 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
   /** Closes the connection (the log is drained first). */
   protected abstract disconnect(): Promise<void>;
 
+  /** Before a fork copies a session's events: an engine that keeps some apart (SQLite's
+   * journal) puts them with the rest. */
+  protected settleEvents(sessionId: string): Promise<void> {
+    void sessionId;
+    return Promise.resolve();
+  }
+
   // A statement whose `?` marks become the dialect's placeholders.
   private sql(text: string, ...args: unknown[]): Sql {
     let n = 0;
@@ -255,6 +262,7 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
     uptoSeq?: number,
   ): Promise<void> {
     await this.log.drain();
+    await this.settleEvents(fromId);
     const from = await this.getSession(fromId);
     if (!from)
       throw new HubError("SESSION_NOT_FOUND", `ledger: no session ${fromId}`);

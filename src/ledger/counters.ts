@@ -12,8 +12,8 @@ export interface Counters {
   at: number;
 }
 
-// The counters of a session row as read (drivers give numbers or numeric strings).
-function countersOf(row: Record<string, unknown>): Counters {
+/** The counters of a session row as read (drivers give numbers or numeric strings). */
+export function countersOf(row: Record<string, unknown>): Counters {
   return {
     nextSeq: Number(row["next_seq"]),
     eventCount: Number(row["event_count"]),
@@ -49,6 +49,17 @@ export function countBatch(
   insert: (event: PendingEvent, seq: number) => void,
 ): { seqs: (number | undefined)[]; written: [string, Counters][] } {
   const counters = new Map(rows.map((r) => [String(r["id"]), countersOf(r)]));
+  return countInto(batch, counters, insert);
+}
+
+/** The same over counters already at hand (a writer's own, kept between batches): they are
+ * advanced in place; `at` is reset first so that only the batch's sessions count as written. */
+export function countInto(
+  batch: PendingEvent[],
+  counters: Map<string, Counters>,
+  insert: (event: PendingEvent, seq: number) => void,
+): { seqs: (number | undefined)[]; written: [string, Counters][] } {
+  for (const c of counters.values()) c.at = 0;
   const seqs = assignSeqs(batch, counters, insert);
   return { seqs, written: [...counters].filter(([, c]) => c.at > 0) };
 }

@@ -16,10 +16,12 @@ describe("SQLite ledger contract", () => {
       return new SqliteLedger(where, { caps });
     },
     async damage(where, sessionId, seq) {
+      // The row is in the hot journal or, once moved, in events.
       const db = new Database(where);
-      db.prepare(
-        "UPDATE events SET payload = 'not json' WHERE session_id = ? AND seq = ?",
-      ).run(sessionId, seq);
+      for (const table of ["events", "event_journal"])
+        db.prepare(
+          `UPDATE ${table} SET payload = 'not json' WHERE session_id = ? AND seq = ?`,
+        ).run(sessionId, seq);
       db.close();
     },
   });

@@ -42,6 +42,17 @@ const MIGRATIONS: string[] = [
    WHERE kind = 'update' AND json_valid(payload) AND json_type(payload, '$.meta') = 'object';`,
   // 4 (issue 22): users, their login codes, who may see which session, and the audit log.
   usersSchemaSql("", "INTEGER PRIMARY KEY AUTOINCREMENT", "TEXT"),
+  // 5 (issue 24): the hot end of the event log, clustered by a global rowid so that a group
+  // commit over many sessions dirties one or two pages, not one per session (journal.ts).
+  `CREATE TABLE event_journal (
+     id INTEGER PRIMARY KEY,
+     session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     payload TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     at INTEGER NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

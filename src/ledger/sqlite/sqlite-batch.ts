@@ -1,43 +1,77 @@
-// Writes one group-commit batch in one SQLite transaction: per-session counters read once, every
-// event inserted, counters written once, the caps applied. The caller settles each append.
+// Writes one group-commit batch in one SQLite transaction: the sessions' counters taken from this
+// writer's cache (read once per session while no other connection writes), every event appended
+// to the journal, counters written once per session, the caps applied. The caller settles each
+// append.
 import type Database from "better-sqlite3";
 import type { LedgerCaps } from "../caps.js";
-import { countBatch, overCaps, type Counters } from "../counters.js";
+import { countInto, overCaps, type Counters } from "../counters.js";
 import type { PendingEvent } from "../group-commit.js";
+import type { CounterCache } from "./counter-cache.js";
+import type { Journal } from "./journal.js";
 import type { Statements } from "./statements.js";
+
+/** What a batch writes through. */
+export interface BatchWriter {
+  db: Database.Database;
+  stmt: Statements;
+  caps: LedgerCaps;
+  counters: CounterCache;
+  journal: Journal;
+}
 
 // Inserts the batch; returns the seq of each event (undefined: its session does not exist).
 export function writeBatch(
-  db: Database.Database,
-  stmt: Statements,
-  caps: LedgerCaps,
+  w: BatchWriter,
   batch: PendingEvent[],
 ): (number | undefined)[] {
-  return db
-    .transaction(() => {
-      const rows = [...new Set(batch.map((e) => e.sessionId))]
-        .map((id) => stmt.counters.get(id) as Record<string, unknown>)
-        .filter((row) => row !== undefined);
-      const { seqs, written } = countBatch(batch, rows, (e, seq) =>
-        stmt.insertEvent.run(e.sessionId, seq, e.kind, e.text, e.bytes, e.at),
-      );
-      for (const [id, c] of written) {
-        const trimmed = overCaps(c, caps) && trim(stmt, caps, id, c);
-        stmt.setCounters.run({ ...c, id, trimmed: trimmed ? 1 : 0 });
-      }
-      return seqs;
-    })
-    .immediate();
+  let appended = 0;
+  try {
+    const seqs = w.db
+      .transaction(() => {
+        const counters = w.counters.forBatch(
+          new Set(batch.map((e) => e.sessionId)),
+        );
+        const counted = countInto(batch, counters, (e, seq) => {
+          w.stmt.insertEvent.run(
+            e.sessionId,
+            seq,
+            e.kind,
+            e.text,
+            e.bytes,
+            e.at,
+          );
+          appended += 1;
+        });
+        for (const [id, c] of counted.written) writeCounters(w, id, c);
+        return counted.seqs;
+      })
+      .immediate();
+    w.journal.added(appended);
+    return seqs;
+  } catch (error) {
+    w.counters.clear(); // advanced in memory, rolled back on disk
+    throw error;
+  }
+}
+
+// A session's counters after its batch, trimmed to its caps first.
+function writeCounters(w: BatchWriter, id: string, c: Counters): void {
+  const trimmed = overCaps(c, w.caps) && trim(w, id, c);
+  w.stmt.setCounters.run(
+    c.nextSeq,
+    c.eventCount,
+    c.bytes,
+    c.at,
+    trimmed ? 1 : 0,
+    id,
+  );
 }
 
 // Drops the oldest events until the session is within its caps (never its newest event).
-// True when any went.
-function trim(
-  stmt: Statements,
-  caps: LedgerCaps,
-  id: string,
-  c: Counters,
-): boolean {
+// True when any went. Its journal rows move first, so that the oldest are all in `events`.
+function trim(w: BatchWriter, id: string, c: Counters): boolean {
+  const { stmt, caps } = w;
+  w.journal.moveSession(id);
   let trimmed = false;
   while (c.eventCount > 1 && overCaps(c, caps)) {
     const over = Math.max(1, c.eventCount - caps.maxEventsPerSession);

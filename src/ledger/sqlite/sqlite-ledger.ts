@@ -9,8 +9,10 @@ import type { LedgerOptions } from "../caps.js";
 import type { MergedRun } from "../compaction.js";
 import { LedgerCore, type Dialect, type Row, type Sql } from "../core.js";
 import type { PendingEvent } from "../group-commit.js";
+import { CounterCache } from "./counter-cache.js";
+import { Journal } from "./journal.js";
 import { migrate } from "./migrations.js";
-import { writeBatch } from "./sqlite-batch.js";
+import { writeBatch, type BatchWriter } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { sqliteUserStore } from "./sqlite-users.js";
@@ -32,6 +34,7 @@ const SQLITE: Dialect = {
 export class SqliteLedger extends LedgerCore {
   private readonly db: Database.Database;
   private readonly stmt: Statements;
+  private readonly writer: BatchWriter;
   private readonly statements = new Map<string, Database.Statement>();
   /** The hub's users, grants and audit log (issue 22), in this database. */
   readonly users: UserStore;
@@ -50,6 +53,13 @@ export class SqliteLedger extends LedgerCore {
       this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
       migrate(this.db, file);
       this.stmt = prepareStatements(this.db);
+      this.writer = {
+        db: this.db,
+        stmt: this.stmt,
+        caps: this.caps,
+        counters: new CounterCache(this.db, this.stmt.counters),
+        journal: new Journal(this.db, this.stmt, this.logger),
+      };
       this.users = sqliteUserStore(this.db);
     } catch (error) {
       throw ledgerError(file, error);
@@ -69,12 +79,14 @@ export class SqliteLedger extends LedgerCore {
     }
   }
 
-  // A statement prepared once per distinct text; its rows (none for a plain write).
+  // A statement prepared once per distinct text; its rows (none for a plain write). A write may
+  // change counters (a fork's, a deleted session's): the batch writer reads them again.
   private exec({ text, args }: Sql): Row[] {
     let statement = this.statements.get(text);
     if (!statement)
       this.statements.set(text, (statement = this.db.prepare(text)));
     if (statement.reader) return statement.all(...args) as Row[];
+    this.writer.counters.clear();
     statement.run(...args);
     return [];
   }
@@ -94,7 +106,7 @@ export class SqliteLedger extends LedgerCore {
   /** EventStore: one group-commit batch in one transaction. */
   writeBatch(batch: PendingEvent[]): (number | undefined)[] {
     try {
-      return writeBatch(this.db, this.stmt, this.caps, batch);
+      return writeBatch(this.writer, batch);
     } catch (error) {
       throw ledgerError(this.file, error);
     }
@@ -106,9 +118,9 @@ export class SqliteLedger extends LedgerCore {
     afterSeq: number,
     uptoSeq: number,
   ): Promise<unknown[][]> {
+    const args = [sessionId, afterSeq, uptoSeq];
     return this.run(
-      () =>
-        this.stmt.read.raw().all(sessionId, afterSeq, uptoSeq) as unknown[][],
+      () => this.stmt.read.raw().all(...args, ...args) as unknown[][],
     );
   }
 
@@ -121,16 +133,19 @@ export class SqliteLedger extends LedgerCore {
     newest: boolean,
   ): Promise<unknown[][]> {
     const stmt = newest ? this.stmt.pageDown : this.stmt.pageUp;
+    const args = [sessionId, afterSeq, beforeSeq];
     return this.run(
-      () =>
-        stmt.raw().all(sessionId, afterSeq, beforeSeq, limit) as unknown[][],
+      () => stmt.raw().all(...args, ...args, limit) as unknown[][],
     );
   }
 
-  /** EventStore: merged runs written in one transaction, counters redone. */
+  /** EventStore: merged runs written in one transaction, counters redone. The session's
+   * journal rows move into `events` first (its turn is over: they go together). */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
     return this.run(() =>
       this.db.transaction(() => {
+        this.writer.counters.clear();
+        this.writer.journal.moveSession(sessionId);
         for (const { fromSeq, lastSeq, text } of runs) {
           this.stmt.deleteRange.run(sessionId, fromSeq, lastSeq);
           this.stmt.rewriteEvent.run(
@@ -145,9 +160,25 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
-  /** Core: closes the database file. */
+  /** Core: a session's journal rows moved into `events`, before the core copies them (fork). */
+  protected override settleEvents(sessionId: string): Promise<void> {
+    return this.run(() =>
+      this.db.transaction(() => this.writer.journal.moveSession(sessionId))(),
+    );
+  }
+
+  /** Core: closes the database file, its journal moved into `events` first. */
   protected disconnect(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return Promise.resolve();
+    try {
+      this.writer.journal.moveAll();
+    } catch (error) {
+      this.logger.warn(
+        { err: String(error) },
+        "ledger: moving the event journal on close failed; its rows stay in the journal",
+      );
+    }
+    this.db.close();
     return Promise.resolve();
   }
 }

@@ -2,19 +2,28 @@
 // session side is built by ../core.ts and prepared on first use).
 import type Database from "better-sqlite3";
 
+// A session's rows from both ends of the log, events then journal (./journal.ts); each
+// argument is given twice, once per table.
+const BOTH = (where: string, order: string) =>
+  `SELECT seq, kind, payload, at FROM events WHERE ${where}
+   UNION ALL SELECT seq, kind, payload, at FROM event_journal WHERE ${where} ${order}`;
+const COLUMNS = "session_id, seq, kind, payload, bytes, at";
+
 const SQL = {
   counters:
     "SELECT id, next_seq, event_count, bytes FROM sessions WHERE id = ?",
-  setCounters: `UPDATE sessions SET next_seq = @nextSeq, event_count = @eventCount, bytes = @bytes,
-         updated_at = @at, incomplete = incomplete OR @trimmed WHERE id = @id`,
-  insertEvent:
-    "INSERT INTO events (session_id, seq, kind, payload, bytes, at) VALUES (?, ?, ?, ?, ?, ?)",
-  read: `SELECT seq, kind, payload, at FROM events
-       WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
-  pageUp: `SELECT seq, kind, payload, at FROM events
-       WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`,
-  pageDown: `SELECT seq, kind, payload, at FROM events
-       WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+  setCounters: `UPDATE sessions SET next_seq = ?, event_count = ?, bytes = ?, updated_at = ?,
+         incomplete = incomplete OR ? WHERE id = ?`,
+  insertEvent: `INSERT INTO event_journal (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`,
+  read: BOTH("session_id = ? AND seq > ? AND seq <= ?", "ORDER BY seq"),
+  pageUp: BOTH(
+    "session_id = ? AND seq > ? AND seq < ?",
+    "ORDER BY seq LIMIT ?",
+  ),
+  pageDown: BOTH(
+    "session_id = ? AND seq > ? AND seq < ?",
+    "ORDER BY seq DESC LIMIT ?",
+  ),
   oldestEvents:
     "SELECT seq, bytes FROM events WHERE session_id = ? ORDER BY seq LIMIT ?",
   deleteEventsUpTo: "DELETE FROM events WHERE session_id = ? AND seq <= ?",
@@ -24,6 +33,17 @@ const SQL = {
     "UPDATE events SET payload = ?, bytes = ? WHERE session_id = ? AND seq = ?",
   recount: `UPDATE sessions SET event_count = (SELECT COUNT(*) FROM events WHERE session_id = @id),
          bytes = (SELECT COALESCE(SUM(bytes), 0) FROM events WHERE session_id = @id) WHERE id = @id`,
+  journalCount: "SELECT COUNT(*) FROM event_journal",
+  moveSession: `INSERT INTO events (${COLUMNS})
+       SELECT ${COLUMNS} FROM event_journal WHERE session_id = ? ORDER BY seq`,
+  dropSession: "DELETE FROM event_journal WHERE session_id = ?",
+  moveAll: `INSERT INTO events (${COLUMNS})
+       SELECT ${COLUMNS} FROM event_journal ORDER BY session_id, seq`,
+  dropAll: "DELETE FROM event_journal",
+  journalFirst: "SELECT MIN(id) FROM event_journal",
+  moveUpTo: `INSERT INTO events (${COLUMNS})
+       SELECT ${COLUMNS} FROM event_journal WHERE id <= ? ORDER BY session_id, seq`,
+  dropUpTo: "DELETE FROM event_journal WHERE id <= ?",
 };
 
 export type Statements = Record<keyof typeof SQL, Database.Statement>;

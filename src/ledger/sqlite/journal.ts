@@ -1,0 +1,90 @@
+// The hot end of the SQLite event log (schema 5). A group commit appends its events to
+// `event_journal`, a table clustered by a global rowid, so a commit dirties the one or two pages at
+// its end whatever the number of sessions in the batch; `events`, clustered by (session, seq),
+// would take a page per session. Rows move into `events` in bulk, a session's rows together: the
+// session's own at its turn's compaction (and before a fork or a trim); once the journal holds
+// MOVE_ROWS rows, the oldest in steps of MOVE_STEP rows (one transaction each, the event loop free
+// between them) until it holds half that; all of them on close when this connection appended any. Reads take both tables
+// (statements.ts); a move is one transaction, so a row is in exactly one of them.
+import type Database from "better-sqlite3";
+import type { Logger } from "../../shared/logger.js";
+import type { Statements } from "./statements.js";
+
+/** Rows (events) the journal holds before its oldest are moved… */
+export const MOVE_ROWS = 8192;
+/** …at most this many rows per transaction, down to MOVE_ROWS / 2. */
+export const MOVE_STEP = 4096;
+
+export class Journal {
+  private rows: number;
+  private scheduled = false;
+  private appended = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly stmt: Statements,
+    private readonly logger: Logger,
+  ) {
+    this.rows = Number(stmt.journalCount.pluck().get());
+  }
+
+  /** Counts rows a committed batch appended; schedules a move past MOVE_ROWS. */
+  added(count: number): void {
+    this.rows += count;
+    this.appended ||= count > 0;
+    if (this.rows < MOVE_ROWS || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.step());
+  }
+
+  // One bounded step of the move; the next one after a turn of the event loop, while needed.
+  private step(): void {
+    if (this.db.open && this.moveStepLogged() && this.rows > MOVE_ROWS / 2) {
+      setImmediate(() => this.step());
+      return;
+    }
+    this.scheduled = false;
+  }
+
+  /** Moves one session's rows into `events`; the caller's transaction holds it. */
+  moveSession(sessionId: string): void {
+    this.stmt.moveSession.run(sessionId);
+    this.rows -= this.stmt.dropSession.run(sessionId).changes;
+  }
+
+  /** On close: every row moved into `events` in one transaction, when this connection appended
+   * any (a reading command such as `acphub sessions list` takes no write lock). */
+  moveAll(): void {
+    if (!this.appended) return;
+    this.db
+      .transaction(() => {
+        this.stmt.moveAll.run();
+        this.stmt.dropAll.run();
+      })
+      .immediate();
+    this.rows = 0;
+  }
+
+  // Moves the oldest MOVE_STEP rows; false when none are left or it failed (a failure loses
+  // nothing: the rows stay where reads find them).
+  private moveStepLogged(): boolean {
+    try {
+      return this.db
+        .transaction(() => {
+          const first = this.stmt.journalFirst.pluck().get() as number | null;
+          if (first === null) return (this.rows = 0) > 0;
+          const upTo = first + MOVE_STEP - 1;
+          this.stmt.moveUpTo.run(upTo);
+          this.rows -= this.stmt.dropUpTo.run(upTo).changes;
+          return true;
+        })
+        .immediate();
+    } catch (error) {
+      this.logger.warn(
+        { err: String(error) },
+        "ledger: moving the event journal failed; its rows stay in the journal",
+      );
+      return false;
+    }
+  }
+}
