@@ -68,3 +68,23 @@ export function forwardUnknownNotification(
     sessionId: live.session.id,
   });
 }
+
+/** An editor's `_`-prefixed request, relayed with the session id mapped. */
+export async function forwardExtension(
+  parts: GatewayParts,
+  method: string,
+  params: unknown,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const agent = await parts.agents.get();
+  return agent.request(method, parts.sessions.toAgentIds(params), signal);
+}
+
+/** An editor's `_`-prefixed notification, relayed with the session id mapped. */
+export async function forwardExtensionNotification(
+  parts: GatewayParts,
+  method: string,
+  params: unknown,
+): Promise<void> {
+  (await parts.agents.get()).notify(method, parts.sessions.toAgentIds(params));
+}

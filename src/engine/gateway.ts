@@ -31,6 +31,8 @@ import type {
 } from "./ports.js";
 import { forkSession } from "./fork.js";
 import {
+  forwardExtension,
+  forwardExtensionNotification,
   forwardToAgent,
   forwardUnknown,
   forwardUnknownNotification,
@@ -50,15 +52,11 @@ import {
   replayHistory,
   requireRecord,
 } from "./session-ops.js";
-import { modelOf, SettingsStore } from "./session-settings.js";
+import { SettingsStore } from "./session-settings.js";
 import { SessionTable } from "./session-table.js";
-import { promptLive, promptOf } from "./turns.js";
 import { CloseDelays } from "./close-delays.js";
-import {
-  advertiseCommands,
-  promptCommand,
-  runSessionCommand,
-} from "./session-commands.js";
+import { advertiseCommands } from "./session-commands.js";
+import { routePrompt } from "./prompt-route.js";
 
 // How long after a turn's answer its chunks are merged. A client that reconnects with a cursor
 // inside a merged run still reads only what came after it, so nothing needs a longer delay.
@@ -203,39 +201,12 @@ export class Gateway {
     );
     try {
       const record = await this.record(params["sessionId"]);
-      const prompt = promptOf(params, this.limits.maxPromptBytes);
-      const command = await promptCommand(this.parts.commands, record, prompt);
-      if (command && this.parts.commands)
-        return await runSessionCommand(
-          this.parts,
-          this.parts.commands,
-          record,
-          prompt,
-          { ...command, author },
-          scope.signal,
-          this.commandRuns,
-        );
-      const meta = params["_meta"] as Params | undefined;
-      // A spent budget refuses the prompt before anything of it is recorded.
-      await this.parts.budget?.admit({
-        sessionId: record.id,
-        agent: record.agent,
-        ...(author !== undefined ? { user: author } : {}),
+      return await routePrompt(this.parts, record, {
+        params,
+        author,
+        signal: scope.signal,
+        commandRuns: this.commandRuns,
       });
-      const live = await liveSession(this.parts, record);
-      const model = modelOf(await this.parts.settings.get(record.id));
-      return await promptLive(
-        this.parts,
-        record,
-        live,
-        {
-          blocks: prompt,
-          ...(meta ? { meta } : {}),
-          ...(author ? { author } : {}),
-          ...(model ? { model } : {}),
-        },
-        scope.signal,
-      );
     } finally {
       scope.release();
     }
@@ -359,24 +330,16 @@ export class Gateway {
   }
 
   /** An editor's `_`-prefixed request or notification, relayed with the session id mapped. */
-  async forwardExtension(
+  forwardExtension(
     method: string,
     params: unknown,
     signal?: AbortSignal,
   ): Promise<unknown> {
-    const agent = await this.agent();
-    return agent.request(
-      method,
-      this.parts.sessions.toAgentIds(params),
-      signal,
-    );
+    return forwardExtension(this.parts, method, params, signal);
   }
 
-  async forwardExtensionNotification(
-    method: string,
-    params: unknown,
-  ): Promise<void> {
-    (await this.agent()).notify(method, this.parts.sessions.toAgentIds(params));
+  forwardExtensionNotification(method: string, params: unknown): Promise<void> {
+    return forwardExtensionNotification(this.parts, method, params);
   }
 
   async close(): Promise<void> {

@@ -6,12 +6,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { INIT, text } from "../helpers/hub.js";
 import { tempDir } from "../helpers/mock.js";
 import {
   axeFindings,
-  launchBrowser,
   loggedIn,
   newSession,
   scenario,
@@ -26,17 +25,16 @@ let browser: Browser;
 let hub: WebHub;
 let page: Page;
 
-beforeAll(async () => {
-  [browser, hub] = await Promise.all([
-    launchBrowser(),
-    fx.start({ sessionsPerMinute: 1000 }, ["--modes", "--config-options"]),
-  ]);
-  ({ page } = await loggedIn(browser, hub.loginUrl));
-});
-afterAll(async () => {
-  await browser?.close();
-  await fx.cleanup();
-});
+fx.withBrowser(
+  {
+    serve: { sessionsPerMinute: 1000 },
+    flags: ["--modes", "--config-options"],
+  },
+  async (b, h) => {
+    [browser, hub] = [b, h];
+    ({ page } = await loggedIn(browser, hub.loginUrl));
+  },
+);
 
 const turnLine = (p: Page) => p.locator(".turn-state").innerText();
 const MODE_OPTION = {

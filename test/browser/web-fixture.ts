@@ -9,6 +9,7 @@ import {
   type BrowserContext,
   type Page,
 } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { hubFixture, type RunningHub } from "../helpers/hub.js";
 
 export const ARTIFACTS = join(import.meta.dirname, "../../test-artifacts");
@@ -29,22 +30,55 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** The hub a browser test file's Chromium talks to: its `serve` config and mock-agent flags. */
+export interface WebSuiteOptions {
+  /** The serve config, or a function giving it once earlier hooks ran (a proxy's origin). */
+  serve?: Record<string, unknown> | (() => Record<string, unknown>);
+  flags?: string[];
+  /** The before-all hook's timeout (ms), when its `ready` does much. */
+  timeoutMs?: number;
+}
+
 export function webFixture() {
   const hubs = hubFixture();
+  // A hub over the mock agent, with the login URL it printed.
+  const start = async (
+    serve: Record<string, unknown> = {},
+    flags: string[] = [],
+  ): Promise<WebHub> => {
+    const { h, home } = await hubs.start(serve, flags);
+    const first = JSON.parse(h.stdout().split("\n")[0]!) as {
+      loginUrl: string;
+    };
+    return { h, home, loginUrl: first.loginUrl };
+  };
+  const cleanup = () => hubs.cleanup();
   return {
     hubs,
-    // A hub over the mock agent, with the login URL it printed.
-    async start(
-      serve: Record<string, unknown> = {},
-      flags: string[] = [],
-    ): Promise<WebHub> {
-      const { h, home } = await hubs.start(serve, flags);
-      const first = JSON.parse(h.stdout().split("\n")[0]!) as {
-        loginUrl: string;
-      };
-      return { h, home, loginUrl: first.loginUrl };
+    start,
+    cleanup,
+    /** Registers the file's hooks: Chromium and a hub started together before its tests (then
+     *  `ready` with both), Chromium closed and the hubs stopped after them. */
+    withBrowser(
+      options: WebSuiteOptions,
+      ready: (browser: Browser, hub: WebHub) => Promise<void>,
+    ): void {
+      let browser: Browser | undefined;
+      beforeAll(async () => {
+        const { serve, flags } = options;
+        const config = typeof serve === "function" ? serve() : serve;
+        const [b, hub] = await Promise.all([
+          launchBrowser(),
+          start(config, flags),
+        ]);
+        browser = b;
+        await ready(b, hub);
+      }, options.timeoutMs);
+      afterAll(async () => {
+        await browser?.close();
+        await cleanup();
+      });
     },
-    cleanup: () => hubs.cleanup(),
   };
 }
 

@@ -3,10 +3,9 @@
 // they scroll up), a session opens at its end, a stale link says "not found" without
 // hammering the hub, and the sidebar shows another session waiting for approval.
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { INIT, text } from "../helpers/hub.js";
 import {
-  launchBrowser,
   loggedIn,
   newSession,
   scenario,
@@ -21,19 +20,12 @@ let browser: Browser;
 let hub: WebHub;
 let page: Page;
 
-beforeAll(async () => {
-  [browser, hub] = await Promise.all([
-    launchBrowser(),
-    fx.start({ sessionsPerMinute: 1000 }),
-  ]);
+fx.withBrowser({ serve: { sessionsPerMinute: 1000 } }, async (b, h) => {
+  [browser, hub] = [b, h];
   ({ page } = await loggedIn(browser, hub.loginUrl, {
     width: 1100,
     height: 700,
   }));
-});
-afterAll(async () => {
-  await browser?.close();
-  await fx.cleanup();
 });
 
 /** How far (px) the transcript's end is below what is in view. */

@@ -14,7 +14,6 @@ import {
 import { tempDir } from "../helpers/mock.js";
 import { startProxy, type TcpProxy } from "./tcp-proxy.js";
 import {
-  launchBrowser,
   loggedIn,
   newSession,
   scenario,
@@ -33,21 +32,24 @@ let pageB: Page;
 
 beforeAll(async () => {
   proxy = await startProxy();
-  [browser, hub] = await Promise.all([
-    launchBrowser(),
-    fx.start({ allowOrigins: [proxy.origin], sessionsPerMinute: 1000 }),
-  ]);
-  proxy.target.port = Number(new URL(hub.h.url).port);
-  // Page A goes through the proxy (its connection can be dropped); page B straight to the hub.
-  const viaProxy = hub.loginUrl.replace(hub.h.url, proxy.origin);
-  ({ page: pageA } = await loggedIn(browser, viaProxy));
-  pageB = await pageA.context().newPage();
 });
 afterAll(async () => {
-  await browser?.close();
-  await fx.cleanup();
   await proxy?.close();
 });
+// Registered after the proxy's hooks: its own run after the proxy starts and before it closes.
+fx.withBrowser(
+  {
+    serve: () => ({ allowOrigins: [proxy.origin], sessionsPerMinute: 1000 }),
+  },
+  async (b, h) => {
+    [browser, hub] = [b, h];
+    proxy.target.port = Number(new URL(hub.h.url).port);
+    // Page A goes through the proxy (its connection can be dropped); page B straight to the hub.
+    const viaProxy = hub.loginUrl.replace(hub.h.url, proxy.origin);
+    ({ page: pageA } = await loggedIn(browser, viaProxy));
+    pageB = await pageA.context().newPage();
+  },
+);
 
 const users = (p: Page) => p.locator(".msg.user").allInnerTexts();
 const replies = (p: Page) => p.locator(".msg.agent").allInnerTexts();

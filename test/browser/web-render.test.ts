@@ -5,13 +5,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/mock.js";
 import {
   artifact,
   cspViolations,
   freshLoginUrl,
-  launchBrowser,
   loggedIn,
   newSession,
   scenario,
@@ -27,20 +26,13 @@ let hub: WebHub;
 let page: Page;
 const dialogs: string[] = [];
 
-beforeAll(async () => {
-  [browser, hub] = await Promise.all([
-    launchBrowser(),
-    fx.start({ maxQueuedMessages: 50_000 }),
-  ]);
+fx.withBrowser({ serve: { maxQueuedMessages: 50_000 } }, async (b, h) => {
+  [browser, hub] = [b, h];
   ({ page } = await loggedIn(browser, hub.loginUrl));
   page.on("dialog", (d) => {
     dialogs.push(d.message());
     void d.dismiss();
   });
-});
-afterAll(async () => {
-  await browser?.close();
-  await fx.cleanup();
 });
 
 const HOSTILE = [

@@ -6,13 +6,12 @@
 // unshared; vic sees a session shared with him read only: no composer, no permission
 // question, settings shown but not changeable.
 import type { Browser, Page, WebSocketRoute } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { INIT } from "../helpers/hub.js";
 import {
   artifact,
   axeFindings,
-  launchBrowser,
   loggedIn,
   newSession,
   scenario,
@@ -86,22 +85,22 @@ function withAuthor(message: string): string {
   return JSON.stringify(m);
 }
 
-beforeAll(async () => {
-  [browser, hub] = await Promise.all([
-    launchBrowser(),
-    fx.start({ sessionsPerMinute: 1000 }, ["--modes"]),
-  ]);
-  for (const [name, role] of [
-    ["alice", "member"],
-    ["bob", "member"],
-    ["vic", "viewer"],
-  ] as const)
-    pages[name] = await userPage(name, role);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await fx.cleanup();
-});
+fx.withBrowser(
+  {
+    serve: { sessionsPerMinute: 1000 },
+    flags: ["--modes"],
+    timeoutMs: 120_000,
+  },
+  async (b, h) => {
+    [browser, hub] = [b, h];
+    for (const [name, role] of [
+      ["alice", "member"],
+      ["bob", "member"],
+      ["vic", "viewer"],
+    ] as const)
+      pages[name] = await userPage(name, role);
+  },
+);
 
 const row = (p: Page, id: string) => p.locator(`.sessions li[data-id="${id}"]`);
 

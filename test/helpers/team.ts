@@ -7,6 +7,7 @@ import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { mockConfig } from "./editor.js";
 import {
   connectClient,
+  INIT,
   startHub,
   type HubTestClient,
   type RunningHub,
@@ -78,4 +79,17 @@ export function teamFixture() {
       }
     },
   };
+}
+
+/** initialize, then session/load of a session made in /tmp (the team tests' folder). */
+export async function joinSession(
+  c: HubTestClient,
+  sessionId: string,
+): Promise<void> {
+  await c.agent.request("initialize", INIT);
+  await c.agent.request("session/load", {
+    sessionId,
+    cwd: "/tmp",
+    mcpServers: [],
+  });
 }

@@ -3,53 +3,25 @@
 // over; the ledger holds one runner's events after the takeover, none doubled. A session's
 // lease row goes with the session; /metrics shows the node's leases, turns and database.
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { mockConfig } from "../helpers/editor.js";
+import { describe, expect, it } from "vitest";
 import {
-  connectClient,
   INIT,
   openSession,
-  startHub,
   text,
   until,
-  type HubTestClient,
   type RunningHub,
 } from "../helpers/hub.js";
-import { steps, tempDir } from "../helpers/mock.js";
-import { startPostgres, type PgServer } from "../helpers/postgres.js";
+import { steps } from "../helpers/mock.js";
+import { clusterFixture } from "../helpers/cluster.js";
 import { pgMigrationSql } from "../../src/ledger/postgres/pg-schema.js";
 import { partition, type Partition } from "../helpers/pg-partition.js";
 
-let server: PgServer;
-beforeAll(async () => {
-  server = await startPostgres({ fsync: false });
-});
-afterAll(() => server?.stop());
+const cluster = clusterFixture();
 
-const TOKEN = "cluster-test-token";
-const hubs: RunningHub[] = [];
-const clients: HubTestClient[] = [];
-const proxies: Partition[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  for (const h of hubs.splice(0)) {
-    h.child.kill("SIGKILL");
-    await h.exited;
-  }
-  for (const p of proxies.splice(0)) await p.close();
-});
-
+// A node on the shared ledger, with a client connected to it.
 async function node(url: string, id: string) {
-  const home = tempDir();
-  mockConfig(home, [], { cluster: { leaseMs: 2000 } });
-  const h = await startHub(home, ["--node-id", id], {
-    ACPHUB_LEDGER_URL: url,
-    ACPHUB_TOKEN: TOKEN,
-  });
-  hubs.push(h);
-  const c = connectClient(h, "ws");
-  clients.push(c);
-  return { h, home, c };
+  const n = await cluster.node(url, id);
+  return { ...n, c: cluster.client(n.h) };
 }
 
 // One query on its own connection.
@@ -102,9 +74,9 @@ const TICKING = steps(
 // A's turn ticks, A is cut off the database by `cutOff`, B takes the session over once A's lease
 // lapsed; then the link heals. The ledger must hold no tick of A's after B's takeover.
 async function takeoverWhileCutOff(cutOff: (p: Partition) => Promise<void>) {
-  const url = await server.database();
+  const url = await cluster.database();
   const cutA = await partition(url);
-  proxies.push(cutA);
+  cluster.afterNodes(() => cutA.close());
   const a = await node(cutA.url, "node-a");
   const b = await node(url, "node-b");
   const sessionId = await openSession(a.c, a.home);
@@ -169,9 +141,9 @@ describe("a cluster node cut off from PostgreSQL", () => {
   }, 90_000);
 
   it("/metrics: the node's leases, running turns and heartbeat; database_up 0 while cut off", async () => {
-    const url = await server.database();
+    const url = await cluster.database();
     const cutA = await partition(url);
-    proxies.push(cutA);
+    cluster.afterNodes(() => cutA.close());
     const a = await node(cutA.url, "node-a");
     const sessionId = await openSession(a.c, a.home);
     void a.c.agent
@@ -204,7 +176,7 @@ describe("a cluster node cut off from PostgreSQL", () => {
 
 describe("a session's lease row", () => {
   it("goes when the session is deleted", async () => {
-    const url = await server.database();
+    const url = await cluster.database();
     const a = await node(url, "node-a");
     const sessionId = await openSession(a.c, a.home);
     const lease = "SELECT node_id FROM acphub_leases WHERE session_id = $1";
@@ -214,7 +186,7 @@ describe("a session's lease row", () => {
   });
 
   it("of a session deleted before the foreign key is swept by the migration", async () => {
-    const url = await server.database();
+    const url = await cluster.database();
     for (let v = 1; v <= 5; v++) await sql(url, pgMigrationSql(v));
     await sql(
       url,

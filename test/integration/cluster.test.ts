@@ -3,64 +3,31 @@
 // to B for A's idle session runs on B and streams to B's client (and live to A's); after kill -9
 // of A a prompt on B takes A's session over and ends end_turn with the context restored; and
 // `acphub nodes list` tells which nodes are up and what each runs.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { mockConfig, startEditor, type TestEditor } from "../helpers/editor.js";
 import {
-  connectClient,
   allowOnce,
   INIT,
   openSession,
   seqOf,
-  startHub,
   text,
   until,
   type HubTestClient,
-  type RunningHub,
 } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
-import { startPostgres, type PgServer } from "../helpers/postgres.js";
+import { CLUSTER_TOKEN, clusterFixture } from "../helpers/cluster.js";
 
-let server: PgServer;
-beforeAll(async () => {
-  server = await startPostgres({ fsync: false });
-});
-afterAll(() => server?.stop());
-
-/** One token for every node, as a cluster behind one load balancer has. */
-const TOKEN = "cluster-test-token";
-const hubs: RunningHub[] = [];
+const cluster = clusterFixture();
+const { node, client } = cluster;
 const editors: TestEditor[] = [];
-const clients: HubTestClient[] = [];
+// Runs before the fixture's own hook (after-hooks run in reverse): editors go before the nodes.
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
   for (const e of editors.splice(0)) {
     e.child.kill("SIGKILL");
     await e.exited;
   }
-  for (const h of hubs.splice(0)) {
-    h.child.kill("SIGKILL");
-    await h.exited;
-  }
 });
-
-// A node on the shared ledger, with its own home (config, token) and node id.
-async function node(url: string, id: string, leaseMs = 2000) {
-  const home = tempDir();
-  mockConfig(home, [], { cluster: { leaseMs } });
-  const h = await startHub(home, ["--node-id", id], {
-    ACPHUB_LEDGER_URL: url,
-    ACPHUB_TOKEN: TOKEN,
-  });
-  hubs.push(h);
-  return { h, home };
-}
-
-function client(h: RunningHub): HubTestClient {
-  const c = connectClient(h, "ws");
-  clients.push(c);
-  return c;
-}
 
 const said = (c: HubTestClient, sessionId: string) =>
   c
@@ -87,17 +54,16 @@ async function nodes(home: string, url: string) {
 
 describe("acphub serve nodes on one PostgreSQL", () => {
   it("a session made on A is watched live from B mid-turn: every update once, in order, with A's seq", async () => {
-    const url = await server.database();
+    const url = await cluster.database();
     const a = await node(url, "node-a");
     const b = await node(url, "node-b");
     // The turn waits at each permission question until the test answers it: mid-turn for sure.
     const gates: (() => void)[] = [];
-    const onA = connectClient(a.h, "ws", (_m, params) => {
+    const onA = client(a.h, (_m, params) => {
       return new Promise((resolve) =>
         gates.push(() => resolve(allowOnce(_m, params))),
       );
     });
-    clients.push(onA);
     const sessionId = await openSession(onA, a.home);
     const ask = { permission: { title: "Edit", kind: "edit" } };
     const turn = onA.agent.request("session/prompt", {
@@ -152,7 +118,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
   });
 
   it("a prompt sent to B for A's idle session runs on B, streams to B's client and live to A's", async () => {
-    const url = await server.database();
+    const url = await cluster.database();
     const a = await node(url, "node-a");
     const b = await node(url, "node-b");
     const onA = client(a.h);
@@ -196,7 +162,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
   });
 
   it("after kill -9 of A, a prompt on B takes A's session over and ends end_turn with the context restored; the turn A ran ends cancelled", async () => {
-    const url = await server.database();
+    const url = await cluster.database();
     const a = await node(url, "node-a");
     const b = await node(url, "node-b");
     const onA = client(a.h);
@@ -225,7 +191,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     ).rejects.toMatchObject({ message: expect.stringContaining("node-a") });
     a.h.child.kill("SIGKILL");
     await a.h.exited;
-    hubs.splice(hubs.indexOf(a.h), 1);
+    cluster.forget(a.h);
     let result: unknown;
     // Refused while the lease has not lapsed yet (cluster.leaseMs 2 s); then taken over.
     await until(async () => {
@@ -250,14 +216,14 @@ describe("acphub serve nodes on one PostgreSQL", () => {
   }, 90_000);
 
   it("the stdio shim given both nodes survives kill -9 of the node it was on", async () => {
-    const url = await server.database();
+    const url = await cluster.database();
     const a = await node(url, "node-a");
     const b = await node(url, "node-b");
     const home = tempDir();
     mockConfig(home);
     const editor = startEditor(home, {
       args: ["--hub", `${a.h.url},${b.h.url}`],
-      env: { ACPHUB_TOKEN: TOKEN },
+      env: { ACPHUB_TOKEN: CLUSTER_TOKEN },
     });
     editors.push(editor);
     await editor.agent.request("initialize", INIT);
@@ -271,7 +237,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     });
     a.h.child.kill("SIGKILL");
     await a.h.exited;
-    hubs.splice(hubs.indexOf(a.h), 1);
+    cluster.forget(a.h);
     const result = await editor.agent.request("session/prompt", {
       sessionId,
       prompt: text("then on node B"),
@@ -290,7 +256,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
   }, 90_000);
 
   it("SIGTERM drains: the running turn ends end_turn, then the node leaves nodes list", async () => {
-    const url = await server.database();
+    const url = await cluster.database();
     const a = await node(url, "node-a");
     const b = await node(url, "node-b");
     const onA = client(a.h);
@@ -305,12 +271,12 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     a.h.child.kill("SIGTERM");
     expect(await turn).toMatchObject({ stopReason: "end_turn" });
     expect(await a.h.exited).toBe(0);
-    hubs.splice(hubs.indexOf(a.h), 1);
+    cluster.forget(a.h);
     expect((await nodes(b.home, url)).map((n) => n.id)).toEqual(["node-b"]);
   }, 90_000);
 
   it("three nodes: a turn prompted on C for A's session reaches the clients on A and B, same seqs", async () => {
-    const url = await server.database();
+    const url = await cluster.database();
     const [a, b, c] = [
       await node(url, "node-a"),
       await node(url, "node-b"),

@@ -4,14 +4,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   allowOnce,
-  INIT,
+  openSession,
   text,
   until,
   type HubTestClient,
   type Raw,
 } from "../helpers/hub.js";
 import { steps } from "../helpers/mock.js";
-import { teamFixture } from "../helpers/team.js";
+import { joinSession, teamFixture, type TeamHub } from "../helpers/team.js";
 import { runCli } from "../helpers/cli.js";
 
 const fx = teamFixture();
@@ -35,27 +35,34 @@ function authors(c: HubTestClient, sessionId: string): unknown[] {
     );
 }
 
+// `user` joins the session and prompts a turn that asks a permission question, and leaves when
+// asked: the question goes to the session's other clients.
+async function promptAndLeave(team: TeamHub, user: string, sessionId: string) {
+  const c: HubTestClient = fx.connect(team, user, "ws", () => {
+    c.close();
+    return new Promise(() => undefined);
+  });
+  await joinSession(c, sessionId);
+  await c.agent
+    .request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ permission: { title: "Edit notes.md" } })),
+    })
+    .catch(() => undefined);
+}
+
 describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
   it("a prompt carries its author live, in the replay and in sessions show", async () => {
     const team = await fx.start(USERS);
     const alice = fx.connect(team, "alice", "ws");
-    await alice.agent.request("initialize", INIT);
-    const { sessionId } = await alice.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: "/tmp", mcpServers: [] },
-    );
+    const sessionId = await openSession(alice, "/tmp");
     await alice.agent.request("_acphub/session/share", {
       sessionId,
       user: "bob",
       role: "driver",
     });
     const bob = fx.connect(team, "bob", "http");
-    await bob.agent.request("initialize", INIT);
-    await bob.agent.request("session/load", {
-      sessionId,
-      cwd: "/tmp",
-      mcpServers: [],
-    });
+    await joinSession(bob, sessionId);
     await alice.agent.request("session/prompt", {
       sessionId,
       prompt: text(steps({ text: "to alice" })),
@@ -69,12 +76,7 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
     });
     // Replayed on load, to anyone who may see it (the serve token's admin here).
     const admin = fx.connect(team, "admin", "ws");
-    await admin.agent.request("initialize", INIT);
-    await admin.agent.request("session/load", {
-      sessionId,
-      cwd: "/tmp",
-      mcpServers: [],
-    });
+    await joinSession(admin, sessionId);
     expect(authors(admin, sessionId)).toEqual(["alice", "bob"]);
     const local = await runCli(["sessions", "show", sessionId], {
       home: team.home,
@@ -102,11 +104,7 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
   it("a permission answer is the driver's, recorded with their name; a viewer is never asked", async () => {
     const team = await fx.start(USERS);
     const alice = fx.connect(team, "alice", "ws", allowOnce);
-    await alice.agent.request("initialize", INIT);
-    const { sessionId } = await alice.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: "/tmp", mcpServers: [] },
-    );
+    const sessionId = await openSession(alice, "/tmp");
     for (const [user, role] of [
       ["bob", "driver"],
       ["vic", "viewer"],
@@ -123,30 +121,10 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
         options: [{ optionId: "allow", kind: "allow_once" }],
       });
     });
-    await vic.agent.request("initialize", INIT);
-    await vic.agent.request("session/load", {
-      sessionId,
-      cwd: "/tmp",
-      mcpServers: [],
-    });
+    await joinSession(vic, sessionId);
     // bob prompts, and goes away when asked: the question goes to the session's other
     // drivers (alice), never to its viewer (vic).
-    const bob: HubTestClient = fx.connect(team, "bob", "ws", () => {
-      bob.close();
-      return new Promise(() => undefined);
-    });
-    await bob.agent.request("initialize", INIT);
-    await bob.agent.request("session/load", {
-      sessionId,
-      cwd: "/tmp",
-      mcpServers: [],
-    });
-    await bob.agent
-      .request("session/prompt", {
-        sessionId,
-        prompt: text(steps({ permission: { title: "Edit notes.md" } })),
-      })
-      .catch(() => undefined);
+    await promptAndLeave(team, "bob", sessionId);
     await until(() =>
       JSON.stringify(vic.updates(sessionId)).includes("permission granted"),
     );
@@ -179,11 +157,7 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
   it("a driver made a viewer is no longer asked, and unshared gets no more updates", async () => {
     const team = await fx.start({ ...USERS, dan: "member" });
     const alice = fx.connect(team, "alice", "ws", allowOnce);
-    await alice.agent.request("initialize", INIT);
-    const { sessionId } = await alice.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: "/tmp", mcpServers: [] },
-    );
+    const sessionId = await openSession(alice, "/tmp");
     const share = (user: string, role: string) =>
       alice.agent.request("_acphub/session/share", { sessionId, user, role });
     await share("bob", "driver");
@@ -193,31 +167,11 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
       askedDan.push(method);
       return allowOnce(method, params);
     });
-    await dan.agent.request("initialize", INIT);
-    await dan.agent.request("session/load", {
-      sessionId,
-      cwd: "/tmp",
-      mcpServers: [],
-    });
+    await joinSession(dan, sessionId);
     // While dan is attached, alice makes him a viewer and leaves the session.
     await share("dan", "viewer");
     await alice.agent.request("session/close", { sessionId });
-    const bob: HubTestClient = fx.connect(team, "bob", "ws", () => {
-      bob.close();
-      return new Promise(() => undefined);
-    });
-    await bob.agent.request("initialize", INIT);
-    await bob.agent.request("session/load", {
-      sessionId,
-      cwd: "/tmp",
-      mcpServers: [],
-    });
-    await bob.agent
-      .request("session/prompt", {
-        sessionId,
-        prompt: text(steps({ permission: { title: "Edit notes.md" } })),
-      })
-      .catch(() => undefined);
+    await promptAndLeave(team, "bob", sessionId);
     // Nobody who may answer is left: the policy refuses; dan was not asked.
     await until(() =>
       /permission (granted|denied)/.test(
@@ -256,22 +210,13 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
   it("a single-user hub records no author and shows prompts as before", async () => {
     const team = await fx.start({});
     const admin = fx.connect(team, "admin", "ws");
-    await admin.agent.request("initialize", INIT);
-    const { sessionId } = await admin.agent.request<{ sessionId: string }>(
-      "session/new",
-      { cwd: "/tmp", mcpServers: [] },
-    );
+    const sessionId = await openSession(admin, "/tmp");
     await admin.agent.request("session/prompt", {
       sessionId,
       prompt: text(steps({ text: "solo" })),
     });
     const again = fx.connect(team, "admin", "ws");
-    await again.agent.request("initialize", INIT);
-    await again.agent.request("session/load", {
-      sessionId,
-      cwd: "/tmp",
-      mcpServers: [],
-    });
+    await joinSession(again, sessionId);
     expect(authors(again, sessionId)).toEqual([undefined]);
     const show = await runCli(["sessions", "show", sessionId], {
       home: team.home,

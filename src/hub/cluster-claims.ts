@@ -1,0 +1,91 @@
+// The hub's side of a cluster's lease (the SessionRunner port): a turn claims its session first,
+// a session held by another node is only watched here, and a session this node lost is given up.
+// Without a runner every claim is this process's and nothing here waits.
+import { HubError } from "../shared/errors.js";
+import type { Logger } from "../shared/logger.js";
+import type { Gateway } from "../engine/gateway.js";
+import type { LedgerPort } from "../engine/ports.js";
+import type { GatewayPool } from "./gateway-pool.js";
+import type { RunningTurns } from "./running-turns.js";
+import type { Claim, SessionRunner } from "./runner.js";
+
+type Params = Record<string, unknown>;
+
+/** What the claims read and act on. */
+export interface ClusterClaimsDeps {
+  runner?: SessionRunner;
+  running: RunningTurns;
+  gateways: GatewayPool;
+  ledger: LedgerPort;
+  logger: Logger;
+  endInterrupted: (sessionId: string) => Promise<void>;
+}
+
+export class ClusterClaims {
+  constructor(private readonly deps: ClusterClaimsDeps) {}
+
+  // Takes the session's lease for a turn (from an idle or dead runner); true when this call took
+  // it. A turn already running here is left to the gateway's busy rule.
+  async claimTurn(sessionId: string): Promise<boolean> {
+    const runner = this.deps.runner;
+    if (!runner || this.deps.running.has(sessionId)) return false;
+    const claim: Claim = await runner.claim(sessionId, true);
+    if (!claim.held)
+      throw new HubError(
+        "PROMPT_IN_FLIGHT",
+        `session ${sessionId} is running a turn on node ${claim.holder}: wait for it to end, or cancel it`,
+      );
+    if (claim.interrupted) await this.deps.endInterrupted(sessionId);
+    return true;
+  }
+
+  // The turn this node claimed ended: the lease says idle (a failed write is logged, not thrown).
+  async turnEnded(sessionId: string): Promise<void> {
+    await this.deps.runner
+      ?.turnEnded(sessionId)
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, "cluster: turn end not recorded"),
+      );
+  }
+
+  // In a cluster the session comes here first when idle (a mode or setting is the agent's).
+  async bringHere(sessionId: string): Promise<void> {
+    if (await this.claimTurn(sessionId))
+      await this.deps.runner?.turnEnded(sessionId);
+  }
+
+  // Restores the agent when this process may run the session; else the session is only watched
+  // here (its runner elsewhere streams through the ledger) and answered from the ledger.
+  async restoreIfHeld(sessionId: string, gateway: Gateway): Promise<Params> {
+    const runner = this.deps.runner;
+    if (!runner) return gateway.resumeSession({ sessionId });
+    runner.attached(sessionId);
+    const claim = await runner.claim(sessionId, false);
+    if (!claim.held) return gateway.sessionState(sessionId);
+    if (claim.interrupted) await this.deps.endInterrupted(sessionId);
+    return gateway.resumeSession({ sessionId });
+  }
+
+  /**
+   * This process may no longer run the session (its lease lapsed unrenewed, or another node took
+   * it): a turn running here is cancelled without asking the ledger (it may be unreachable), and
+   * once it ended the agent's live session is dropped unless `stillHeld` says it is ours again.
+   */
+  async giveUp(sessionId: string, stillHeld: () => boolean): Promise<void> {
+    const live = this.deps.running.get(sessionId);
+    if (!live) return stillHeld() ? undefined : this.release(sessionId);
+    live.gateway.cancel({ sessionId });
+    await live.done.catch(() => undefined);
+    const next = this.deps.running.get(sessionId);
+    if (stillHeld() || (next && next !== live)) return;
+    await live.gateway.release(sessionId);
+  }
+
+  /** Forgets the agent's live session here: another process runs it now (cluster handover). */
+  async release(sessionId: string): Promise<void> {
+    if (this.deps.running.has(sessionId)) return; // a turn here ends first (a database outage)
+    const record = await this.deps.ledger.getSession(sessionId);
+    const gateway = record && this.deps.gateways.existing(record.agent);
+    if (gateway) await (await gateway).release(sessionId);
+  }
+}

@@ -1,0 +1,73 @@
+// The checks a client's request about a session passes first: the session exists and its user
+// may see it (else exactly "no session"), may drive it, has it open on this connection; and
+// the session list cut down to what the user may see.
+import { HubError } from "../shared/errors.js";
+import type { LedgerPort, SessionRecord } from "../engine/ports.js";
+import { noSession, type SessionAccess } from "./access.js";
+import type { Attachments, HubClient } from "./attachments.js";
+
+type Params = Record<string, unknown>;
+
+export class SessionChecks {
+  constructor(
+    private readonly ledger: LedgerPort,
+    private readonly access: SessionAccess,
+    private readonly attachments: Attachments,
+  ) {}
+
+  // A session by id; with a client, only one its user may see (else exactly "no session").
+  async record(id: unknown, client?: HubClient): Promise<SessionRecord> {
+    const record =
+      typeof id === "string" ? await this.ledger.getSession(id) : undefined;
+    if (!record) throw noSession(id);
+    if (client) await this.access.mustSee(client.user, record.id);
+    return record;
+  }
+
+  // Refuses a client whose user may only watch the session (or not see it at all).
+  async mustDrive(client: HubClient, sessionId: unknown): Promise<void> {
+    const record = await this.record(sessionId, client);
+    await this.access.mustDrive(client.user, record.id);
+  }
+
+  // A session this connection has opened or loaded; others must be loaded first.
+  async attachedRecord(client: HubClient, id: unknown): Promise<SessionRecord> {
+    const record = await this.record(id, client);
+    if (!this.attachments.isAttached(record.id, client))
+      throw new HubError(
+        "SESSION_NOT_FOUND",
+        `session ${record.id} is not open on this connection: session/load or session/resume it first`,
+      );
+    return record;
+  }
+
+  // Notes a client that may only watch a session: permission questions never go to it.
+  async markStanding(client: HubClient, sessionId: string): Promise<void> {
+    const standing = await this.access.standing(client.user, sessionId);
+    this.attachments.setWatchOnly(sessionId, client, standing === "viewer");
+  }
+}
+
+/** Pages read at most to fill one filtered page (each is the ledger's page size). */
+const MAX_LIST_PAGES = 50;
+
+// session/list of only the visible sessions: ledger pages read until one has some (bounded).
+export async function listVisible(
+  list: (p: Params) => Promise<Params>,
+  params: Params,
+  visible: Set<string>,
+): Promise<Params> {
+  let cursor = params["cursor"];
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await list({ ...params, cursor });
+    const sessions = (result["sessions"] as Params[] | undefined) ?? [];
+    const shown = sessions.filter((x) => visible.has(String(x["sessionId"])));
+    cursor = result["nextCursor"];
+    if (shown.length > 0 || cursor === undefined)
+      return { ...result, sessions: shown };
+  }
+  return {
+    sessions: [],
+    ...(cursor === undefined ? {} : { nextCursor: cursor }),
+  };
+}

@@ -1,0 +1,113 @@
+// How a client comes to a session: a new one, or one loaded or resumed from the ledger. The
+// client is attached, sent what it missed (replay, then live, stitched by sequence number), and
+// the agent's session is restored where this process may run it.
+import type { SessionRunner } from "./runner.js";
+import type { LedgerPort } from "../engine/ports.js";
+import type { SessionAccess } from "./access.js";
+import type { Attachments, HubClient } from "./attachments.js";
+import type { ClusterClaims } from "./cluster-claims.js";
+import { Note } from "./frames.js";
+import type { GatewayPool } from "./gateway-pool.js";
+import { afterSeqOf, agentOf } from "./meta.js";
+import { checkSessionFolder } from "./session-folder.js";
+import type { SessionChecks } from "./session-checks.js";
+import type { Logger } from "../shared/logger.js";
+import { catchUpNotes, lastSeq } from "./turn-records.js";
+
+type Params = Record<string, unknown>;
+
+/** The hub's parts opening a session goes through. */
+export interface SessionOpeningDeps {
+  ledger: LedgerPort;
+  defaultAgent: string;
+  runner?: SessionRunner;
+  access: SessionAccess;
+  attachments: Attachments;
+  checks: SessionChecks;
+  gateways: GatewayPool;
+  claims: ClusterClaims;
+  logger: Logger;
+}
+
+/** What a client is told when the ledger kept only the later part of a session. */
+const TRIMMED_NOTE =
+  "[acphub] older history of this session was trimmed (ledger caps); the replay starts later\n";
+
+export class SessionOpening {
+  constructor(private readonly deps: SessionOpeningDeps) {}
+
+  /**
+   * Sends the client what it missed after `afterSeq`, then what arrived live meanwhile: it is
+   * attached at once with live updates held back, read from the ledger, and released.
+   */
+  async catchUp(
+    client: HubClient,
+    sessionId: string,
+    afterSeq: number,
+  ): Promise<void> {
+    const { attachments } = this.deps;
+    attachments.attach(sessionId, client, afterSeq, true);
+    try {
+      const stored = await this.deps.ledger.read(sessionId, { afterSeq });
+      const damaged = (seq: number) =>
+        this.deps.logger.warn(
+          { sessionId, seq },
+          "ledger: damaged event row skipped",
+        );
+      // Written in one go: the client's socket takes them in one system call (coalesced).
+      for (const note of catchUpNotes(sessionId, stored, afterSeq, damaged))
+        client.notify(note, true);
+      attachments.release(sessionId, client, lastSeq(stored, afterSeq));
+    } catch (error) {
+      attachments.detach(client, sessionId);
+      throw error;
+    }
+  }
+
+  // session/new: the creator owns the session, holds its lease and is attached from the start.
+  async newSession(client: HubClient, params: Params): Promise<Params> {
+    const { access, runner } = this.deps;
+    access.mayCreate(client.user);
+    checkSessionFolder(params["cwd"]);
+    const agent = agentOf(params["_meta"]) ?? this.deps.defaultAgent;
+    const gateway = await this.deps.gateways.gatewayFor(agent);
+    const result = await gateway.newSession(params);
+    const id = String(result["sessionId"]);
+    await access.own(client.user, id);
+    await runner?.claim(id, false);
+    await this.catchUp(client, id, 0);
+    runner?.attached(id);
+    return result;
+  }
+
+  // session/load: the whole history replayed (with a note when the ledger trimmed its start).
+  async loadSession(client: HubClient, params: Params): Promise<Params> {
+    const record = await this.deps.checks.record(params["sessionId"], client);
+    await this.deps.checks.markStanding(client, record.id);
+    const gateway = await this.deps.gateways.gatewayFor(record.agent);
+    if (record.incomplete)
+      client.notify(
+        new Note("session/update", {
+          sessionId: record.id,
+          update: {
+            sessionUpdate: "agent_message_chunk",
+            content: { type: "text", text: TRIMMED_NOTE },
+          },
+        }),
+      );
+    await this.catchUp(client, record.id, 0);
+    return this.deps.claims.restoreIfHeld(record.id, gateway);
+  }
+
+  // session/resume: only what came after the client's cursor, if it sent one.
+  async resumeSession(client: HubClient, params: Params): Promise<Params> {
+    const record = await this.deps.checks.record(params["sessionId"], client);
+    await this.deps.checks.markStanding(client, record.id);
+    const gateway = await this.deps.gateways.gatewayFor(record.agent);
+    const after = afterSeqOf(params["_meta"]);
+    // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
+    if (after !== undefined) await this.catchUp(client, record.id, after);
+    else this.deps.attachments.attach(record.id, client);
+    return this.deps.claims.restoreIfHeld(record.id, gateway);
+  }
+}
