@@ -144,18 +144,16 @@ describe("the page and what agents send", () => {
       ),
     );
     await page.locator(".msg.agent").waitFor();
-    // While the burst renders, the page still answers typing within a generous bound.
+    // While the burst renders, typing reaches the prompt box (how often the long reply is
+    // rendered again is test/unit/web-render-pace.test.ts; no wall-clock bound here).
     const box = page.getByRole("textbox", { name: "Prompt" });
-    const started = Date.now();
     await page.evaluate(() =>
       document.querySelector<HTMLTextAreaElement>("textarea")?.focus(),
     );
     await page.keyboard.type("still here");
     expect(await box.inputValue()).toBe("still here");
-    // 10 s: generous under a loaded CI machine; a page frozen by layout took 13–20 s.
-    expect(Date.now() - started).toBeLessThan(10_000);
     await turnEnded(page);
-    // A long reply is rendered again at a pace of its cost: the last text shows soon after.
+    // A long reply rendered at a pace of its cost still ends with its whole text.
     await expect
       .poll(async () => (await page.locator(".msg.agent").innerText()).length)
       .toBe(210_000);

@@ -5,6 +5,7 @@ import DOMPurify from "dompurify";
 import { Marked } from "marked";
 import { useEffect, useReducer, useRef } from "preact/hooks";
 import { breakLongWords } from "./long-words.js";
+import { renderWait } from "./render-pace.js";
 import hljs from "highlight.js/lib/core";
 import bash from "highlight.js/lib/languages/bash";
 import diff from "highlight.js/lib/languages/diff";
@@ -99,22 +100,15 @@ function onCopy(event: MouseEvent): void {
   });
 }
 
-/** Texts shorter than this (characters) render on every change. */
-const SMALL = 20_000;
-/** A long text re-renders at most once per this many times its last render's cost. */
-const SPACING = 4;
-
-// The HTML for a growing text: a long one (a 200,000-character reply streaming in) is
-// rendered again only after a pause of a few times what its last rendering cost, so the page
-// keeps answering input; the latest text is always rendered in the end.
+// The HTML for a growing text, rendered again at the pace renderWait gives.
 function useRendered(text: string): string {
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const s = useRef({ text: "", html: "", at: 0, cost: 0, timer: 0 }).current;
   useEffect(() => () => clearTimeout(s.timer), []);
   if (s.text === text) return s.html;
   const now = performance.now();
-  const wait = s.at + s.cost * SPACING - now;
-  if (s.text === "" || text.length < SMALL || wait <= 1) {
+  const wait = renderWait(s, text, now);
+  if (wait === 0) {
     clearTimeout(s.timer);
     s.timer = 0;
     s.html = renderMarkdown(text);
