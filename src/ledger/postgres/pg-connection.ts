@@ -73,6 +73,15 @@ export class PgConnection {
     );
   }
 
+  // A named prepared statement (parsed and planned once per connection), retried as a whole.
+  prepared<R extends pg.QueryResultRow>(query: {
+    name: string;
+    text: string;
+    values: unknown[];
+  }) {
+    return withRetry(this.where, this.retryMs, () => this.pool.query<R>(query));
+  }
+
   // Rows as arrays of column values, in select order: no object built per row (long replays).
   arrays(sql: string, args: unknown[] = []): Promise<unknown[][]> {
     return withRetry(this.where, this.retryMs, async () => {

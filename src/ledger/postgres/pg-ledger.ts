@@ -8,7 +8,7 @@ import type { LedgerOptions } from "../caps.js";
 import type { MergedRun } from "../compaction.js";
 import { LedgerCore, type Dialect, type Row, type Sql } from "../core.js";
 import type { PendingEvent } from "../group-commit.js";
-import { writePgBatch } from "./pg-batch.js";
+import { batchCall, seqsOf } from "./pg-batch.js";
 import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
@@ -28,6 +28,24 @@ const POSTGRES: Dialect = {
   bool: (value) => value,
   noLimit: "",
 };
+
+/**
+ * Events read as JSON arrays of [seq, kind, text, at], each row of the answer holding up to
+ * this many seqs: a replay of thousands of events is a few rows over the connection, parsed by
+ * one JSON.parse each, instead of a row (and a JavaScript array) per event.
+ */
+const ROWS_PER_PART = 1024;
+const AGGREGATE =
+  "json_agg(json_build_array(seq, kind, payload::text, at) ORDER BY seq)::text";
+
+// The events of aggregated rows, in the rows' order (a NULL row: no events).
+function rowsOf(parts: unknown[][]): unknown[][] {
+  const events: unknown[][] = [];
+  for (const [part] of parts)
+    if (typeof part === "string")
+      for (const row of JSON.parse(part) as unknown[][]) events.push(row);
+  return events;
+}
 
 export class PostgresLedger extends LedgerCore {
   private readonly listener: PgListener;
@@ -101,44 +119,45 @@ export class PostgresLedger extends LedgerCore {
   }
 
   /**
-   * EventStore: one group-commit batch in one transaction; appends settle after COMMIT. A retry
-   * (the connection lost, maybe after COMMIT reached the server) finds a committed attempt by
-   * the batch's id instead of storing it again; ids whose outcome is known go with the next one.
+   * EventStore: one group-commit batch in one statement (one round trip, its own transaction);
+   * appends settle after it. A retry (the connection lost, maybe after the commit reached the
+   * server) finds a committed attempt by the batch's id instead of storing it again; ids whose
+   * outcome is known go with the next one.
    */
   async writeBatch(batch: PendingEvent[]): Promise<(number | undefined)[]> {
     const id = randomUUID();
     const forget = this.known;
     this.known = [id];
-    let attempts = 0;
+    const call = batchCall(this.caps, batch, this.instance, {
+      id,
+      forget,
+      ...(this.node === undefined ? {} : { node: this.node }),
+    });
     try {
-      return await this.db.transaction((client) =>
-        writePgBatch(client, this.caps, batch, this.instance, {
-          id,
-          retry: attempts++ > 0,
-          forget,
-          ...(this.node === undefined ? {} : { node: this.node }),
-        }),
-      );
+      return seqsOf((await this.db.prepared(call)).rows);
     } catch (error) {
       this.known.push(...forget);
       throw error;
     }
   }
 
-  /** EventStore: a session's rows as [seq, kind, text, at]. */
+  /** EventStore: a session's rows as [seq, kind, text, at], read as few aggregated rows. */
   async readRows(
     sessionId: string,
     afterSeq: number,
     uptoSeq: number,
   ): Promise<unknown[][]> {
-    return this.db.arrays(
-      `SELECT seq, kind, payload::text AS payload, at FROM acphub_events
-       WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
-      [sessionId, afterSeq, uptoSeq],
+    return rowsOf(
+      await this.db.arrays(
+        `SELECT ${AGGREGATE} FROM acphub_events
+         WHERE session_id = $1 AND seq > $2 AND seq <= $3
+         GROUP BY seq / ${ROWS_PER_PART} ORDER BY seq / ${ROWS_PER_PART}`,
+        [sessionId, afterSeq, uptoSeq],
+      ),
     );
   }
 
-  /** EventStore: one page of a session's rows, from either end. */
+  /** EventStore: one page of a session's rows, from either end, as one aggregated row. */
   async readPageRows(
     sessionId: string,
     afterSeq: number,
@@ -146,11 +165,15 @@ export class PostgresLedger extends LedgerCore {
     limit: number,
     newest: boolean,
   ): Promise<unknown[][]> {
-    return this.db.arrays(
-      `SELECT seq, kind, payload::text AS payload, at FROM acphub_events
-       WHERE session_id = $1 AND seq > $2 AND seq < $3
-       ORDER BY seq ${newest ? "DESC" : "ASC"} LIMIT $4`,
-      [sessionId, afterSeq, beforeSeq, limit],
+    const order = newest ? "DESC" : "ASC";
+    return rowsOf(
+      await this.db.arrays(
+        `SELECT ${AGGREGATE.replace("ORDER BY seq", `ORDER BY seq ${order}`)}
+         FROM (SELECT seq, kind, payload, at FROM acphub_events
+           WHERE session_id = $1 AND seq > $2 AND seq < $3
+           ORDER BY seq ${order} LIMIT $4) page`,
+        [sessionId, afterSeq, beforeSeq, limit],
+      ),
     );
   }
 
