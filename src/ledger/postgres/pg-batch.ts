@@ -6,7 +6,8 @@
 // another node holds the lease of are not written (fencing: a node cut off from the database
 // past its lease must not append after the taker). Nothing is settled here: the caller settles.
 import type { LedgerCaps } from "../caps.js";
-import type { PendingEvent } from "../group-commit.js";
+import { FENCED, type PendingEvent } from "../group-commit.js";
+import { SEPARATOR } from "./pg-batch-fn.js";
 
 /** The NOTIFY channel of committed batches (the function sends on it). */
 export const CHANNEL = "acphub_events";
@@ -26,43 +27,83 @@ export interface BatchCall {
   values: unknown[];
 }
 
-const CALL_TEXT =
-  "SELECT acphub_write_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS seqs";
+const CALL_TEXT = `SELECT acphub_write_batch(${Array.from(
+  { length: 17 },
+  (_, i) => `$${i + 1}`,
+).join(", ")}) AS firsts`;
+
+/** A batch in the function's columns: per session (in order of first event) and per event. */
+export interface Columns {
+  sessions: string[];
+  counts: number[];
+  totals: number[];
+  lasts: number[];
+  which: number[];
+  places: number[];
+}
+
+/** Each event's session (index from 1) and place in it; each session's events, bytes, last time. */
+export function columnsOf(batch: PendingEvent[]): Columns {
+  const index = new Map<string, number>();
+  const c: Columns = {
+    sessions: [],
+    counts: [],
+    totals: [],
+    lasts: [],
+    which: new Array<number>(batch.length),
+    places: new Array<number>(batch.length),
+  };
+  batch.forEach((e, i) => {
+    let s = index.get(e.sessionId);
+    if (s === undefined) {
+      s = c.sessions.push(e.sessionId) - 1;
+      index.set(e.sessionId, s);
+      c.counts.push(0);
+      c.totals.push(0);
+      c.lasts.push(0);
+    }
+    c.which[i] = s + 1;
+    c.places[i] = c.counts[s]!++;
+    c.totals[s]! += e.bytes;
+    c.lasts[s] = e.at;
+  });
+  return c;
+}
 
 /** The statement that writes `batch` (the same values on a retry, so that it finds itself). */
 export function batchCall(
   caps: LedgerCaps,
   batch: PendingEvent[],
+  c: Columns,
   instance: string,
   tag: BatchTag,
 ): BatchCall {
-  const n = batch.length;
-  const [sids, kinds, texts] = [new Array(n), new Array(n), new Array(n)];
-  const [sizes, ats] = [new Array(n), new Array(n)];
-  for (let i = 0; i < n; i++) {
-    const e = batch[i]!;
-    sids[i] = e.sessionId;
-    kinds[i] = e.kind;
-    texts[i] = e.text;
-    sizes[i] = e.bytes;
-    ats[i] = e.at;
-  }
+  const kinds = batch.map((e) => e.kind).join(",");
+  const texts = batch.map((e) => e.text).join(SEPARATOR);
   return {
     name: "acphub_write_batch",
     text: CALL_TEXT,
     values: [
-      ...[sids, kinds, texts, sizes, ats],
+      ...[c.sessions, c.counts, c.totals, c.lasts, c.which, c.places],
+      ...[kinds, texts, batch.map((e) => e.bytes), batch.map((e) => e.at)],
       ...[tag.id, tag.forget, tag.node ?? null, instance, Date.now()],
       ...[caps.maxEventsPerSession, caps.maxBytesPerSession],
     ],
   };
 }
 
-/** The seq of each event from the function's answer (undefined: its session does not exist;
- * FENCED, -1: another node holds its lease). */
+/**
+ * The seq of each event from the function's answer, its sessions' first seqs: the next ones
+ * follow in order (undefined: the session does not exist; FENCED: another node holds its lease).
+ */
 export function seqsOf(
+  { which, places }: Columns,
   rows: Record<string, unknown>[],
 ): (number | undefined)[] {
-  const seqs = JSON.parse(String(rows[0]?.["seqs"])) as (number | null)[];
-  return seqs.map((seq) => seq ?? undefined);
+  const firsts = JSON.parse(String(rows[0]?.["firsts"])) as (number | null)[];
+  return which.map((_, i) => {
+    const first = firsts[which[i]! - 1];
+    if (first === null || first === undefined) return undefined;
+    return first === FENCED ? FENCED : first + places[i]!;
+  });
 }

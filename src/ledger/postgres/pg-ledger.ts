@@ -8,7 +8,7 @@ import type { LedgerOptions } from "../caps.js";
 import type { MergedRun } from "../compaction.js";
 import { LedgerCore, type Dialect, type Row, type Sql } from "../core.js";
 import type { PendingEvent } from "../group-commit.js";
-import { batchCall, seqsOf } from "./pg-batch.js";
+import { batchCall, columnsOf, seqsOf } from "./pg-batch.js";
 import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
@@ -28,24 +28,6 @@ const POSTGRES: Dialect = {
   bool: (value) => value,
   noLimit: "",
 };
-
-/**
- * Events read as JSON arrays of [seq, kind, text, at], each row of the answer holding up to
- * this many seqs: a replay of thousands of events is a few rows over the connection, parsed by
- * one JSON.parse each, instead of a row (and a JavaScript array) per event.
- */
-const ROWS_PER_PART = 1024;
-const AGGREGATE =
-  "json_agg(json_build_array(seq, kind, payload::text, at) ORDER BY seq)::text";
-
-// The events of aggregated rows, in the rows' order (a NULL row: no events).
-function rowsOf(parts: unknown[][]): unknown[][] {
-  const events: unknown[][] = [];
-  for (const [part] of parts)
-    if (typeof part === "string")
-      for (const row of JSON.parse(part) as unknown[][]) events.push(row);
-  return events;
-}
 
 export class PostgresLedger extends LedgerCore {
   private readonly listener: PgListener;
@@ -128,36 +110,34 @@ export class PostgresLedger extends LedgerCore {
     const id = randomUUID();
     const forget = this.known;
     this.known = [id];
-    const call = batchCall(this.caps, batch, this.instance, {
+    const columns = columnsOf(batch);
+    const call = batchCall(this.caps, batch, columns, this.instance, {
       id,
       forget,
       ...(this.node === undefined ? {} : { node: this.node }),
     });
     try {
-      return seqsOf((await this.db.prepared(call)).rows);
+      return seqsOf(columns, (await this.db.prepared(call)).rows);
     } catch (error) {
       this.known.push(...forget);
       throw error;
     }
   }
 
-  /** EventStore: a session's rows as [seq, kind, text, at], read as few aggregated rows. */
+  /** EventStore: a session's rows as [seq, kind, text, at]. */
   async readRows(
     sessionId: string,
     afterSeq: number,
     uptoSeq: number,
   ): Promise<unknown[][]> {
-    return rowsOf(
-      await this.db.arrays(
-        `SELECT ${AGGREGATE} FROM acphub_events
-         WHERE session_id = $1 AND seq > $2 AND seq <= $3
-         GROUP BY seq / ${ROWS_PER_PART} ORDER BY seq / ${ROWS_PER_PART}`,
-        [sessionId, afterSeq, uptoSeq],
-      ),
+    return this.db.arrays(
+      `SELECT seq, kind, payload::text AS payload, at FROM acphub_events
+       WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
+      [sessionId, afterSeq, uptoSeq],
     );
   }
 
-  /** EventStore: one page of a session's rows, from either end, as one aggregated row. */
+  /** EventStore: one page of a session's rows, from either end. */
   async readPageRows(
     sessionId: string,
     afterSeq: number,
@@ -165,15 +145,11 @@ export class PostgresLedger extends LedgerCore {
     limit: number,
     newest: boolean,
   ): Promise<unknown[][]> {
-    const order = newest ? "DESC" : "ASC";
-    return rowsOf(
-      await this.db.arrays(
-        `SELECT ${AGGREGATE.replace("ORDER BY seq", `ORDER BY seq ${order}`)}
-         FROM (SELECT seq, kind, payload, at FROM acphub_events
-           WHERE session_id = $1 AND seq > $2 AND seq < $3
-           ORDER BY seq ${order} LIMIT $4) page`,
-        [sessionId, afterSeq, beforeSeq, limit],
-      ),
+    return this.db.arrays(
+      `SELECT seq, kind, payload::text AS payload, at FROM acphub_events
+       WHERE session_id = $1 AND seq > $2 AND seq < $3
+       ORDER BY seq ${newest ? "DESC" : "ASC"} LIMIT $4`,
+      [sessionId, afterSeq, beforeSeq, limit],
     );
   }
 
