@@ -246,10 +246,13 @@ async function measure(name, ledgerEnv, where) {
   );
 }
 
-await measure("SQLite ledger", {});
-const pg = await benchPostgres();
-try {
-  await measure("PostgreSQL ledger", { ACPHUB_LEDGER_URL: pg.url }, pg.url);
-} finally {
-  pg.stop();
-}
+// BENCH_LEDGER=postgres (or sqlite) measures one ledger only.
+const only = process.env.BENCH_LEDGER;
+if (only !== "postgres") await measure("SQLite ledger", {});
+const pg = only === "sqlite" ? undefined : await benchPostgres();
+if (pg)
+  try {
+    await measure("PostgreSQL ledger", { ACPHUB_LEDGER_URL: pg.url }, pg.url);
+  } finally {
+    pg.stop();
+  }

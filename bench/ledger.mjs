@@ -162,14 +162,17 @@ async function measure(name, where) {
   );
 }
 
-await measure(
-  "SQLite",
-  join(mkdtempSync(join(tmpdir(), "acphub-ledger-")), "ledger.db"),
-);
-if (process.env.BENCH_SQLITE_ONLY) process.exit(0);
-const pg = await benchPostgres();
-try {
-  await measure("PostgreSQL", pg.url);
-} finally {
-  pg.stop();
-}
+// BENCH_LEDGER=postgres (or sqlite) measures one ledger only.
+const only = process.env.BENCH_LEDGER;
+if (only !== "postgres")
+  await measure(
+    "SQLite",
+    join(mkdtempSync(join(tmpdir(), "acphub-ledger-")), "ledger.db"),
+  );
+const pg = only === "sqlite" ? undefined : await benchPostgres();
+if (pg)
+  try {
+    await measure("PostgreSQL", pg.url);
+  } finally {
+    pg.stop();
+  }

@@ -1,24 +1,24 @@
 // A TCP proxy in front of PostgreSQL that can lose a connection at the worst moment: after the
-// server has committed a transaction, before the client hears so (an ambiguous COMMIT).
+// server has committed a ledger batch, before the client hears so (an ambiguous COMMIT).
 import { connect, createServer, type Socket } from "node:net";
 
-/** The simple-protocol message `COMMIT`: 'Q', its length (4 + 7), the text and its NUL. */
-const COMMIT = Buffer.concat([
-  Buffer.from([0x51, 0, 0, 0, 11]),
-  Buffer.from("COMMIT\0"),
-]);
+/** A ledger batch is one call of this function (src/ledger/postgres/pg-batch.ts), named so in
+ * both the statement's text and, once prepared, the name each execution binds. */
+const BATCH = Buffer.from("acphub_write_batch");
+/** ReadyForQuery ('Z', length 5): the server has finished the statement, commit included. */
+const READY = Buffer.from([0x5a, 0, 0, 0, 5]);
 
 export interface CommitCutter {
   /** The database URL, through the proxy. */
   url: string;
-  /** The next COMMIT reaches the server; its answer is dropped and the connection cut. */
+  /** The next batch reaches the server and commits; its answer is dropped, the connection cut. */
   cutAfterNextCommit(): void;
   /** How many connections were cut so. */
   readonly cuts: number;
   close(): Promise<void>;
 }
 
-// Pipes one client to the server, cutting both ends once an armed COMMIT has been answered.
+// Pipes one client to the server, cutting both ends once an armed batch has been committed.
 function pipe(
   client: Socket,
   port: number,
@@ -31,7 +31,7 @@ function pipe(
     server.destroy();
   };
   client.on("data", (chunk: Buffer) => {
-    if (cutter.armed && chunk.includes(COMMIT)) {
+    if (cutter.armed && chunk.includes(BATCH)) {
       cutter.armed = false;
       committing = true;
     }
@@ -39,6 +39,8 @@ function pipe(
   });
   server.on("data", (chunk: Buffer) => {
     if (!committing) return void client.write(chunk);
+    // Nothing of the answer passes; the cut waits until the server is done with the statement.
+    if (!chunk.includes(READY)) return;
     cutter.cuts += 1;
     cut();
   });

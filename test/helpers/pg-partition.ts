@@ -1,12 +1,13 @@
 // A TCP proxy in front of PostgreSQL that can cut one node off the database: `cut()` drops every
 // connection through it and refuses new ones; `stallMidBatch()` waits until a ledger batch has
-// locked its sessions' rows, then passes nothing more either way on any connection, leaving
-// them open (a partition: no FIN, no RST, the server's transaction left holding its locks);
+// been sent, then passes nothing more either way on any connection, leaving them open (a
+// partition: no FIN, no RST; the batch commits on the server, its writer never hears so);
 // `heal()` drops what was stalled and lets new connections through.
 import { connect, createServer, type Socket } from "node:net";
 
-/** The lock statement of a ledger batch (src/ledger/postgres/pg-batch.ts). */
-const BATCH_LOCK = "ORDER BY id FOR UPDATE";
+/** A ledger batch's call (src/ledger/postgres/pg-batch.ts): in its text and, once prepared,
+ * in the name each execution binds. */
+const BATCH = "acphub_write_batch";
 
 export interface Partition {
   /** The database URL, through the proxy. */
@@ -35,7 +36,7 @@ export async function partition(url: string): Promise<Partition> {
     client.on("data", (chunk: Buffer) => {
       if (state.stalled) return;
       server.write(chunk);
-      if (state.armed && chunk.includes(BATCH_LOCK)) state.stalled = true;
+      if (state.armed && chunk.includes(BATCH)) state.stalled = true;
     });
     server.on("data", (chunk: Buffer) => {
       if (!state.stalled) client.write(chunk);

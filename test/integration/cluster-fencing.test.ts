@@ -133,7 +133,7 @@ describe("a cluster node cut off from PostgreSQL", () => {
     await takeoverWhileCutOff((p) => Promise.resolve(p.cut()));
   }, 90_000);
 
-  it("mid-batch without a word (its transaction left holding the session's row): the takeover still happens", async () => {
+  it("mid-batch without a word (the batch sent, its answer never heard): the takeover still happens", async () => {
     await takeoverWhileCutOff(async (p) => {
       p.stallMidBatch();
       await until(() => p.stalled);

@@ -14,6 +14,17 @@ import { migratePg } from "./pg-schema.js";
  */
 export const IDLE_IN_TRANSACTION_MS = 5000;
 
+/**
+ * Connections opened with the ledger and kept while idle: a session/load reads on one while
+ * another writes, and a fresh connection costs a server process and its first queries the
+ * loading of the catalog (~100 ms measured under load, inside the replay's time).
+ */
+const WARM_CONNECTIONS = 2;
+
+/** A first read of each table, so that a warm connection has their catalog entries cached. */
+const WARM_UP =
+  "SELECT (SELECT 1 FROM acphub_sessions WHERE id = '') AS s, (SELECT 1 FROM acphub_events WHERE session_id = '' AND seq > 0 LIMIT 1) AS e";
+
 export interface PgConnectionOptions {
   /** How long queries retry while PostgreSQL is unreachable before failing (ms). */
   retryMs?: number;
@@ -37,6 +48,7 @@ export class PgConnection {
     this.pool = new pg.Pool({
       connectionString: url,
       max: 4,
+      min: WARM_CONNECTIONS,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     });
@@ -52,14 +64,21 @@ export class PgConnection {
     );
   }
 
-  /** Connects once and migrates; failing is one HubError naming the URL. */
+  /** Connects, migrates and warms the kept connections; failing is one HubError naming the URL. */
   async open(): Promise<void> {
     try {
-      const client = await this.pool.connect();
+      const tries = await Promise.allSettled(
+        Array.from({ length: WARM_CONNECTIONS }, () => this.pool.connect()),
+      );
+      const clients = tries.flatMap((t) =>
+        t.status === "fulfilled" ? [t.value] : [],
+      );
       try {
-        await migratePg(client, this.where);
+        for (const t of tries) if (t.status === "rejected") throw t.reason;
+        await migratePg(clients[0]!, this.where);
+        await Promise.all(clients.map((client) => client.query(WARM_UP)));
       } finally {
-        client.release();
+        for (const client of clients) client.release();
       }
     } catch (error) {
       await this.pool.end().catch(() => undefined);
@@ -71,6 +90,15 @@ export class PgConnection {
     return withRetry(this.where, this.retryMs, () =>
       this.pool.query<R>(sql, args),
     );
+  }
+
+  // A named prepared statement (parsed and planned once per connection), retried as a whole.
+  prepared<R extends pg.QueryResultRow>(query: {
+    name: string;
+    text: string;
+    values: unknown[];
+  }) {
+    return withRetry(this.where, this.retryMs, () => this.pool.query<R>(query));
   }
 
   // Rows as arrays of column values, in select order: no object built per row (long replays).

@@ -8,7 +8,7 @@ import type { LedgerOptions } from "../caps.js";
 import type { MergedRun } from "../compaction.js";
 import { LedgerCore, type Dialect, type Row, type Sql } from "../core.js";
 import type { PendingEvent } from "../group-commit.js";
-import { writePgBatch } from "./pg-batch.js";
+import { batchCall, columnsOf, seqsOf } from "./pg-batch.js";
 import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
@@ -101,24 +101,23 @@ export class PostgresLedger extends LedgerCore {
   }
 
   /**
-   * EventStore: one group-commit batch in one transaction; appends settle after COMMIT. A retry
-   * (the connection lost, maybe after COMMIT reached the server) finds a committed attempt by
-   * the batch's id instead of storing it again; ids whose outcome is known go with the next one.
+   * EventStore: one group-commit batch in one statement (one round trip, its own transaction);
+   * appends settle after it. A retry (the connection lost, maybe after the commit reached the
+   * server) finds a committed attempt by the batch's id instead of storing it again; ids whose
+   * outcome is known go with the next one.
    */
   async writeBatch(batch: PendingEvent[]): Promise<(number | undefined)[]> {
     const id = randomUUID();
     const forget = this.known;
     this.known = [id];
-    let attempts = 0;
+    const columns = columnsOf(batch);
+    const call = batchCall(this.caps, batch, columns, this.instance, {
+      id,
+      forget,
+      ...(this.node === undefined ? {} : { node: this.node }),
+    });
     try {
-      return await this.db.transaction((client) =>
-        writePgBatch(client, this.caps, batch, this.instance, {
-          id,
-          retry: attempts++ > 0,
-          forget,
-          ...(this.node === undefined ? {} : { node: this.node }),
-        }),
-      );
+      return seqsOf(columns, (await this.db.prepared(call)).rows);
     } catch (error) {
       this.known.push(...forget);
       throw error;

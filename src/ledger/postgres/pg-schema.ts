@@ -3,6 +3,7 @@
 import type { PoolClient } from "pg";
 import { HubError } from "../../shared/errors.js";
 import { usersSchemaSql } from "../user-store.js";
+import { WRITE_BATCH_FUNCTION } from "./pg-batch-fn.js";
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE acphub_sessions (
@@ -63,6 +64,8 @@ const MIGRATIONS: string[] = [
      WHERE NOT EXISTS (SELECT 1 FROM acphub_sessions s WHERE s.id = l.session_id);
    ALTER TABLE acphub_leases ADD CONSTRAINT acphub_leases_session
      FOREIGN KEY (session_id) REFERENCES acphub_sessions (id) ON DELETE CASCADE;`,
+  // 7 (issue 24): a group-commit batch written by one function call, one round trip.
+  WRITE_BATCH_FUNCTION,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
