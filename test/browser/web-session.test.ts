@@ -2,8 +2,11 @@
 // with the printed URL, a new session whose reply streams, tool call cards moving through their
 // statuses, a diff, a plan updated in place, a permission answered from the page, Stop, and a
 // reload that replays the whole history.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../helpers/mock.js";
 import {
   cspViolations,
   launchBrowser,
@@ -91,13 +94,21 @@ describe("the web page in Chromium", () => {
       "[data-tool-id=t1] .tool-status",
       "data-status",
     );
+    // The agent goes on only once the page has shown (and the recorder seen) each stage: a
+    // sleep between stages lost a stage when a loaded machine stalled the page for longer.
+    const dir = tempDir();
+    const gate = [0, 1, 2, 3].map((i) => join(dir, `gate${i}`));
+    const open = async (i: number, seen: () => Promise<boolean>) => {
+      await expect.poll(seen, { timeout: 60_000 }).toBe(true);
+      writeFileSync(gate[i]!, "");
+    };
     await send(
       page,
       scenario(
         { text: "Streaming ", chunks: 1 },
-        { sleep: 300 },
+        { waitFile: gate[0] },
         { text: "the **reply** ", chunks: 1 },
-        { sleep: 300 },
+        { waitFile: gate[1] },
         { text: "in pieces.", chunks: 1 },
         {
           toolCall: {
@@ -108,7 +119,7 @@ describe("the web page in Chromium", () => {
             locations: [{ path: "/w/src/a.ts", line: 3 }],
           },
         },
-        { sleep: 300 },
+        { waitFile: gate[2] },
         { toolCallUpdate: { toolCallId: "t1", status: "in_progress" } },
         {
           plan: [
@@ -120,7 +131,7 @@ describe("the web page in Chromium", () => {
             { content: "Fix the bug", priority: "high", status: "pending" },
           ],
         },
-        { sleep: 300 },
+        { waitFile: gate[3] },
         {
           toolCallUpdate: {
             toolCallId: "t1",
@@ -143,6 +154,12 @@ describe("the web page in Chromium", () => {
         },
       ),
     );
+    const texts = async () => (await samples<number>(page, "text")).length;
+    const statuses = () => samples<string>(page, "status");
+    await open(0, async () => (await texts()) >= 1);
+    await open(1, async () => (await texts()) >= 2);
+    await open(2, async () => (await statuses()).includes("pending"));
+    await open(3, async () => (await statuses()).includes("in_progress"));
     await turnEnded(page);
     expect(await agentText(page)).toBe("Streaming the reply in pieces.");
     const lengths = await samples<number>(page, "text");
