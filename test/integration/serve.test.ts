@@ -1,5 +1,6 @@
 // `acphub serve` as a real subprocess; the SDK's own WebSocket and Streamable HTTP clients
 // drive full turns through it against the mock agent.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -12,7 +13,7 @@ import {
   text,
   until,
 } from "../helpers/hub.js";
-import { steps } from "../helpers/mock.js";
+import { steps, tempDir } from "../helpers/mock.js";
 
 const fx = hubFixture();
 afterEach(() => fx.cleanup());
@@ -148,10 +149,16 @@ describe("acphub serve: one hub, many clients", () => {
     const { h, home } = await hub();
     const driver = connect(h, "ws");
     const sessionId = await open(driver, home);
-    const many = Array.from({ length: 40 }, (_, i) => [
-      { text: `u${i} ` },
-      { sleep: 10 },
-    ]).flat();
+    // The turn holds at its middle until the observer's load was answered: with only sleeps a
+    // loaded machine ended (and compacted) the turn before the load, which then replayed one
+    // merged chunk.
+    const gate = join(tempDir(), "loaded");
+    const chunk = (i: number) => [{ text: `u${i} ` }, { sleep: 10 }];
+    const many = [
+      ...Array.from({ length: 20 }, (_, i) => chunk(i)).flat(),
+      { waitFile: gate },
+      ...Array.from({ length: 20 }, (_, i) => chunk(20 + i)).flat(),
+    ];
     const turn = driver.agent.request<{ stopReason: string }>(
       "session/prompt",
       {
@@ -167,6 +174,7 @@ describe("acphub serve: one hub, many clients", () => {
       cwd: home,
       mcpServers: [],
     });
+    writeFileSync(gate, "");
     expect((await turn).stopReason).toBe("end_turn");
     const said = (list: Record<string, unknown>[]) =>
       list
