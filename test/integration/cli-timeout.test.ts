@@ -41,14 +41,22 @@ describe("--timeout", () => {
   it("bounds a turn whose agent ignores the cancel: exit 3, not the configured grace", async () => {
     const home = homeWithLongLimits();
     const r = await runCli(
-      ["run", "--json", "--timeout", "2", steps({ text: "x" }, { hang: true })],
+      // 10 s: the turn, not the start, must be what runs out (a loaded machine took over 2 s
+      // to start the agent, and the start's own message came instead).
+      [
+        "run",
+        "--json",
+        "--timeout",
+        "10",
+        steps({ text: "x" }, { hang: true }),
+      ],
       { home },
     );
     expect(jsonLines(r.stdout).at(-1)).toMatchObject({
       type: "error",
       code: "TIMEOUT",
       message:
-        "the turn did not finish within 2 s (--timeout); it was cancelled",
+        "the turn did not finish within 10 s (--timeout); it was cancelled",
     });
     expect(r.code).toBe(3);
     const next = await runCli(["sessions", "list"], { home });
@@ -60,8 +68,8 @@ describe("--timeout", () => {
       "run",
       "--json",
       "--timeout",
-      "3",
-      steps({ sleep: 20_000 }),
+      "10",
+      steps({ sleep: 60_000 }),
     ]);
     const lines = jsonLines(r.stdout);
     expect(lines.at(-2)).toMatchObject({
