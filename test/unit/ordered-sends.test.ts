@@ -3,17 +3,7 @@
 // (or a failed send) stops every send after it; settled() waits for what was pushed before it.
 import { describe, expect, it } from "vitest";
 import { OrderedSends } from "../../src/engine/ordered-sends.js";
-
-// A promise settled from outside.
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from "../../src/shared/abort.js";
 
 const tick = () => new Promise((r) => setImmediate(r));
 
