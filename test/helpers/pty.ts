@@ -53,7 +53,8 @@ export function ptyCli(
     screen,
     raw: () => raw,
     type: (keys) => child.stdin.write(keys),
-    waitFor: async (text, from = 0, timeoutMs = 10_000) => {
+    // 30 s: a bound for a hang, not a speed check (two suites at once took over 10 s).
+    waitFor: async (text, from = 0, timeoutMs = 30_000) => {
       const end = Date.now() + timeoutMs;
       const found = () => {
         const s = screen().slice(from);
