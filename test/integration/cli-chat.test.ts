@@ -35,7 +35,10 @@ describe("acphub chat in a terminal", () => {
     await session.waitFor(/— end_turn · [\d.]+s/, mark);
 
     mark = session.screen().length;
-    session.type(`${steps({ text: "working on it\n" }, { sleep: 20_000 })}\r`);
+    // The typed line is echoed: the agent's words are spelled differently in it (\u0077), so
+    // the wait is for the agent's output, not the echo (Ctrl-C before the turn began hung).
+    const typed = steps({ text: "working on it\n" }, { sleep: 20_000 });
+    session.type(`${typed.replace("working", "\\u0077orking")}\r`);
     await session.waitFor("working on it", mark);
     session.type("\u0003");
     await session.waitFor(/— cancelled · [\d.]+s/, mark);

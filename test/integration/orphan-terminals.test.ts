@@ -61,5 +61,6 @@ it("a terminal left running by a killed acphub is reaped by the next one", async
 
   const second = editors.track(startEditor(home));
   await second.agent.request("initialize", INIT);
-  expect(await waitFor(() => groupGone(pid))).toBe(true);
+  // 30 s: a bound for a hang; with two suites at once the reaping took longer than the default.
+  expect(await waitFor(() => groupGone(pid), 30_000)).toBe(true);
 });
