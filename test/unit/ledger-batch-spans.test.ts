@@ -29,17 +29,23 @@ const report = (sessionIds: string[], ms: number, error?: string) => ({
   ...(error ? { error } : {}),
 });
 
+// An in-memory tracer and the turn listener that opens its turns' spans.
+function tracedTurns() {
+  const { exporter, tracer } = tracing();
+  const open = new Map<string, OpenTurn>();
+  const l = turnTracer({
+    tracer,
+    agentName: "mock",
+    captureContent: false,
+    mask: (t) => t,
+    open,
+  });
+  return { exporter, tracer, open, l };
+}
+
 describe("ledger batch spans", () => {
   it("counts every commit on the turn; a span only for a slow or failed one", () => {
-    const { exporter, tracer } = tracing();
-    const open = new Map<string, OpenTurn>();
-    const l = turnTracer({
-      tracer,
-      agentName: "mock",
-      captureContent: false,
-      mask: (t) => t,
-      open,
-    });
+    const { exporter, tracer, open, l } = tracedTurns();
     l.turnStarted!({ sessionId: "s1", promptSeq: 1, prompt: [] });
     l.turnStarted!({ sessionId: "s2", promptSeq: 1, prompt: [] });
     batchSpan(tracer, open, report(["s1"], 2), 50);
@@ -70,15 +76,7 @@ describe("ledger batch spans", () => {
   });
 
   it("a threshold of 0 makes a span of every commit", () => {
-    const { exporter, tracer } = tracing();
-    const open = new Map<string, OpenTurn>();
-    const l = turnTracer({
-      tracer,
-      agentName: "mock",
-      captureContent: false,
-      mask: (t) => t,
-      open,
-    });
+    const { exporter, tracer, open, l } = tracedTurns();
     l.turnStarted!({ sessionId: "s1", promptSeq: 1, prompt: [] });
     batchSpan(tracer, open, report(["s1"], 0), 0);
     batchSpan(tracer, open, report(["s1"], 1), 0);
