@@ -18,11 +18,15 @@ import {
  *  behind) a little later. */
 export const LOOK_BACK_MS = 60_000;
 
-/** How far one session's events were read. */
+/** How far one session's events were read, and the record as it was then. */
 interface Cursor extends SessionWalk {
   seq: number;
-  updatedAt: number;
+  seen: string;
 }
+
+// What tells a session changed: its stamp alone does not (two writes in one millisecond keep it).
+const version = (r: SessionRecord) =>
+  `${r.updatedAt}:${r.eventCount}:${r.bytes}`;
 
 export class LedgerTally {
   private readonly tally = new Map<string, Spent>();
@@ -80,7 +84,7 @@ export class LedgerTally {
   // One session's events after the last one read, counted.
   private async readSession(record: SessionRecord): Promise<void> {
     const had = this.cursors.get(record.id);
-    if (had && had.updatedAt === record.updatedAt) return;
+    if (had && had.seen === version(record)) return;
     const events = await this.ledger.events(record.id, {
       afterSeq: had?.seq ?? 0,
     });
@@ -89,7 +93,7 @@ export class LedgerTally {
     this.cursors.set(record.id, {
       ...walk,
       seq: events.at(-1)?.seq ?? had?.seq ?? 0,
-      updatedAt: record.updatedAt,
+      seen: version(record),
     });
   }
 

@@ -4,7 +4,7 @@
 // ledger file (two acphub processes) each refuse once the other spent it.
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { LedgerPort } from "../../src/engine/ports.js";
+import type { LedgerEvent, LedgerPort } from "../../src/engine/ports.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { Budgets } from "../../src/telemetry/budgets.js";
 import { periodAt } from "../../src/telemetry/budget-usage.js";
@@ -172,6 +172,45 @@ describe("Budgets", () => {
     ).rejects.toThrow(spent);
     const restarted = budgets(config, open());
     await expect(restarted.b.admit(payer)).rejects.toThrow(spent);
+  });
+
+  it("reads a session again when it grew within the millisecond it was last read", async () => {
+    // A session written twice in one millisecond keeps its `updatedAt`: only its count tells.
+    const at = Date.now();
+    const record = {
+      id: "s",
+      agent: "a",
+      updatedAt: at,
+      eventCount: 0,
+      bytes: 0,
+    };
+    const events: {
+      seq: number;
+      type: string;
+      at: number;
+      payload: unknown;
+    }[] = [];
+    const ledger = {
+      listSessions: () =>
+        Promise.resolve({ sessions: [{ ...record }], nextCursor: null }),
+      events: (_id: string, o: { afterSeq: number }) =>
+        Promise.resolve(events.filter((e) => e.seq > o.afterSeq)),
+    } as unknown as LedgerPort;
+    const b = new Budgets({ agents: { a: { tokens: 10 } } }, ledger);
+    await b.admit({ sessionId: "s", agent: "a" });
+    events.push(
+      { seq: 1, kind: "prompt", at, payload: { prompt: [] } },
+      {
+        seq: 2,
+        kind: "turn_end",
+        at,
+        payload: { stopReason: "end_turn", usage: { totalTokens: 20 } },
+      },
+    );
+    Object.assign(record, { eventCount: 2, bytes: 90 });
+    await expect(b.admit({ sessionId: "s", agent: "a" })).rejects.toThrow(
+      /20 of 10 tokens used/,
+    );
   });
 
   it("asks the ledger again when reading the day's usage failed", async () => {
