@@ -184,12 +184,7 @@ describe("Budgets", () => {
       eventCount: 0,
       bytes: 0,
     };
-    const events: {
-      seq: number;
-      type: string;
-      at: number;
-      payload: unknown;
-    }[] = [];
+    const events: LedgerEvent[] = [];
     const ledger = {
       listSessions: () =>
         Promise.resolve({ sessions: [{ ...record }], nextCursor: null }),

@@ -1,11 +1,22 @@
 // Keeps a scrolling transcript at its end while the reader is there: new output (any change of
-// the content's size, not only the store's) scrolls into view; scrolling up stops following
-// until the reader comes back to the end or asks to jump there.
+// the content's size, not only the store's) scrolls into view; the reader scrolling up stops
+// following until they come back to the end or ask to jump there.
 import type { RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 
 /** How close to the end (px) still counts as "at the bottom". */
 const NEAR_END_PX = 48;
+
+/** How long (ms) after the reader's own input a move of the view counts as theirs. */
+const INPUT_MS = 1000;
+
+/** Where each scroller's view was last seen (its scroll event) or put by the page. */
+const lastTop = new WeakMap<Element, number>();
+
+/** Tells that the page itself (not the reader) just moved `el`'s view: following goes on. */
+export function pagePlaced(el: Element): void {
+  lastTop.set(el, el.scrollTop);
+}
 
 export interface Follow {
   scroller: RefObject<HTMLDivElement | null>;
@@ -28,7 +39,9 @@ export function useFollow(key: string, ready: boolean, live = true): Follow {
   const follow = useRef(true);
   const toEnd = () => {
     const el = scroller.current;
-    if (el) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    el.scrollTop = el.scrollHeight;
+    pagePlaced(el);
   };
   const set = (on: boolean) => {
     follow.current = on;
@@ -40,26 +53,49 @@ export function useFollow(key: string, ready: boolean, live = true): Follow {
     if (!el || !inner) return;
     set(true);
     toEnd();
-    // Only the reader moves the view up (the page only ever scrolls down, to the end), so
-    // content that grew between a scroll and its event does not count as leaving the end.
-    let lastTop = el.scrollTop;
+    // Only the reader leaves the end: a move up within a moment of their own input (wheel,
+    // touch, a key, a press on the scrollbar). The page moves the view too — rows measured at
+    // another height than guessed, a shorter list clamping the view — and those moves, however
+    // they interleave with the content's growth and the scroll events, do not stop following.
+    // A move counts as up against where the view was last seen or put by the page (so content
+    // that grew between a scroll and its event is not mistaken for one).
+    pagePlaced(el);
+    let input = -Infinity;
+    let pressed = false;
+    const touched = () => (input = performance.now());
+    const press = () => {
+      pressed = true;
+      touched();
+    };
+    const release = () => (pressed = false);
+    const byReader = () => pressed || performance.now() - input < INPUT_MS;
     const onScroll = () => {
       const gap = el.scrollHeight - el.scrollTop - el.clientHeight;
-      const up = el.scrollTop < lastTop - 1;
-      lastTop = el.scrollTop;
+      const up = el.scrollTop < (lastTop.get(el) ?? 0) - 1;
+      lastTop.set(el, el.scrollTop);
       if (gap <= NEAR_END_PX) {
         if (!follow.current) set(true);
-      } else if (up && follow.current) set(false);
+      } else if (up && follow.current && byReader()) set(false);
     };
     const grew = new ResizeObserver(
       () => follow.current && isLive.current && toEnd(),
     );
     grew.observe(inner);
     grew.observe(el);
-    el.addEventListener("scroll", onScroll, { passive: true });
+    const listeners: [EventTarget, string, () => unknown][] = [
+      [el, "scroll", onScroll],
+      [el, "wheel", touched],
+      [el, "touchmove", touched],
+      [el, "keydown", touched],
+      [el, "pointerdown", press],
+      [window, "pointerup", release],
+      [window, "pointercancel", release],
+    ];
+    for (const [t, name, f] of listeners)
+      t.addEventListener(name, f, { passive: true });
     return () => {
       grew.disconnect();
-      el.removeEventListener("scroll", onScroll);
+      for (const [t, name, f] of listeners) t.removeEventListener(name, f);
     };
   }, [key, ready]);
   return {

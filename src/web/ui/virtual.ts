@@ -11,7 +11,15 @@ import {
   type VirtualItem,
 } from "@tanstack/virtual-core";
 import type { RefObject } from "preact";
+import { pagePlaced } from "./follow.js";
 import { useLayoutEffect, useReducer, useRef } from "preact/hooks";
+
+// The library moves the view itself (an item above it measured at another height than
+// guessed): that is the page's move, not the reader's, and must not stop following.
+const pageScroll: typeof elementScroll = (offset, options, v) => {
+  elementScroll(offset, options, v);
+  if (v.scrollElement) pagePlaced(v.scrollElement);
+};
 
 /** A first guess of an item's height (px) before it is measured. */
 const ESTIMATE_PX = 80;
@@ -68,7 +76,9 @@ function restore(
   for (let i = 0; i < v.options.count; i++)
     if (keyOf(i) === anchor.key) {
       const start = v.measurementsCache[i]?.start;
-      if (start !== undefined) el.scrollTop = start + anchor.delta;
+      if (start === undefined) return;
+      el.scrollTop = start + anchor.delta;
+      pagePlaced(el);
       return;
     }
 }
@@ -114,7 +124,7 @@ export function useVirtualizer(
     getItemKey: keyOf,
     overscan: OVERSCAN,
     scrollMargin,
-    scrollToFn: elementScroll,
+    scrollToFn: pageScroll,
     observeElementRect,
     observeElementOffset,
     measureElement,
