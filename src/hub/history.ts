@@ -36,15 +36,35 @@ export async function historyPage(
 ): Promise<HistoryPage> {
   const record = await hub.record(params["sessionId"], client);
   const options = pageOptions(params);
-  const stored = await hub.ledger.readPage(record.id, options);
+  const { stored, more } = await readWithMore(hub, record.id, options);
   const events = parseEvents(stored, () => undefined);
-  const first = stored[0]?.seq;
-  const last = stored.at(-1)?.seq;
   return {
     updates: updatesAfter(record.id, events, 0).map((item) => item.params),
-    firstSeq: first ?? null,
-    lastSeq: last ?? null,
-    more: await moreBeyond(hub, record.id, options, stored),
+    firstSeq: stored[0]?.seq ?? null,
+    lastSeq: stored.at(-1)?.seq ?? null,
+    more,
+  };
+}
+
+// The page, read with one event more than asked: when that one comes back there is more, and
+// the page is read once (each read of the ledger's hot end scans its journal). A page that
+// came back short — the session's end, or cut at maxBytes — asks for the next event alone.
+async function readWithMore(
+  hub: SessionHub,
+  sessionId: string,
+  options: PageOptions,
+): Promise<{ stored: StoredEvent[]; more: boolean }> {
+  const read = await hub.ledger.readPage(sessionId, {
+    ...options,
+    limit: options.limit + 1,
+  });
+  if (read.length > options.limit) {
+    const newest = options.from === "newest";
+    return { stored: newest ? read.slice(1) : read.slice(0, -1), more: true };
+  }
+  return {
+    stored: read,
+    more: await moreBeyond(hub, sessionId, options, read),
   };
 }
 

@@ -83,6 +83,46 @@ describe("acphub serve: _acphub/history", () => {
     expect(new Set(live).size).toBe(live.length);
   });
 
+  it("says whether more is beyond a page, read either way, at the session's ends and when cut at maxBytes", async () => {
+    const { h, home } = await fx.start();
+    const c = fx.connect(h, "ws");
+    const sessionId = await openSession(c, home);
+    await c.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps(...calls(0, 20))),
+    });
+    const ask = (params: Record<string, unknown>) =>
+      c.agent.request<Page>("_acphub/history", { sessionId, ...params });
+    const all = await ask({ limit: 5000 });
+    expect(all.more).toBe(false);
+    // Paged either way at every size from 1 to 7 events (some end exactly at the session's
+    // end): the same updates, and no page asked for past the end (none empty).
+    for (let limit = 1; limit <= 7; limit++) {
+      const older = [await ask({ limit })];
+      while (older[0]!.more && older.length < 200)
+        older.unshift(await ask({ limit, beforeSeq: older[0]!.firstSeq }));
+      const newer = [await ask({ limit, from: "oldest" })];
+      while (newer.at(-1)!.more && newer.length < 200)
+        newer.push(
+          await ask({ limit, from: "oldest", afterSeq: newer.at(-1)!.lastSeq }),
+        );
+      for (const pages of [older, newer]) {
+        expect(pages.flatMap((p) => p.updates)).toEqual(all.updates);
+        expect(pages.every((p) => p.firstSeq !== null)).toBe(true);
+      }
+      // `more`: beyond the page in the direction read (the oldest page, the newest page).
+      expect(older.map((p) => p.more)).toEqual(older.map((_, i) => i > 0));
+      expect(newer.map((p) => p.more)).toEqual(
+        newer.map((_, i) => i < newer.length - 1),
+      );
+    }
+    // Cut at maxBytes: one event (the first is returned anyway), and more beyond it.
+    const cut = await ask({ limit: 10, maxBytes: 1 });
+    expect(cut.firstSeq).toBe(cut.lastSeq);
+    expect(cut.more).toBe(true);
+    expect(cut.lastSeq).toBe(all.lastSeq);
+  });
+
   it("refuses bounds out of range, naming the limit, and a session that does not exist", async () => {
     const { h, home } = await fx.start();
     const c = fx.connect(h, "ws");
