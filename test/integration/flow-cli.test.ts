@@ -384,7 +384,8 @@ steps:
       },
     );
     const midStep = () => stdout.includes('"title":"two · slow"');
-    expect(await waitFor(midStep, 15_000)).toBe(true);
+    // Two agents start and a gate passes first: a busy machine took longer than 15 s.
+    expect(await waitFor(midStep, 60_000)).toBe(true);
     child!.kill("SIGKILL");
     const killed = await first;
     expect(killed.code).toBe(null);
@@ -421,5 +422,5 @@ steps:
     const again = await runCli(["flow", "resume", runId], { home: p.home });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already completed/);
-  });
+  }, 150_000);
 });
