@@ -119,9 +119,14 @@ export class TerminalManager {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
+    // Recorded for the orphan reaper at once (the pid is known when spawn returns), not a tick
+    // later: a kill -9 of acphub in between would leave the terminal to nobody.
+    if (child.pid !== undefined)
+      this.recorder?.record(child.pid, `terminal: ${params.command}`);
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", (error: NodeJS.ErrnoException) => {
+        if (child.pid !== undefined) this.recorder?.forget(child.pid);
         release();
         reject(
           resourceNotFound(
@@ -132,7 +137,6 @@ export class TerminalManager {
       });
     });
     const pid = child.pid!;
-    this.recorder?.record(pid, `terminal: ${params.command}`);
     const limit = Math.min(
       params.outputByteLimit ?? Infinity,
       this.limits.outputByteLimit,

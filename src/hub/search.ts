@@ -35,26 +35,36 @@ export async function searchSessions(
   return { sessionIds };
 }
 
-// Whether any prompt or message text recorded for a session holds the (lower-case) words.
+// Whether any prompt or message text recorded for a session holds the (lower-case) words. A
+// message's chunks are joined first: until its turn is compacted (chunks merged into one
+// event), a phrase can span two chunks.
 async function textHolds(
   ledger: LedgerPort,
   sessionId: string,
   needle: string,
 ): Promise<boolean> {
+  let run = "";
+  let runKind: unknown;
   for (const event of await ledger.read(sessionId)) {
     if (event.kind !== "prompt" && event.kind !== "update") continue;
-    if (!event.text.toLowerCase().includes(needle)) continue;
-    if (textsOf(JSON.parse(event.text)).some((t) => t.includes(needle)))
-      return true;
+    const payload = JSON.parse(event.text) as Payload;
+    const kind = event.kind === "prompt" ? null : payload.update?.sessionUpdate;
+    if (kind !== runKind || kind === null) {
+      if (run.includes(needle)) return true;
+      [run, runKind] = ["", kind];
+    }
+    run += textsOf(payload).join("\n");
   }
-  return false;
+  return run.includes(needle);
+}
+
+interface Payload {
+  prompt?: { text?: unknown }[];
+  update?: { sessionUpdate?: unknown; content?: { text?: unknown } };
 }
 
 // The text blocks of a prompt ({prompt: [blocks]}) or a message chunk ({update: {content}}).
-function textsOf(payload: {
-  prompt?: { text?: unknown }[];
-  update?: { content?: { text?: unknown } };
-}): string[] {
+function textsOf(payload: Payload): string[] {
   const blocks = payload.prompt ?? [payload.update?.content ?? {}];
   return blocks
     .map((b) => (typeof b.text === "string" ? b.text.toLowerCase() : ""))

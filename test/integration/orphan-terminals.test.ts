@@ -1,6 +1,7 @@
 // Issue 15 item 6: a terminal an agent started outlives a kill -9 of acphub only until the next
 // acphub starts: terminals are recorded for the orphan reaper as agents are.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import {
   INIT,
@@ -55,6 +56,10 @@ it("a terminal left running by a killed acphub is reaped by the next one", async
   expect(await waitFor(() => pidOf(argv) !== undefined, 10_000)).toBe(true);
   const pid = pidOf(argv)!;
   started.push(pid);
+  // Killed once acphub recorded the terminal (recorded as it starts; a kill -9 between the
+  // exec and that write is the one moment no later acphub can know of it).
+  const record = join(home, "agents", `${pid}.json`);
+  expect(await waitFor(() => existsSync(record), 10_000)).toBe(true);
   first.child.kill("SIGKILL");
   await first.exited;
   expect(groupGone(pid)).toBe(false);

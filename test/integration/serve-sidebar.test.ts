@@ -106,6 +106,25 @@ describe("acphub serve: what the sidebar shows", () => {
     expect((await found("received: the zebra")).sessionIds).toEqual([a]);
     expect((await found("sessionUpdate")).sessionIds).toEqual([]);
     await expect(found("  ")).rejects.toThrow(/non-empty query/);
+
+    // A phrase across two chunks of a reply still streaming (not yet merged by compaction).
+    const gate = join(tempDir(), "gate");
+    const turn = c.agent.request("session/prompt", {
+      sessionId: b,
+      prompt: text(
+        steps(
+          { text: "a striped ", chunks: 1 },
+          { text: "horse", chunks: 1 },
+          { waitFile: gate },
+        ),
+      ),
+    });
+    await until(() =>
+      c.updates(b).some((u) => JSON.stringify(u).includes('"text":"horse"')),
+    );
+    expect((await found("striped horse")).sessionIds).toEqual([b]);
+    writeFileSync(gate, "");
+    await turn;
   });
 
   it("offers the hub's folder and how each agent runs; refuses a relative, missing or non-directory folder with a clear error", async () => {
