@@ -6,6 +6,7 @@ export default defineConfig({
     exclude: ["test/interop/**", "node_modules/**", "dist/**"],
     testTimeout: 90_000,
     hookTimeout: 90_000,
+    setupFiles: ["test/helpers/remove-temp-dirs.ts"],
     pool: "forks",
     maxWorkers: 2,
   },

@@ -1,7 +1,5 @@
 // Helpers that launch the real mock agent (dist/cli/main.js mock-agent) as a subprocess.
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AgentLaunch } from "../../src/agents/registry.js";
 import {
@@ -36,9 +34,7 @@ export function steps(...list: Record<string, unknown>[]): string {
   return JSON.stringify({ steps: list });
 }
 
-export function tempDir(prefix = "acphub-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir } from "./temp-dirs.js";
 
 // True when no live process of the group led by `pid` is left. Zombies do not count: they
 // are dead, waiting for init (slow to reap in some containers) to collect them.
