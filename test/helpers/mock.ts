@@ -55,9 +55,10 @@ export function groupGone(pid: number): boolean {
   return true;
 }
 
+// 30 s: a bound for a hang, not a speed check (a busy machine took over 5 s to reap a process).
 export async function waitFor(
   check: () => boolean,
-  timeoutMs = 5000,
+  timeoutMs = 30_000,
 ): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {

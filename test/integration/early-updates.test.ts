@@ -43,7 +43,7 @@ it("an update sent in the same write as the session/new answer is relayed", asyn
           (u["update"] as { sessionUpdate?: string }).sessionUpdate ===
           "available_commands_update",
       );
-  expect(await waitFor(() => early() !== undefined, 3000)).toBe(true);
+  expect(await waitFor(() => early() !== undefined)).toBe(true);
   expect(early()?.["sessionId"]).toBe(sessionId);
 });
 
@@ -75,7 +75,7 @@ it.each(["load", "resume"])(
     });
     const early = () =>
       second.updates().find((u) => commandName(u) === `after-${how}`);
-    expect(await waitFor(() => early() !== undefined, 3000)).toBe(true);
+    expect(await waitFor(() => early() !== undefined)).toBe(true);
     expect(early()?.["sessionId"]).toBe(sessionId);
     expect(JSON.stringify(second.updates())).not.toContain(
       "replayed by the agent",

@@ -35,7 +35,7 @@ describe("AgentPool", () => {
     const lease = await pool.acquire(key());
     const pid = lease.connection.pid!;
     lease.release();
-    expect(await waitFor(() => groupGone(pid), 3000)).toBe(true);
+    expect(await waitFor(() => groupGone(pid))).toBe(true);
     expect(pool.size).toBe(0);
   });
 
@@ -49,7 +49,7 @@ describe("AgentPool", () => {
     await new Promise((r) => setTimeout(r, 400));
     expect(groupGone(pid)).toBe(false);
     expect((await run.result).stopReason).toBe("end_turn");
-    expect(await waitFor(() => groupGone(pid), 3000)).toBe(true);
+    expect(await waitFor(() => groupGone(pid))).toBe(true);
   });
 
   it("drops a crashed process and respawns it on next use", async () => {

@@ -14,6 +14,20 @@ import { startPostgres, type PgServer } from "../helpers/postgres.js";
 import { session } from "./contract.js";
 
 let server: PgServer;
+
+// Until a connection of the database LISTENs (a fixed sleep was too short on a busy machine).
+async function listening(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const sql = `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND query ILIKE 'LISTEN %'`;
+    while ((await client.query<{ n: number }>(sql)).rows[0]!.n === 0)
+      await new Promise((r) => setTimeout(r, 20));
+  } finally {
+    await client.end();
+  }
+}
 beforeAll(async () => {
   server = await startPostgres({ fsync: false });
 });
@@ -106,7 +120,7 @@ describe("PostgreSQL ledger faults", () => {
     const seen = new Promise<number>((resolve) =>
       reader.follow("s1", (seq) => seq >= 2 && resolve(seq)),
     );
-    await new Promise((r) => setTimeout(r, 200)); // LISTEN is set up asynchronously
+    await listening(url); // LISTEN is set up asynchronously
     await writer.append("s1", "update", { i: 1 });
     await writer.append("s1", "update", { i: 2 });
     expect(await seen).toBe(2);
