@@ -137,7 +137,6 @@ describe("$/cancel_request", () => {
     const { e, home } = start();
     const sessionId = await openSession(e, home);
     const controller = new AbortController();
-    const started = Date.now();
     const slow = e.agent.request(
       "session/prompt",
       {
@@ -147,9 +146,11 @@ describe("$/cancel_request", () => {
       { cancellationSignal: controller.signal },
     );
     await turnStarted(e);
+    const started = Date.now();
     controller.abort();
     expect(await slow).toEqual({ stopReason: "cancelled" });
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Ended by the cancel, not by the agent's 20 s sleep (a bound, not a speed check).
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });
 

@@ -33,7 +33,7 @@ describe("cancel", () => {
       controller.abort();
     }
     expect((await run.result).stopReason).toBe("cancelled");
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(15_000); // not the 30 s sleep
     expect(JSON.stringify(events)).not.toContain("never");
     expect((await session.chat("again")).text).toContain("again");
   });

@@ -162,7 +162,7 @@ describe("terminal output, timeouts, kill and release", () => {
         await quick.turn(W, sh("echo $$; sleep 30 & sleep 30")),
       );
       expect(report!.exit.signal).toBe("SIGKILL");
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(15_000); // not the 30 s sleeps
       const pid = Number(report!.output.output.trim());
       expect(await waitFor(() => groupGone(pid))).toBe(true);
     } finally {
