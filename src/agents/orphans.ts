@@ -1,6 +1,6 @@
 // No orphans even after `kill -9` of acphub: each live agent (and each terminal's process
 // group) is recorded under the state folder with its owner, and a later acphub reaps those
-// whose owner is gone.
+// whose owner is gone, with the temporary folders they owned (a sandboxed terminal's TMPDIR).
 import {
   mkdirSync,
   readdirSync,
@@ -8,7 +8,8 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { Logger } from "../shared/logger.js";
 import {
   isSameProcess,
@@ -22,7 +23,16 @@ interface AgentRecord {
   ownerPid: number;
   ownerStartTime: string;
   name: string;
+  /** Temporary folders of the process, removed when it is reaped. */
+  leftovers?: string[];
 }
+
+// Only acphub's own temporary folders are ever removed from a record (a record is a file anyone
+// with the state folder could write).
+const isOwnTemp = (path: string) =>
+  isAbsolute(path) &&
+  dirname(path) === resolve(tmpdir()) &&
+  /^acphub-[\w-]+$/.test(basename(path));
 
 const ownerStartTime = processStartTime(process.pid);
 
@@ -31,7 +41,12 @@ function recordsDir(stateDir: string): string {
 }
 
 // Records a freshly spawned agent; a no-op where start times cannot be read (non-Linux).
-export function recordAgent(stateDir: string, pid: number, name: string): void {
+export function recordAgent(
+  stateDir: string,
+  pid: number,
+  name: string,
+  leftovers?: string[],
+): void {
   const startTime = processStartTime(pid);
   if (startTime === undefined || ownerStartTime === undefined) return;
   const record: AgentRecord = {
@@ -40,6 +55,7 @@ export function recordAgent(stateDir: string, pid: number, name: string): void {
     ownerPid: process.pid,
     ownerStartTime,
     name,
+    ...(leftovers?.length ? { leftovers } : {}),
   };
   mkdirSync(recordsDir(stateDir), { recursive: true });
   writeFileSync(
@@ -93,6 +109,10 @@ export function reapOrphans(stateDir: string, logger?: Logger): number[] {
       killGroup(record.pid, "SIGKILL");
       killed.push(record.pid);
     }
+    const leftovers: unknown = record?.leftovers;
+    for (const dir of Array.isArray(leftovers) ? leftovers : [])
+      if (typeof dir === "string" && isOwnTemp(dir))
+        rmSync(dir, { recursive: true, force: true });
     rmSync(path, { force: true });
   }
   return killed;

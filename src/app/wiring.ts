@@ -96,7 +96,8 @@ function makeHost(w: HostWiring): HostServices {
     masker,
     editor: w.editor,
     recorder: {
-      record: (pid, name) => recordAgent(w.stateDir, pid, name),
+      record: (pid, name, leftovers) =>
+        recordAgent(w.stateDir, pid, name, leftovers),
       forget: (pid) => forgetAgent(w.stateDir, pid),
     },
     sandbox: sandboxSettings(config, w),

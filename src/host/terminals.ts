@@ -14,7 +14,16 @@ import { TerminalArchive, type TerminalSnapshot } from "./terminal-archive.js";
 export type TerminalWrap = (argv: {
   command: string;
   args: readonly string[];
-}) => Promise<{ command: string; args: string[]; release(): void } | undefined>;
+}) => Promise<
+  | {
+      command: string;
+      args: string[];
+      release(): void;
+      /** The command's own temporary folder, removed on release (or by a later reaper). */
+      tmp?: string;
+    }
+  | undefined
+>;
 
 export interface TerminalLimits {
   /** Most output kept per terminal (the request's `outputByteLimit` may lower it). */
@@ -65,7 +74,8 @@ function argvOf(params: CreateParams) {
 
 /** Records live process groups so a later acphub reaps them if this one is killed (kill -9). */
 export interface ProcessRecorder {
-  record(pid: number, name: string): void;
+  /** `leftovers`: folders the process owns, for the reaper to remove once it is gone. */
+  record(pid: number, name: string, leftovers?: string[]): void;
   forget(pid: number): void;
 }
 
@@ -122,7 +132,11 @@ export class TerminalManager {
     // Recorded for the orphan reaper at once (the pid is known when spawn returns), not a tick
     // later: a kill -9 of acphub in between would leave the terminal to nobody.
     if (child.pid !== undefined)
-      this.recorder?.record(child.pid, `terminal: ${params.command}`);
+      this.recorder?.record(
+        child.pid,
+        `terminal: ${params.command}`,
+        wrapped?.tmp ? [wrapped.tmp] : undefined,
+      );
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", (error: NodeJS.ErrnoException) => {

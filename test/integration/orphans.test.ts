@@ -1,7 +1,7 @@
 // No orphans after kill -9 of the owner: a later acphub reaps recorded agents whose owner is
 // gone, and never kills a process whose pid was reused.
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { reapOrphans } from "../../src/agents/orphans.js";
@@ -66,5 +66,32 @@ describe("orphan reaping", () => {
     } finally {
       sleeper.kill("SIGKILL");
     }
+  });
+
+  it("removes a reaped record's temporary folders, and only acphub's own in the temp dir", () => {
+    const stateDir = tempDir();
+    const dir = join(stateDir, "agents");
+    mkdirSync(dir, { recursive: true });
+    const own = tempDir("acphub-term-"); // what a sandboxed terminal's TMPDIR looks like
+    const notOurs = [
+      tempDir("someone-else-"),
+      join(tempDir(), "acphub-term-x"),
+    ];
+    mkdirSync(notOurs[1]!);
+    writeFileSync(
+      join(dir, "1.json"),
+      JSON.stringify({
+        pid: 1,
+        startTime: "1",
+        ownerPid: 1,
+        ownerStartTime: "1", // gone
+        name: "terminal: sleep",
+        leftovers: [own, ...notOurs, "relative/acphub-x", 42],
+      }),
+    );
+    expect(reapOrphans(stateDir)).toEqual([]);
+    expect(existsSync(own)).toBe(false);
+    for (const path of notOurs) expect(existsSync(path)).toBe(true);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

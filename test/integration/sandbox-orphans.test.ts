@@ -1,8 +1,9 @@
 // No orphans after kill -9 of acphub, with the OS sandbox too: the runtime's socat bridges
 // (children of acphub) and the sandboxed terminal all end with it, without a next acphub —
 // and where `setpriv` is missing (a PATH without it stands for such a machine), they are
-// recorded and the next acphub reaps them.
-import { existsSync } from "node:fs";
+// recorded and the next acphub reaps them. Either way the next acphub removes the sandboxed
+// terminal's temporary folder, which nobody else would.
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import {
@@ -92,14 +93,24 @@ async function expectAllGone(before: Seen[]) {
   expect(left().map((p) => `${p.pid} ${p.cmd}`)).toEqual([]);
 }
 
-it("kill -9 of acphub leaves no sandbox bridge or sandboxed terminal behind", async () => {
-  const before = await killedMidTerminal(tempDir(), {});
+// The sandboxed terminals' temporary folders in acphub's TMPDIR.
+const termFolders = (tmp: string) =>
+  readdirSync(tmp).filter((f) => f.startsWith("acphub-term-"));
+
+it("kill -9 of acphub leaves no sandbox bridge or sandboxed terminal behind; the next acphub removes the terminal's folder", async () => {
+  const home = tempDir();
+  const env = { TMPDIR: tempDir() };
+  const before = await killedMidTerminal(home, env);
   await expectAllGone(before);
+  expect(termFolders(env.TMPDIR)).toHaveLength(1);
+  const next = editors.track(startEditor(home, { env }));
+  await next.agent.request("initialize", INIT);
+  expect(termFolders(env.TMPDIR)).toEqual([]);
 });
 
 it("without setpriv, kill -9 leaves the bridges running until the next acphub reaps them", async () => {
   const home = tempDir();
-  const env = { PATH: pathWithout("setpriv") };
+  const env = { PATH: pathWithout("setpriv"), TMPDIR: tempDir() };
   const before = await killedMidTerminal(home, env);
   const bridges = before.filter((p) => isBridge(p.cmd));
   expect(bridges.length).toBeGreaterThan(0);
@@ -111,4 +122,5 @@ it("without setpriv, kill -9 leaves the bridges running until the next acphub re
   const next = editors.track(startEditor(home, { env }));
   await next.agent.request("initialize", INIT);
   await expectAllGone(before);
+  expect(termFolders(env.TMPDIR)).toEqual([]);
 });
