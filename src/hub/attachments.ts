@@ -42,6 +42,8 @@ const NONE: readonly Attached[] = [];
 /** Who is attached to which session, and whose prompt runs in each. */
 export class Attachments {
   private readonly bySession = new Map<string, Map<string, Attached>>();
+  /** The sessions each client is attached to (a disconnect walks its own, not every one). */
+  private readonly byClient = new Map<string, Set<string>>();
   private readonly owners = new Map<string, HubClient>();
   private readonly clients = new Map<string, HubClient>();
   /** "session\0client" of the clients that may only watch that session (issue 22). */
@@ -65,6 +67,9 @@ export class Attachments {
       seq: Math.max(seq, prior?.seq ?? 0),
       ...(hold ? { held: prior?.held ?? [] } : {}),
     });
+    let mine = this.byClient.get(client.id);
+    if (!mine) this.byClient.set(client.id, (mine = new Set()));
+    mine.add(sessionId);
     const waiting = this.waiters.get(sessionId);
     this.waiters.delete(sessionId);
     for (const wake of waiting ?? []) wake();
@@ -113,18 +118,25 @@ export class Attachments {
 
   // Drops a client from one session (close), or from all of them (disconnect).
   detach(client: HubClient, sessionId?: string): void {
-    const ids = sessionId ? [sessionId] : [...this.bySession.keys()];
+    const mine = this.byClient.get(client.id);
+    const ids = sessionId ? [sessionId] : [...(mine ?? [])];
     for (const id of ids) {
       const map = this.bySession.get(id);
       map?.delete(client.id);
       if (map?.size === 0) this.bySession.delete(id);
       if (this.owners.get(id) === client) this.owners.delete(id);
       this.watchOnly.delete(`${id}\0${client.id}`);
+      mine?.delete(id);
     }
+    if (mine?.size === 0 || !sessionId) this.byClient.delete(client.id);
     if (!sessionId) this.clients.delete(client.id);
   }
 
   forgetSession(sessionId: string): void {
+    for (const clientId of this.bySession.get(sessionId)?.keys() ?? []) {
+      this.byClient.get(clientId)?.delete(sessionId);
+      this.watchOnly.delete(`${sessionId}\0${clientId}`);
+    }
     this.bySession.delete(sessionId);
     this.owners.delete(sessionId);
   }

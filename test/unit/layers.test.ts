@@ -1,14 +1,14 @@
 // The layers of docs/architecture.md are enforced by lint: an import against the table in
 // eslint.layers.js and an import cycle (type-only included) each fail.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ESLint } from "eslint";
 import importX, { createNodeResolver } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 import { describe, expect, it } from "vitest";
 import { LAYERS, layerZones } from "../../eslint.layers.js";
+import { tempDir } from "../helpers/temp-dirs.js";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -93,7 +93,7 @@ describe("layers", () => {
   });
 
   it("refuses an import cycle, type-only imports included", () => {
-    const dir = mkdtempSync(join(tmpdir(), "acphub-cycles-"));
+    const dir = tempDir("acphub-cycles-");
     mkdirSync(join(dir, "src", "a"), { recursive: true });
     writeFileSync(
       join(dir, "src", "a", "one.ts"),

@@ -109,6 +109,19 @@ export function SessionView({
         tabIndex={0}
         role="region"
         aria-label="Transcript"
+        onKeyDown={(e) => {
+          // Home and End go all the way at once: the browser's smooth scroll there stops
+          // part-way when rows measured on the way move the view. End follows again.
+          if (e.altKey || e.shiftKey) return;
+          if (e.key === "Home") {
+            e.preventDefault();
+            follow.scroller.current?.scrollTo({ top: 0, behavior: "instant" });
+          } else if (e.key === "End") {
+            e.preventDefault();
+            store.pager.latest();
+            follow.jump();
+          }
+        }}
       >
         <div class="scroll-content" ref={follow.content}>
           {store.replaying && <p class="loading">Replaying the history…</p>}
