@@ -45,24 +45,37 @@ export function sessionUsage(
   let costLast: number | undefined;
   for (const e of events) {
     const inPeriod = e.at >= since;
-    if (e.kind === "turn_end" && inPeriod) {
-      row.turns += 1;
-      const u = (e.payload["usage"] ?? {}) as Record<string, unknown>;
-      row.inputTokens += num(u["inputTokens"]);
-      row.outputTokens += num(u["outputTokens"]);
-      row.totalTokens += num(u["totalTokens"]);
-    }
-    const update = e.payload["update"] as Record<string, unknown> | undefined;
-    if (e.kind !== "update" || update?.["sessionUpdate"] !== "usage_update")
-      continue;
-    const cost = update["cost"] as { amount?: unknown; currency?: unknown };
-    if (!cost || typeof cost.amount !== "number") continue;
+    if (e.kind === "turn_end" && inPeriod) countTurn(row, e);
+    const cost = reportedCost(e);
+    if (!cost) continue;
     if (inPeriod) costLast = cost.amount;
     else costBefore = cost.amount;
     if (typeof cost.currency === "string") row.currency = cost.currency;
   }
   row.cost = costLast === undefined ? 0 : Math.max(0, costLast - costBefore);
   return row;
+}
+
+// A prompt's answer (its turn_end): one more turn, and the tokens it reported.
+function countTurn(row: UsageRow, e: LedgerEvent): void {
+  row.turns += 1;
+  const u = (e.payload["usage"] ?? {}) as Record<string, unknown>;
+  row.inputTokens += num(u["inputTokens"]);
+  row.outputTokens += num(u["outputTokens"]);
+  row.totalTokens += num(u["totalTokens"]);
+}
+
+// The session's cumulative cost as a usage_update reported it; none for any other event.
+function reportedCost(
+  e: LedgerEvent,
+): { amount: number; currency?: unknown } | undefined {
+  const update = e.payload["update"] as Record<string, unknown> | undefined;
+  if (e.kind !== "update" || update?.["sessionUpdate"] !== "usage_update")
+    return undefined;
+  const cost = update["cost"] as { amount?: unknown; currency?: unknown };
+  return cost && typeof cost.amount === "number"
+    ? { amount: cost.amount, currency: cost.currency }
+    : undefined;
 }
 
 // Adds `b` into `a` (the same agent).
@@ -99,19 +112,9 @@ export function usageByUser(
       user = typeof u === "string" && u ? u : NO_USER;
       continue;
     }
-    if (e.kind === "turn_end" && e.at >= since) {
-      const row = rowOf(user);
-      row.turns += 1;
-      const u = (e.payload["usage"] ?? {}) as Record<string, unknown>;
-      row.inputTokens += num(u["inputTokens"]);
-      row.outputTokens += num(u["outputTokens"]);
-      row.totalTokens += num(u["totalTokens"]);
-    }
-    const update = e.payload["update"] as Record<string, unknown> | undefined;
-    if (e.kind !== "update" || update?.["sessionUpdate"] !== "usage_update")
-      continue;
-    const cost = update["cost"] as { amount?: unknown; currency?: unknown };
-    if (!cost || typeof cost.amount !== "number") continue;
+    if (e.kind === "turn_end" && e.at >= since) countTurn(rowOf(user), e);
+    const cost = reportedCost(e);
+    if (!cost) continue;
     if (e.at >= since) {
       const row = rowOf(user);
       row.cost += Math.max(0, cost.amount - last);
