@@ -158,6 +158,39 @@ describe("the web page follows the conversation", () => {
     expect(await gap(page)).toBeLessThanOrEqual(2);
   });
 
+  it("find-in-page (Ctrl+F) moving the view up while a reply streams stops following, as the reader's own scroll does", async () => {
+    await newSession(page, hub.home);
+    const dir = tempDir();
+    const [found, more] = [join(dir, "found"), join(dir, "more")];
+    await send(
+      page,
+      scenario(
+        ...paragraphs(1, 40, 0),
+        { waitFile: found },
+        ...paragraphs(41, 40, 10),
+        { waitFile: more },
+        ...paragraphs(81, 20, 0),
+      ),
+    );
+    await expect.poll(() => shownParagraphs(page, 0), SLOW).toBe(40);
+    // The browser's find moves the view with no input event the page sees: here a script does.
+    await page.keyboard.press("Control+f");
+    await page.locator(".scroller").evaluate((e) => (e.scrollTop -= 600));
+    const jump = page.getByRole("button", { name: "Jump to latest" });
+    await jump.waitFor(SLOW);
+    const at = await top(page);
+    writeFileSync(found, "");
+    await expect.poll(() => shownParagraphs(page, 0), SLOW).toBe(80);
+    expect(await top(page)).toBe(at);
+    expect(await gap(page)).toBeGreaterThan(500);
+    // Back to the end: followed again to the end of the turn.
+    await jump.click();
+    await jump.waitFor({ state: "detached" });
+    writeFileSync(more, "");
+    await turnEnded(page);
+    await expect.poll(() => gap(page), SLOW).toBeLessThanOrEqual(2);
+  });
+
   it("a session of 1,200 items keeps only the rows near the view in the page, and scrolling brings the others", async () => {
     await newSession(page, hub.home);
     const steps = Array.from({ length: 600 }, (_, i) => [

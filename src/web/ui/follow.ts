@@ -10,6 +10,14 @@ const NEAR_END_PX = 48;
 /** How long (ms) after the reader's own input a move of the view counts as theirs. */
 const INPUT_MS = 1000;
 
+/** How long (ms) after the reader opens find-in-page (Ctrl/⌘+F, F3) a move counts as theirs:
+ *  the browser's find moves the view with no input event the page can see. */
+const FIND_MS = 30_000;
+
+// Ctrl/⌘+F or F3: the browser's find-in-page.
+const isFind = (e: KeyboardEvent) =>
+  e.key === "F3" || ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "f");
+
 /** Where each scroller's view was last seen (its scroll event) or put by the page. */
 const lastTop = new WeakMap<Element, number>();
 
@@ -37,6 +45,8 @@ export function useFollow(key: string, ready: boolean, live = true): Follow {
   const content = useRef<HTMLDivElement>(null);
   const [following, setFollowing] = useState(true);
   const follow = useRef(true);
+  /** Until when (performance.now()) a move up is taken for the reader's. */
+  const readerUntil = useRef(-Infinity);
   const toEnd = () => {
     const el = scroller.current;
     if (!el) return;
@@ -54,21 +64,30 @@ export function useFollow(key: string, ready: boolean, live = true): Follow {
     set(true);
     toEnd();
     // Only the reader leaves the end: a move up within a moment of their own input (wheel,
-    // touch, a key, a press on the scrollbar). The page moves the view too — rows measured at
+    // touch, a key, a press on the scrollbar; after Ctrl/⌘+F, until Escape or a while has
+    // passed, since the browser's find moves the view unseen). The page moves the view too — rows measured at
     // another height than guessed, a shorter list clamping the view — and those moves, however
     // they interleave with the content's growth and the scroll events, do not stop following.
     // A move counts as up against where the view was last seen or put by the page (so content
     // that grew between a scroll and its event is not mistaken for one).
     pagePlaced(el);
-    let input = -Infinity;
+    readerUntil.current = -Infinity;
     let pressed = false;
-    const touched = () => (input = performance.now());
+    const touched = () => {
+      const until = performance.now() + INPUT_MS;
+      readerUntil.current = Math.max(readerUntil.current, until);
+    };
     const press = () => {
       pressed = true;
       touched();
     };
     const release = () => (pressed = false);
-    const byReader = () => pressed || performance.now() - input < INPUT_MS;
+    const key = (e: Event) => {
+      const k = e as KeyboardEvent;
+      if (isFind(k)) readerUntil.current = performance.now() + FIND_MS;
+      else if (k.key === "Escape") readerUntil.current = performance.now();
+    };
+    const byReader = () => pressed || performance.now() < readerUntil.current;
     const onScroll = () => {
       const gap = el.scrollHeight - el.scrollTop - el.clientHeight;
       const up = el.scrollTop < (lastTop.get(el) ?? 0) - 1;
@@ -82,12 +101,13 @@ export function useFollow(key: string, ready: boolean, live = true): Follow {
     );
     grew.observe(inner);
     grew.observe(el);
-    const listeners: [EventTarget, string, () => unknown][] = [
+    const listeners: [EventTarget, string, (e: Event) => unknown][] = [
       [el, "scroll", onScroll],
       [el, "wheel", touched],
       [el, "touchmove", touched],
       [el, "keydown", touched],
       [el, "pointerdown", press],
+      [window, "keydown", key],
       [window, "pointerup", release],
       [window, "pointercancel", release],
     ];
@@ -103,6 +123,7 @@ export function useFollow(key: string, ready: boolean, live = true): Follow {
     content,
     following,
     jump: () => {
+      readerUntil.current = -Infinity;
       set(true);
       toEnd();
     },
