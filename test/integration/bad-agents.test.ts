@@ -71,9 +71,13 @@ describe("agents that write what is not ACP to stdout", () => {
     await agent.close();
     const error = await failure(
       connectAgent({
-        launch: mockLaunch(["--banner", "Loading...", "--no-init-answer"]),
-        // The agent never answers: the timeout only has to outlast the start-up that prints
-        // the banner, which takes longer than 400 ms on a loaded machine.
+        // A shell prints the banner at once and never answers (a Node agent's start-up could
+        // outlast a short timeout on a loaded machine, before it printed anything).
+        launch: {
+          ...mockLaunch(),
+          command: "sh",
+          args: ["-c", "echo Loading...; exec sleep 60"],
+        },
         initializeTimeoutMs: 2000,
       }),
     );

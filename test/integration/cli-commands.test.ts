@@ -45,12 +45,13 @@ describe("acphub agents", () => {
     const home = tempDir();
     const agents = {
       auth: mockAgent(["--auth-required"]),
-      noisy: mockAgent(["--banner", "Welcome!", "--no-init-answer"]),
+      // A shell prints its banner at once and never answers.
+      noisy: { command: "sh", args: ["-c", "echo Welcome!; exec sleep 60"] },
       ghost: { command: "no-such-agent-binary" },
     };
     // Only the agent meant to time out gets a short initialize timeout: under load the others
     // may take longer than that to start. It never answers, so this test always waits the whole
-    // timeout; the timeout only has to outlast the start-up that prints its banner.
+    // timeout.
     writeFileSync(join(home, "config.json"), JSON.stringify({ agents }));
     const short = join(home, "short-timeout.json");
     writeFileSync(
