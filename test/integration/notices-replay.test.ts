@@ -116,7 +116,14 @@ describe.each([
 
     const third = await start();
     await third.agent.request("session/load", load);
-    expect(transcript(third.updates())).toEqual(transcript(live));
+    // The replay is what was seen live, notices at their place. The third process restores
+    // the agent too, and under load its own notice of that may already follow the replay.
+    const replayed = transcript(third.updates());
+    const seen = transcript(live);
+    expect(replayed.slice(0, seen.length)).toEqual(seen);
+    const extra = replayed.slice(seen.length);
+    expect(extra.every((line) => line.includes(RESUMED))).toBe(true);
+    expect(replayed.length - seen.length).toBeLessThanOrEqual(1);
   }, 120_000);
 });
 
