@@ -64,8 +64,8 @@ export function useFollow(key: string, ready: boolean, live = true): Follow {
     set(true);
     toEnd();
     // Only the reader leaves the end: a move up within a moment of their own input (wheel,
-    // touch, a key, a press on the scrollbar; after Ctrl/⌘+F, until Escape or a while has
-    // passed, since the browser's find moves the view unseen). The page moves the view too — rows measured at
+    // touch, a key, a press on the scrollbar; after Ctrl/⌘+F until Escape or 30 s, since the
+    // browser's find moves the view unseen). The page moves the view too — rows measured at
     // another height than guessed, a shorter list clamping the view — and those moves, however
     // they interleave with the content's growth and the scroll events, do not stop following.
     // A move counts as up against where the view was last seen or put by the page (so content
