@@ -1,4 +1,5 @@
 // What goes into a turn (prompt blocks) and what comes out (text deltas, the result).
+import { withoutOwnMeta } from "../protocol/own-meta.js";
 import type { PromptResponse } from "@agentclientprotocol/sdk";
 import type {
   PromptResult,
@@ -31,7 +32,8 @@ export function textDelta(event: RunEvent): string {
 
 // Keeps the whole response (`_meta`, unstable `usage`) next to the fields callers need.
 export function toResult(response: PromptResponse): PromptResult {
-  const raw = response as PromptResponse & {
+  // acphub's own `_meta` keys (a replayed answer, …) are never the agent's (issue 34).
+  const raw = withoutOwnMeta(response) as PromptResponse & {
     usage?: Record<string, unknown> | null;
   };
   return {
