@@ -31,9 +31,14 @@ export function textDelta(event: RunEvent): string {
 }
 
 // Keeps the whole response (`_meta`, unstable `usage`) next to the fields callers need.
-export function toResult(response: PromptResponse): PromptResult {
-  // acphub's own `_meta` keys (a replayed answer, …) are never the agent's (issue 34).
-  const raw = withoutOwnMeta(response) as PromptResponse & {
+export function toResult(
+  response: PromptResponse,
+  agentIsHub = false,
+): PromptResult {
+  // acphub's own `_meta` keys (a replayed answer, …) are never another agent's (issue 34).
+  const raw = (
+    agentIsHub ? response : withoutOwnMeta(response)
+  ) as PromptResponse & {
     usage?: Record<string, unknown> | null;
   };
   return {

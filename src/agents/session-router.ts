@@ -30,6 +30,8 @@ export class SessionRouter implements ClientRouter {
   constructor(
     private readonly host: ClientHost | undefined,
     private readonly logger: Logger,
+    /** An acphub hub as the agent: its `_meta.acphub` is acphub's own (ConnectOptions). */
+    private readonly agentIsHub = false,
   ) {}
 
   // session/update and extension notifications are taken off the raw stream: the SDK's own
@@ -48,7 +50,7 @@ export class SessionRouter implements ClientRouter {
     if (message.method !== methods.client.session.update) return false;
     // acphub's own `_meta` keys are never the agent's to send (issue 34).
     const sent = message.params as Partial<SessionNotification> | undefined;
-    const params = sent && agentUpdateParams(sent);
+    const params = sent && !this.agentIsHub ? agentUpdateParams(sent) : sent;
     const session = this.sessions.get(String(params?.sessionId));
     if (!params?.update || typeof params.update !== "object") {
       this.logger.warn(
