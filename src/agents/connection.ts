@@ -33,6 +33,9 @@ export interface ConnectOptions extends Partial<ConnectionLimits> {
   signal?: AbortSignal;
   /** An agent process spawned early (to overlap its start-up with acphub's); else one is spawned. */
   process?: AgentProcess;
+  /** The agent is an acphub hub (`--hub`): its `_meta.acphub` keys (authors, notices) are
+   *  acphub's own and kept; any other agent's are removed (issue 34). */
+  agentIsHub?: boolean;
 }
 
 export type { SessionParams, LoadedSession };
@@ -51,7 +54,11 @@ export class AgentConnection {
       agent: options.launch.name,
     });
     this.host = options.host;
-    this.router = new SessionRouter(options.host, logger);
+    this.router = new SessionRouter(
+      options.host,
+      logger,
+      options.agentIsHub === true,
+    );
     this.transport = new AgentTransport({
       launch: options.launch,
       limits,
@@ -65,6 +72,7 @@ export class AgentConnection {
     const t = this.transport;
     this.link = {
       agentName: options.launch.name,
+      agentIsHub: options.agentIsHub === true,
       limits,
       host: options.host,
       logger,

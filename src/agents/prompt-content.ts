@@ -1,4 +1,5 @@
 // What goes into a turn (prompt blocks) and what comes out (text deltas, the result).
+import { withoutOwnMeta } from "../protocol/own-meta.js";
 import type { PromptResponse } from "@agentclientprotocol/sdk";
 import type {
   PromptResult,
@@ -30,8 +31,14 @@ export function textDelta(event: RunEvent): string {
 }
 
 // Keeps the whole response (`_meta`, unstable `usage`) next to the fields callers need.
-export function toResult(response: PromptResponse): PromptResult {
-  const raw = response as PromptResponse & {
+export function toResult(
+  response: PromptResponse,
+  agentIsHub = false,
+): PromptResult {
+  // acphub's own `_meta` keys (a replayed answer, …) are never another agent's (issue 34).
+  const raw = (
+    agentIsHub ? response : withoutOwnMeta(response)
+  ) as PromptResponse & {
     usage?: Record<string, unknown> | null;
   };
   return {

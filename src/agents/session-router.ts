@@ -1,6 +1,7 @@
 // Routes what an agent sends to the session it concerns: updates and extension notifications
 // (taken off the raw stream), permission requests, bridged fs/terminal requests, and
 // extension requests answered by the host.
+import { agentUpdateParams } from "../protocol/own-meta.js";
 import {
   RequestError,
   type AnyMessage,
@@ -29,6 +30,8 @@ export class SessionRouter implements ClientRouter {
   constructor(
     private readonly host: ClientHost | undefined,
     private readonly logger: Logger,
+    /** An acphub hub as the agent: its `_meta.acphub` is acphub's own (ConnectOptions). */
+    private readonly agentIsHub = false,
   ) {}
 
   // session/update and extension notifications are taken off the raw stream: the SDK's own
@@ -45,7 +48,9 @@ export class SessionRouter implements ClientRouter {
       return true;
     }
     if (message.method !== methods.client.session.update) return false;
-    const params = message.params as Partial<SessionNotification> | undefined;
+    // acphub's own `_meta` keys are never the agent's to send (issue 34).
+    const sent = message.params as Partial<SessionNotification> | undefined;
+    const params = sent && !this.agentIsHub ? agentUpdateParams(sent) : sent;
     const session = this.sessions.get(String(params?.sessionId));
     if (!params?.update || typeof params.update !== "object") {
       this.logger.warn(

@@ -48,6 +48,8 @@ export type SessionState = Record<string, unknown> & {
 /** What a session needs of its connection: the wire, the host, and the limits of a turn. */
 export interface SessionLink {
   agentName: string;
+  /** The agent is an acphub hub: its answers' `_meta.acphub` is kept (see ConnectOptions). */
+  agentIsHub?: boolean;
   limits: Pick<ConnectionLimits, "cancelGraceMs" | "maxQueuedEvents">;
   host: ClientHost | undefined;
   /** Where a listener's bug is reported (it must not fail the agent's stream). */
@@ -189,7 +191,7 @@ export class AgentSession {
         methods.agent.session.prompt,
         params,
       );
-      run.finish(toResult(response));
+      run.finish(toResult(response, this.link.agentIsHub === true));
     } catch (error) {
       if (run.cancelled && isHubError(error) && error.code === "AGENT_ERROR") {
         // Some agents answer a cancelled turn with an error (-32800) instead of `cancelled`.

@@ -1,11 +1,7 @@
 // Wires the session hub `acphub serve` runs: one gateway (and host services) per agent, all
 // over one ledger; permission questions go to the hub's attached editors.
 import { reapOrphans } from "../agents/orphans.js";
-import {
-  defaultAgentName,
-  knownAgentNames,
-  resolveAgent,
-} from "../agents/registry.js";
+import { resolveAgent } from "../agents/registry.js";
 import { EditorChannel } from "../engine/editor-channel.js";
 import type { Gateway } from "../engine/gateway.js";
 import { SessionTable } from "../engine/session-table.js";
@@ -15,7 +11,6 @@ import type { HostServices } from "../host/create-host.js";
 import type { HubMetrics } from "../server/metrics.js";
 import type { TerminalReader } from "../hub/terminal-output.js";
 import { resourceNotFound } from "../protocol/wire-errors.js";
-import { installed } from "../agents/registry.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
 import {
@@ -35,12 +30,15 @@ import type { UserStore } from "../contracts/users.js";
 import { budgetsOf } from "../telemetry/budgets.js";
 import { userStoreOf } from "../ledger/open.js";
 import type { PostgresLedger } from "../ledger/postgres/pg-ledger.js";
+import type { HubUser } from "../contracts/users.js";
+import { agentsFor, serveAgentRules } from "./serve-agents.js";
 
 export interface ServeHub {
   hub: SessionHub;
   /** The users, grants and audit log in the ledger's database (issue 22). */
   users: UserStore;
-  listAgents(): unknown[];
+  /** The agents this user may start, for `_acphub/agents`. */
+  listAgents(user: HubUser | undefined): unknown[];
   /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
   readTerminal: TerminalReader;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
@@ -58,8 +56,8 @@ export async function openServeHub(
 ): Promise<ServeHub> {
   const { config, paths, logger } = ctx;
   reapOrphans(paths.stateDir, logger);
-  const defaultAgent = agent ?? defaultAgentName(config);
-  resolveAgent(defaultAgent, config); // fails early on an unknown name
+  const rules = serveAgentRules(config, agent, logger);
+  const defaultAgent = rules.defaultAgent;
   const tracing = await tracingFor(ctx);
   const ledger = await openLedger(ctx, tracing);
   // One budget count for all agents: a user's budget spans them.
@@ -113,6 +111,7 @@ export async function openServeHub(
     runner: cluster,
     ledger: metrics.timeLedger(ledger),
     defaultAgent,
+    agentRules: rules,
     createGateway,
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,
@@ -128,17 +127,8 @@ export async function openServeHub(
       ...cluster.gauges(),
     }));
   }
-  const listAgents = () =>
-    knownAgentNames(config).map((name) => {
-      const launch = resolveAgent(name, config);
-      return {
-        name,
-        title: launch.description ?? name,
-        installed: installed(launch),
-        source: launch.source,
-        default: name === defaultAgent,
-      };
-    });
+  const listAgents = (user: HubUser | undefined) =>
+    agentsFor(rules, config, user);
   const readTerminal: TerminalReader = (agentName, sessionId, terminalId) => {
     const host = hostOf.get(agentName);
     if (!host)

@@ -229,6 +229,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
           host: w.host,
           stateDir: paths.stateDir,
           signal: w.signal,
+          agentIsHub: w.agentIsHub !== undefined && w.agentIsHub !== false,
           ...connectionLimits(config),
         });
         w.onAgent?.(agent);

@@ -77,6 +77,8 @@ export function configDefaults(): Tree {
         promptBytes: null,
       },
       perUser: {},
+      agents: null,
+      stdioMcpServers: ["admin"],
     },
     telemetry: {
       endpoint: null,
@@ -128,6 +130,8 @@ export const DEFAULT_NOTES: Readonly<Record<string, string>> = {
   "users.limits.liveSessions": "unlimited",
   "users.limits.promptsPerMinute": "unlimited",
   "users.limits.promptBytes": "unlimited",
+  "users.agents":
+    "admins: every agent serve offers; members: the default agent",
   "limits.budget.agents":
     'none: unlimited (e.g. {"*": {"tokens": 2000000, "period": "day"}})',
   "limits.budget.users": "none: unlimited (acphub serve with users)",

@@ -284,6 +284,10 @@ program
   )
   .option("--banner <text>", "print TEXT (not JSON) to stdout at start")
   .option(
+    "--own-shell",
+    "the shell step runs sh -c in this process (to test an agent's own sandbox); without it, shell goes through the client's terminal/create",
+  )
+  .option(
     "--protocol-version <n>",
     "answer initialize with this version",
     integer,

@@ -1,4 +1,5 @@
 // `acphub sessions list|show|delete|export|import`: the ledger that run, chat and acp write.
+import { maskedServerSecrets } from "../shared/mcp-servers.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { replayItems } from "../engine/history.js";
@@ -69,10 +70,15 @@ export function sessionsList(options: SessionsOptions): Promise<ExitCode> {
       all.push(...page.sessions);
       cursor = page.nextCursor;
     } while (cursor);
-    if (options.json) out(inertJson(all) + "\n");
+    if (options.json) out(inertJson(all.map(shownRecord)) + "\n");
     else if (all.length === 0) out("no sessions\n");
     else for (const s of all) say(line(s));
   });
+}
+
+// A session as shown or exported: its MCP servers' env and header values masked.
+function shownRecord(record: SessionRecord): SessionRecord {
+  return { ...record, request: maskedServerSecrets(record.request) };
 }
 
 async function requireSession(
@@ -96,7 +102,7 @@ export function sessionsShow(
     const record = await requireSession(ledger, id);
     const events = await ledger.events(id);
     if (options.json) {
-      out(inertJson({ session: record, events }) + "\n");
+      out(inertJson({ session: shownRecord(record), events }) + "\n");
       return;
     }
     say(line(record));
@@ -202,7 +208,9 @@ export function sessionsExport(
 ): Promise<ExitCode> {
   return withLedger(options, async (ledger) => {
     const record = await requireSession(ledger, id);
-    const lines = [inertJson({ type: "session", session: record })];
+    const lines = [
+      inertJson({ type: "session", session: shownRecord(record) }),
+    ];
     for (const event of await ledger.events(id))
       lines.push(inertJson({ type: "event", ...event }));
     const text = lines.join("\n") + "\n";

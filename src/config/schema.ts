@@ -189,6 +189,12 @@ export const configSchema = z.strictObject({
     .strictObject({
       limits: userLimitsSchema.optional(),
       perUser: z.record(z.string(), userLimitsSchema).optional(),
+      /** The agents a role or user may start (a user's name wins over their role). */
+      agents: z
+        .record(z.string().min(1), z.array(z.string().min(1)))
+        .optional(),
+      /** Roles or users that may give a session stdio MCP servers (default ["admin"]). */
+      stdioMcpServers: z.array(z.string().min(1)).optional(),
     })
     .optional(),
   serve: z

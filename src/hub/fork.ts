@@ -1,7 +1,9 @@
 // session/fork on the hub (`acphub serve`): the gateway of the parent's agent forks it
 // (fork.ts: a ledger copy, forked on the agent when it can), and the forking connection is
 // attached to the new session — a hub session like any other, which other connections list,
-// load and prompt.
+// load and prompt. A fork is a session its author drives, so it takes driving the parent
+// (owner, driver grant or admin), and starting its agent; the parent's MCP servers (their env
+// and headers are secrets) are copied only into the owner's own fork (issue 34).
 import type { Params } from "../protocol/raw.js";
 import type { HubClient } from "./attachments.js";
 import type { SessionHub } from "./session-hub.js";
@@ -14,11 +16,33 @@ export async function forkOnHub(
 ): Promise<Params> {
   hub.access.mayCreate(client.user);
   const parent = await hub.record(params["sessionId"], client);
+  await hub.mustDrive(client, parent.id);
+  hub.agentRules?.mayStart(client.user, parent.agent);
+  hub.agentRules?.mayGiveServers(client.user, params);
   const gateway = await hub.gatewayFor(parent.agent);
   // The client has the parent's history up to here; it is sent what the fork adds after it.
   const upto = (await hub.ledger.read(parent.id)).at(-1)?.seq ?? 0;
-  const answer = await gateway.fork(params);
+  const own = await ownsParent(hub, client, parent.id);
+  const answer = await gateway.fork(
+    own ? params : { ...params, mcpServers: params["mcpServers"] ?? [] },
+  );
   await hub.access.own(client.user, String(answer["sessionId"]));
   await hub.catchUp(client, String(answer["sessionId"]), upto);
   return answer;
+}
+
+// Whether the forking user created the parent (a hub without users: always): only then are
+// the parent's MCP servers copied into the fork.
+async function ownsParent(
+  hub: SessionHub,
+  client: HubClient,
+  parentId: string,
+): Promise<boolean> {
+  const store = hub.access.users;
+  if (!client.user || !store) return true;
+  const grants = await store.grantsOf(parentId);
+  const owner = grants.find((g) => g.role === "owner")?.user;
+  return owner === undefined
+    ? !hub.access.restricted(client.user)
+    : owner === client.user.name;
 }

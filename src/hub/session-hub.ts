@@ -28,6 +28,7 @@ import { ClusterClaims } from "./cluster-claims.js";
 import { listVisible, SessionChecks } from "./session-checks.js";
 import { HubPrompts } from "./prompts.js";
 import { SessionOpening } from "./session-opening.js";
+import type { AgentRules } from "./agent-rules.js";
 
 type Params = Record<string, unknown>;
 
@@ -50,6 +51,8 @@ export interface SessionHubOptions {
   access?: AccessStore;
   /** Decides which process runs a session's agent (a cluster's lease); none: this one always. */
   runner?: SessionRunner;
+  /** Which agents each user may start, and who may give stdio MCP servers; none: anyone. */
+  agentRules?: AgentRules;
 }
 
 export class SessionHub {
@@ -100,6 +103,7 @@ export class SessionHub {
     // What the hub's parts share (each takes the ones it needs).
     const parts = {
       defaultAgent: options.defaultAgent,
+      agentRules: options.agentRules,
       runner: options.runner,
       ledger: this.shared,
       running: this.running,
@@ -128,6 +132,10 @@ export class SessionHub {
 
   get ledger(): LedgerPort {
     return this.shared;
+  }
+
+  get agentRules(): AgentRules | undefined {
+    return this.options.agentRules;
   }
 
   // The gateway for an agent, created and initialized once however many ask at once.

@@ -13,6 +13,7 @@ import { checkSessionFolder } from "./session-folder.js";
 import type { SessionChecks } from "./session-checks.js";
 import type { Logger } from "../shared/logger.js";
 import { catchUpNotes, lastSeq } from "./turn-records.js";
+import type { AgentRules } from "./agent-rules.js";
 
 type Params = Record<string, unknown>;
 
@@ -20,6 +21,7 @@ type Params = Record<string, unknown>;
 export interface SessionOpeningDeps {
   ledger: LedgerPort;
   defaultAgent: string;
+  agentRules?: AgentRules;
   runner?: SessionRunner;
   access: SessionAccess;
   attachments: Attachments;
@@ -70,6 +72,8 @@ export class SessionOpening {
     access.mayCreate(client.user);
     checkSessionFolder(params["cwd"]);
     const agent = agentOf(params["_meta"]) ?? this.deps.defaultAgent;
+    this.deps.agentRules?.mayStart(client.user, agent);
+    this.deps.agentRules?.mayGiveServers(client.user, params);
     const gateway = await this.deps.gateways.gatewayFor(agent);
     const result = await gateway.newSession(params);
     const id = String(result["sessionId"]);
@@ -82,6 +86,7 @@ export class SessionOpening {
 
   // session/load: the whole history replayed (with a note when the ledger trimmed its start).
   async loadSession(client: HubClient, params: Params): Promise<Params> {
+    this.deps.agentRules?.mayGiveServers(client.user, params);
     const record = await this.deps.checks.record(params["sessionId"], client);
     await this.deps.checks.markStanding(client, record.id);
     const gateway = await this.deps.gateways.gatewayFor(record.agent);
@@ -101,6 +106,7 @@ export class SessionOpening {
 
   // session/resume: only what came after the client's cursor, if it sent one.
   async resumeSession(client: HubClient, params: Params): Promise<Params> {
+    this.deps.agentRules?.mayGiveServers(client.user, params);
     const record = await this.deps.checks.record(params["sessionId"], client);
     await this.deps.checks.markStanding(client, record.id);
     const gateway = await this.deps.gateways.gatewayFor(record.agent);

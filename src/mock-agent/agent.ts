@@ -48,6 +48,10 @@ export interface MockAgentOptions {
   /** session/load, resume and fork start from the default mode, model and config (as real
    *  agents do). */
   forgetSettings?: boolean;
+  /** The `shell` step runs `sh -c` in this process instead of asking the client for a
+   *  terminal: an operator's choice at launch (to test an agent's own sandbox), never a
+   *  prompt's. */
+  ownShell?: boolean;
 }
 
 function readSessions(file: string | undefined): Map<string, MockSession> {
@@ -221,6 +225,7 @@ export async function runMockAgent(options: MockAgentOptions): Promise<void> {
               ...sessionState(session),
             }),
             writeRaw: (line) => process.stdout.write(line + "\n"),
+            ownShell: options.ownShell === true,
           },
           scenario,
         );

@@ -45,7 +45,7 @@ export const STEP_HELP: Record<string, string> = {
   exit: "CODE — exit the process mid-turn",
   stderr: '"…" — write a line to stderr (shows in acphub\'s error messages)',
   shell:
-    '"SCRIPT" — run sh -c SCRIPT in the agent\'s own process; report exit code and output',
+    '"SCRIPT" — run SCRIPT as a terminal the client hosts (terminal/create; with --own-shell: sh -c in the agent\'s own process); report exit code and output',
   env: "true — report the names of this process's environment variables as text",
   garbage: '"…" — print a non-JSON line to stdout ("repeat": N)',
   oversized: "BYTES — print one line of that many bytes to stdout",

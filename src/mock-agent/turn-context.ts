@@ -17,6 +17,8 @@ export interface TurnContext {
   promptMeta?: unknown;
   /** What the `state` step reports: the client's capabilities and the session's settings. */
   report?: () => unknown;
+  /** `shell` runs in this process (the mock's --own-shell), else through terminal/create. */
+  ownShell?: boolean;
 }
 
 export class EndTurn {

@@ -11,7 +11,7 @@ import {
   permission,
   terminal,
 } from "./client-steps.js";
-import { ownShell } from "./own-shell.js";
+import { shell } from "./own-shell.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
 
 export type { TurnContext };
@@ -129,7 +129,7 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     case "env":
       return say(ctx, `env: ${Object.keys(process.env).sort().join(",")}\n`);
     case "shell":
-      return ownShell(ctx, String(value));
+      return shell(ctx, String(value));
     case "stderr":
       process.stderr.write(String(value) + "\n");
       return;

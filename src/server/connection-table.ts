@@ -11,6 +11,7 @@ import { raw, type Params } from "../protocol/raw.js";
 import { notServed } from "../protocol/wire-errors.js";
 import { SERVED } from "../engine/dispatch.js";
 import { edge } from "../protocol/to-request-error.js";
+import { agentWideAdminOnly } from "./agent-wide.js";
 
 const m = methods.agent;
 
@@ -42,6 +43,9 @@ export function registerTableMethods(
     if (entry.kind !== "request" || OWN.has(entry.method)) continue;
     const served = SERVED[entry.method];
     app.onRequest(entry.method, raw<Params>, async ({ params, signal }) => {
+      // Not about one session: the agent process every user shares (issue 34).
+      if (entry.handling !== "refused")
+        await edge(() => agentWideAdminOnly(client.user, entry.method, params));
       // Settings change a session: its viewers may not (issue 22).
       if (
         entry.method.startsWith("session/set_") &&

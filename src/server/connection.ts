@@ -33,12 +33,14 @@ import { sharing } from "../hub/share.js";
 import type { Quotas } from "../hub/quotas.js";
 import { admitPrompt, opening } from "./admission.js";
 import { openingWire, type SocketWire } from "./socket-wire.js";
+import { agentWide, agentWideAdminOnly } from "./agent-wide.js";
+import type { HubUser } from "../contracts/users.js";
 
 export interface HubConnectionOptions {
   hub: SessionHub;
   logger: Logger;
-  /** The agents a client may pick from, for `_acphub/agents`. */
-  listAgents: () => Promise<unknown[]> | unknown[];
+  /** The agents a user may start, for `_acphub/agents`. */
+  listAgents: (user: HubUser | undefined) => Promise<unknown[]> | unknown[];
   /** The hub host's terminals, for `_acphub/terminal/output` (refused without). */
   readTerminal?: TerminalReader;
   sessionsPerMinute: number;
@@ -260,6 +262,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       if (typeof p?.["sessionId"] !== "string")
         throw RequestError.methodNotFound(method);
       return edge(async () => {
+        agentWideAdminOnly(client.user, method, p);
         await hub.mustDrive(client, p["sessionId"]);
         return (await hub.gatewayOf(client, p["sessionId"])).forwardUnknown(
           method,
@@ -271,6 +274,9 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     .onNotification("*", ({ method, params }) => {
       if (!isExtensionMethod(method)) return;
       const p = params as Params | undefined;
+      // One about no session reaches the shared agent: an admin's only (issue 34).
+      if (agentWide(method, p) && (client.user?.role ?? "admin") !== "admin")
+        return;
       void hub
         .gatewayOf(client, p?.["sessionId"])
         .then((g) => g.forwardExtensionNotification(method, params))
@@ -287,10 +293,7 @@ async function extension(
   signal: AbortSignal,
 ): Promise<unknown> {
   if (method === "_acphub/whoami") return whoami(conn);
-  if (method === "_acphub/agents") {
-    adminOnly(conn, method);
-    return { agents: await o.listAgents(), cwd: process.cwd() };
-  }
+  if (method === "_acphub/agents") return agentsOf(o, conn);
   if (method === SESSIONS_SEARCH)
     return searchSessions(
       o.hub.ledger,
@@ -304,6 +307,7 @@ async function extension(
     return terminalOutput(o.hub, o.readTerminal, conn.client, params ?? {});
   const shared = await sharing(o.hub, conn.client, method, params ?? {});
   if (shared) return shared;
+  agentWideAdminOnly(conn.client.user, method, params);
   if (params?.["sessionId"] !== undefined)
     await o.hub.mustDrive(conn.client, params["sessionId"]);
   const gateway = await o.hub.gatewayOf(conn.client, params?.["sessionId"]);
@@ -318,12 +322,14 @@ function whoami(conn: Conn): { name: string; role: string } {
     : { name: "admin", role: "admin" };
 }
 
-// Refuses a method to anyone but an admin.
-function adminOnly(conn: Conn, method: string): void {
-  const role = conn.client.user?.role ?? "admin";
-  if (role !== "admin")
-    throw new HubError(
-      "PERMISSION_DENIED",
-      `${method} is for admins; you are a ${role}`,
-    );
+// `_acphub/agents`: the agents this user may start; an admin also learns the hub's folder.
+async function agentsOf(
+  o: HubConnectionOptions,
+  conn: Conn,
+): Promise<{ agents: unknown[]; cwd?: string }> {
+  const user = conn.client.user;
+  const agents = await o.listAgents(user);
+  return (user?.role ?? "admin") === "admin"
+    ? { agents, cwd: process.cwd() }
+    : { agents };
 }

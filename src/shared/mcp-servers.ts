@@ -70,3 +70,30 @@ export function serversFor(
   });
   return { servers: kept, warnings };
 }
+
+/** What a secret value of an MCP server (an env value, a header value) is shown as. */
+export const MASKED_VALUE = "***";
+
+// A session's stored request as shown to people (`sessions show|list|export --json`): every MCP
+// server's env and header values masked — they carry tokens (issue 34). The ledger keeps them,
+// so a restored session's servers still start with them.
+export function maskedServerSecrets(
+  request: Record<string, unknown>,
+): Record<string, unknown> {
+  const servers = request["mcpServers"];
+  if (!Array.isArray(servers)) return request;
+  return { ...request, mcpServers: servers.map(maskedServer) };
+}
+
+function maskedServer(server: unknown): unknown {
+  if (server === null || typeof server !== "object") return server;
+  const s = { ...(server as Record<string, unknown>) };
+  for (const key of ["env", "headers"])
+    if (Array.isArray(s[key]))
+      s[key] = (s[key] as unknown[]).map((pair) =>
+        pair !== null && typeof pair === "object"
+          ? { ...(pair as object), value: MASKED_VALUE }
+          : pair,
+      );
+  return s;
+}

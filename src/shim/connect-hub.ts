@@ -32,5 +32,9 @@ export function connectHub(
   options: ConnectHubOptions,
 ): Promise<AgentConnection> {
   const { token, ...rest } = options;
-  return connectAgent({ ...rest, launch: hubLaunch(url, token) });
+  return connectAgent({
+    ...rest,
+    launch: hubLaunch(url, token),
+    agentIsHub: true,
+  });
 }

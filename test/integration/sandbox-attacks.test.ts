@@ -10,10 +10,18 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonLines, runCli } from "../helpers/cli.js";
-import { steps, tempDir } from "../helpers/mock.js";
+import { CLI, steps, tempDir } from "../helpers/mock.js";
 
 const SECRET = "topsecret-7f3a9c";
 const APPROVE_ALL = ["--permissions", "approve-all"];
+/** The mock agent whose shell step runs in its own process (not through terminal/create). */
+const ownShellMock = (sandbox: unknown) => ({
+  mock: {
+    command: process.execPath,
+    args: [CLI, "mock-agent", "--own-shell"],
+    sandbox,
+  },
+});
 let listener: Server;
 let port = 0;
 let received = 0;
@@ -157,7 +165,7 @@ describe("the OS sandbox against attacks", () => {
 
   it("holds for an agent started with sandbox: true", async () => {
     const l = lab({
-      agents: { mock: { sandbox: true } },
+      agents: ownShellMock(true),
       terminals: { sandbox: "off" },
     });
     const { r, reports } = await attack(l, (script) => ({ shell: script }));
@@ -261,7 +269,7 @@ for h in sys.argv[1:]:
     ],
     [
       "an agent with sandbox.allowedDomains (a local model endpoint)",
-      { agents: { mock: { sandbox: { allowedDomains: ["localhost"] } } } },
+      { agents: ownShellMock({ allowedDomains: ["localhost"] }) },
       (script: string) => ({ shell: script }),
     ],
   ])("%s reaches the allowed domain only", async (_name, config, step) => {

@@ -110,6 +110,9 @@ describe("sandboxed terminals", () => {
     // bubblewrap makes empty mount points for the absent dotfiles it protects in acphub's
     // working folder (.bashrc, .gitconfig, .mcp.json, …); they must go with the command.
     const W = tempDir();
+    // The mock's own shell (outside any sandbox) looks at the folder after the terminal ended.
+    const home = tempDir();
+    mockConfig(home, ["--own-shell"]);
     const r = await runCli(
       [
         "run",
@@ -120,7 +123,7 @@ describe("sandboxed terminals", () => {
           { shell: "ls -A; echo listed" },
         ),
       ],
-      { cwd: W, env: { ACPHUB_HOME: tempDir() } },
+      { cwd: W, env: { ACPHUB_HOME: home } },
     );
     const inside = /"output":"([^"]*)"/.exec(r.stdout)?.[1] ?? "";
     expect(inside).toContain(".bashrc");

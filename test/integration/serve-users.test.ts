@@ -1,6 +1,7 @@
 // `acphub serve` with users (issue 22, items 2 and 7): each request is a user (bearer token,
-// web login), `_acphub/whoami` says who, `/metrics` and `_acphub/agents` are for admins, a
-// removed or rotated user's token is refused like any wrong one and their open connections close.
+// web login), `_acphub/whoami` says who, `/metrics` is for admins, `_acphub/agents` lists what
+// each may start (issue 34), a removed or rotated user's token is refused like any wrong one
+// and their open connections close.
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { INIT, until } from "../helpers/hub.js";
@@ -28,19 +29,15 @@ describe("acphub serve: users", { timeout: 90_000 }, () => {
           name,
           role,
         });
-        if (role === "admin")
-          expect(await c.agent.request("_acphub/agents", {})).toHaveProperty(
-            "agents",
-          );
-        else
-          await expect(
-            c.agent.request("_acphub/agents", {}),
-          ).rejects.toMatchObject({
-            code: -32001,
-            message: expect.stringContaining(
-              `_acphub/agents is for admins; you are a ${role}`,
-            ),
-          });
+        // Each user is listed the agents they may start; only an admin the hub's folder.
+        const listed = await c.agent.request<{
+          agents: { name: string }[];
+          cwd?: string;
+        }>("_acphub/agents", {});
+        expect(listed.agents.map((a) => a.name)).toEqual(
+          role === "viewer" ? [] : ["mock"],
+        );
+        expect(listed.cwd !== undefined).toBe(role === "admin");
       }
     },
   );

@@ -284,7 +284,9 @@ describe("acphub serve: one hub, many clients", () => {
         _meta: { acphub: { agent: "nope" } },
       })
       .catch((error: { message: string }) => ({ sessionId: error.message }));
-    expect(sessionId).toMatch(/unknown agent "nope"/);
+    expect(sessionId).toMatch(
+      /this hub does not offer agent "nope"; you may start: mock/,
+    );
   });
 });
 
