@@ -62,6 +62,9 @@ export function showLogin(
       if (user === undefined || !code) return html(res, 401, CODE_REFUSED);
       const nonce = randomBytes(24).toString("base64url");
       html(res, 200, confirmPage(user, code, nonce), {
+        // With no-referrer a browser posts `Origin: null`: this page's own post must carry the
+        // hub's origin, and a same-origin policy still sends nothing to any other site.
+        "Referrer-Policy": "same-origin",
         "Set-Cookie": `${NONCE_COOKIE}=${nonce}; Path=/login; HttpOnly; SameSite=Strict; Max-Age=900${o.secure ? "; Secure" : ""}`,
       });
     },

@@ -71,7 +71,9 @@ function metricsAs(url: string, header: string, name: string) {
     socket.on("error", reject);
     socket.write(
       Buffer.concat([
-        Buffer.from(`GET /metrics HTTP/1.1\r\nHost: ${hostname}\r\n${header}: `),
+        Buffer.from(
+          `GET /metrics HTTP/1.1\r\nHost: ${hostname}\r\n${header}: `,
+        ),
         Buffer.from(name, "utf8"),
         Buffer.from("\r\nConnection: close\r\n\r\n"),
       ]),
@@ -86,144 +88,154 @@ const listUsers = async (team: TeamHub) =>
     ) as { name: string }[]
   ).map((u) => u.name);
 
-describe("acphub serve: logins die with their user", { timeout: 120_000 }, () => {
-  it.each([["remove"], ["rotate"]])(
-    "after users %s, a login code minted before (POST /login/code) is refused and the user's browser session reaches nothing",
-    async (command) => {
-      const team = await fx.start({ alice: "member", bob: "member" });
-      const alice = team.tokens["alice"]!;
-      const cookie = await loginWith(await mintLoginUrl(team.h.url, alice));
-      expect(await reach(team.h.url, cookie)).toEqual({
-        metrics: 403,
-        page: 200,
-        upgrade: 101,
-      });
-      const unspent = await mintLoginUrl(team.h.url, alice);
-      const page = await openLoginPage(unspent);
-      expect(page.page.status).toBe(200);
-      expect(page.page.body).toContain("Log in as alice");
-      const cli = await runCli(["users", command!, "alice"], {
-        home: team.home,
-      });
-      expect(cli.code).toBe(0);
-      await until(
-        async () =>
-          (
-            await rawRequest(`${team.h.url}/metrics`, "GET", {
-              Authorization: `Bearer ${alice}`,
-            })
-          ).status === 401,
-      );
-      // The code minted before: neither its page nor its post logs anyone in.
-      expect((await openLoginPage(unspent)).page.status).toBe(401);
-      const posted = await postLogin(unspent, page.form!, {
-        Cookie: page.nonceCookie!,
-      });
-      expect(posted.status).toBe(401);
-      expect(String(posted.headers["set-cookie"] ?? "")).not.toContain(
-        "acphub_session=",
-      );
-      expect(await reach(team.h.url, cookie)).toEqual(REFUSED);
-      // Bob's login is untouched.
-      const bobs = await loginWith(
-        await mintLoginUrl(team.h.url, team.tokens["bob"]!),
-      );
-      expect((await reach(team.h.url, bobs)).page).toBe(200);
-    },
-  );
-
-  it.each([["remove"], ["rotate"]])(
-    "users %s while the hub is down: after the restart the user's old browser session is 401, never admin",
-    async (command) => {
-      const team = await fx.start({ alice: "member" });
-      const cookie = await loginWith(
-        await mintLoginUrl(team.h.url, team.tokens["alice"]!),
-      );
-      const admins = await loginWith(
-        await mintLoginUrl(team.h.url, team.tokens["admin"]!),
-      );
-      expect((await reach(team.h.url, cookie)).metrics).toBe(403);
-      team.h.child.kill("SIGTERM");
-      await team.h.exited;
-      const cli = await runCli(["users", command!, "alice"], {
-        home: team.home,
-      });
-      expect(cli.code).toBe(0);
-      const again = await startHub(team.home);
-      try {
-        expect(await reach(again.url, cookie)).toEqual(REFUSED);
-        // The admin's browser session (the serve token unchanged) survives the restart.
-        expect(await reach(again.url, admins)).toEqual({
-          metrics: 200,
+describe(
+  "acphub serve: logins die with their user",
+  { timeout: 120_000 },
+  () => {
+    it.each([["remove"], ["rotate"]])(
+      "after users %s, a login code minted before (POST /login/code) is refused and the user's browser session reaches nothing",
+      async (command) => {
+        const team = await fx.start({ alice: "member", bob: "member" });
+        const alice = team.tokens["alice"]!;
+        const cookie = await loginWith(await mintLoginUrl(team.h.url, alice));
+        expect(await reach(team.h.url, cookie)).toEqual({
+          metrics: 403,
           page: 200,
           upgrade: 101,
         });
-      } finally {
-        again.child.kill("SIGKILL");
-        await again.exited;
-      }
-    },
-  );
-
-  it("a login link made by the CLI is refused once its user was removed, even on its page", async () => {
-    const team = await fx.start({ alice: "member" });
-    const link = await runCli(["users", "login-link", "alice", "--json"], {
-      home: team.home,
-    });
-    const { url } = JSON.parse(link.stdout) as { url: string };
-    const page = await openLoginPage(url);
-    expect(page.page.body).toContain("Log in as alice");
-    await runCli(["users", "remove", "alice"], { home: team.home });
-    expect((await openLoginPage(url)).page.status).toBe(401);
-    const posted = await postLogin(url, page.form!, {
-      Cookie: page.nonceCookie!,
-    });
-    expect(posted.status).toBe(401);
-  });
-});
-
-describe("acphub serve: a trusted proxy's user header", { timeout: 120_000 }, () => {
-  it("never names the built-in admin, a reserved name or a look-alike of one or of a user; a new name is still created", async () => {
-    const team = await fx.start(
-      { alice: "viewer" },
-      {
-        serve: {
-          trustedProxy: {
-            addresses: ["127.0.0.1"],
-            userHeader: "X-Forwarded-User",
-            autoCreate: true,
-          },
-        },
+        const unspent = await mintLoginUrl(team.h.url, alice);
+        const page = await openLoginPage(unspent);
+        expect(page.page.status).toBe(200);
+        expect(page.page.body).toContain("Log in as alice");
+        const cli = await runCli(["users", command!, "alice"], {
+          home: team.home,
+        });
+        expect(cli.code).toBe(0);
+        await until(
+          async () =>
+            (
+              await rawRequest(`${team.h.url}/metrics`, "GET", {
+                Authorization: `Bearer ${alice}`,
+              })
+            ).status === 401,
+        );
+        // The code minted before: neither its page nor its post logs anyone in.
+        expect((await openLoginPage(unspent)).page.status).toBe(401);
+        const posted = await postLogin(unspent, page.form!, {
+          Cookie: page.nonceCookie!,
+        });
+        expect(posted.status).toBe(401);
+        expect(String(posted.headers["set-cookie"] ?? "")).not.toContain(
+          "acphub_session=",
+        );
+        expect(await reach(team.h.url, cookie)).toEqual(REFUSED);
+        // Bob's login is untouched.
+        const bobs = await loginWith(
+          await mintLoginUrl(team.h.url, team.tokens["bob"]!),
+        );
+        expect((await reach(team.h.url, bobs)).page).toBe(200);
       },
     );
-    const spellings = [
-      "admin",
-      " admin ",
-      "admin\t",
-      "\tadmin",
-      "Admin",
-      "ADMIN",
-      "aDmIn",
-      "adm1n",
-      "ａｄｍｉｎ",
-      "ad\u200bmin",
-      "admin\u200b",
-      "\u00adadmin",
-      "cli",
-      "CLI",
-      "acphub",
-      "Alice",
-      "ALICE",
-      "a1ice",
-      "alice\u200d",
-    ];
-    for (const name of spellings)
-      expect(
-        await metricsAs(team.h.url, "X-Forwarded-User", name),
-        JSON.stringify(name),
-      ).toBe(401);
-    expect(await metricsAs(team.h.url, "X-Forwarded-User", "alice")).toBe(403);
-    expect(await metricsAs(team.h.url, "X-Forwarded-User", "bob")).toBe(403);
-    expect(await listUsers(team)).toEqual(["alice", "bob"]);
-  });
-});
+
+    it.each([["remove"], ["rotate"]])(
+      "users %s while the hub is down: after the restart the user's old browser session is 401, never admin",
+      async (command) => {
+        const team = await fx.start({ alice: "member" });
+        const cookie = await loginWith(
+          await mintLoginUrl(team.h.url, team.tokens["alice"]!),
+        );
+        const admins = await loginWith(
+          await mintLoginUrl(team.h.url, team.tokens["admin"]!),
+        );
+        expect((await reach(team.h.url, cookie)).metrics).toBe(403);
+        team.h.child.kill("SIGTERM");
+        await team.h.exited;
+        const cli = await runCli(["users", command!, "alice"], {
+          home: team.home,
+        });
+        expect(cli.code).toBe(0);
+        const again = await startHub(team.home);
+        try {
+          expect(await reach(again.url, cookie)).toEqual(REFUSED);
+          // The admin's browser session (the serve token unchanged) survives the restart.
+          expect(await reach(again.url, admins)).toEqual({
+            metrics: 200,
+            page: 200,
+            upgrade: 101,
+          });
+        } finally {
+          again.child.kill("SIGKILL");
+          await again.exited;
+        }
+      },
+    );
+
+    it("a login link made by the CLI is refused once its user was removed, even on its page", async () => {
+      const team = await fx.start({ alice: "member" });
+      const link = await runCli(["users", "login-link", "alice", "--json"], {
+        home: team.home,
+      });
+      const { url } = JSON.parse(link.stdout) as { url: string };
+      const page = await openLoginPage(url);
+      expect(page.page.body).toContain("Log in as alice");
+      await runCli(["users", "remove", "alice"], { home: team.home });
+      expect((await openLoginPage(url)).page.status).toBe(401);
+      const posted = await postLogin(url, page.form!, {
+        Cookie: page.nonceCookie!,
+      });
+      expect(posted.status).toBe(401);
+    });
+  },
+);
+
+describe(
+  "acphub serve: a trusted proxy's user header",
+  { timeout: 120_000 },
+  () => {
+    it("never names the built-in admin, a reserved name or a look-alike of one or of a user; a new name is still created", async () => {
+      const team = await fx.start(
+        { alice: "viewer" },
+        {
+          serve: {
+            trustedProxy: {
+              addresses: ["127.0.0.1"],
+              userHeader: "X-Forwarded-User",
+              autoCreate: true,
+            },
+          },
+        },
+      );
+      const spellings = [
+        "admin",
+        " admin ",
+        "admin\t",
+        "\tadmin",
+        "Admin",
+        "ADMIN",
+        "aDmIn",
+        "adm1n",
+        "ａｄｍｉｎ",
+        "ad\u200bmin",
+        "admin\u200b",
+        "\u00adadmin",
+        "cli",
+        "CLI",
+        "acphub",
+        "Alice",
+        "ALICE",
+        "a1ice",
+        "alice\u200d",
+      ];
+      for (const name of spellings)
+        expect(
+          await metricsAs(team.h.url, "X-Forwarded-User", name),
+          JSON.stringify(name),
+        ).toBe(401);
+      expect(await metricsAs(team.h.url, "X-Forwarded-User", "alice")).toBe(
+        403,
+      );
+      expect(await metricsAs(team.h.url, "X-Forwarded-User", "bob")).toBe(403);
+      expect(await listUsers(team)).toEqual(["alice", "bob"]);
+    });
+  },
+);
