@@ -17,11 +17,18 @@ export interface ServeWeb {
 export function serveWeb(
   stateDir: string,
   secure: boolean,
-  users?: { store?: UserStore; serve: ServeUsers },
+  users: { store?: UserStore; serve: ServeUsers },
 ): ServeWeb {
-  const auth = new WebAuth({ stateDir, store: users?.store });
-  users?.serve.directory.useCookies((req) => auth.userOf(req));
-  users?.serve.onRevoked.push((name) => auth.forgetUser(name));
+  const directory = users.serve.directory;
+  // Codes and browser sessions live only while their user's credentials stay as they were.
+  const auth = new WebAuth({
+    stateDir,
+    store: users.store,
+    stampOf: (name) => directory.stampOf(name),
+    freshStampOf: (name) => directory.freshStampOf(name),
+  });
+  directory.useCookies((req) => auth.userOf(req));
+  users.serve.onRevoked.push((name) => auth.forgetUser(name));
   let base = "";
   return {
     routes: webRoutes({
@@ -29,8 +36,8 @@ export function serveWeb(
       root: DEFAULT_WEB_ROOT,
       secure,
       baseUrl: () => base,
-      identify: (req) => users?.serve.directory.identify(req),
-      onLogin: (user) => users?.serve.loggedIn(user),
+      identify: (req) => directory.identify(req),
+      onLogin: (user) => users.serve.loggedIn(user),
     }),
     alsoAccepts: {
       presented: (req) => cookieOf(req) !== undefined,

@@ -3,8 +3,6 @@
 // every change written to the audit log.
 import { existsSync, readFileSync } from "node:fs";
 import {
-  BUILTIN_ADMIN,
-  USER_NAME_PATTERN,
   USER_ROLES,
   type UserLimits,
   type UserRecord,
@@ -13,6 +11,7 @@ import {
 } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
 import { hashSecret, newSecret } from "../shared/user-token.js";
+import { userNameProblem } from "../shared/user-names.js";
 import { defaultTokenFile } from "../server/token.js";
 import { LOGIN_CODE_TTL_MS } from "../server/web-auth.js";
 import { join } from "node:path";
@@ -26,18 +25,10 @@ export interface NewToken {
 /** Who runs the command, as the audit log names them. */
 const ACTOR = "cli";
 
-// A name the ledger may keep: the pattern, and not the serve token's holder.
-export function checkUserName(name: string): void {
-  if (!USER_NAME_PATTERN.test(name))
-    throw new HubError(
-      "USAGE",
-      `invalid user name ${JSON.stringify(name)}: use 1–64 letters, digits, ".", "_", "-" or "@", starting with a letter or digit`,
-    );
-  if (name === BUILTIN_ADMIN)
-    throw new HubError(
-      "USAGE",
-      `"${BUILTIN_ADMIN}" is the serve token's holder (the built-in admin); pick another name`,
-    );
+// A name the ledger may keep: the name rule, not reserved, not like an existing user's.
+export function checkUserName(name: string, existing: string[] = []): void {
+  const problem = userNameProblem(name, existing);
+  if (problem !== undefined) throw new HubError("USAGE", problem);
 }
 
 // The role a command line names, or a clear refusal.
@@ -57,7 +48,10 @@ export async function addUser(
   name: string,
   role: UserRole,
 ): Promise<NewToken> {
-  checkUserName(name);
+  checkUserName(
+    name,
+    (await store.listUsers()).map((u) => u.name),
+  );
   const token = newSecret();
   const user: UserRecord = {
     name,

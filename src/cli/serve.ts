@@ -132,6 +132,7 @@ async function start(
       allowPlainHttp: o.allowPlainHttp,
       createAgent: () => connector,
       openConnections: () => metrics.openConnections,
+      openConnectionsOf: (name) => connector.openBy(name),
       limits,
       metrics: async () => ({
         contentType: metrics.registry.contentType,

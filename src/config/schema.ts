@@ -210,6 +210,12 @@ export const configSchema = z.strictObject({
       idleSessionMs: positiveMs.optional(),
       answerGraceMs: positiveMs.optional(),
       maxConnections: z.number().int().positive().optional(),
+      /** Connection bounds per member/viewer, kept for admins, and before authentication (issue 34). */
+      maxConnectionsPerUser: z.number().int().positive().optional(),
+      adminConnections: z.number().int().nonnegative().optional(),
+      maxUnauthenticatedPerAddress: z.number().int().positive().optional(),
+      maxUnauthenticated: z.number().int().positive().optional(),
+      handshakeTimeoutMs: positiveMs.optional(),
       maxBodyBytes: z.number().int().positive().optional(),
       maxFrameBytes: z.number().int().positive().optional(),
       maxQueuedMessages: z.number().int().positive().optional(),

@@ -68,6 +68,8 @@ export interface UserStore {
     user: string,
     expiresAt: number,
   ): Promise<void>;
+  /** A code's user when it is valid (unexpired, unused), without spending it. */
+  peekLoginCode(codeHash: string, now: number): Promise<string | undefined>;
   /** Spends a code: the user's name when it was valid (unexpired, unused), else undefined. */
   redeemLoginCode(codeHash: string, now: number): Promise<string | undefined>;
   grant(grant: SessionGrant): Promise<void>;
@@ -79,8 +81,8 @@ export interface UserStore {
   auditLog(filter: AuditFilter): Promise<AuditEntry[]>;
 }
 
-/** Allowed user names: 1–64 of letters, digits, `.`, `_`, `-`, `@`, starting with a letter or digit. */
-export const USER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+/** The name rule (pattern, reserved and look-alike names) lives in shared/user-names.ts. */
+export { USER_NAME_PATTERN } from "../shared/user-names.js";
 /** The serve token's holder, the built-in admin: no stored user may take this name. */
 export const BUILTIN_ADMIN = "admin";
 

@@ -137,6 +137,17 @@ export class SqlUserStore implements UserStore {
     );
   }
 
+  async peekLoginCode(
+    codeHash: string,
+    now: number,
+  ): Promise<string | undefined> {
+    const rows = await this.db.all(
+      `SELECT user_name FROM ${this.t("login_codes")} WHERE code_hash = $1 AND expires_at >= $2`,
+      [codeHash, now],
+    );
+    return rows[0] ? String(rows[0]["user_name"]) : undefined;
+  }
+
   async redeemLoginCode(
     codeHash: string,
     now: number,

@@ -70,6 +70,7 @@ export function hubConnector(o: HubConnectionOptions) {
   const byUser = new ConnectionsByUser();
   return {
     closeUser: (name: string) => byUser.close(name),
+    openBy: (name: string) => byUser.count(name),
     connect(stream: Stream, options?: { deferConnectHandlers?: boolean }) {
       const wire = openingWire();
       const conn = newConn(o, wire);

@@ -20,6 +20,11 @@ export class ConnectionsByUser {
     if (set?.size === 0) this.open.delete(user);
   }
 
+  /** The connections a user holds open now. */
+  count(user: string): number {
+    return this.open.get(user)?.size ?? 0;
+  }
+
   // Closes every connection of a user; the client is told why.
   close(user: string): number {
     const set = this.open.get(user);

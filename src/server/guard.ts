@@ -62,18 +62,22 @@ export class RequestGuard {
         message: `origin ${origin} is not allowed`,
       };
     if (!needsToken) return { ok: true };
-    const bearer = bearerOf(req);
+    if (this.accepts(req)) return { ok: true };
     const other = this.options.alsoAccepts;
-    if (
-      (bearer !== undefined && tokenMatches(bearer, this.options.token)) ||
-      other?.accepts(req) === true
-    )
-      return { ok: true };
     const presented =
       req.headers.authorization !== undefined || other?.presented(req) === true;
     if (!presented)
       return { ok: false, status: 401, message: "missing bearer token" };
     return this.wrong(req.socket.remoteAddress ?? "unknown");
+  }
+
+  // True when the request carries a right credential (nothing is counted either way).
+  accepts(req: IncomingMessage): boolean {
+    const bearer = bearerOf(req);
+    return (
+      (bearer !== undefined && tokenMatches(bearer, this.options.token)) ||
+      this.options.alsoAccepts?.accepts(req) === true
+    );
   }
 
   // A wrong credential: 429 while its address is in back-off, else counted and 401.

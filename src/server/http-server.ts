@@ -33,6 +33,8 @@ import type { HubUser } from "../contracts/users.js";
 import { BUILTIN_ADMIN_USER } from "./user-directory.js";
 import { factoryAs, runAs } from "./identity-scope.js";
 import { ConnectionOwners } from "./connection-owners.js";
+import { PendingSockets } from "./pending-sockets.js";
+import { connectionRefusal } from "./connection-caps.js";
 
 export interface HubServerOptions {
   host: string;
@@ -47,6 +49,8 @@ export interface HubServerOptions {
   createAgent: AgentFactory;
   /** ACP connections open now, for the connection bound. */
   openConnections: () => number;
+  /** ACP connections a user holds open now, for the per-user bound. */
+  openConnectionsOf?: (user: string) => number;
   limits?: Partial<ServerLimits>;
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /** What /healthz adds (a cluster node's database and leases); `ok: false` answers 503. */
@@ -55,7 +59,8 @@ export interface HubServerOptions {
   web?: WebRoutes;
   /** A credential accepted besides the bearer token (the web page's cookie). */
   alsoAccepts?: OtherCredential;
-  /** The user a request is (issue 22); none: whoever passes the guard is the built-in admin. */
+  /** The user a request is (issue 22); undefined: nobody (401, never anyone else). Without it,
+   *  whoever passes the guard (the serve token, or `alsoAccepts`) is the built-in admin. */
   identify?: (req: IncomingMessage) => HubUser | undefined;
   logger?: Logger;
 }
@@ -94,8 +99,30 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
         o.alsoAccepts?.accepts(req) === true || o.identify?.(req) !== undefined,
     },
   });
-  const userOf = (req: IncomingMessage) =>
-    o.identify?.(req) ?? BUILTIN_ADMIN_USER;
+  // Who a request that passed the guard is: an unknown or removed user is nobody (issue 34).
+  const userOf = (req: IncomingMessage): HubUser | undefined =>
+    o.identify ? o.identify(req) : BUILTIN_ADMIN_USER;
+  const pending = new PendingSockets({
+    perAddress: limits.maxUnauthenticatedPerAddress,
+    total: limits.maxUnauthenticated,
+    deadlineMs: limits.handshakeTimeoutMs,
+  });
+  // Why `user` may not open one more ACP connection now, if they may not.
+  const capacityRefusal = (user: HubUser) =>
+    connectionRefusal(
+      limits,
+      user,
+      o.openConnections(),
+      o.openConnectionsOf?.(user.name) ?? 0,
+    );
+  // A socket's first authenticated request ends its handshake deadline; until one, each
+  // response closes the socket (a credential-less socket serves one request).
+  const settle = (req: IncomingMessage, res: ServerResponse) => {
+    if (!pending.isPending(req.socket)) return;
+    if (guard.accepts(req) && userOf(req) !== undefined)
+      pending.authenticated(req.socket);
+    else res.setHeader("Connection", "close");
+  };
   const owners = new ConnectionOwners(limits.maxConnections * 4);
   const acp = new AcpServer({
     createAgent: o.createAgent,
@@ -132,11 +159,13 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const server: Server = o.tls
     ? createHttps({ ...serverOptions, cert: o.tls.cert, key: o.tls.key })
     : createHttp(serverOptions);
-  server.maxConnections = limits.maxConnections * 2;
+  // Unauthenticated sockets are bounded by `pending`, the rest by the connection bounds.
+  server.maxConnections = limits.maxConnections * 2 + limits.maxUnauthenticated;
+  server.on("connection", (socket: Socket) => pending.accept(socket));
   server.on(o.tls ? "secureConnection" : "connection", coalesceWrites);
-  const atCapacity = () => o.openConnections() >= limits.maxConnections;
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    settle(req, res);
     const path = pathOf(req);
     if (path === "/healthz" && req.method === "GET") {
       const { ok, ...more } = o.health?.() ?? { ok: true };
@@ -151,6 +180,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     const verdict = guard.check(req, true);
     if (!verdict.ok) return refuse(res, verdict);
     const user = userOf(req);
+    if (!user) return refuse(res, UNKNOWN_USER);
     if (path === "/metrics" && req.method === "GET" && o.metrics) {
       if (user.role !== "admin")
         return send(res, 403, "/metrics is for admins", "text/plain");
@@ -161,12 +191,11 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       return;
     }
     if (path !== "/acp") return send(res, 404, "not found", "text/plain");
-    if (
-      req.method === "POST" &&
-      !req.headers["acp-connection-id"] &&
-      atCapacity()
-    )
-      return send(res, 503, "too many connections", "text/plain");
+    const full =
+      req.method === "POST" && !req.headers["acp-connection-id"]
+        ? capacityRefusal(user)
+        : undefined;
+    if (full !== undefined) return send(res, 503, full, "text/plain");
     if (!owners.allows(req, user))
       return send(res, 404, "Unknown Acp-Connection-Id", "text/plain");
     owners.watch(req, res, user);
@@ -182,13 +211,13 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
         status: 404,
         message: "not found",
       });
-    if (atCapacity())
-      return refuseUpgrade(socket, {
-        ok: false,
-        status: 503,
-        message: "too many connections",
-      });
-    runAs(userOf(req), () => onUpgrade(req, socket, head));
+    const user = userOf(req);
+    if (!user) return refuseUpgrade(socket, UNKNOWN_USER);
+    pending.authenticated(req.socket);
+    const full = capacityRefusal(user);
+    if (full !== undefined)
+      return refuseUpgrade(socket, { ok: false, status: 503, message: full });
+    runAs(user, () => onUpgrade(req, socket, head));
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     const status =
@@ -214,6 +243,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     stopAccepting: () => server.close(),
     close: async () => {
       server.close();
+      pending.stop();
       stopPings();
       liveness.stop();
       await acp.close();
@@ -221,6 +251,13 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     },
   };
 }
+
+/** A credential that names no user (a removed one's cookie): refused, never anyone else. */
+const UNKNOWN_USER = {
+  ok: false,
+  status: 401,
+  message: "unknown user",
+} as const;
 
 // Tells the liveness watch about a Streamable HTTP client's requests (each open one shows it is
 // there), its DELETE, and the id a new connection was given (its clock starts then).

@@ -2,6 +2,16 @@
 export interface ServerLimits {
   /** ACP connections open at once (WebSocket and Streamable HTTP). */
   maxConnections: number;
+  /** ACP connections one member or viewer may hold open at once (admins: maxConnections). */
+  maxConnectionsPerUser: number;
+  /** Of maxConnections, the last ones only admins may take. */
+  adminConnections: number;
+  /** Sockets without an authenticated request yet, from one address (the oldest closed past it). */
+  maxUnauthenticatedPerAddress: number;
+  /** Such sockets from all addresses together. */
+  maxUnauthenticated: number;
+  /** Time a socket has from its accept to send an authenticated request before it is closed. */
+  handshakeTimeoutMs: number;
   /** Largest HTTP request body. */
   maxBodyBytes: number;
   /** Largest WebSocket frame. */
@@ -28,6 +38,11 @@ export interface ServerLimits {
 
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxConnections: 256,
+  maxConnectionsPerUser: 32,
+  adminConnections: 16,
+  maxUnauthenticatedPerAddress: 64,
+  maxUnauthenticated: 1024,
+  handshakeTimeoutMs: 5_000,
   maxBodyBytes: 4 * 1024 * 1024,
   maxFrameBytes: 4 * 1024 * 1024,
   maxBufferedBytes: 16 * 1024 * 1024,

@@ -6,13 +6,13 @@
 import type { IncomingMessage } from "node:http";
 import {
   BUILTIN_ADMIN,
-  USER_NAME_PATTERN,
   type HubUser,
   type UserLimits,
   type UserRecord,
   type UserStore,
 } from "../contracts/users.js";
 import { hashSecret, newSecret, sameHash } from "../shared/user-token.js";
+import { userNameProblem } from "../shared/user-names.js";
 import type { Logger } from "../shared/logger.js";
 import { tokenMatches } from "./token.js";
 
@@ -104,6 +104,22 @@ export class UserDirectory {
     return u ? { name: u.name, role: u.role } : undefined;
   }
 
+  /** The current credentials' generation of a user (changes with a rotation, a removal and
+   *  re-adding, or a new serve token); undefined for nobody. A login code or browser session
+   *  made under another generation is dead (issue 34, item 3). */
+  stampOf(name: string): string | undefined {
+    if (name === BUILTIN_ADMIN)
+      return stampFrom(`serve:${hashSecret(this.o.serveToken)}`);
+    const u = this.users.get(name);
+    return u ? stampFrom(`user:${u.name}:${u.tokenHash}`) : undefined;
+  }
+
+  /** `stampOf` after a fresh look at the ledger (for a login, which must not race a removal). */
+  async freshStampOf(name: string): Promise<string | undefined> {
+    await this.refresh();
+    return this.stampOf(name);
+  }
+
   // The user a bearer token belongs to: every stored hash is compared, in constant time.
   byToken(token: string): HubUser | undefined {
     if (tokenMatches(token, this.o.serveToken)) return BUILTIN_ADMIN_USER;
@@ -129,17 +145,37 @@ export class UserDirectory {
     return byCookie ?? (bearer === undefined ? this.fromProxy(req) : undefined);
   }
 
-  // From a trusted address only: the header's user (created as a member when configured).
+  // From a trusted address only: the header's stored user, never the built-in admin nor a
+  // reserved or look-alike name (created as a member when configured and the name is free).
   private fromProxy(req: IncomingMessage): HubUser | undefined {
     const proxy = this.o.trustedProxy;
     if (!proxy || !proxy.addresses.includes(req.socket.remoteAddress ?? ""))
       return undefined;
     const header =
       req.headers[(proxy.userHeader ?? "x-forwarded-user").toLowerCase()];
-    const name = typeof header === "string" ? header.trim() : "";
-    if (!USER_NAME_PATTERN.test(name)) return undefined;
-    const known = this.byName(name);
-    if (known || !proxy.autoCreate || !this.o.store) return known;
+    if (typeof header !== "string") return undefined;
+    const known = this.users.get(header);
+    if (known)
+      return userNameProblem(header) === undefined
+        ? { name: known.name, role: known.role }
+        : this.refused(header);
+    const problem = userNameProblem(header, this.users.keys());
+    if (problem !== undefined) return this.refused(header, problem);
+    if (!proxy.autoCreate || !this.o.store) return undefined;
+    return this.autoCreate(header);
+  }
+
+  // A proxy's user header that names no one it may: logged, and no user.
+  private refused(name: string, problem?: string): undefined {
+    this.o.logger.warn(
+      { user: name, problem },
+      "trusted proxy: user header refused",
+    );
+    return undefined;
+  }
+
+  // A trusted proxy's new user, a member, kept in the ledger.
+  private autoCreate(name: string): HubUser {
     const user: UserRecord = {
       name,
       role: "member",
@@ -149,7 +185,7 @@ export class UserDirectory {
     };
     this.users.set(name, user);
     void this.o.store
-      .addUser(user)
+      ?.addUser(user)
       .then(() =>
         this.o.store?.audit({
           at: Date.now(),
@@ -162,6 +198,11 @@ export class UserDirectory {
       .catch(() => undefined);
     return { name, role: "member" };
   }
+}
+
+// A short digest that names a credentials' generation without revealing it.
+function stampFrom(text: string): string {
+  return hashSecret(`acphub-login-stamp:${text}`).slice(0, 32);
 }
 
 /** The bearer token of a request, if it carries one. */

@@ -1,14 +1,17 @@
 // Browser logins for the web page: `acphub serve` prints a URL with a one-time login code;
-// opening it trades the code for an HttpOnly, SameSite=Strict session cookie. Codes and
-// cookies are random, compared by hash; browser sessions are kept (hashed) in the state folder
-// so that a hub restart does not log the browser out, and logout forgets them. Each code and
-// browser session belongs to a user (issue 22): the serve token's holder ("admin") for the
-// printed one, the user of `acphub users login-link` for codes kept in the ledger.
+// the page it opens posts the code back (web-login.ts), which trades it for an HttpOnly,
+// SameSite=Strict session cookie. Codes and cookies are random, compared by hash; browser
+// sessions are kept (hashed) in the state folder so that a hub restart does not log the browser
+// out, and logout forgets them. Each code and browser session belongs to a user (issue 22): the
+// serve token's holder ("admin") for the printed one, the user of `acphub users login-link` for
+// codes kept in the ledger — and to that user's credentials' generation (issue 34): once the
+// user is removed or rotated (also while the hub was down), the code and the session are dead.
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { IncomingMessage } from "node:http";
 import { BUILTIN_ADMIN, type UserStore } from "../contracts/users.js";
+import { HubError } from "../shared/errors.js";
 
 export const COOKIE_NAME = "acphub_session";
 /** How long a printed login code stays valid. */
@@ -24,15 +27,20 @@ export interface WebAuthOptions {
   stateDir?: string;
   /** Where `acphub users login-link` leaves its codes. */
   store?: UserStore;
+  /** The generation of a user's credentials now (user-directory.ts); undefined: no such user. */
+  stampOf: (user: string) => string | undefined;
+  /** The same after a fresh look at the ledger, for a login. */
+  freshStampOf?: (user: string) => Promise<string | undefined>;
   now?: () => number;
 }
 
 const hash = (s: string) => createHash("sha256").update(s).digest("hex");
 
-/** A login code's or browser session's expiry (ms) and user. */
+/** A login code's or browser session's expiry (ms), user and that user's credentials' stamp. */
 interface Grant {
   e: number;
   u: string;
+  s: string;
 }
 
 export class WebAuth {
@@ -41,7 +49,7 @@ export class WebAuth {
   private readonly now: () => number;
   private readonly file?: string;
 
-  constructor(private readonly options: WebAuthOptions = {}) {
+  constructor(private readonly options: WebAuthOptions) {
     const o = options;
     this.now = o.now ?? Date.now;
     this.file = o.stateDir ? join(o.stateDir, "web-sessions.json") : undefined;
@@ -50,43 +58,84 @@ export class WebAuth {
 
   // A fresh single-use code for a login URL, for a user (default: the serve token's holder).
   newLoginCode(user = BUILTIN_ADMIN): string {
+    const stamp = this.options.stampOf(user);
+    if (stamp === undefined)
+      throw new HubError("AUTH_REQUIRED", `no user named ${user}`);
     const code = randomBytes(24).toString("base64url");
-    this.codes.set(hash(code), { e: this.now() + LOGIN_CODE_TTL_MS, u: user });
+    this.codes.set(hash(code), {
+      e: this.now() + LOGIN_CODE_TTL_MS,
+      u: user,
+      s: stamp,
+    });
     trim(this.codes, MAX_CODES);
     return code;
   }
 
+  // The user a code would log in as, without spending it; undefined when it would not.
+  async peek(code: string): Promise<string | undefined> {
+    const key = hash(code);
+    const grant = this.codes.get(key);
+    if (grant !== undefined)
+      return (await this.live(grant)) ? grant.u : undefined;
+    const user = await this.options.store?.peekLoginCode(key, this.now());
+    return user !== undefined && (await this.fresh(user)) !== undefined
+      ? user
+      : undefined;
+  }
+
   // Spends a login code (this process's, else one in the ledger): a new browser-session
-  // cookie value and its user, or undefined when the code is wrong, expired or already used.
+  // cookie value and its user, or undefined when the code is wrong, expired, already used, or
+  // its user was removed or given a new token since it was made.
   async redeem(
     code: string,
   ): Promise<{ cookie: string; user: string } | undefined> {
     const key = hash(code);
-    const grant = this.codes.get(key);
+    const mine = this.codes.get(key);
     this.codes.delete(key);
-    const user =
-      grant !== undefined
-        ? grant.e >= this.now()
-          ? grant.u
-          : undefined
-        : await this.options.store?.redeemLoginCode(key, this.now());
-    if (user === undefined) return undefined;
+    const grant = mine ?? (await this.fromLedger(key).catch(() => undefined));
+    if (grant === undefined || !(await this.live(grant))) return undefined;
     const cookie = randomBytes(32).toString("base64url");
     this.sessions.set(hash(cookie), {
       e: this.now() + WEB_SESSION_TTL_MS,
-      u: user,
+      u: grant.u,
+      s: grant.s,
     });
     trim(this.sessions, MAX_SESSIONS);
     this.save();
-    return { cookie, user };
+    return { cookie, user: grant.u };
   }
 
-  // The user of the request's live browser-session cookie, if any.
+  // A ledger code (`acphub users login-link`), spent: its user under their stamp now (a
+  // rotation or removal deletes the user's codes, so a code still there is of this generation).
+  private async fromLedger(key: string): Promise<Grant | undefined> {
+    const user = await this.options.store?.redeemLoginCode(key, this.now());
+    const stamp = user === undefined ? undefined : await this.fresh(user);
+    return user === undefined || stamp === undefined
+      ? undefined
+      : { e: this.now() + LOGIN_CODE_TTL_MS, u: user, s: stamp };
+  }
+
+  // The user's stamp after a fresh look at the users.
+  private fresh(user: string): Promise<string | undefined> {
+    const o = this.options;
+    return o.freshStampOf
+      ? o.freshStampOf(user)
+      : Promise.resolve(o.stampOf(user));
+  }
+
+  // True while a code is unexpired and its user's credentials are those it was made under.
+  private async live(grant: Grant): Promise<boolean> {
+    return grant.e >= this.now() && (await this.fresh(grant.u)) === grant.s;
+  }
+
+  // The user of the request's live browser-session cookie, if any: unexpired, and made under
+  // the user's credentials as they are now (checked at every use, so also after a restart).
   userOf(req: IncomingMessage): string | undefined {
     const cookie = cookieOf(req);
     if (!cookie) return undefined;
     const grant = this.sessions.get(hash(cookie));
-    return grant !== undefined && grant.e > this.now() ? grant.u : undefined;
+    if (grant === undefined || grant.e <= this.now()) return undefined;
+    return this.options.stampOf(grant.u) === grant.s ? grant.u : undefined;
   }
 
   // True when the request carries a live browser-session cookie.
@@ -113,13 +162,10 @@ export class WebAuth {
     try {
       const data = JSON.parse(readFileSync(this.file, "utf8")) as unknown;
       const t = this.now();
-      // A bare number is a session from before users: the serve token's holder's.
+      // A session without a stamp is from before issue 34: dropped (its browser logs in again).
       return new Map(
         Object.entries(data as Record<string, unknown>)
-          .map(([k, v]): [string, Grant | undefined] => [
-            k,
-            typeof v === "number" ? { e: v, u: BUILTIN_ADMIN } : grantOf(v),
-          ])
+          .map(([k, v]): [string, Grant | undefined] => [k, grantOf(v)])
           .filter(
             (entry): entry is [string, Grant] =>
               /^[0-9a-f]{64}$/.test(entry[0]) &&
@@ -145,8 +191,11 @@ export class WebAuth {
 // A stored browser session, when it has the expected shape.
 function grantOf(v: unknown): Grant | undefined {
   const g = v as Partial<Grant> | null;
-  return g && typeof g.e === "number" && typeof g.u === "string"
-    ? { e: g.e, u: g.u }
+  return g &&
+    typeof g.e === "number" &&
+    typeof g.u === "string" &&
+    typeof g.s === "string"
+    ? { e: g.e, u: g.u, s: g.s }
     : undefined;
 }
 

@@ -1,11 +1,14 @@
 // The web page's HTTP routes on `acphub serve`: the page itself (`/`, for a logged-in browser
-// or a bearer token), its hashed assets, the one-time login (`/login?code=…` → cookie and a
-// redirect to the clean URL), `/auth` (is this browser logged in), `/logout`, and
-// `/login/code` (a new login URL, for a bearer-token holder).
+// or a bearer token), its hashed assets, the one-time login (`/login?code=…` shows a button
+// that posts the code back → cookie and a redirect to the clean URL; web-login.ts), `/auth`
+// (is this browser logged in), `/logout`, and `/login/code` (a new login URL, for a
+// bearer-token holder).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
+import { BUILTIN_ADMIN } from "../contracts/users.js";
 import type { RequestGuard } from "./guard.js";
 import { sessionCookie, type WebAuth } from "./web-auth.js";
+import { postLogin, showLogin } from "./web-login.js";
 import { securityHeaders, sendStatic } from "./web-static.js";
 
 export interface WebRoutesOptions {
@@ -31,7 +34,6 @@ export interface WebRoutes {
 }
 
 const LOGIN_NEEDED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>acphub — log in</title></head><body><h1>acphub</h1><p>This browser is not logged in. Open the login URL that <code>acphub serve</code> printed when it started (each one works once), or get a new one with <code>curl -X POST -H "Authorization: Bearer $TOKEN" URL/login/code</code>.</p></body></html>`;
-const CODE_REFUSED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>acphub — login refused</title></head><body><h1>Login refused</h1><p>This login code is wrong, expired or was already used. Each printed login URL works once: restart <code>acphub serve</code> or ask it for a new one (<code>POST /login/code</code> with the bearer token).</p></body></html>`;
 
 function html(res: ServerResponse, status: number, body: string): void {
   securityHeaders(res);
@@ -61,31 +63,13 @@ type Route = (
 const loginUrlOf = (o: WebRoutesOptions, user?: string) =>
   `${o.baseUrl()}/login?code=${o.auth.newLoginCode(user)}`;
 
-// Trades a login code for the cookie; the redirect drops the code from the address bar.
-const login: Route = (o, req, res) => {
-  const code = new URL(req.url ?? "/", "http://x").searchParams.get("code");
-  void (code ? o.auth.redeem(code) : Promise.resolve(undefined)).then(
-    (granted) => {
-      if (!granted) return html(res, 401, CODE_REFUSED);
-      o.onLogin?.(granted.user);
-      securityHeaders(res);
-      res.writeHead(303, {
-        Location: "/",
-        "Set-Cookie": sessionCookie(granted.cookie, o.secure),
-        "Cache-Control": "no-store",
-      });
-      res.end();
-    },
-    () => html(res, 503, CODE_REFUSED),
-  );
-};
-
 const ROUTES: Record<string, Route> = {
   "GET /": (o, req, res, guard) => {
     if (!guard.check(req, true).ok) return html(res, 401, LOGIN_NEEDED);
     void sendStatic(res, o.root, "index.html", req.method === "HEAD");
   },
-  "GET /login": login,
+  "GET /login": (o, req, res) => showLogin(o, req, res),
+  "POST /login": (o, req, res) => postLogin(o, req, res),
   "GET /auth": (o, req, res) =>
     plain(res, o.auth.authenticated(req) ? 204 : 401),
   "POST /logout": (o, req, res) => {
@@ -96,12 +80,15 @@ const ROUTES: Record<string, Route> = {
   "POST /login/code": (o, req, res, guard) => {
     const verdict = guard.check(req, true);
     if (!verdict.ok) return plain(res, verdict.status, verdict.message);
+    // A code for the user the request is, never for anyone else (issue 34).
+    const user = o.identify ? o.identify(req)?.name : BUILTIN_ADMIN;
+    if (user === undefined) return plain(res, 401, "unknown user");
     securityHeaders(res);
     res.writeHead(200, {
       "Content-Type": "application/json",
       "Cache-Control": "no-store",
     });
-    res.end(JSON.stringify({ url: loginUrlOf(o, o.identify?.(req)?.name) }));
+    res.end(JSON.stringify({ url: loginUrlOf(o, user) }));
   },
 };
 

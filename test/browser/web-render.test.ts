@@ -11,6 +11,7 @@ import {
   artifact,
   cspViolations,
   freshLoginUrl,
+  logIn,
   loggedIn,
   newSession,
   scenario,
@@ -172,8 +173,7 @@ describe("the page and what agents send", () => {
       hasTouch: true,
     });
     const p = await phone.newPage();
-    await p.goto(await freshLoginUrl(hub.h));
-    await p.waitForSelector(".sessions");
+    await logIn(p, await freshLoginUrl(hub.h));
     await newSession(p, hub.home);
     await send(
       p,

@@ -12,6 +12,7 @@ import { INIT } from "../helpers/hub.js";
 import {
   artifact,
   axeFindings,
+  logIn,
   loggedIn,
   newSession,
   scenario,
@@ -56,8 +57,7 @@ async function pageNamingAuthors(name: string): Promise<Page> {
     server.onMessage((m) => ws.send(withAuthor(String(m))));
   });
   const page = await context.newPage();
-  await page.goto((JSON.parse(link.stdout) as { url: string }).url);
-  await page.waitForSelector(".sessions");
+  await logIn(page, (JSON.parse(link.stdout) as { url: string }).url);
   return page;
 }
 

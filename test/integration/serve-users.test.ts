@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { INIT, until } from "../helpers/hub.js";
 import { teamFixture } from "../helpers/team.js";
+import { loginWith } from "../helpers/web-login.js";
 
 const fx = teamFixture();
 afterEach(() => fx.cleanup());
@@ -128,9 +129,7 @@ describe("acphub serve: users", { timeout: 90_000 }, () => {
     });
     const { url } = JSON.parse(link.stdout) as { url: string };
     expect(url.startsWith(`${team.h.url}/login?code=`)).toBe(true);
-    const login = await fetch(url, { redirect: "manual" });
-    expect(login.status).toBe(303);
-    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const cookie = await loginWith(url);
     expect((await fetch(url, { redirect: "manual" })).status).toBe(401);
     const page = () => fetch(`${team.h.url}/`, { headers: { Cookie: cookie } });
     expect((await page()).status).toBe(200);

@@ -6,6 +6,7 @@ import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHub } from "../helpers/hub.js";
 import { webFixture } from "../browser/web-fixture.js";
+import { loginWith, openLoginPage, postLogin } from "../helpers/web-login.js";
 
 const fx = webFixture();
 afterEach(() => fx.cleanup());
@@ -53,12 +54,10 @@ function upgrade(url: string, headers: Record<string, string>) {
 const pathOf = (loginUrl: string) =>
   new URL(loginUrl).pathname + new URL(loginUrl).search;
 
-// Logs in with a login URL; the cookie header to send afterwards.
+// Logs in with a login URL as the page's button does; the cookie header to send afterwards.
 async function login(url: string, loginUrl: string): Promise<string> {
-  const answer = await get(url, pathOf(loginUrl));
-  expect(answer.status).toBe(303);
-  const setCookie = answer.headers["set-cookie"]?.[0] ?? "";
-  return setCookie.split(";")[0]!;
+  expect(loginUrl.startsWith(url)).toBe(true);
+  return loginWith(loginUrl);
 }
 
 function expectSecurityHeaders(a: Answer): void {
@@ -71,7 +70,7 @@ function expectSecurityHeaders(a: Answer): void {
 }
 
 describe("acphub serve: the web page's login and files", () => {
-  it("trades the printed code once for an HttpOnly SameSite=Strict cookie and a redirect to the clean URL; a wrong or reused code is refused", async () => {
+  it("opening the printed code shows a button naming the account; its post from the hub's page trades the code once for an HttpOnly SameSite=Strict cookie and a redirect to the clean URL; a wrong or reused code is refused", async () => {
     const { h, loginUrl } = await fx.start();
     expect(loginUrl).toMatch(
       /^http:\/\/127\.0\.0\.1:\d+\/login\?code=[\w-]{32}$/,
@@ -86,11 +85,25 @@ describe("acphub serve: the web page's login and files", () => {
     );
     expect(wrong.status).toBe(401);
     expect(wrong.headers["set-cookie"]).toBeUndefined();
-    const first = await get(h.url, pathOf(loginUrl));
+    const shown = await openLoginPage(loginUrl);
+    expect(shown.page.status).toBe(200);
+    expect(shown.page.body).toContain("Log in as admin");
+    expect(shown.page.body).toContain('<form method="post" action="/login">');
+    expect(shown.nonceCookie).toMatch(/^acphub_login=[\w-]+$/);
+    expect(String(shown.page.headers["set-cookie"])).toContain(
+      "SameSite=Strict",
+    );
+    expectSecurityHeaders(shown.page as Answer);
+    const first = await postLogin(loginUrl, shown.form!, {
+      Cookie: shown.nonceCookie!,
+    });
     expect(first.status).toBe(303);
     expect(first.headers.location).toBe("/");
     expect(first.headers["cache-control"]).toBe("no-store");
-    const cookie = first.headers["set-cookie"]?.[0] ?? "";
+    const cookie =
+      [first.headers["set-cookie"] ?? []]
+        .flat()
+        .find((c) => c.startsWith("acphub_session=")) ?? "";
     expect(cookie).toMatch(/^acphub_session=[\w-]{43};/);
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Strict");
@@ -99,6 +112,37 @@ describe("acphub serve: the web page's login and files", () => {
     expect(reused.status).toBe(401);
     expect(reused.headers["set-cookie"]).toBeUndefined();
     expect(reused.body).toContain("already used");
+  });
+
+  it("login CSRF: opening a login URL never logs the browser in; a post from another site, without the page's nonce cookie or without an Origin is refused and leaves the code unspent", async () => {
+    const { h, loginUrl } = await fx.start();
+    // Opening the link (a top-level navigation another site can cause) sets no session.
+    const opened = await get(h.url, pathOf(loginUrl));
+    expect(opened.status).toBe(200);
+    const cookies = [opened.headers["set-cookie"] ?? []].flat();
+    expect(cookies.some((c) => c.startsWith("acphub_session="))).toBe(false);
+    const { form, nonceCookie } = await openLoginPage(loginUrl);
+    const attempts: Record<string, string>[] = [
+      // Another site's form: its Origin, and no SameSite=Strict nonce cookie.
+      { Origin: "http://evil.example" },
+      { Origin: "http://evil.example", Cookie: nonceCookie! },
+      { Origin: "null", Cookie: nonceCookie! },
+      // The hub's origin but no nonce cookie, or another page's nonce.
+      { Origin: h.url },
+      { Origin: h.url, Cookie: "acphub_login=forged-nonce-0123456789" },
+    ];
+    for (const headers of attempts) {
+      const answer = await postLogin(loginUrl, form!, headers);
+      expect(answer.status, JSON.stringify(headers)).toBe(403);
+      expect(String(answer.headers["set-cookie"] ?? "")).not.toContain(
+        "acphub_session=",
+      );
+    }
+    // No Origin at all: a post not from a browser page.
+    const bare = await get(h.url, "/login", { Cookie: nonceCookie! }, "POST");
+    expect(bare.status).toBe(403);
+    // The code is still good for its own page's post.
+    expect(await loginWith(loginUrl)).toMatch(/^acphub_session=/);
   });
 
   it("serves the page with strict headers and its hashed assets with their types, cached immutable; nothing outside dist/web", async () => {

@@ -54,6 +54,17 @@ describe("acphub users", { timeout: 90_000 }, () => {
     ],
     [["users", "add", "x!y"], "invalid user name"],
     [["users", "add", "admin"], '"admin" is the serve token\'s holder'],
+    // Issue 34, item 9: reserved names and look-alikes of them or of a user are refused.
+    [["users", "add", "cli"], 'user name "cli" is reserved'],
+    [["users", "add", "Admin"], 'reads like the reserved name "admin"'],
+    [["users", "add", "ADMIN"], 'reads like the reserved name "admin"'],
+    [["users", "add", "adm1n"], 'reads like the reserved name "admin"'],
+    [["users", "add", "ALICE"], 'reads like the existing user "alice"'],
+    [["users", "add", "a1ice"], 'reads like the existing user "alice"'],
+    [["users", "add", "ａｄｍｉｎ"], 'invalid user name "ａｄｍｉｎ"'],
+    [["users", "add", "ad\u200bmin"], "invalid user name"],
+    [["users", "add", " admin"], "invalid user name"],
+    [["users", "add", "admin\t"], "invalid user name"],
     [
       ["users", "add", "bob", "--role", "boss"],
       'invalid role "boss": one of admin, member, viewer',
