@@ -120,7 +120,7 @@ describe("acphub serve: session folders per user", { timeout: 120_000 }, () => {
     const bob = await raw(team, "bob");
     const own = `${team.home}-workspaces/bob`;
     const answer = await bob.call("session/new", {
-      cwd: "/tmp",
+      cwd: tempDir("acphub-elsewhere-"),
       mcpServers: [],
     });
     expect(messageOf(answer)).toContain(own);
