@@ -55,8 +55,10 @@ export class UserRoots {
     const home = this.homes.find((h) => within(h, real));
     if (home)
       return `the hub's home folder (${home}) and the folders holding it are never session folders`;
+    // A folder inside a protected one holds only what the file rules refuse anyway.
+    if (!inside && this.protect.some((p) => within(real, p))) return undefined;
     for (const p of this.protect) {
-      if (within(p, real) && (inside || p !== real))
+      if (within(p, real))
         return `it holds ${p}, which agents may never reach (acphub's state, token, TLS key, config or ledger)`;
       if (inside && within(real, p))
         return `it is inside ${p}, which agents may never reach (acphub's state, token, TLS key, config or ledger)`;

@@ -129,7 +129,7 @@ describe("acphub serve: watching clients", () => {
 
 describe("acphub serve: watching forks", () => {
   it("a fork made by another client is announced to watchers as a changed session", async () => {
-    const { h, home } = await fx.start({}, [
+    const { h } = await fx.start({}, [
       "--session-capabilities",
       "fork,list,resume,close",
     ]);
