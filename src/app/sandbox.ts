@@ -7,6 +7,7 @@ import type { Config } from "../config/schema.js";
 import { checkSandbox } from "../host/sandbox/os-sandbox.js";
 import {
   AGENT_SANDBOX_PRESETS,
+  DEFAULT_DENY_NAMES,
   DEFAULT_DENY_READ,
   type SandboxSettings,
 } from "../host/sandbox/settings.js";
@@ -21,6 +22,13 @@ import { HubError } from "../shared/errors.js";
 interface SandboxPaths {
   stateDir: string;
   configFile: string;
+  /** More paths nothing may reach (a hub's token, TLS files, ledger). */
+  protect?: readonly string[];
+}
+
+// acphub's own files: nothing sandboxed may read or write them.
+function protectedOf(paths: SandboxPaths): string[] {
+  return [paths.stateDir, paths.configFile, ...(paths.protect ?? [])];
 }
 
 // The terminal sandbox settings from config; acphub's own state and config are always denied.
@@ -33,9 +41,10 @@ export function sandboxSettings(
     mode: t.sandbox,
     denyRead: t.denyRead,
     allowEnvFiles: t.allowEnvFiles,
+    denyNames: t.denyNames,
     allowedDomains: t.network?.allowedDomains,
     bwrapPath: t.bwrapPath,
-    protect: [paths.stateDir, paths.configFile],
+    protect: protectedOf(paths),
   };
 }
 
@@ -76,8 +85,9 @@ export async function sandboxedLaunch(
   const roots = [cwd, ...(config.fs?.roots ?? [])];
   const rules = {
     denyRead: t.denyRead ?? DEFAULT_DENY_READ,
-    protect: [paths.stateDir, paths.configFile],
+    protect: protectedOf(paths),
     allowEnvFiles: t.allowEnvFiles ?? false,
+    denyNames: t.denyNames ?? DEFAULT_DENY_NAMES,
     home,
   };
   const wrapped = await wrapWithTemp({
@@ -85,6 +95,7 @@ export async function sandboxedLaunch(
     cwd,
     writable: [...roots, ...stateDirsOf(launch.name, own, home)],
     denyRead: readDenials(rules, roots),
+    denyWrite: rules.protect,
     allowedDomains: [
       ...(AGENT_SANDBOX_PRESETS[launch.name]?.domains ?? []),
       ...(own.allowedDomains ?? []),

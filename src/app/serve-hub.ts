@@ -13,6 +13,7 @@ import type { TerminalReader } from "../hub/terminal-output.js";
 import { resourceNotFound } from "../protocol/wire-errors.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
+import { hubFolders, type ServeFiles } from "./hub-folders.js";
 import {
   createClusterNode,
   joinHub,
@@ -53,8 +54,10 @@ export async function openServeHub(
   agent: string | undefined,
   metrics: HubMetrics,
   cancelOnDisconnect: boolean,
+  files: ServeFiles = {},
 ): Promise<ServeHub> {
   const { config, paths, logger } = ctx;
+  const folders = await hubFolders(ctx, files);
   reapOrphans(paths.stateDir, logger);
   const rules = serveAgentRules(config, agent, logger);
   const defaultAgent = rules.defaultAgent;
@@ -73,11 +76,14 @@ export async function openServeHub(
     const launch = await sandboxedLaunch(
       resolveAgent(name, config),
       config,
-      paths,
+      { ...paths, protect: folders.protect },
       process.cwd(),
     );
     const editor = new EditorChannel(new SessionTable());
-    const host = hostForEditor(ctx, editor, false);
+    const host = hostForEditor(ctx, editor, false, {
+      protect: folders.protect,
+      rootsWhen: folders.rootsWhen,
+    });
     const gateway = buildGateway({
       ctx,
       agentName: name,
@@ -119,6 +125,7 @@ export async function openServeHub(
     observer: metrics.observer,
     logger,
   });
+  hub.checkFolders = folders.check;
   if (cluster) {
     joinHub(cluster, hub, ledger as unknown as FollowableLedger, logger);
     metrics.cluster(() => ({

@@ -49,6 +49,10 @@ export interface HostWiring {
   approver?: Approver;
   logger: Logger;
   editor?: EditorBridge;
+  /** A hub's paths nothing may reach besides state and config (token, TLS files, ledger). */
+  protect?: string[];
+  /** Whether a session with this cwd gets fs.roots (a hub: not members' sessions). */
+  rootsWhen?: (cwd: string) => boolean;
 }
 
 /** Whether the no-sandbox warning was logged (once per process, however many hosts). */
@@ -82,6 +86,7 @@ function makeHost(w: HostWiring): HostServices {
   return createHost({
     engine,
     roots: config.fs?.roots,
+    ...(w.rootsWhen ? { rootsWhen: w.rootsWhen } : {}),
     fsLimits: {
       maxReadBytes: config.fs?.maxReadBytes,
       maxWriteBytes: config.fs?.maxWriteBytes,
@@ -252,9 +257,11 @@ export function hostForEditor(
   ctx: AppContext,
   editor: EditorChannel,
   forwardFs: boolean,
+  hub?: Pick<HostWiring, "protect" | "rootsWhen">,
 ): HostServices {
   const { config, paths, logger } = ctx;
   const host = buildHost({
+    ...hub,
     config,
     stateDir: paths.stateDir,
     configFile: paths.configFile,

@@ -105,6 +105,7 @@ function terminalDefaults(): Tree {
     sandbox: DEFAULT_SANDBOX.mode,
     denyRead: [...DEFAULT_SANDBOX.denyRead],
     allowEnvFiles: DEFAULT_SANDBOX.allowEnvFiles,
+    denyNames: [...DEFAULT_SANDBOX.denyNames],
     network: { allowedDomains: [...DEFAULT_SANDBOX.allowedDomains] },
     bwrapPath: null,
   };

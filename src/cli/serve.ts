@@ -96,6 +96,7 @@ async function start(
     o.agent,
     metrics,
     serve.cancelOnDisconnect ?? false,
+    { tokenFile: o.tokenFile, tlsCert: o.tlsCert, tlsKey: o.tlsKey },
   );
   liveSessions = () => hub.hub.attachments.sessionCount;
   const limits = { ...DEFAULT_SERVER_LIMITS, ...serve };

@@ -172,6 +172,8 @@ export const configSchema = z.strictObject({
       denyRead: z.array(z.string().min(1)).optional(),
       /** Let sandboxed commands read the roots' `.env*` files. */
       allowEnvFiles: z.boolean().optional(),
+      /** Replaces the default file names denied in the roots (`*.pem`, `*.key`, `id_*`). */
+      denyNames: z.array(z.string().min(1)).optional(),
       network: z
         .strictObject({
           allowedDomains: z.array(z.string().min(1)).optional(),
@@ -195,6 +197,10 @@ export const configSchema = z.strictObject({
         .optional(),
       /** Roles or users that may give a session stdio MCP servers (default ["admin"]). */
       stdioMcpServers: z.array(z.string().min(1)).optional(),
+      /** The folders each user (name, role or "*") may open sessions in (docs/serve.md, "Folders"). */
+      roots: z
+        .record(z.string().min(1), z.array(z.string().min(1)).min(1))
+        .optional(),
     })
     .optional(),
   serve: z

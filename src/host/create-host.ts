@@ -42,6 +42,8 @@ export interface HostOptions {
   engine: PermissionEngine;
   /** Roots from config, allowed in every session besides its cwd and additional folders. */
   roots?: string[];
+  /** Whether a session with this cwd gets `roots` (default: every session). */
+  rootsWhen?: (cwd: string) => boolean;
   fsLimits?: Partial<FsLimits>;
   terminalLimits?: Partial<TerminalLimits>;
   /** Records terminals' process groups for the orphan reaper. */
@@ -81,7 +83,7 @@ export function createHost(options: HostOptions): HostServices {
   const source = options.env ?? process.env;
   const masker = options.masker ?? SecretMasker.fromEnv(source);
   const audit = auditor(masker, options.logger ?? silentLogger());
-  const folders = new SessionFolderBook(options.roots);
+  const folders = new SessionFolderBook(options.roots, options.rootsWhen);
   const guard = policyGuard(engine, folders, audit);
   const permissions = permissionPath(engine, folders);
   if (options.recorder) recordBridgesWith(options.recorder);

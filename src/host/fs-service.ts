@@ -91,6 +91,7 @@ export async function readTextFile(
       throw permissionDenied(`${asked} is not a regular file`, {
         reason: "not-a-file",
       });
+    if (info.nlink > 1) throw hardLink(asked, info.nlink);
     if (info.size > limits.maxReadBytes) {
       throw permissionDenied(
         `${asked} is ${info.size} bytes, over the read limit of ${limits.maxReadBytes}`,
@@ -107,6 +108,15 @@ export async function readTextFile(
     count(params.limit),
   );
   return { real, content, bytes: Buffer.byteLength(content) };
+}
+
+// The refusal of a file with several names: the deny rules go by name, and a file's other
+// names (a hard link to a denied `.env` or key) cannot be found from this one.
+function hardLink(asked: string, links: number): Error {
+  return permissionDenied(
+    `refused by rule "hard-link": ${asked} has ${links} names (hard links), and its other names cannot be checked against the deny rules — copy it to a file of its own to let agents read it`,
+    { reason: "hard-link", path: asked },
+  );
 }
 
 // Checks the content against the write limit.

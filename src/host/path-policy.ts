@@ -1,12 +1,14 @@
 // The read/write policy for every path an agent names, in every sandbox and permission mode:
 // the same rules the OS sandbox applies (sandbox-rules.ts) — credential paths and the user's
-// `denyRead`, acphub's state and config, the roots' `.env*` files — checked on real paths.
+// `denyRead`, acphub's state and config, the roots' `.env*` files, keys and certificates by name
+// (`denyNames`) — checked on real paths.
 import { realpath } from "node:fs/promises";
-import { relative, sep } from "node:path";
+import { basename, relative, sep } from "node:path";
 import { permissionDenied } from "../protocol/wire-errors.js";
 import {
   isEnvFile,
   pathRules,
+  secretName,
   type PathRule,
   type ReadRules,
 } from "./sandbox/sandbox-rules.js";
@@ -42,6 +44,7 @@ function refused(rule: string, asked: string, real: string, how: string) {
 // Builds the check from the same settings the OS sandbox is built from.
 export function pathPolicy(rules: ReadRules): PathCheck {
   const list = pathRules(rules);
+  const secret = secretName(rules);
   return async (real, root, asked) => {
     for (const rule of (await Promise.all(list.map(spellings))).flat()) {
       if (!within(real, rule.path)) continue;
@@ -51,6 +54,13 @@ export function pathPolicy(rules: ReadRules): PathCheck {
           : `acphub's own state and config are never readable or writable by agents (${rule.path})`;
       throw refused(rule.rule, asked, real, how);
     }
+    if (secret(basename(real)))
+      throw refused(
+        "secret-file",
+        asked,
+        real,
+        `keys and certificates by name are denied (terminals.denyNames: ${(rules.denyNames ?? []).join(", ")})`,
+      );
     if (rules.allowEnvFiles) return;
     const inside = relative(root, real).split(sep);
     if (inside.some(isEnvFile))

@@ -83,6 +83,13 @@ function missing(
     : { real: normalized, exists: false };
 }
 
+// The real path of an absolute path, every existing component resolved (missing ones lexically).
+export function realPathOf(
+  path: string,
+): Promise<{ real: string; exists: boolean }> {
+  return Promise.resolve(walk(path, { count: 0 }));
+}
+
 // Roots are compared by their real paths; a root that does not exist allows nothing.
 export async function realRoots(roots: readonly string[]): Promise<string[]> {
   const out: string[] = [];

@@ -19,6 +19,16 @@ export async function forkOnHub(
   await hub.mustDrive(client, parent.id);
   hub.agentRules?.mayStart(client.user, parent.agent);
   hub.agentRules?.mayGiveServers(client.user, params);
+  // The fork opens in the folders the request names, else the parent's: the forker's roots.
+  const stored = parent.request as { additionalDirectories?: unknown };
+  await hub.checkFolders(
+    {
+      cwd: params["cwd"] ?? parent.cwd,
+      additionalDirectories:
+        params["additionalDirectories"] ?? stored.additionalDirectories,
+    },
+    client.user,
+  );
   const gateway = await hub.gatewayFor(parent.agent);
   // The client has the parent's history up to here; it is sent what the fork adds after it.
   const upto = (await hub.ledger.read(parent.id)).at(-1)?.seq ?? 0;

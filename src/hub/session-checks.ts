@@ -3,7 +3,7 @@
 // the session list cut down to what the user may see.
 import { HubError } from "../shared/errors.js";
 import type { LedgerPort, SessionRecord } from "../engine/ports.js";
-import { noSession, type SessionAccess } from "./access.js";
+import { noSession, type SessionAccess, type Standing } from "./access.js";
 import type { Attachments, HubClient } from "./attachments.js";
 
 type Params = Record<string, unknown>;
@@ -42,9 +42,13 @@ export class SessionChecks {
   }
 
   // Notes a client that may only watch a session: permission questions never go to it.
-  async markStanding(client: HubClient, sessionId: string): Promise<void> {
+  async markStanding(
+    client: HubClient,
+    sessionId: string,
+  ): Promise<Standing | undefined> {
     const standing = await this.access.standing(client.user, sessionId);
     this.attachments.setWatchOnly(sessionId, client, standing === "viewer");
+    return standing;
   }
 }
 

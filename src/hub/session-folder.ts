@@ -2,7 +2,18 @@
 // same rule as the CLI's --cwd (absolute, exists, a directory), as a clear invalid-params error.
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import type { HubUser } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
+
+/**
+ * Refuses a session's folders (cwd, additionalDirectories) outside the user's roots, or ones
+ * that are never roots (`/`, $HOME, protected paths); `null` for the user: a session shared
+ * with them, where only the never-roots rule applies. Built by app/ from `users.roots`.
+ */
+export type FolderCheck = (
+  folders: { cwd: unknown; additionalDirectories?: unknown },
+  user: HubUser | undefined | null,
+) => Promise<void>;
 
 // Throws a USAGE error (-32602 on the wire) unless `cwd` is an absolute path to a directory.
 export function checkSessionFolder(cwd: unknown): void {

@@ -29,6 +29,7 @@ import { listVisible, SessionChecks } from "./session-checks.js";
 import { HubPrompts } from "./prompts.js";
 import { SessionOpening } from "./session-opening.js";
 import type { AgentRules } from "./agent-rules.js";
+import type { FolderCheck } from "./session-folder.js";
 
 type Params = Record<string, unknown>;
 
@@ -72,6 +73,8 @@ export class SessionHub {
   readonly access: SessionAccess;
   /** The name recorded as a prompt's author (issue 22); set by serve, else none is recorded. */
   authorOf: (user: HubUser | undefined) => string | undefined = () => undefined;
+  /** Refuses session folders outside the user's roots (issue 34); set by serve, else none. */
+  checkFolders: FolderCheck = () => Promise.resolve();
 
   constructor(private readonly options: SessionHubOptions) {
     this.logger = options.logger ?? silentLogger();
@@ -114,6 +117,8 @@ export class SessionHub {
       logger: this.logger,
       endInterrupted: (id: string) => endInterrupted(sinks, id),
       authorOf: (user: HubUser | undefined) => this.authorOf(user),
+      checkFolders: ((folders, user) =>
+        this.checkFolders(folders, user)) as FolderCheck,
     };
     this.claims = new ClusterClaims(parts);
     this.prompts = new HubPrompts({ ...parts, claims: this.claims });

@@ -9,7 +9,7 @@ import type { ClusterClaims } from "./cluster-claims.js";
 import { Note } from "./frames.js";
 import type { GatewayPool } from "./gateway-pool.js";
 import { afterSeqOf, agentOf } from "./meta.js";
-import { checkSessionFolder } from "./session-folder.js";
+import { checkSessionFolder, type FolderCheck } from "./session-folder.js";
 import type { SessionChecks } from "./session-checks.js";
 import type { Logger } from "../shared/logger.js";
 import { catchUpNotes, lastSeq } from "./turn-records.js";
@@ -29,6 +29,7 @@ export interface SessionOpeningDeps {
   gateways: GatewayPool;
   claims: ClusterClaims;
   logger: Logger;
+  checkFolders: FolderCheck;
 }
 
 /** What a client is told when the ledger kept only the later part of a session. */
@@ -71,6 +72,8 @@ export class SessionOpening {
     const { access, runner } = this.deps;
     access.mayCreate(client.user);
     checkSessionFolder(params["cwd"]);
+    const { cwd, additionalDirectories } = params;
+    await this.deps.checkFolders({ cwd, additionalDirectories }, client.user);
     const agent = agentOf(params["_meta"]) ?? this.deps.defaultAgent;
     this.deps.agentRules?.mayStart(client.user, agent);
     this.deps.agentRules?.mayGiveServers(client.user, params);
@@ -87,8 +90,7 @@ export class SessionOpening {
   // session/load: the whole history replayed (with a note when the ledger trimmed its start).
   async loadSession(client: HubClient, params: Params): Promise<Params> {
     this.deps.agentRules?.mayGiveServers(client.user, params);
-    const record = await this.deps.checks.record(params["sessionId"], client);
-    await this.deps.checks.markStanding(client, record.id);
+    const record = await this.openable(client, params);
     const gateway = await this.deps.gateways.gatewayFor(record.agent);
     if (record.incomplete)
       client.notify(
@@ -107,13 +109,27 @@ export class SessionOpening {
   // session/resume: only what came after the client's cursor, if it sent one.
   async resumeSession(client: HubClient, params: Params): Promise<Params> {
     this.deps.agentRules?.mayGiveServers(client.user, params);
-    const record = await this.deps.checks.record(params["sessionId"], client);
-    await this.deps.checks.markStanding(client, record.id);
+    const record = await this.openable(client, params);
     const gateway = await this.deps.gateways.gatewayFor(record.agent);
     const after = afterSeqOf(params["_meta"]);
     // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
     if (after !== undefined) await this.catchUp(client, record.id, after);
     else this.deps.attachments.attach(record.id, client);
     return this.deps.claims.restoreIfHeld(record.id, gateway);
+  }
+
+  // A stored session the client may open: visible to its user, and its folders (the stored
+  // ones: the agent is restored there, whatever cwd the client sends) inside the user's roots
+  // — or, for a session shared with them, at least never a folder that is never a root.
+  private async openable(client: HubClient, params: Params) {
+    const record = await this.deps.checks.record(params["sessionId"], client);
+    const standing = await this.deps.checks.markStanding(client, record.id);
+    const request = record.request as { additionalDirectories?: unknown };
+    const own = standing === "admin" || standing === "owner";
+    await this.deps.checkFolders(
+      { cwd: record.cwd, additionalDirectories: request.additionalDirectories },
+      own ? client.user : null,
+    );
+    return record;
   }
 }

@@ -41,6 +41,28 @@ export interface EnvFilterOptions {
   set?: Record<string, string>;
 }
 
+/** A URL's (or a bare `user:pass@host`'s) userinfo, up to the last `@` before the path. */
+const USERINFO = /^((?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?)([^/?#]*)@/;
+
+// The `user:password` of a URL-like value, or undefined when it names none.
+export function userinfoOf(value: string): string | undefined {
+  return USERINFO.exec(value)?.[2] || undefined;
+}
+
+/** Proxy variables: their URL's `user:password@` is a credential (docs/policy.md, "Environment"). */
+const PROXY_ENV = /^(https?|all|ftp)_proxy$/i;
+
+// The URL without its `user:password@`, or the value as it is when it names none.
+export function withoutUserinfo(value: string): string {
+  return value.replace(USERINFO, "$1");
+}
+
+// A proxy variable passed on by the allowlist loses its credentials; one the user named
+// (`env.allow`, an agent's `passEnv`) keeps them, as they asked.
+function passed(name: string, value: string): string {
+  return PROXY_ENV.test(name) ? withoutUserinfo(value) : value;
+}
+
 export function filterEnv(
   source: Record<string, string | undefined>,
   options: EnvFilterOptions = {},
@@ -52,8 +74,9 @@ export function filterEnv(
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined) continue;
-    if (user(name) || ((base(name) || registry(name)) && !denied(name)))
-      out[name] = value;
+    if (user(name)) out[name] = value;
+    else if ((base(name) || registry(name)) && !denied(name))
+      out[name] = passed(name, value);
   }
   return { ...out, ...options.set };
 }

@@ -3,6 +3,8 @@
 // values: inside strings only, and only on whole occurrences of a secret, so a number or a
 // longer word that happens to contain one is left alone and stored JSON stays valid.
 
+import { userinfoOf } from "./env-filter.js";
+
 const SECRET_NAME =
   /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTH)/i;
 /** Shorter values (and numbers such as MAX_THINKING_TOKENS=100000) are settings, not secrets. */
@@ -27,6 +29,21 @@ function wholePattern(secret: string): string {
   return `${before}${escapeRegExp(secret)}${after}`;
 }
 
+// The `user:password` of a URL-like value and its password, as written and decoded.
+function urlCredentials(value: string): string[] {
+  const info = value.includes("://") ? userinfoOf(value) : undefined;
+  if (!info) return [];
+  const colon = info.indexOf(":");
+  const password = colon < 0 ? "" : info.slice(colon + 1);
+  const out = [info, password];
+  try {
+    out.push(decodeURIComponent(password), decodeURIComponent(info));
+  } catch {
+    // not percent-encoded: the spellings above are all there is
+  }
+  return out.filter((s) => s !== "");
+}
+
 export class SecretMasker {
   private readonly secrets: string[];
   /** Every secret's whole occurrences, longest first. */
@@ -45,11 +62,15 @@ export class SecretMasker {
   }
 
   // The secrets in an environment: values of variables whose names look like secrets.
+  // Also the credentials inside any URL-valued variable (`HTTPS_PROXY=http://u:p@proxy`).
   static fromEnv(env: Record<string, string | undefined>): SecretMasker {
     const values = Object.entries(env)
       .filter(([name, value]) => value !== undefined && SECRET_NAME.test(name))
       .map(([, value]) => value as string);
-    return new SecretMasker(values);
+    const inUrls = Object.values(env).flatMap((v) =>
+      v === undefined ? [] : urlCredentials(v),
+    );
+    return new SecretMasker([...values, ...inUrls]);
   }
 
   get size(): number {

@@ -40,7 +40,9 @@ export async function startHub(
     {
       env: {
         PATH: process.env["PATH"] ?? "",
-        HOME: home,
+        // A home of its own: $HOME (and the folders holding it) is never a session folder,
+        // and the tests open sessions in the hub's home folder.
+        HOME: tempDir("acphub-userhome-"),
         ACPHUB_HOME: home,
         ...env,
       },

@@ -15,6 +15,12 @@ import {
 } from "./hub.js";
 import { tempDir } from "./mock.js";
 
+/**
+ * The folder the team tests open sessions in: every member's root (`users.roots`), since /tmp
+ * holds the hubs' state folders and so can never be a session folder (issue 34).
+ */
+export const TEAM_WORK = tempDir("acphub-team-work-");
+
 export interface TeamHub {
   h: RunningHub;
   home: string;
@@ -48,7 +54,11 @@ export function teamFixture() {
       prepare?: (home: string) => Promise<void>,
     ): Promise<TeamHub> {
       const home = tempDir();
-      mockConfig(home, flags, config);
+      const given = (config["users"] ?? {}) as Record<string, unknown>;
+      mockConfig(home, flags, {
+        ...config,
+        users: { roots: { "*": [TEAM_WORK] }, ...given },
+      });
       const tokens = await addUsers(home, users);
       await prepare?.(home);
       const h = await startHub(home);
@@ -81,7 +91,7 @@ export function teamFixture() {
   };
 }
 
-/** initialize, then session/load of a session made in /tmp (the team tests' folder). */
+/** initialize, then session/load of a session made in TEAM_WORK (the team tests' folder). */
 export async function joinSession(
   c: HubTestClient,
   sessionId: string,
@@ -89,7 +99,7 @@ export async function joinSession(
   await c.agent.request("initialize", INIT);
   await c.agent.request("session/load", {
     sessionId,
-    cwd: "/tmp",
+    cwd: TEAM_WORK,
     mcpServers: [],
   });
 }

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { INIT, text } from "../helpers/hub.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { teamFixture, type TeamHub, TEAM_WORK } from "../helpers/team.js";
 
 const fx = teamFixture();
 afterEach(() => fx.cleanup());
@@ -22,7 +22,7 @@ async function userSession(team: TeamHub, user: string) {
   await c.agent.request("initialize", INIT);
   const { sessionId } = await c.agent.request<{ sessionId: string }>(
     "session/new",
-    { cwd: "/tmp", mcpServers: [] },
+    { cwd: TEAM_WORK, mcpServers: [] },
   );
   const prompt = (t: string) =>
     c.agent.request<{ stopReason: string }>("session/prompt", {

@@ -5,7 +5,7 @@
 // is refused (it would overwrite the owner's grant).
 import { afterEach, describe, expect, it } from "vitest";
 import { INIT, until, type HubTestClient } from "../helpers/hub.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { teamFixture, type TeamHub, TEAM_WORK } from "../helpers/team.js";
 
 const fx = teamFixture();
 afterEach(() => fx.cleanup());
@@ -49,7 +49,7 @@ describe("acphub serve: sharing is told to the user it concerns", () => {
     const carol = await watcher(team, "carol");
     const { sessionId } = await alice.agent.request<{ sessionId: string }>(
       "session/new",
-      { cwd: "/tmp", mcpServers: [] },
+      { cwd: TEAM_WORK, mcpServers: [] },
     );
     await alice.agent.request("session/set_title", {
       sessionId,
@@ -90,7 +90,7 @@ describe("acphub serve: sharing is told to the user it concerns", () => {
     const alice = await watcher(team, "alice");
     const { sessionId } = await alice.agent.request<{ sessionId: string }>(
       "session/new",
-      { cwd: "/tmp", mcpServers: [] },
+      { cwd: TEAM_WORK, mcpServers: [] },
     );
     await expect(
       alice.agent.request("_acphub/session/share", {

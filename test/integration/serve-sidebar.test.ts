@@ -13,6 +13,7 @@ import {
   type HubTestClient,
 } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
+import { TEAM_WORK } from "../helpers/team.js";
 
 const fx = hubFixture();
 afterEach(() => fx.cleanup());
@@ -41,7 +42,7 @@ describe("acphub serve: what the sidebar shows", () => {
     await editor.agent.request("initialize", WATCH);
     const { sessionId } = await editor.agent.request<{ sessionId: string }>(
       "session/new",
-      { cwd: "/tmp", mcpServers: [] },
+      { cwd: TEAM_WORK, mcpServers: [] },
     );
     await page.agent.request("initialize", WATCH);
     const turn = editor.agent.request("session/prompt", {
@@ -83,10 +84,10 @@ describe("acphub serve: what the sidebar shows", () => {
   it("searches titles and the sessions' text; refuses an empty query", async () => {
     const { h } = await fx.start();
     const c = fx.connect(h, "ws");
-    const a = await openSession(c, "/tmp");
+    const a = await openSession(c, TEAM_WORK);
     const { sessionId: b } = await c.agent.request<{ sessionId: string }>(
       "session/new",
-      { cwd: "/tmp", mcpServers: [] },
+      { cwd: TEAM_WORK, mcpServers: [] },
     );
     await c.agent.request("session/prompt", {
       sessionId: a,

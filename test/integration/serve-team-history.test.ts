@@ -11,7 +11,12 @@ import {
   type Raw,
 } from "../helpers/hub.js";
 import { steps } from "../helpers/mock.js";
-import { joinSession, teamFixture, type TeamHub } from "../helpers/team.js";
+import {
+  joinSession,
+  teamFixture,
+  type TeamHub,
+  TEAM_WORK,
+} from "../helpers/team.js";
 import { runCli } from "../helpers/cli.js";
 
 const fx = teamFixture();
@@ -55,7 +60,7 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
   it("a prompt carries its author live, in the replay and in sessions show", async () => {
     const team = await fx.start(USERS);
     const alice = fx.connect(team, "alice", "ws");
-    const sessionId = await openSession(alice, "/tmp");
+    const sessionId = await openSession(alice, TEAM_WORK);
     await alice.agent.request("_acphub/session/share", {
       sessionId,
       user: "bob",
@@ -104,7 +109,7 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
   it("a permission answer is the driver's, recorded with their name; a viewer is never asked", async () => {
     const team = await fx.start(USERS);
     const alice = fx.connect(team, "alice", "ws", allowOnce);
-    const sessionId = await openSession(alice, "/tmp");
+    const sessionId = await openSession(alice, TEAM_WORK);
     for (const [user, role] of [
       ["bob", "driver"],
       ["vic", "viewer"],
@@ -157,7 +162,7 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
   it("a driver made a viewer is no longer asked, and unshared gets no more updates", async () => {
     const team = await fx.start({ ...USERS, dan: "member" });
     const alice = fx.connect(team, "alice", "ws", allowOnce);
-    const sessionId = await openSession(alice, "/tmp");
+    const sessionId = await openSession(alice, TEAM_WORK);
     const share = (user: string, role: string) =>
       alice.agent.request("_acphub/session/share", { sessionId, user, role });
     await share("bob", "driver");
@@ -188,7 +193,7 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
     });
     await alice.agent.request("session/load", {
       sessionId,
-      cwd: "/tmp",
+      cwd: TEAM_WORK,
       mcpServers: [],
     });
     await alice.agent.request("session/prompt", {
@@ -210,7 +215,7 @@ describe("acphub serve: authors in the history", { timeout: 120_000 }, () => {
   it("a single-user hub records no author and shows prompts as before", async () => {
     const team = await fx.start({});
     const admin = fx.connect(team, "admin", "ws");
-    const sessionId = await openSession(admin, "/tmp");
+    const sessionId = await openSession(admin, TEAM_WORK);
     await admin.agent.request("session/prompt", {
       sessionId,
       prompt: text(steps({ text: "solo" })),

@@ -4,7 +4,7 @@
 // users table (`acphub users limits`) overrides the config's.
 import { afterEach, describe, expect, it } from "vitest";
 import { INIT, type HubTestClient } from "../helpers/hub.js";
-import { teamFixture } from "../helpers/team.js";
+import { teamFixture, TEAM_WORK } from "../helpers/team.js";
 import { runCli } from "../helpers/cli.js";
 
 const fx = teamFixture();
@@ -13,7 +13,7 @@ afterEach(() => fx.cleanup());
 const open = async (c: HubTestClient) =>
   (
     await c.agent.request<{ sessionId: string }>("session/new", {
-      cwd: "/tmp",
+      cwd: TEAM_WORK,
       mcpServers: [],
     })
   ).sessionId;
@@ -64,7 +64,7 @@ describe("acphub serve: the live-sessions quota", { timeout: 120_000 }, () => {
     expect(await listIds(alice)).toEqual([first]);
     await alice.agent.request("session/load", {
       sessionId: first,
-      cwd: "/tmp",
+      cwd: TEAM_WORK,
       mcpServers: [],
     });
     // Another connection of hers counts too.

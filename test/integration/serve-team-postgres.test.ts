@@ -14,6 +14,7 @@ import {
 } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
 import { startPostgres, type PgServer } from "../helpers/postgres.js";
+import { TEAM_WORK } from "../helpers/team.js";
 
 let server: PgServer;
 beforeAll(async () => {
@@ -68,7 +69,7 @@ describe("two hubs on one PostgreSQL ledger", { timeout: 120_000 }, () => {
     for (const c of [alice, bob]) await c.agent.request("initialize", INIT);
     const { sessionId } = await alice.agent.request<{ sessionId: string }>(
       "session/new",
-      { cwd: "/tmp", mcpServers: [] },
+      { cwd: TEAM_WORK, mcpServers: [] },
     );
     await alice.agent.request("session/prompt", {
       sessionId,
@@ -78,7 +79,7 @@ describe("two hubs on one PostgreSQL ledger", { timeout: 120_000 }, () => {
     await expect(
       bob.agent.request("session/load", {
         sessionId,
-        cwd: "/tmp",
+        cwd: TEAM_WORK,
         mcpServers: [],
       }),
     ).rejects.toMatchObject({

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startEditor, type TestEditor } from "../helpers/editor.js";
 import { INIT } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { teamFixture, type TeamHub, TEAM_WORK } from "../helpers/team.js";
 
 const fx = teamFixture();
 const editors: TestEditor[] = [];
@@ -40,7 +40,7 @@ describe("acphub acp --hub with users", { timeout: 120_000 }, () => {
     });
     const { sessionId } = await alice.agent.request<{ sessionId: string }>(
       "session/new",
-      { cwd: "/tmp", mcpServers: [] },
+      { cwd: TEAM_WORK, mcpServers: [] },
     );
     await alice.agent.request("session/prompt", {
       sessionId,
@@ -55,7 +55,7 @@ describe("acphub acp --hub with users", { timeout: 120_000 }, () => {
     await expect(
       bob.agent.request("session/load", {
         sessionId,
-        cwd: "/tmp",
+        cwd: TEAM_WORK,
         mcpServers: [],
       }),
     ).rejects.toMatchObject({ code: -32002 });

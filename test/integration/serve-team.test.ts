@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { INIT, text, until, type HubTestClient } from "../helpers/hub.js";
 import { steps } from "../helpers/mock.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { teamFixture, type TeamHub, TEAM_WORK } from "../helpers/team.js";
 import { runCli } from "../helpers/cli.js";
 
 const fx = teamFixture();
@@ -39,7 +39,7 @@ async function aliceSession(team: TeamHub, transport: "ws" | "http") {
   await alice.agent.request("initialize", INIT);
   const { sessionId } = await alice.agent.request<{ sessionId: string }>(
     "session/new",
-    { cwd: "/tmp", mcpServers: [] },
+    { cwd: TEAM_WORK, mcpServers: [] },
   );
   await alice.agent.request("session/prompt", {
     sessionId,
@@ -68,7 +68,7 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
           (id) =>
             bob.agent.request("session/load", {
               sessionId: id,
-              cwd: "/tmp",
+              cwd: TEAM_WORK,
               mcpServers: [],
             }),
         ],
@@ -77,7 +77,7 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
           (id) =>
             bob.agent.request("session/resume", {
               sessionId: id,
-              cwd: "/tmp",
+              cwd: TEAM_WORK,
               mcpServers: [],
             }),
         ],
@@ -94,7 +94,7 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
           (id) =>
             bob.agent.request("session/fork", {
               sessionId: id,
-              cwd: "/tmp",
+              cwd: TEAM_WORK,
               mcpServers: [],
             }),
         ],
@@ -163,7 +163,7 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
     expect(await listIds(vic)).toEqual([sessionId]);
     await vic.agent.request("session/load", {
       sessionId,
-      cwd: "/tmp",
+      cwd: TEAM_WORK,
       mcpServers: [],
     });
     expect(JSON.stringify(vic.updates(sessionId))).toContain(
@@ -179,7 +179,7 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
         prompt: text("from vic"),
       }),
       vic.agent.request("session/set_mode", { sessionId, modeId: "code" }),
-      vic.agent.request("session/new", { cwd: "/tmp", mcpServers: [] }),
+      vic.agent.request("session/new", { cwd: TEAM_WORK, mcpServers: [] }),
       vic.agent.request("session/delete", { sessionId }),
       vic.agent.request("_acphub/session/share", {
         sessionId,
@@ -205,7 +205,7 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
     await bob.agent.request("initialize", INIT);
     await bob.agent.request("session/load", {
       sessionId,
-      cwd: "/tmp",
+      cwd: TEAM_WORK,
       mcpServers: [],
     });
     await bob.agent.request("session/prompt", {
@@ -290,7 +290,7 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
     await vic.agent.request("initialize", INIT);
     await vic.agent.request("session/load", {
       sessionId,
-      cwd: "/tmp",
+      cwd: TEAM_WORK,
       mcpServers: [],
     });
     await expect(
@@ -336,7 +336,7 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
     const open = async () =>
       (
         await alice.agent.request<{ sessionId: string }>("session/new", {
-          cwd: "/tmp",
+          cwd: TEAM_WORK,
           mcpServers: [],
         })
       ).sessionId;
@@ -389,7 +389,7 @@ describe("acphub serve: a team of three", { timeout: 120_000 }, () => {
     await admin.agent.request("initialize", INIT);
     await admin.agent.request("session/load", {
       sessionId: first,
-      cwd: "/tmp",
+      cwd: TEAM_WORK,
       mcpServers: [],
     });
     await admin.agent.request("session/prompt", {

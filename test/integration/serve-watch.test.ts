@@ -12,6 +12,7 @@ import {
   type HubTestClient,
 } from "../helpers/hub.js";
 import { steps } from "../helpers/mock.js";
+import { TEAM_WORK } from "../helpers/team.js";
 
 const fx = hubFixture();
 afterEach(() => fx.cleanup());
@@ -42,11 +43,11 @@ describe("acphub serve: watching clients", () => {
     const { h } = await fx.start();
     const editor = fx.connect(h, "ws");
     const page = fx.connect(h, "ws");
-    const sessionId = await openSession(editor, "/tmp");
+    const sessionId = await openSession(editor, TEAM_WORK);
     await page.agent.request("initialize", WATCH);
     await page.agent.request("session/load", {
       sessionId,
-      cwd: "/tmp",
+      cwd: TEAM_WORK,
       mcpServers: [],
     });
     await editor.agent.request("session/prompt", {
@@ -78,7 +79,7 @@ describe("acphub serve: watching clients", () => {
     const editor = fx.connect(h, "ws");
     const page = fx.connect(h, "ws");
     await page.agent.request("initialize", WATCH);
-    const sessionId = await openSession(editor, "/tmp");
+    const sessionId = await openSession(editor, TEAM_WORK);
     await until(() =>
       named(page, "_acphub/sessions/changed").some(
         (p) => p["sessionId"] === sessionId,
@@ -86,7 +87,7 @@ describe("acphub serve: watching clients", () => {
     );
     await page.agent.request("session/load", {
       sessionId,
-      cwd: "/tmp",
+      cwd: TEAM_WORK,
       mcpServers: [],
     });
     const running = editor.agent.request("session/prompt", {
@@ -128,21 +129,21 @@ describe("acphub serve: watching clients", () => {
 
 describe("acphub serve: watching forks", () => {
   it("a fork made by another client is announced to watchers as a changed session", async () => {
-    const { h, home } = await fx.start({}, [
+    const { h } = await fx.start({}, [
       "--session-capabilities",
       "fork,list,resume,close",
     ]);
     const editor = fx.connect(h, "ws");
     const page = fx.connect(h, "ws");
     await page.agent.request("initialize", WATCH);
-    const sessionId = await openSession(editor, home);
+    const sessionId = await openSession(editor, TEAM_WORK);
     await editor.agent.request("session/prompt", {
       sessionId,
       prompt: text("before the fork"),
     });
     const fork = await editor.agent.request<{ sessionId: string }>(
       "session/fork",
-      { sessionId, cwd: home, mcpServers: [] },
+      { sessionId, cwd: TEAM_WORK, mcpServers: [] },
     );
     await until(() =>
       named(page, "_acphub/sessions/changed").some(

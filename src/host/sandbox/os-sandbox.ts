@@ -24,6 +24,8 @@ export interface WrapRequest {
   writable: readonly string[];
   /** Paths it may not read (absolute; globs allowed). */
   denyRead: readonly string[];
+  /** Paths it may not write even inside a writable folder (acphub's own files). */
+  denyWrite?: readonly string[];
   /** Domains it may reach. */
   allowedDomains: readonly string[];
   bwrapPath?: string;
@@ -120,7 +122,7 @@ export async function wrapInSandbox(req: WrapRequest): Promise<WrappedCommand> {
         filesystem: {
           denyRead: [...req.denyRead],
           allowWrite: [...req.writable],
-          denyWrite: CONVENIENCE_WRITES,
+          denyWrite: [...CONVENIENCE_WRITES, ...(req.denyWrite ?? [])],
         },
       },
       req.signal,

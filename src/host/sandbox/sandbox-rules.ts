@@ -26,6 +26,8 @@ export interface ReadRules {
   /** Always denied (acphub's state folder and config). */
   protect: readonly string[];
   allowEnvFiles: boolean;
+  /** File names (`*` globs) denied anywhere in the roots (`*.pem`, `id_*`). */
+  denyNames?: readonly string[];
   home?: string;
 }
 
@@ -43,10 +45,36 @@ const SKIPPED = new Set([
 const MAX_ENV_DEPTH = 6;
 const MAX_ENV_FOLDERS = 20_000;
 
-// The `.env*` files under a root, found by a bounded walk (the runtime's glob over the whole
+// A test for the file names `rules` deny in the roots: `.env*` (unless allowed) and denyNames.
+export function deniedName(rules: ReadRules): (name: string) => boolean {
+  const globs = (rules.denyNames ?? []).map(
+    (g) =>
+      new RegExp(
+        `^${g
+          .split("*")
+          .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+          .join(".*")}$`,
+        "i",
+      ),
+  );
+  return (name) =>
+    (!rules.allowEnvFiles && isEnvFile(name)) ||
+    globs.some((re) => re.test(name));
+}
+
+// True when a name matches denyNames (keys, certificates), whatever allowEnvFiles says.
+export function secretName(rules: ReadRules): (name: string) => boolean {
+  return deniedName({ ...rules, allowEnvFiles: true });
+}
+
+// The denied files under a root, found by a bounded walk (the runtime's glob over the whole
 // tree costs ~0.2 s per terminal in a repository, ~1 s in a folder of repositories).
-function envFilesIn(root: string): string[] {
-  const found = [join(root, ".env*")];
+function deniedFilesIn(
+  root: string,
+  patterns: readonly string[],
+  denied: (name: string) => boolean,
+): string[] {
+  const found = patterns.map((p) => join(root, p));
   let folders = [root];
   let seen = 0;
   for (let depth = 0; depth < MAX_ENV_DEPTH && folders.length > 0; depth++) {
@@ -62,7 +90,7 @@ function envFilesIn(root: string): string[] {
       for (const e of entries) {
         if (e.isDirectory() && !SKIPPED.has(e.name))
           next.push(join(dir, e.name));
-        else if (depth > 0 && isEnvFile(e.name)) found.push(join(dir, e.name));
+        else if (denied(e.name)) found.push(join(dir, e.name));
       }
     }
     folders = next;
@@ -94,11 +122,19 @@ export function pathRules(rules: ReadRules): PathRule[] {
   ];
 }
 
-// The paths nothing inside may read: the rules, the protected paths, the roots' `.env*` files.
+// The paths nothing inside may read: the rules, the protected paths, the roots' `.env*` files
+// and the files denyNames names (keys, certificates).
 export function readDenials(rules: ReadRules, roots: readonly string[]) {
+  const patterns = [
+    ...(rules.allowEnvFiles ? [] : [".env*"]),
+    ...(rules.denyNames ?? []),
+  ];
+  const denied = deniedName(rules);
   return [
     ...pathRules(rules).map((r) => r.path),
-    ...(rules.allowEnvFiles ? [] : roots.flatMap(envFilesIn)),
+    ...(patterns.length
+      ? roots.flatMap((r) => deniedFilesIn(r, patterns, denied))
+      : []),
   ];
 }
 
@@ -107,6 +143,8 @@ interface TempWrapRequest {
   cwd: string;
   writable: readonly string[];
   denyRead: readonly string[];
+  /** Paths not writable even inside `writable` (acphub's own files). */
+  denyWrite?: readonly string[];
   allowedDomains: readonly string[];
   bwrapPath?: string;
   /** Name prefix of the temporary folder. */
@@ -127,6 +165,7 @@ export async function wrapWithTemp(
       cwd: req.cwd,
       writable: [...req.writable, tmp],
       denyRead: req.denyRead,
+      ...(req.denyWrite ? { denyWrite: req.denyWrite } : {}),
       allowedDomains: req.allowedDomains,
       bwrapPath: req.bwrapPath,
       signal: req.signal,

@@ -10,6 +10,8 @@ export interface SandboxSettings {
   denyRead: readonly string[];
   /** Let the `.env*` files of the roots be read (denied by default). */
   allowEnvFiles: boolean;
+  /** File names (`*` globs) nothing may read anywhere in the roots: keys and certificates. */
+  denyNames: readonly string[];
   /** Domains (`*.example.com` allowed) a sandboxed terminal may reach; none by default. */
   allowedDomains: readonly string[];
   /** The bubblewrap program (default: `bwrap` on PATH). */
@@ -23,10 +25,14 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   "~/.netrc", "~/.npmrc", "~/.pypirc", "~/.gnupg", "~/.git-credentials",
 ];
 
+/** Private keys and certificates by name, denied in the roots by default (docs/policy.md). */
+export const DEFAULT_DENY_NAMES: readonly string[] = ["*.pem", "*.key", "id_*"];
+
 export const DEFAULT_SANDBOX: SandboxSettings = {
   mode: "auto",
   denyRead: DEFAULT_DENY_READ,
   allowEnvFiles: false,
+  denyNames: DEFAULT_DENY_NAMES,
   allowedDomains: [],
 };
 

@@ -48,6 +48,7 @@ export function terminalSandbox(
         cwd,
         writable: roots,
         denyRead: readDenials(rules, roots),
+        denyWrite: protect,
         allowedDomains: settings.allowedDomains,
         bwrapPath: settings.bwrapPath,
         prefix: "acphub-term-",
