@@ -4,11 +4,11 @@
 // host, stdio MCP servers only for the roles the config names, agent-wide methods for admins
 // only, forks only with driver standing and without another user's MCP secrets, and an agent
 // that cannot speak acphub's own `_meta.acphub` keys.
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { CLI, steps, tempDir } from "../helpers/mock.js";
+import { CLI, steps } from "../helpers/mock.js";
 import { INIT } from "../helpers/hub.js";
 import {
   errorOf,
@@ -17,7 +17,10 @@ import {
   type Frame,
   type RawClient,
 } from "../helpers/raw-ws.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { TEAM_WORK, teamFixture, type TeamHub } from "../helpers/team.js";
+
+// A fresh folder inside the team members' root (users.roots), for one session.
+const workDir = () => mkdtempSync(join(TEAM_WORK, "s-"));
 
 const fx = teamFixture();
 afterEach(() => fx.cleanup());
@@ -45,7 +48,7 @@ afterEach(() => {
 });
 
 const open = async (c: RawClient, params: Frame = {}) =>
-  c.call("session/new", { cwd: tempDir(), mcpServers: [], ...params });
+  c.call("session/new", { cwd: workDir(), mcpServers: [], ...params });
 const agentMeta = (agent: string) => ({ _meta: { acphub: { agent } } });
 const names = async (c: RawClient) =>
   resultOf<{ agents: { name: string }[] }>(
@@ -97,7 +100,7 @@ describe("which agents a hub user may start (item 1)", () => {
         ? { outcome: { outcome: "selected", optionId: "reject" } }
         : undefined;
     });
-    const cwd = tempDir();
+    const cwd = workDir();
     const { sessionId } = resultOf<{ sessionId: string }>(
       await open(alice, { cwd }),
     );
@@ -152,7 +155,7 @@ describe("which agents a hub user may start (item 1)", () => {
         errorOf(
           await bob.call(method, {
             sessionId,
-            cwd: tempDir(),
+            cwd: workDir(),
             mcpServers: [stdio],
           }),
         ).code,
@@ -243,14 +246,14 @@ describe("forks and stored MCP secrets (item 10)", () => {
     resultOf(
       await bob.call("session/load", {
         sessionId,
-        cwd: "/tmp",
+        cwd: TEAM_WORK,
         mcpServers: [],
       }),
     );
     const refused = errorOf(
       await bob.call("session/fork", {
         sessionId,
-        cwd: tempDir(),
+        cwd: workDir(),
         mcpServers: [],
       }),
     );
@@ -258,7 +261,7 @@ describe("forks and stored MCP secrets (item 10)", () => {
     expect(refused.message).toContain("viewer");
     resultOf(await share("driver"));
     const fork = resultOf<{ sessionId: string }>(
-      await bob.call("session/fork", { sessionId, cwd: tempDir() }),
+      await bob.call("session/fork", { sessionId, cwd: workDir() }),
     );
     const show = async (id: string) => {
       const r = await runCli(["sessions", "show", id, "--json"], {
@@ -284,7 +287,7 @@ describe("forks and stored MCP secrets (item 10)", () => {
     });
     // The owner's own fork keeps her servers (shown masked).
     const own = resultOf<{ sessionId: string }>(
-      await alice.call("session/fork", { sessionId, cwd: tempDir() }),
+      await alice.call("session/fork", { sessionId, cwd: workDir() }),
     );
     expect(await show(own.sessionId)).toContain(
       '"name":"DB_PASSWORD","value":"***"',
