@@ -2,7 +2,7 @@
 // a turn starting and ending, and a session's record changing. Nobody infers them from the
 // ledger's writes. Listeners are called synchronously and must not throw.
 import type { RawContentBlock, RunEvent } from "../contracts/events.js";
-import type { LedgerPort } from "./ledger-port.js";
+import type { LedgerPort, UsageEntry } from "./ledger-port.js";
 
 export interface TurnStarted {
   sessionId: string;
@@ -28,6 +28,8 @@ export interface TurnEnded {
   interrupted?: boolean;
   /** The usage in the agent's prompt answer, when it gave one. */
   usage?: Record<string, unknown> | null;
+  /** The turn's row in the ledger's usage table, once recorded (budgets count it). */
+  recorded?: UsageEntry;
 }
 
 export interface EngineEvents {
@@ -99,6 +101,8 @@ export function ledgerWith(
     saveSettings: (id, settings) => inner.saveSettings(id, settings),
     copySession: (from, record, upto) => inner.copySession(from, record, upto),
     follow: (id, listener) => inner.follow(id, listener),
+    recordUsage: (entry) => inner.recordUsage(entry),
+    readUsage: (since) => inner.readUsage(since),
     close: () => inner.close(),
     ...overrides,
   };

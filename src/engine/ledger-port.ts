@@ -104,6 +104,35 @@ export interface StoredEvent {
   at: number;
 }
 
+/**
+ * One turn's usage (issue 34): kept in a table of its own, apart from the session's events, so
+ * that deleting, trimming or expiring sessions never gives a budget back. Only turns that ran
+ * record one: a fork's or an import's copied events never do.
+ */
+export interface UsageEntry {
+  /** The turn's identity (`SESSION:PROMPT_SEQ`): recording it again changes nothing. */
+  turn: string;
+  sessionId: string;
+  agent: string;
+  /** The hub user who sent the turn's prompt; null outside a hub with users. */
+  user: string | null;
+  /** When the turn ended (ms since the epoch). */
+  at: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** What budgets count: totalTokens as reported, else input plus output. */
+  tokens: number;
+  /** The growth of the session's cumulative cost the agent reported during the turn. */
+  cost: number;
+  currency: string | null;
+}
+
+/** A usage row as stored: its id grows with each row recorded. */
+export interface StoredUsage extends UsageEntry {
+  id: number;
+}
+
 export interface ListFilter {
   cwd?: string;
   cursor?: string | null;
@@ -188,6 +217,10 @@ export interface LedgerPort {
    * with `read(id, { afterSeq })`. Returns the unsubscribe function.
    */
   follow(sessionId: string, listener: (lastSeq: number) => void): () => void;
+  /** Records one turn's usage (once per `entry.turn`); sessions' deletion never removes it. */
+  recordUsage(entry: UsageEntry): Promise<void>;
+  /** The usage recorded with `at` at or after `since`, oldest row first. */
+  readUsage(since: number): Promise<StoredUsage[]>;
   /** Waits for pending appends, then closes. */
   close(): Promise<void>;
 }

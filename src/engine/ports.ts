@@ -18,6 +18,8 @@ export type {
   SessionRecord,
   SessionStatus,
   StoredEvent,
+  StoredUsage,
+  UsageEntry,
 } from "./ledger-port.js";
 
 /** One turn on the agent, as the client core runs it. */

@@ -18,6 +18,8 @@ export interface LiveSession {
   relay: SessionRelay;
   /** The compaction of the last turn, while it runs. */
   compacting?: Promise<void>;
+  /** The session's last cumulative cost the agent reported, once known here (usage). */
+  lastCost?: number;
 }
 
 /** A prompt's hold on its session's one turn, from its busy check until its end is recorded. */

@@ -11,9 +11,10 @@ import { primingBlock, titleFromPrompt } from "./history.js";
 import { checkPromptSize } from "./limits.js";
 import { tellStored } from "./notices.js";
 import type { GatewayParts } from "./parts.js";
-import type { SessionRecord, TurnPort } from "./ports.js";
+import type { SessionRecord, TurnPort, UsageEntry } from "./ports.js";
 import type { SessionRelay } from "./session-relay.js";
 import type { LiveSession, TurnClaim } from "./session-table.js";
+import { CostMeter, recordTurnUsage, type TurnOf } from "./turn-usage.js";
 
 type TurnParts = Pick<
   GatewayParts,
@@ -27,6 +28,7 @@ type TurnParts = Pick<
   | "events"
   | "budget"
   | "agentIsHub"
+  | "agentName"
 >;
 
 /** A checked prompt: its blocks, the editor's `_meta`, the hub user who sent it. */
@@ -114,7 +116,7 @@ async function startTurn(
   const turn = live.session.prompt(blocks, { meta: sent, signal });
   claim.turn = turn;
   if (claim.cancelled) turn.cancel();
-  return runTurn(parts, record.id, live, turn, primed, promptSeq);
+  return runTurn(parts, record.id, live, turn, primed, promptSeq, author);
 }
 
 // Records how a turn ended, compacts it, and clears it from the session either way. A primed
@@ -127,24 +129,36 @@ async function runTurn(
   turn: TurnPort,
   primed: boolean,
   promptSeq: number,
+  author: string | undefined,
 ): Promise<Params> {
   live.turn = turn;
-  const done = relayTurn(live.relay, turn, (event) =>
-    parts.events.turnEvent(hubId, event),
-  );
+  const meter = new CostMeter();
+  const done = relayTurn(live.relay, turn, (event) => {
+    meter.heard(event);
+    parts.events.turnEvent(hubId, event);
+  });
   live.turnDone = done.catch(() => undefined);
+  const usageOf = (usage?: Record<string, unknown> | null) =>
+    keepUsage(parts, live, meter, usage, {
+      sessionId: hubId,
+      agent: parts.agentName,
+      user: author,
+      promptSeq,
+    });
   try {
     const result = await done;
     if (primed) live.needsPriming = false;
-    // The answer's token usage is kept with the turn's end (acphub usage reads it).
+    // The answer's token usage is kept with the turn's end, and in the usage table.
     const endSeq = await parts.ledger.append(hubId, "turn_end", {
       stopReason: result.stopReason,
       ...(result.usage ? { usage: result.usage } : {}),
     });
+    const recorded = await usageOf(result.usage);
     parts.events.turnEnded({
       sessionId: hubId,
       stopReason: result.stopReason,
       ...(result.usage ? { usage: result.usage } : {}),
+      ...(recorded ? { recorded } : {}),
     });
     await tellBudgetNotices(parts, hubId);
     live.compacting = compactTurn(parts, hubId, promptSeq, endSeq);
@@ -156,10 +170,44 @@ async function runTurn(
     await parts.ledger
       .append(hubId, "turn_end", { error: message })
       .catch(() => undefined);
-    parts.events.turnEnded({ sessionId: hubId, error: message });
+    const recorded = await usageOf(undefined);
+    parts.events.turnEnded({
+      sessionId: hubId,
+      error: message,
+      ...(recorded ? { recorded } : {}),
+    });
     throw error;
   } finally {
     live.turn = undefined;
+  }
+}
+
+// Records the turn's usage row (none when the agent is a hub: that hub records it). A failure is
+// logged: the turn's answer is not lost over it.
+async function keepUsage(
+  parts: TurnParts,
+  live: LiveSession,
+  meter: CostMeter,
+  usage: Record<string, unknown> | null | undefined,
+  turn: TurnOf,
+): Promise<UsageEntry | undefined> {
+  if (parts.agentIsHub) return undefined;
+  const knownCost = live.lastCost;
+  if (meter.last !== undefined) live.lastCost = meter.last;
+  try {
+    return await recordTurnUsage({
+      ledger: parts.ledger,
+      turn,
+      meter,
+      usage,
+      knownCost,
+    });
+  } catch (error) {
+    parts.logger.warn(
+      { err: error, sessionId: turn.sessionId },
+      "usage of the turn not recorded",
+    );
+    return undefined;
   }
 }
 

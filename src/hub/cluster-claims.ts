@@ -19,6 +19,18 @@ export interface ClusterClaimsDeps {
   ledger: LedgerPort;
   logger: Logger;
   endInterrupted: (sessionId: string) => Promise<void>;
+  /** Resolves once no end of the session's interrupted turn is under way here. */
+  interruptedSettled: (sessionId: string) => Promise<void>;
+}
+
+// The answer while another live node runs the session's turn (issue 34): retryable, naming the
+// node, so a client (the reconnecting shim) tries again once that turn ended there.
+export function busyElsewhere(sessionId: string, node: string): HubError {
+  return new HubError(
+    "PROMPT_IN_FLIGHT",
+    `session ${sessionId} is running a turn on node ${node}: wait for it to end, or cancel it`,
+    { retryable: true, details: { node } },
+  );
 }
 
 export class ClusterClaims {
@@ -28,15 +40,32 @@ export class ClusterClaims {
   // it. A turn already running here is left to the gateway's busy rule.
   async claimTurn(sessionId: string): Promise<boolean> {
     const runner = this.deps.runner;
-    if (!runner || this.deps.running.has(sessionId)) return false;
+    if (this.deps.running.has(sessionId)) return false;
+    if (!runner)
+      return this.deps.interruptedSettled(sessionId).then(() => false);
     const claim: Claim = await runner.claim(sessionId, true);
-    if (!claim.held)
-      throw new HubError(
-        "PROMPT_IN_FLIGHT",
-        `session ${sessionId} is running a turn on node ${claim.holder}: wait for it to end, or cancel it`,
-      );
+    if (!claim.held) throw busyElsewhere(sessionId, claim.holder);
     if (claim.interrupted) await this.deps.endInterrupted(sessionId);
+    // An end another path of this node began goes first: the turn is not ended after its prompt.
+    await this.deps.interruptedSettled(sessionId);
     return true;
+  }
+
+  /**
+   * A recorded prompt has no end and no turn runs here: ended as interrupted — in a cluster only
+   * once this node holds the session's lease (while another live node runs the turn, the
+   * retryable busy answer instead), so no two nodes end it, and the end is fenced otherwise.
+   */
+  async endUnended(sessionId: string): Promise<void> {
+    const runner = this.deps.runner;
+    if (!runner) return this.deps.endInterrupted(sessionId);
+    const claim = await runner.claim(sessionId, true);
+    if (!claim.held) throw busyElsewhere(sessionId, claim.holder);
+    try {
+      await this.deps.endInterrupted(sessionId);
+    } finally {
+      await this.turnEnded(sessionId);
+    }
   }
 
   // The turn this node claimed ended: the lease says idle (a failed write is logged, not thrown).

@@ -24,7 +24,6 @@ export interface HubPromptsDeps {
   gateways: GatewayPool;
   running: RunningTurns;
   claims: ClusterClaims;
-  endInterrupted: (sessionId: string) => Promise<void>;
   /** The name recorded as the prompt's author. */
   authorOf: (user: HubUser | undefined) => string | undefined;
 }
@@ -60,7 +59,14 @@ export class HubPrompts {
     await access.mustDrive(client.user, record.id);
     const key = idempotencyKeyOf(params["_meta"]);
     const again = key
-      ? await recordedAnswer(this.deps, record.id, key)
+      ? await recordedAnswer(
+          {
+            ...this.deps,
+            endUnended: (id) => claims.endUnended(id),
+          },
+          record.id,
+          key,
+        )
       : undefined;
     if (again) return again;
     const gateway = await this.deps.gateways.gatewayFor(record.agent);

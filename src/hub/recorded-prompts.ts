@@ -11,7 +11,8 @@ type Params = Record<string, unknown>;
 export interface RecordedPromptSources {
   ledger: LedgerPort;
   running: RunningTurns;
-  endInterrupted: (sessionId: string) => Promise<void>;
+  /** Ends the session's turn a stop cut off (once; in a cluster under the session's lease). */
+  endUnended: (sessionId: string) => Promise<void>;
 }
 
 // The answer to a prompt whose idempotency key the ledger has seen, without running it again.
@@ -30,7 +31,7 @@ export async function recordedAnswer(
       `the recorded turn failed: ${turn.error}`,
     );
   const interrupted = turn.stopReason === undefined;
-  if (interrupted) await from.endInterrupted(sessionId);
+  if (interrupted) await from.endUnended(sessionId);
   return {
     stopReason: turn.stopReason ?? "cancelled",
     _meta: {

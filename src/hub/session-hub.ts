@@ -23,7 +23,7 @@ import type { SessionRunner } from "./runner.js";
 import type { HubUser } from "../contracts/users.js";
 import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
 import { RunningTurns } from "./running-turns.js";
-import { endInterrupted } from "./interrupted-turns.js";
+import { InterruptedTurns } from "./interrupted-turns.js";
 import { ClusterClaims } from "./cluster-claims.js";
 import { listVisible, SessionChecks } from "./session-checks.js";
 import { HubPrompts } from "./prompts.js";
@@ -98,11 +98,12 @@ export class SessionHub {
       this.editor,
     );
     this.checks = new SessionChecks(this.shared, this.access, this.attachments);
-    const sinks = {
+    const interrupted = new InterruptedTurns({
       ledger: this.shared,
       editor: this.editor,
       watch: this.watch,
-    };
+      runsHere: (id) => this.running.has(id),
+    });
     // What the hub's parts share (each takes the ones it needs).
     const parts = {
       defaultAgent: options.defaultAgent,
@@ -115,7 +116,8 @@ export class SessionHub {
       attachments: this.attachments,
       checks: this.checks,
       logger: this.logger,
-      endInterrupted: (id: string) => endInterrupted(sinks, id),
+      endInterrupted: (id: string) => interrupted.end(id),
+      interruptedSettled: (id: string) => interrupted.settled(id),
       authorOf: (user: HubUser | undefined) => this.authorOf(user),
       checkFolders: ((folders, user) =>
         this.checkFolders(folders, user)) as FolderCheck,

@@ -9,6 +9,8 @@ import type {
   NewSessionRecord,
   SessionPatch,
   SessionRecord,
+  StoredUsage,
+  UsageEntry,
 } from "../engine/ledger-port.js";
 import { withDefaults } from "../shared/defaults.js";
 import { HubError } from "../shared/errors.js";
@@ -24,6 +26,7 @@ import { EventLog, type EventMethods, type EventStore } from "./event-log.js";
 import type { PendingEvent } from "./group-commit.js";
 import { listQuery, toPage } from "./list-query.js";
 import { checkedSession, sessionValues } from "./row-checks.js";
+import { insertUsage, selectUsage, toUsage, usageArgs } from "./usage-table.js";
 
 /** One statement: its text (tables and placeholders in the engine's dialect) and arguments. */
 export interface Sql {
@@ -37,6 +40,8 @@ export type Row = Record<string, unknown>;
 export interface Dialect {
   sessions: string;
   events: string;
+  /** The usage table (one row per turn that ran: usage-table.ts). */
+  usage: string;
   /** The placeholder of the nth argument, from 1 (`?` or `$n`). */
   param(n: number): string;
   /** A boolean as the engine binds it. */
@@ -75,6 +80,7 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
   protected readonly mask: (text: string) => string;
   protected readonly log: EventLog;
   private retention: NodeJS.Timeout | undefined;
+  private readonly usageWrites = new Set<Promise<void>>();
 
   protected constructor(
     options: LedgerOptions,
@@ -306,8 +312,31 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
     ];
   }
 
+  // Kept until written: close() waits for the rows on their way.
+  recordUsage(entry: UsageEntry): Promise<void> {
+    const { usage, param } = this.dialect;
+    const write = this.query({
+      text: insertUsage(usage, param),
+      args: usageArgs(entry),
+    }).then(() => undefined);
+    this.usageWrites.add(write);
+    const forget = () => this.usageWrites.delete(write);
+    write.then(forget, forget);
+    return write;
+  }
+
+  async readUsage(since: number): Promise<StoredUsage[]> {
+    const { usage, param } = this.dialect;
+    const rows = await this.query({
+      text: selectUsage(usage, param),
+      args: [since],
+    });
+    return rows.flatMap((row) => toUsage(row) ?? []);
+  }
+
   async close(): Promise<void> {
     await this.log.drain();
+    await Promise.allSettled([...this.usageWrites]);
     if (this.retention) clearInterval(this.retention);
     await this.disconnect();
   }

@@ -63,6 +63,7 @@ export function toRequestError(error: unknown): RequestError {
     "step",
     "retryAfterS",
     "budget",
+    "node",
   ] as const) {
     if (error.details[key] !== undefined)
       data[key === "code" ? "exitCode" : key] = error.details[key];

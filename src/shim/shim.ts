@@ -4,10 +4,10 @@
 // editor's unanswered requests; after a reconnect it re-initializes, resumes each session
 // from its cursor (missed updates first), and re-sends what was unanswered — prompts carry
 // an idempotency key, so a turn that finished meanwhile is answered from the hub's ledger.
-import { randomUUID } from "node:crypto";
 import type { Logger } from "../shared/logger.js";
 import type { HubLink } from "./link.js";
 import { AnswerMemory } from "./answers.js";
+import { busyElsewhere, nodeOf, seqOf, withKey } from "./messages.js";
 
 type Msg = Record<string, unknown>;
 
@@ -35,7 +35,13 @@ interface Pending {
   editorId?: unknown;
   message: Msg;
   done?: (reply: Msg) => void;
+  /** A prompt another cluster node was busy with: how often it was tried, its next try. */
+  tries?: number;
+  retry?: NodeJS.Timeout;
 }
+
+/** The first and the longest wait before a prompt answered "busy on another node" is re-sent. */
+const BUSY_RETRY_MS = [250, 2000] as const;
 
 /** The relay's state across reconnects. */
 export class Shim {
@@ -165,6 +171,8 @@ export class Shim {
     if (!p) return;
     this.pending.delete(Number(m["id"]));
     if (p.done) return p.done(m);
+    if (p.message["method"] === "session/prompt" && busyElsewhere(m))
+      return this.retryBusy(p, m);
     this.track(p.message, m);
     const sessionId = (p.message["params"] as Msg | undefined)?.["sessionId"];
     if (
@@ -173,6 +181,41 @@ export class Shim {
     )
       if (!this.promptPending(sessionId)) this.cancelled.delete(sessionId);
     this.write({ ...m, id: p.editorId });
+  }
+
+  // A prompt another live node of the cluster is running a turn of its session for: sent again
+  // after a growing wait (the same idempotency key: answered from the ledger once that turn
+  // ended, if it was this very prompt); a cancel from the editor meanwhile ends it cancelled.
+  private retryBusy(p: Pending, reply: Msg): void {
+    const tries = (p.tries ?? 0) + 1;
+    if (tries === 1)
+      this.logger.warn(
+        { node: nodeOf(reply) },
+        "another node of the hub runs a turn of this session; the prompt is sent again once it ended",
+      );
+    const wait = Math.min(
+      BUSY_RETRY_MS[0] * 2 ** (tries - 1),
+      BUSY_RETRY_MS[1],
+    );
+    const id = this.nextId++;
+    const entry: Pending = { ...p, tries };
+    this.pending.set(id, entry);
+    entry.retry = setTimeout(() => {
+      delete entry.retry;
+      if (this.pending.get(id) !== entry) return;
+      const sessionId = (p.message["params"] as Msg | undefined)?.["sessionId"];
+      if (typeof sessionId === "string" && this.cancelled.has(sessionId)) {
+        this.pending.delete(id);
+        if (!this.promptPending(sessionId)) this.cancelled.delete(sessionId);
+        return this.write({
+          jsonrpc: "2.0",
+          id: p.editorId,
+          result: { stopReason: "cancelled" },
+        });
+      }
+      if (this.ready && this.link.up) this.link.send({ ...p.message, id });
+    }, wait);
+    entry.retry.unref();
   }
 
   private hubNotification(m: Msg): void {
@@ -264,7 +307,11 @@ export class Shim {
           _meta: { acphub: { afterSeq } },
         });
       for (const [id, p] of this.pending)
-        if (!p.done) this.link.send({ ...p.message, id });
+        if (!p.done) {
+          clearTimeout(p.retry);
+          delete p.retry;
+          this.link.send({ ...p.message, id });
+        }
       // A cancel that went down with the old socket reaches the re-sent prompt now.
       for (const sessionId of this.cancelled)
         this.link.send({
@@ -300,21 +347,4 @@ export class Shim {
       if (id !== undefined)
         this.write({ jsonrpc: "2.0", id, error: { code: -32603, message } });
   }
-}
-
-function withKey(params: unknown): Msg {
-  const p = (params as Msg | undefined) ?? {};
-  const meta = (p["_meta"] as Msg | undefined) ?? {};
-  const acphub = (meta["acphub"] as Msg | undefined) ?? {};
-  if (typeof acphub["idempotencyKey"] === "string") return p;
-  return {
-    ...p,
-    _meta: { ...meta, acphub: { ...acphub, idempotencyKey: randomUUID() } },
-  };
-}
-
-function seqOf(params: Msg): number | undefined {
-  const seq = (params["_meta"] as { acphub?: { seq?: unknown } } | undefined)
-    ?.acphub?.seq;
-  return typeof seq === "number" ? seq : undefined;
 }

@@ -1,37 +1,25 @@
-// What the ledger holds of the current UTC day and month, per agent and per hub user, kept up to
-// date by reading only what it gained since the last look: the sessions written since then
-// (newest first, an indexed listing) and each one's events after the last one read. Every
-// process on one ledger (acp, serve, run, a cluster's nodes) sees the others' usage this way.
-import type { LedgerPort, SessionRecord } from "../engine/ports.js";
+// What the ledger's usage table holds of the current UTC day and month, per agent and per hub
+// user, kept up to date by reading only the rows recorded since the last look (with a look-back
+// for rows committed late). Every process on one ledger (acp, serve, run, a cluster's nodes)
+// sees the others' usage this way, and deleting sessions takes nothing away from it: the table
+// is not the sessions' events (issue 34).
+import type { LedgerPort, UsageEntry } from "../engine/ports.js";
 import {
   BUDGET_PERIODS,
   periodAt,
-  sessionUses,
   type BudgetPeriod,
-  type SessionWalk,
   type Spent,
-  type Use,
 } from "./budget-usage.js";
 
-/** Sessions written this long before the last look are read again if they changed: a batch is
- *  stamped when its events are appended, and may commit (or come from a node whose clock is
- *  behind) a little later. */
+/** Rows stamped this long before the last look are read again: a row is stamped when its turn
+ *  ends, and may commit (or come from a node whose clock is behind) a little later. */
 export const LOOK_BACK_MS = 60_000;
-
-/** How far one session's events were read, and the record as it was then. */
-interface Cursor extends SessionWalk {
-  seq: number;
-  seen: string;
-}
-
-// What tells a session changed: its stamp alone does not (two writes in one millisecond keep it).
-const version = (r: SessionRecord) =>
-  `${r.updatedAt}:${r.eventCount}:${r.bytes}`;
 
 export class LedgerTally {
   private readonly tally = new Map<string, Spent>();
   private readonly starts = new Map<BudgetPeriod, number>();
-  private readonly cursors = new Map<string, Cursor>();
+  /** The rows counted, by turn, with their stamps (those older than a look's start go). */
+  private readonly counted = new Map<string, number>();
   private lookedAt: number | undefined;
   private syncing: Promise<void> = Promise.resolve();
 
@@ -45,12 +33,7 @@ export class LedgerTally {
     return this.tally.get(key) ?? { tokens: 0, cost: 0, currency: null };
   }
 
-  /** A session's last reported cumulative cost, as far as the ledger was read. */
-  lastCost(sessionId: string): number | undefined {
-    return this.cursors.get(sessionId)?.lastCost;
-  }
-
-  // Reads what the ledger gained; one read at a time (two would count the same events twice).
+  // Reads what the ledger gained; one read at a time.
   sync(): Promise<void> {
     const next = this.syncing.then(() => this.readNew());
     this.syncing = next.catch(() => undefined);
@@ -65,40 +48,16 @@ export class LedgerTally {
       this.lookedAt === undefined
         ? monthStart
         : Math.max(monthStart, this.lookedAt - LOOK_BACK_MS);
-    let cursor: string | null = null;
-    do {
-      const page = await this.ledger.listSessions({ cursor, limit: 200 });
-      for (const record of page.sessions) {
-        if (record.updatedAt < from) return this.looked(began);
-        await this.readSession(record);
-      }
-      cursor = page.nextCursor;
-    } while (cursor);
-    this.looked(began);
+    for (const row of await this.ledger.readUsage(from)) this.count(row);
+    for (const [turn, at] of this.counted)
+      if (at < from) this.counted.delete(turn);
+    this.lookedAt = began;
   }
 
-  private looked(at: number): void {
-    this.lookedAt = at;
-  }
-
-  // One session's events after the last one read, counted.
-  private async readSession(record: SessionRecord): Promise<void> {
-    const had = this.cursors.get(record.id);
-    if (had && had.seen === version(record)) return;
-    const events = await this.ledger.events(record.id, {
-      afterSeq: had?.seq ?? 0,
-    });
-    const walk: SessionWalk = had ? { ...had } : {};
-    sessionUses(record.agent, events, (u) => this.count(u), walk);
-    this.cursors.set(record.id, {
-      ...walk,
-      seq: events.at(-1)?.seq ?? had?.seq ?? 0,
-      seen: version(record),
-    });
-  }
-
-  // Adds a use to its agent and user, in each period it falls in.
-  private count(u: Use): void {
+  // Adds a turn's row to its agent and user, in each period it falls in; once per turn.
+  count(u: UsageEntry): void {
+    if (this.counted.has(u.turn)) return;
+    this.counted.set(u.turn, u.at);
     for (const kind of BUDGET_PERIODS) {
       if (u.at < this.starts.get(kind)!) continue;
       const keys = [

@@ -1,6 +1,7 @@
 // Budgets (config limits.budget): tokens and/or cost per UTC day or month, per agent and per hub
-// user. Each prompt is admitted on what the ledger holds of the current periods (every process
-// on it: budget-ledger.ts reads only what is new). A spent budget refuses the next prompt; the
+// user. Each prompt is admitted on what the ledger's usage table holds of the current periods
+// (every process on it: budget-ledger.ts reads only what is new; deleting sessions takes
+// nothing from it). A spent budget refuses the next prompt; the
 // turn that spends it finishes. A turn passing 80 % or 100 % earns a notice.
 import type { BudgetLimit, BudgetsConfig, Config } from "../config/schema.js";
 import type { BudgetPort, TurnPayer } from "../engine/budget-port.js";
@@ -8,22 +9,13 @@ import type { EngineEvents } from "../engine/events.js";
 import type { NoticePayload } from "../engine/notices.js";
 import type { LedgerPort } from "../engine/ports.js";
 import { LedgerTally } from "./budget-ledger.js";
-import {
-  budgetClock,
-  periodAt,
-  reportedCost,
-  turnTokens,
-  type Spent,
-} from "./budget-usage.js";
+import { budgetClock, periodAt } from "./budget-usage.js";
 import { budgetNotice, spentError, type Applied } from "./budget-text.js";
 
-/** A running turn: whom it counts against, how far its budgets were when it started, and what
- *  it used so far (the ledger holds it once the turn is recorded; this is for its notices). */
+/** A running turn: whom it counts against, and how far its budgets were when it started. */
 interface RunningTurn {
   payer: TurnPayer;
   before: number[];
-  own: Spent;
-  lastCost: number | undefined;
 }
 
 export class Budgets implements BudgetPort {
@@ -39,7 +31,8 @@ export class Budgets implements BudgetPort {
     this.ledgerUse = new LedgerTally(ledger, now);
   }
 
-  // What the ledger holds now (every process's turns), then each budget of the payer.
+  // What the ledger's usage table holds now (every process's turns), then each budget of the
+  // payer.
   async admit(payer: TurnPayer): Promise<void> {
     await this.ledgerUse.sync();
     this.ledgerUse.roll();
@@ -66,25 +59,15 @@ export class Budgets implements BudgetPort {
         this.running.set(e.sessionId, {
           payer,
           before: this.applied(payer).map(level),
-          own: { tokens: 0, cost: 0, currency: null },
-          lastCost: this.ledgerUse.lastCost(e.sessionId),
         });
-      },
-      turnEvent: (sessionId, event) => {
-        const turn = this.running.get(sessionId);
-        if (!turn || event.type !== "session_update") return;
-        const cost = reportedCost(event.update as Record<string, unknown>);
-        if (!cost) return;
-        turn.own.cost += Math.max(0, cost.amount - (turn.lastCost ?? 0));
-        turn.own.currency ??= cost.currency;
-        turn.lastCost = cost.amount;
       },
       turnEnded: (e) => {
         const turn = this.running.get(e.sessionId);
         this.running.delete(e.sessionId);
-        if (!turn) return;
-        turn.own.tokens += turnTokens(e.usage);
-        if (e.error === undefined)
+        // The row the turn recorded counts at once (the next sync skips it).
+        this.ledgerUse.roll();
+        if (e.recorded) this.ledgerUse.count(e.recorded);
+        if (turn && e.error === undefined)
           this.earned.set(e.sessionId, this.notices(turn));
       },
     };
@@ -93,17 +76,15 @@ export class Budgets implements BudgetPort {
   // The notices of budgets the turn took past 80 % or 100 %.
   private notices(turn: RunningTurn): NoticePayload[] {
     const out: NoticePayload[] = [];
-    this.ledgerUse.roll();
-    this.applied(turn.payer, turn.own).forEach((b, i) => {
+    this.applied(turn.payer).forEach((b, i) => {
       const notice = budgetNotice(b, turn.before[i] ?? 0, level(b), this.now());
       if (notice) out.push(notice);
     });
     return out;
   }
 
-  // The budgets that apply to a payer (its agent's, its user's), with what they used (plus
-  // `own`, a running turn's use not yet read from the ledger).
-  private applied(payer: TurnPayer, own?: Spent): Applied[] {
+  // The budgets that apply to a payer (its agent's, its user's), with what they used.
+  private applied(payer: TurnPayer): Applied[] {
     const out: Applied[] = [];
     const pick = (scope: "agents" | "users", name: string) => {
       const table = this.config[scope] ?? {};
@@ -120,13 +101,7 @@ export class Budgets implements BudgetPort {
         limit,
         period,
         resetsAt: end,
-        spent: own
-          ? {
-              tokens: spent.tokens + own.tokens,
-              cost: spent.cost + own.cost,
-              currency: spent.currency ?? own.currency,
-            }
-          : spent,
+        spent,
       });
     };
     pick("agents", payer.agent);

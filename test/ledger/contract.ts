@@ -11,6 +11,7 @@ import type {
 import type { LedgerCaps } from "../../src/ledger/caps.js";
 import { cutContract } from "./contract-cut.js";
 import { pageContract } from "./contract-page.js";
+import { usageContract, type Downgrade } from "./contract-usage.js";
 
 export interface LedgerFactory {
   /** A new, empty ledger; `where` names it for child processes (file path or URL). */
@@ -21,6 +22,8 @@ export interface LedgerFactory {
   reopen(where: string, caps?: Partial<LedgerCaps>): Promise<LedgerPort>;
   /** Overwrites event `seq` with text that is not a JSON object of a session, behind the ledger's back. */
   damage(where: string, sessionId: string, seq: number): Promise<void>;
+  /** Takes the ledger back to the schema before the usage table, behind its back. */
+  downgradeUsage: Downgrade;
 }
 
 export const session = (
@@ -75,6 +78,7 @@ export function writerProcess(
 export function ledgerContract(factory: LedgerFactory): void {
   cutContract(factory);
   pageContract(factory);
+  usageContract(factory, factory.downgradeUsage);
   it("appends in call order, with growing sequence numbers, and reads back what was stored", async () => {
     const { ledger } = await factory.create();
     await ledger.createSession(session("s1"));

@@ -29,5 +29,12 @@ describe("PostgreSQL ledger contract", () => {
       );
       await client.end();
     },
+    async downgradeUsage(where) {
+      const client = new pg.Client({ connectionString: where });
+      await client.connect();
+      await client.query("DROP TABLE acphub_usage");
+      await client.query("UPDATE acphub_schema SET version = 7");
+      await client.end();
+    },
   });
 });

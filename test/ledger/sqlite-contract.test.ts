@@ -24,6 +24,12 @@ describe("SQLite ledger contract", () => {
         ).run(sessionId, seq);
       db.close();
     },
+    async downgradeUsage(where) {
+      const db = new Database(where);
+      db.exec("DROP TABLE usage");
+      db.pragma("user_version = 5");
+      db.close();
+    },
   });
 });
 

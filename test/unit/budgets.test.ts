@@ -4,7 +4,8 @@
 // ledger file (two acphub processes) each refuse once the other spent it.
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { LedgerEvent, LedgerPort } from "../../src/engine/ports.js";
+import type { LedgerPort, StoredUsage } from "../../src/engine/ports.js";
+import { CostMeter, recordTurnUsage } from "../../src/engine/turn-usage.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { Budgets } from "../../src/telemetry/budgets.js";
 import { periodAt } from "../../src/telemetry/budget-usage.js";
@@ -36,8 +37,8 @@ interface Turn {
 }
 
 // Budgets over `ledger` whose clock the test moves; `turn` is admitted, then recorded in the
-// ledger as the engine does (prompt, usage_update, turn_end) and told to the listener; it
-// returns the notices.
+// ledger as the engine does (prompt, usage_update, turn_end, its usage row) and told to the
+// listener; it returns the notices.
 function budgets(config: BudgetsConfig, ledger: LedgerPort) {
   const clock = { shift: 0 };
   const b = new Budgets(config, ledger, () => Date.now() + clock.shift);
@@ -58,13 +59,17 @@ function budgets(config: BudgetsConfig, ledger: LedgerPort) {
     const payer = { sessionId: t.sessionId, agent: t.agent };
     await b.admit(t.user ? { ...payer, user: t.user } : payer);
     const author = t.user ? { author: t.user } : {};
-    await ledger.append(t.sessionId, "prompt", { prompt: [], ...author });
-    l.turnStarted!({
-      sessionId: t.sessionId,
-      promptSeq: 1,
+    const promptSeq = await ledger.append(t.sessionId, "prompt", {
       prompt: [],
       ...author,
     });
+    l.turnStarted!({
+      sessionId: t.sessionId,
+      promptSeq,
+      prompt: [],
+      ...author,
+    });
+    const meter = new CostMeter();
     if (t.cost !== undefined) {
       const update = {
         sessionUpdate: "usage_update",
@@ -73,7 +78,7 @@ function budgets(config: BudgetsConfig, ledger: LedgerPort) {
         cost: { amount: t.cost, currency: "USD" },
       };
       await ledger.append(t.sessionId, "update", { update });
-      l.turnEvent!(t.sessionId, {
+      meter.heard({
         type: "session_update",
         sessionId: t.sessionId,
         update,
@@ -84,7 +89,19 @@ function budgets(config: BudgetsConfig, ledger: LedgerPort) {
       stopReason: "end_turn",
       usage,
     });
-    l.turnEnded!({ sessionId: t.sessionId, stopReason: "end_turn", usage });
+    const recorded = await recordTurnUsage({
+      ledger,
+      turn: { sessionId: t.sessionId, agent: t.agent, user: t.user, promptSeq },
+      meter,
+      usage,
+      knownCost: undefined,
+    });
+    l.turnEnded!({
+      sessionId: t.sessionId,
+      stopReason: "end_turn",
+      usage,
+      recorded,
+    });
     return b.noticesAfterTurn(t.sessionId).map((n) => n.title);
   };
   return { b, clock, turn };
@@ -174,48 +191,46 @@ describe("Budgets", () => {
     await expect(restarted.b.admit(payer)).rejects.toThrow(spent);
   });
 
-  it("reads a session again when it grew within the millisecond it was last read", async () => {
-    // A session written twice in one millisecond keeps its `updatedAt`: only its count tells.
-    const at = Date.now();
-    const record = {
-      id: "s",
+  it("counts a row committed after the last look though stamped before it, once", async () => {
+    // A turn's row is stamped when it ends and may commit later (or come from a node whose
+    // clock is behind): rows within the look-back are read again, and counted once each.
+    const at = Date.now() - 1_000;
+    const rows: StoredUsage[] = [];
+    const row = (id: number, tokens: number): StoredUsage => ({
+      id,
+      turn: `s:${id}`,
+      sessionId: "s",
       agent: "a",
-      updatedAt: at,
-      eventCount: 0,
-      bytes: 0,
-    };
-    const events: LedgerEvent[] = [];
+      user: null,
+      at,
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: tokens,
+      tokens,
+      cost: 0,
+      currency: null,
+    });
     const ledger = {
-      listSessions: () =>
-        Promise.resolve({ sessions: [{ ...record }], nextCursor: null }),
-      events: (_id: string, o: { afterSeq: number }) =>
-        Promise.resolve(events.filter((e) => e.seq > o.afterSeq)),
+      readUsage: (since: number) =>
+        Promise.resolve(rows.filter((r) => r.at >= since)),
     } as unknown as LedgerPort;
     const b = new Budgets({ agents: { a: { tokens: 10 } } }, ledger);
+    rows.push(row(1, 6));
     await b.admit({ sessionId: "s", agent: "a" });
-    events.push(
-      { seq: 1, kind: "prompt", at, payload: { prompt: [] } },
-      {
-        seq: 2,
-        kind: "turn_end",
-        at,
-        payload: { stopReason: "end_turn", usage: { totalTokens: 20 } },
-      },
-    );
-    Object.assign(record, { eventCount: 2, bytes: 90 });
+    await b.admit({ sessionId: "s", agent: "a" }); // row 1 read again, counted once
+    rows.push(row(2, 6));
     await expect(b.admit({ sessionId: "s", agent: "a" })).rejects.toThrow(
-      /20 of 10 tokens used/,
+      /12 of 10 tokens used/,
     );
   });
 
   it("asks the ledger again when reading the day's usage failed", async () => {
     let calls = 0;
     const flaky = {
-      listSessions: () =>
+      readUsage: () =>
         ++calls === 1
           ? Promise.reject(new Error("ledger down"))
-          : Promise.resolve({ sessions: [], nextCursor: null }),
-      events: () => Promise.resolve([]),
+          : Promise.resolve([]),
     } as unknown as LedgerPort;
     const b = new Budgets({ agents: { a: { tokens: 1 } } }, flaky);
     await expect(b.admit({ sessionId: "s", agent: "a" })).rejects.toThrow(

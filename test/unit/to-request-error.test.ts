@@ -40,6 +40,19 @@ describe("toRequestError", () => {
       file: "/w/f.yaml",
     });
   });
+  it("a turn busy on another cluster node is retryable and names the node", () => {
+    const error = toRequestError(
+      new HubError("PROMPT_IN_FLIGHT", "busy on node-a", {
+        retryable: true,
+        details: { node: "node-a" },
+      }),
+    );
+    expect(error.data).toEqual({
+      code: "PROMPT_IN_FLIGHT",
+      retryable: true,
+      node: "node-a",
+    });
+  });
   it("an agent's own error passes through unchanged", () => {
     const cause = new RequestError(-32042, "agent says no", { hint: 1 });
     const wrapped = new HubError("AGENT_ERROR", "agent answered x", {

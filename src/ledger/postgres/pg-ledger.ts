@@ -24,6 +24,7 @@ const BATCH_ID_KEEP_MS = 60 * 60 * 1000;
 const POSTGRES: Dialect = {
   sessions: "acphub_sessions",
   events: "acphub_events",
+  usage: "acphub_usage",
   param: (n) => `$${n}`,
   bool: (value) => value,
   noLimit: "",

@@ -3,7 +3,9 @@
 import type { PoolClient } from "pg";
 import { HubError } from "../../shared/errors.js";
 import { usersSchemaSql } from "../user-store.js";
+import { usageTableSql } from "../usage-table.js";
 import { WRITE_BATCH_FUNCTION } from "./pg-batch-fn.js";
+import { fillUsagePg } from "./pg-usage-fill.js";
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE acphub_sessions (
@@ -66,7 +68,15 @@ const MIGRATIONS: string[] = [
      FOREIGN KEY (session_id) REFERENCES acphub_sessions (id) ON DELETE CASCADE;`,
   // 7 (issue 24): a group-commit batch written by one function call, one round trip.
   WRITE_BATCH_FUNCTION,
+  // 8 (issue 34): one row per turn that ran, apart from the events: deleting a session no
+  // longer gives its usage back. Filled from the events of the sessions held (FILLS below).
+  usageTableSql("acphub_usage", "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"),
 ];
+
+/** Work in TypeScript a version needs after its statements, in the same transaction. */
+const FILLS: Record<number, (client: PoolClient) => Promise<void>> = {
+  8: fillUsagePg,
+};
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -96,8 +106,10 @@ export async function migratePg(
         "LEDGER_UNAVAILABLE",
         `ledger ${where} was written by a newer acphub (schema ${current}; this one knows up to ${PG_SCHEMA_VERSION}): upgrade acphub`,
       );
-    for (let version = current; version < PG_SCHEMA_VERSION; version++)
+    for (let version = current; version < PG_SCHEMA_VERSION; version++) {
       await client.query(MIGRATIONS[version] as string);
+      await FILLS[version + 1]?.(client);
+    }
     if (rows.length === 0)
       await client.query("INSERT INTO acphub_schema VALUES ($1)", [
         PG_SCHEMA_VERSION,

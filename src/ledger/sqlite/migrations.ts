@@ -3,6 +3,8 @@
 import type Database from "better-sqlite3";
 import { HubError } from "../../shared/errors.js";
 import { usersSchemaSql } from "../user-store.js";
+import { usageTableSql } from "../usage-table.js";
+import { fillUsage } from "./usage-fill.js";
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE sessions (
@@ -53,7 +55,15 @@ const MIGRATIONS: string[] = [
      bytes INTEGER NOT NULL,
      at INTEGER NOT NULL
    );`,
+  // 6 (issue 34): one row per turn that ran, apart from the events: deleting a session no
+  // longer gives its usage back. Filled from the events of the sessions held (FILLS below).
+  usageTableSql("usage", "INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
 ];
+
+/** Work in TypeScript a version needs after its statements, in the same transaction. */
+const FILLS: Record<number, (db: Database.Database) => void> = {
+  6: fillUsage,
+};
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -74,6 +84,7 @@ export function migrate(db: Database.Database, file: string): void {
   for (let version = current; version < SCHEMA_VERSION; version++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[version] as string);
+      FILLS[version + 1]?.(db);
       db.pragma(`user_version = ${version + 1}`);
     })();
   }

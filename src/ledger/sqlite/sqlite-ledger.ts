@@ -26,6 +26,7 @@ export interface SqliteLedgerOptions extends LedgerOptions {
 const SQLITE: Dialect = {
   sessions: "sessions",
   events: "events",
+  usage: "usage",
   param: () => "?",
   bool: (value) => (value ? 1 : 0),
   noLimit: "LIMIT -1",

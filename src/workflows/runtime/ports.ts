@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { RunEvent } from "../../contracts/events.js";
 import type { BudgetPort } from "../../engine/budget-port.js";
 import type { AgentSessionPort, LedgerPort } from "../../engine/ports.js";
+import { CostMeter, recordTurnUsage } from "../../engine/turn-usage.js";
 import type { HostServices } from "../../host/create-host.js";
 import type { Logger } from "../../shared/logger.js";
 import { mergeServers, serversFor } from "../../shared/mcp-servers.js";
@@ -89,11 +90,15 @@ async function openStep(
         _meta: { acphub: { parentSession: w.runId, step: o.stepId } },
       },
     });
+    const usage = stepUsage(w, id, agent);
     return {
       id,
-      session: recordedPrompts(session, w.ledger, id, w.logger),
-      record: (event) => recordEvent(w.ledger, id, event, w.logger),
-      ended: (r) =>
+      session: recordedPrompts(session, w.ledger, id, w.logger, usage.began),
+      record: (event) => {
+        usage.heard(event);
+        recordEvent(w.ledger, id, event, w.logger);
+      },
+      ended: (r) => {
         kept(
           w.ledger.append(id, "turn_end", {
             stopReason: r.stopReason,
@@ -101,7 +106,9 @@ async function openStep(
           }),
           w.logger,
           id,
-        ),
+        );
+        usage.ended(r.usage);
+      },
       close: async () => {
         unbind();
         if (connection.alive && connection.supports("close"))
@@ -115,17 +122,48 @@ async function openStep(
   }
 }
 
+// A step session's usage: each of its turns recorded in the ledger's usage table as it ends
+// (the session is new: its cumulative cost starts at nothing).
+function stepUsage(w: StepAgentWiring, id: string, agent: string) {
+  let meter = new CostMeter();
+  let turns = 0;
+  let lastCost = 0;
+  return {
+    began: () => {
+      turns += 1;
+      meter = new CostMeter();
+    },
+    heard: (event: RunEvent) => meter.heard(event),
+    ended: (usage: Record<string, unknown> | null | undefined) => {
+      const knownCost = lastCost;
+      lastCost = meter.last ?? lastCost;
+      const turn = { sessionId: id, agent, promptSeq: `step-${turns}` };
+      recordTurnUsage({
+        ledger: w.ledger,
+        turn,
+        meter,
+        usage,
+        knownCost,
+      }).catch((error: unknown) =>
+        w.logger.warn({ err: error, sessionId: id }, "step usage not recorded"),
+      );
+    },
+  };
+}
+
 // The session, with each prompt kept in its ledger history first (appended in call order).
 function recordedPrompts(
   session: AgentSessionPort,
   ledger: LedgerPort,
   id: string,
   logger: Logger,
+  began: () => void,
 ): AgentSessionPort {
   return {
     id: session.id,
     state: session.state,
     prompt: (blocks, options) => {
+      began();
       kept(ledger.append(id, "prompt", { prompt: blocks }), logger, id);
       return session.prompt(blocks, options);
     },

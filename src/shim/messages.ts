@@ -1,0 +1,36 @@
+// What the shim reads in and adds to the messages it relays: a prompt's idempotency key, an
+// update's ledger seq, an answer saying another cluster node is busy with the session.
+import { randomUUID } from "node:crypto";
+
+type Msg = Record<string, unknown>;
+
+// An answer saying another live node of a cluster runs the session's turn (retryable).
+export function busyElsewhere(reply: Msg): boolean {
+  const data = (reply["error"] as { data?: Msg } | undefined)?.data;
+  return data?.["retryable"] === true && nodeOf(reply) !== undefined;
+}
+
+// The node a busy answer names.
+export function nodeOf(reply: Msg): string | undefined {
+  const node = (reply["error"] as { data?: Msg } | undefined)?.data?.["node"];
+  return typeof node === "string" ? node : undefined;
+}
+
+// The prompt's params with an idempotency key (the editor's own, else a new one).
+export function withKey(params: unknown): Msg {
+  const p = (params as Msg | undefined) ?? {};
+  const meta = (p["_meta"] as Msg | undefined) ?? {};
+  const acphub = (meta["acphub"] as Msg | undefined) ?? {};
+  if (typeof acphub["idempotencyKey"] === "string") return p;
+  return {
+    ...p,
+    _meta: { ...meta, acphub: { ...acphub, idempotencyKey: randomUUID() } },
+  };
+}
+
+// The ledger seq a relayed update carries, if any.
+export function seqOf(params: Msg): number | undefined {
+  const seq = (params["_meta"] as { acphub?: { seq?: unknown } } | undefined)
+    ?.acphub?.seq;
+  return typeof seq === "number" ? seq : undefined;
+}
