@@ -1,6 +1,7 @@
 // The hub's users as the ledger keeps them (issue 22): who may connect to `acphub serve`, with
 // which role, their tokens (stored as SHA-256 hashes only), one-time web login codes, who may
 // see which session, and the audit log. Implemented by both ledgers (src/ledger/user-store.ts).
+import { HubError } from "../shared/errors.js";
 
 /** What a user may do on the hub: everything; their own and shared sessions; only watch. */
 export type UserRole = "admin" | "member" | "viewer";
@@ -77,6 +78,14 @@ export interface UserStore {
   sessionsOf(user: string): Promise<Map<string, ShareRole>>;
   audit(entry: AuditEntry): Promise<void>;
   auditLog(filter: AuditFilter): Promise<AuditEntry[]>;
+}
+
+/** The refusal of any change to an owner's grant by sharing (the share writer's and the store's). */
+export function ownerGrantUnchanged(user: string, sessionId: string): HubError {
+  return new HubError(
+    "USAGE",
+    `${user} owns session ${sessionId}: an owner's access is not changed by sharing`,
+  );
 }
 
 /** Allowed user names: 1–64 of letters, digits, `.`, `_`, `-`, `@`, starting with a letter or digit. */
