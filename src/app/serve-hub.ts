@@ -79,7 +79,10 @@ export async function openServeHub(
       process.cwd(),
     );
     const editor = new EditorChannel(new SessionTable());
-    const host = hostForEditor(ctx, editor, false);
+    // Remembered decisions are per user: the session's owner's answer in it (issue 34).
+    const host = hostForEditor(ctx, editor, false, (id) =>
+      hub.access.ownerOf(id),
+    );
     const gateway = buildGateway({
       ctx,
       agentName: name,

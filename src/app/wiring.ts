@@ -49,6 +49,8 @@ export interface HostWiring {
   approver?: Approver;
   logger: Logger;
   editor?: EditorBridge;
+  /** On a hub: who owns a session (by the agent's session id), for remembered decisions. */
+  ownerOf?: (sessionId: string) => Promise<string | undefined>;
 }
 
 /** Whether the no-sandbox warning was logged (once per process, however many hosts). */
@@ -77,6 +79,7 @@ function makeHost(w: HostWiring): HostServices {
     rules: config.permissions?.rules,
     approver: w.approver,
     memory: DecisionMemory.inStateDir(w.stateDir),
+    ...(w.ownerOf ? { ownerOf: w.ownerOf } : {}),
   });
   const t = config.terminals ?? {};
   return createHost({
@@ -251,6 +254,7 @@ export function hostForEditor(
   ctx: AppContext,
   editor: EditorChannel,
   forwardFs: boolean,
+  ownerOf?: (hubSessionId: string) => Promise<string | undefined>,
 ): HostServices {
   const { config, paths, logger } = ctx;
   const host = buildHost({
@@ -268,6 +272,15 @@ export function hostForEditor(
         )
       ).outcome,
     ...(forwardFs ? { editor } : {}),
+    // The host knows the agent's session ids; the hub's grants are by acphub's.
+    ...(ownerOf
+      ? {
+          ownerOf: async (id: string) => {
+            const hubId = editor.sessions.hubIdOf(id);
+            return hubId === undefined ? undefined : ownerOf(hubId);
+          },
+        }
+      : {}),
   });
   warnSandboxOnce(host, logger);
   return {

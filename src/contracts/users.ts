@@ -98,3 +98,21 @@ export interface HubUser {
   name: string;
   role: UserRole;
 }
+
+/**
+ * The user who chose a permission answer, stamped by the hub on the answer's outcome object. A
+ * symbol: no client can send it, and it never reaches the wire (JSON leaves symbols out).
+ */
+export const ANSWERED_BY: unique symbol = Symbol("acphub.answeredBy");
+
+/**
+ * Whose remembered decision an "always" answer becomes (issue 34): the answering user's, and
+ * only when the session is theirs. An answer in another user's session holds for that request
+ * (and its turn) only: undefined, nothing is remembered.
+ */
+export function rememberedFor(
+  answeredBy: string,
+  sessionOwner: string,
+): string | undefined {
+  return answeredBy === sessionOwner ? answeredBy : undefined;
+}
