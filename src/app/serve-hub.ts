@@ -80,9 +80,11 @@ export async function openServeHub(
       process.cwd(),
     );
     const editor = new EditorChannel(new SessionTable());
+    // Remembered decisions are per user: the session's owner's answer in it (issue 34).
     const host = hostForEditor(ctx, editor, false, {
       protect: folders.protect,
       rootsWhen: folders.rootsWhen,
+      ownerOf: (id) => hub.access.ownerOf(id),
     });
     const gateway = buildGateway({
       ctx,

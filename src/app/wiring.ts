@@ -53,6 +53,8 @@ export interface HostWiring {
   protect?: string[];
   /** Whether a session with this cwd gets fs.roots (a hub: not members' sessions). */
   rootsWhen?: (cwd: string) => boolean;
+  /** On a hub: who owns a session (by the agent's session id), for remembered decisions. */
+  ownerOf?: (sessionId: string) => Promise<string | undefined>;
 }
 
 /** Whether the no-sandbox warning was logged (once per process, however many hosts). */
@@ -81,6 +83,7 @@ function makeHost(w: HostWiring): HostServices {
     rules: config.permissions?.rules,
     approver: w.approver,
     memory: DecisionMemory.inStateDir(w.stateDir),
+    ...(w.ownerOf ? { ownerOf: w.ownerOf } : {}),
   });
   const t = config.terminals ?? {};
   return createHost({
@@ -257,11 +260,15 @@ export function hostForEditor(
   ctx: AppContext,
   editor: EditorChannel,
   forwardFs: boolean,
-  hub?: Pick<HostWiring, "protect" | "rootsWhen">,
+  hub?: Pick<HostWiring, "protect" | "rootsWhen"> & {
+    /** Who owns a session, by acphub's session id (remembered decisions are per user). */
+    ownerOf?: (hubSessionId: string) => Promise<string | undefined>;
+  },
 ): HostServices {
   const { config, paths, logger } = ctx;
+  const { ownerOf, ...hubWiring } = hub ?? {};
   const host = buildHost({
-    ...hub,
+    ...hubWiring,
     config,
     stateDir: paths.stateDir,
     configFile: paths.configFile,
@@ -276,6 +283,15 @@ export function hostForEditor(
         )
       ).outcome,
     ...(forwardFs ? { editor } : {}),
+    // The host knows the agent's session ids; the hub's grants are by acphub's.
+    ...(ownerOf
+      ? {
+          ownerOf: async (id: string) => {
+            const hubId = editor.sessions.hubIdOf(id);
+            return hubId === undefined ? undefined : ownerOf(hubId);
+          },
+        }
+      : {}),
   });
   warnSandboxOnce(host, logger);
   return {

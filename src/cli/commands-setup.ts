@@ -77,7 +77,8 @@ export function addSetupCommands(program: Command): void {
     .description("the remembered always-allow / always-reject decisions");
   permissions
     .command("list")
-    .description("list remembered decisions")
+    .description("list remembered decisions (with the user each belongs to)")
+    .option("--user <name>", "only this user's decisions")
     .option("--json", "print them as JSON")
     .action(async (options: Record<string, unknown>) => {
       const { permissionsList } = await import("./permissions.js");
@@ -85,8 +86,9 @@ export function addSetupCommands(program: Command): void {
     });
   permissions
     .command("forget")
-    .description("forget one decision by id, or all of them")
+    .description("forget one decision by id, one user's, or all of them")
     .argument("[id]", "the decision's id")
+    .option("--user <name>", "only this user's decisions (alone: all of them)")
     .option("--all", "forget every decision")
     .option("--json", 'print {"forgot": N} as JSON')
     .action(

@@ -1,4 +1,5 @@
-// `acphub permissions list|forget`: the remembered always-allow / always-reject decisions.
+// `acphub permissions list|forget`: the remembered always-allow / always-reject decisions, each
+// its user's (the operator's is "admin"); `--user NAME` narrows either to one user's.
 import { DecisionMemory } from "../host/decision-memory.js";
 import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
@@ -7,13 +8,13 @@ import { guarded } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
 export function permissionsList(
-  options: GlobalOptions & { json?: boolean },
+  options: GlobalOptions & { json?: boolean; user?: string },
 ): ExitCode {
   return guarded(() => {
     const memory = DecisionMemory.inStateDir(
       cliContext(options).paths.stateDir,
     );
-    const decisions = memory.list();
+    const decisions = memory.list(options.user);
     if (options.json) {
       process.stdout.write(inertJson(decisions) + "\n");
     } else if (decisions.length === 0) {
@@ -22,7 +23,7 @@ export function permissionsList(
       for (const d of decisions) {
         // The subject is the agent's command or title: shown inert.
         process.stdout.write(
-          `${d.id}  ${d.decision.padEnd(6)} ${d.kind.padEnd(8)} ${safeText(JSON.stringify(d.subject))}  in ${safeText(d.workspace)}\n`,
+          `${d.id}  ${safeText(d.user).padEnd(8)} ${d.decision.padEnd(6)} ${d.kind.padEnd(8)} ${safeText(JSON.stringify(d.subject))}  in ${safeText(d.workspace)}\n`,
         );
       }
     }
@@ -31,22 +32,24 @@ export function permissionsList(
 
 export function permissionsForget(
   id: string | undefined,
-  options: GlobalOptions & { all?: boolean; json?: boolean },
+  options: GlobalOptions & { all?: boolean; json?: boolean; user?: string },
 ): ExitCode {
   return guarded(() => {
-    const target = options.all ? "all" : id;
+    const { user } = options;
+    // --user alone forgets all of that user's decisions.
+    const target = options.all || (user !== undefined && !id) ? "all" : id;
     if (!target)
       throw new HubError(
         "USAGE",
-        "name a decision id (see `acphub permissions list`) or pass --all",
+        "name a decision id (see `acphub permissions list`), --user NAME or --all",
       );
     const removed = DecisionMemory.inStateDir(
       cliContext(options).paths.stateDir,
-    ).forget(target);
-    if (removed === 0 && !options.all)
+    ).forget(target, user);
+    if (removed === 0 && target !== "all")
       throw new HubError(
         "USAGE",
-        `no remembered decision with id ${JSON.stringify(target)}`,
+        `no remembered decision with id ${JSON.stringify(target)}${user === undefined ? "" : ` of user ${JSON.stringify(user)}`}`,
       );
     if (options.json) {
       process.stdout.write(JSON.stringify({ forgot: removed }) + "\n");

@@ -1,8 +1,10 @@
 // `acphub sessions share|unshare ID --with USER`: who else may see or drive a hub session,
-// written straight to the ledger (running hubs read grants from it on every access).
+// changed in the ledger through the hub's one grant writer (hub/grants.ts: the same checks as
+// `_acphub/session/share`); running hubs read grants from it on every access.
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import { openLedger } from "../app/wiring.js";
 import { userStoreOf } from "../ledger/open.js";
+import { changeGrant } from "../hub/grants.js";
 import { shareRoleOf } from "../hub/share.js";
 import { HubError } from "../shared/errors.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
@@ -34,27 +36,23 @@ export async function sessionsShare(
           "SESSION_NOT_FOUND",
           `no session ${JSON.stringify(id)}`,
         );
-      if (!(await store.getUser(user)))
-        throw new HubError("USAGE", `no user named ${JSON.stringify(user)}`);
-      if (role) await store.grant({ sessionId: id, user, role });
-      else await store.revoke(id, user);
-      const action = role ? "session.share" : "session.unshare";
-      await store.audit({
-        at: Date.now(),
-        user: "cli",
-        action,
+      const { removed } = await changeGrant(store, {
         sessionId: id,
-        detail: { user, ...(role ? { role } : {}) },
+        user,
+        role,
+        by: "cli",
       });
       const result = role
         ? { sessionId: id, user, role }
-        : { sessionId: id, user, removed: true };
+        : { sessionId: id, user, removed };
       out(
         o.json
           ? `${JSON.stringify(result)}\n`
           : role
             ? `shared ${id} with ${user} (${role})\n`
-            : `unshared ${id} from ${user}\n`,
+            : removed
+              ? `unshared ${id} from ${user}\n`
+              : `${user} had no access to ${id} to take back\n`,
       );
     } finally {
       await ledger.close();

@@ -1,6 +1,7 @@
 // The hub's users as the ledger keeps them (issue 22): who may connect to `acphub serve`, with
 // which role, their tokens (stored as SHA-256 hashes only), one-time web login codes, who may
 // see which session, and the audit log. Implemented by both ledgers (src/ledger/user-store.ts).
+import { HubError } from "../shared/errors.js";
 
 /** What a user may do on the hub: everything; their own and shared sessions; only watch. */
 export type UserRole = "admin" | "member" | "viewer";
@@ -83,6 +84,14 @@ export interface UserStore {
 
 /** The name rule (pattern, reserved and look-alike names) lives in shared/user-names.ts. */
 export { USER_NAME_PATTERN } from "../shared/user-names.js";
+
+/** The refusal of any change to an owner's grant by sharing (the share writer's and the store's). */
+export function ownerGrantUnchanged(user: string, sessionId: string): HubError {
+  return new HubError(
+    "USAGE",
+    `${user} owns session ${sessionId}: an owner's access is not changed by sharing`,
+  );
+}
 /** The serve token's holder, the built-in admin: no stored user may take this name. */
 export const BUILTIN_ADMIN = "admin";
 
@@ -90,4 +99,22 @@ export const BUILTIN_ADMIN = "admin";
 export interface HubUser {
   name: string;
   role: UserRole;
+}
+
+/**
+ * The user who chose a permission answer, stamped by the hub on the answer's outcome object. A
+ * symbol: no client can send it, and it never reaches the wire (JSON leaves symbols out).
+ */
+export const ANSWERED_BY: unique symbol = Symbol("acphub.answeredBy");
+
+/**
+ * Whose remembered decision an "always" answer becomes (issue 34): the answering user's, and
+ * only when the session is theirs. An answer in another user's session holds for that request
+ * (and its turn) only: undefined, nothing is remembered.
+ */
+export function rememberedFor(
+  answeredBy: string,
+  sessionOwner: string,
+): string | undefined {
+  return answeredBy === sessionOwner ? answeredBy : undefined;
 }

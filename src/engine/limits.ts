@@ -17,25 +17,33 @@ export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = {
   busyPrompt: "reject",
 };
 
-// Refuses a prompt over the cap: each block, then all blocks together.
-export function checkPromptSize(blocks: unknown[], maxBytes: number): void {
-  let total = 0;
+/** A request's size as sent and stored: all of it (blocks, `_meta`, any other field), in bytes. */
+export function requestBytes(params: unknown): number {
+  return Buffer.byteLength(JSON.stringify(params ?? null));
+}
+
+// Refuses a prompt request over the cap. Its size is the whole request — the blocks, `_meta`
+// and any other field — measured once; over the cap, a block too big on its own is named.
+export function checkPromptSize(
+  params: Record<string, unknown>,
+  blocks: unknown[],
+  maxBytes: number,
+): void {
+  const total = requestBytes(params);
+  if (total <= maxBytes) return;
   blocks.forEach((block, index) => {
-    const bytes = Buffer.byteLength(JSON.stringify(block));
+    const bytes = requestBytes(block);
     if (bytes > maxBytes) {
       throw new HubError(
         "LIMIT_EXCEEDED",
         `prompt block ${index} is ${bytes} bytes; the limit is ${maxBytes} (limits.maxPromptBytes)`,
       );
     }
-    total += bytes;
   });
-  if (total > maxBytes) {
-    throw new HubError(
-      "LIMIT_EXCEEDED",
-      `prompt is ${total} bytes; the limit is ${maxBytes} (limits.maxPromptBytes)`,
-    );
-  }
+  throw new HubError(
+    "LIMIT_EXCEEDED",
+    `prompt request is ${total} bytes (its blocks, _meta and every other field); the limit is ${maxBytes} (limits.maxPromptBytes)`,
+  );
 }
 
 export class FixedWindowLimiter {

@@ -283,6 +283,6 @@ export function promptOf(params: Params, maxBytes: number): RawContentBlock[] {
   const prompt = params["prompt"];
   if (!Array.isArray(prompt) || !prompt.every(isBlock))
     throw new HubError("USAGE", "prompt must be an array of content blocks");
-  checkPromptSize(prompt, maxBytes);
+  checkPromptSize(params, prompt, maxBytes);
   return prompt;
 }

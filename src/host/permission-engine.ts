@@ -8,19 +8,15 @@ import type {
 } from "@agentclientprotocol/sdk";
 import type { PermissionMode } from "../config/schema.js";
 import { isAllowed, outcomeFor } from "../protocol/permission-options.js";
-import type { DecisionMemory } from "./decision-memory.js";
+import { rememberedFor } from "../contracts/users.js";
+import {
+  answeredBy,
+  OPERATOR,
+  type DecisionMemory,
+} from "./decision-memory.js";
+import { ruleMatches, type PermissionRule } from "./permission-rules.js";
 import { pathKey, subjectsOf, type ToolSubjects } from "./tool-call-scope.js";
 import { TurnGrants, type Access } from "./turn-grants.js";
-
-export interface PermissionRule {
-  /** Tool kinds (`read`, `edit`, `execute`, …) the rule applies to; all when absent. */
-  kind?: string | string[];
-  /** Regular expression matched against the tool call's title or a file path. */
-  title?: string;
-  /** Regular expression matched against the command line. */
-  command?: string;
-  action: "allow" | "deny";
-}
 
 /** Asks a person (the editor, the CLI prompt); resolves with the chosen outcome. */
 export type Approver = (
@@ -29,6 +25,7 @@ export type Approver = (
 ) => Promise<RequestPermissionOutcome>;
 
 export type { Access } from "./turn-grants.js";
+export type { PermissionRule } from "./permission-rules.js";
 
 export interface Verdict {
   allowed: boolean;
@@ -42,6 +39,9 @@ export interface EngineOptions {
   rules?: PermissionRule[];
   approver?: Approver;
   memory?: DecisionMemory;
+  /** On a hub: the user who owns a session (by the agent's session id); whose remembered
+   *  decisions answer in it. None, or unknown: the operator's. */
+  ownerOf?: (sessionId: string) => Promise<string | undefined>;
 }
 
 export const READ_KINDS: ReadonlySet<string> = new Set([
@@ -71,24 +71,6 @@ export function subjectOf(request: RequestPermissionRequest): string {
   if (typeof command === "string") return command;
   if (Array.isArray(command)) return command.map(String).join(" ");
   return request.toolCall.title ?? request.toolCall.toolCallId;
-}
-
-function ruleMatches(
-  rule: PermissionRule,
-  kind: string,
-  title: string,
-  command: string | undefined,
-) {
-  const kinds = rule.kind === undefined ? undefined : [rule.kind].flat();
-  if (kinds && !kinds.includes(kind)) return false;
-  if (rule.title !== undefined && !new RegExp(rule.title).test(title))
-    return false;
-  if (
-    rule.command !== undefined &&
-    (command === undefined || !new RegExp(rule.command).test(command))
-  )
-    return false;
-  return true;
 }
 
 export class PermissionEngine {
@@ -138,6 +120,7 @@ export class PermissionEngine {
       };
     };
     const remembered = this.options.memory?.lookup(
+      await this.ownerIn(request.sessionId),
       workspace,
       kind,
       this.masked(subject),
@@ -194,13 +177,37 @@ export class PermissionEngine {
       this.grants.add(request, workspace, subjects);
     if (chosen?.kind === "allow_always" || chosen?.kind === "reject_always") {
       const decision = chosen.kind === "allow_always" ? "allow" : "reject";
-      const subject = this.masked(subjectOf(request));
-      this.options.memory?.remember({ workspace, kind, subject, decision });
+      const kept = await this.remember(request, outcome, workspace, decision);
+      return { outcome, reason: `approver chose ${chosen.kind}${kept}` };
     }
     return {
       outcome,
       reason: chosen ? `approver chose ${chosen.kind}` : "approver cancelled",
     };
+  }
+
+  /** The user whose remembered decisions answer in a session: its owner, else the operator. */
+  private async ownerIn(sessionId: string): Promise<string> {
+    return (await this.options.ownerOf?.(sessionId)) ?? OPERATOR;
+  }
+
+  // Remembers an "always" answer as its user's, when the session is theirs; in another user's
+  // session it holds for this request only (issue 34). Returns what the reason adds.
+  private async remember(
+    request: RequestPermissionRequest,
+    outcome: RequestPermissionOutcome,
+    workspace: string,
+    decision: "allow" | "reject",
+  ): Promise<string> {
+    const by = answeredBy(outcome);
+    const owner = await this.ownerIn(request.sessionId);
+    const user = rememberedFor(by, owner);
+    if (!user)
+      return `; not remembered: ${by} answered in a session of ${owner}`;
+    const kind = request.toolCall.kind ?? "other";
+    const subject = this.masked(subjectOf(request));
+    this.options.memory?.remember({ user, workspace, kind, subject, decision });
+    return "";
   }
 
   // Governs an fs or terminal request itself: rules, then what this turn was granted, then

@@ -2,7 +2,13 @@
 // session; a member their own (they created it) and those shared with them, as driver or
 // viewer; a viewer-role user only watches. A session a user may not see is answered exactly
 // like one that does not exist.
-import type { HubUser, ShareRole, UserStore } from "../contracts/users.js";
+import {
+  BUILTIN_ADMIN,
+  rememberedFor,
+  type HubUser,
+  type ShareRole,
+  type UserStore,
+} from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
 
 /** What the rules read and write of the ledger's users store. */
@@ -89,6 +95,12 @@ export class SessionAccess {
     this.remember(sessionId, user.name, "owner");
   }
 
+  /** The user who owns a session: its creator's grant, else the serve token's holder. */
+  async ownerOf(sessionId: string): Promise<string> {
+    const grants = (await this.store?.grantsOf(sessionId)) ?? [];
+    return grants.find((g) => g.role === "owner")?.user ?? BUILTIN_ADMIN;
+  }
+
   /** The sessions a user may see: all, or these ids. */
   async visible(user: HubUser | undefined): Promise<"all" | Set<string>> {
     if (!this.restricted(user)) return "all";
@@ -150,4 +162,25 @@ export function permissionDetail(
     optionId: outcome?.["optionId"] ?? null,
     kind: chosen?.["kind"] ?? null,
   };
+}
+
+// The audit entry of a permission answer. An "always" answer says whether it was remembered:
+// only for the answering user, and only in a session they own (issue 34).
+export async function noteAnswer(
+  access: SessionAccess,
+  user: HubUser | undefined,
+  request: Record<string, unknown>,
+  answer: unknown,
+): Promise<void> {
+  const sessionId = String(request["sessionId"]);
+  const detail = permissionDetail(request, answer);
+  if (detail["kind"] === "allow_always" || detail["kind"] === "reject_always") {
+    const by = user?.name ?? BUILTIN_ADMIN;
+    const owner = await access.ownerOf(sessionId).catch(() => undefined);
+    const kept = owner !== undefined && rememberedFor(by, owner) !== undefined;
+    detail["remembered"] = kept
+      ? `for ${by}'s sessions`
+      : `no: ${by} answered in a session of ${owner ?? "another user"}; it holds for this request only`;
+  }
+  access.note(user, "permission.answer", sessionId, detail);
 }

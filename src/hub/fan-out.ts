@@ -3,6 +3,7 @@
 // has) and routes the agent's requests — permission questions first to the editor whose prompt
 // is running, then to the others, waiting a grace period for one to re-attach.
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
+import { ANSWERED_BY, BUILTIN_ADMIN } from "../contracts/users.js";
 import { outcomeFor } from "../protocol/permission-options.js";
 import { HubError } from "../shared/errors.js";
 import type { EditorPort } from "../engine/ports.js";
@@ -59,8 +60,10 @@ export function fanOutEditor(
           params,
           graceMs,
           signal,
-          (client, answer) =>
-            observer.permissionAnswered?.(client, params, answer),
+          (client, answer) => {
+            stampAnswerer(answer, client);
+            observer.permissionAnswered?.(client, params, answer);
+          },
         );
         observer.permissionDecided?.(
           (outcome as { outcome: { outcome: string } }).outcome.outcome,
@@ -76,6 +79,16 @@ export function fanOutEditor(
       return target.request<T>(method, params, signal);
     },
   };
+}
+
+// Marks the user who chose an answer on its outcome (a hidden property no client can send): the
+// host remembers an "always" answer as that user's, and only in their own session (issue 34).
+function stampAnswerer(answer: unknown, client: HubClient): void {
+  const outcome = (answer as { outcome?: unknown } | null)?.outcome;
+  if (outcome !== null && typeof outcome === "object")
+    Object.defineProperty(outcome, ANSWERED_BY, {
+      value: client.user?.name ?? BUILTIN_ADMIN,
+    });
 }
 
 // A notification from a gateway with its ledger seq stamped in; a stored update's frame is

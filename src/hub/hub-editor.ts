@@ -3,7 +3,7 @@
 // and what the hub does with the gateways' engine events (the watch and the metrics hear them).
 import type { EngineEvents } from "../engine/events.js";
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
-import { permissionDetail, type SessionAccess } from "./access.js";
+import { noteAnswer, type SessionAccess } from "./access.js";
 import type { Attachments } from "./attachments.js";
 import { fanOutEditor, type FanOutObserver } from "./fan-out.js";
 import { askingEditor, type HubWatch } from "./watch.js";
@@ -28,12 +28,7 @@ export function hubEditor(
         updateRelayed: (n) => observer?.updateRelayed?.(n),
         permissionDecided: (o) => observer?.permissionDecided?.(o),
         permissionAnswered: (client, request, answer) =>
-          access.note(
-            client.user,
-            "permission.answer",
-            String(request["sessionId"]),
-            permissionDetail(request, answer),
-          ),
+          void noteAnswer(access, client.user, request, answer),
       },
       answerGraceMs,
     ),

@@ -85,7 +85,7 @@ export class HubPrompts {
       signal,
       this.deps.authorOf(client.user),
     );
-    running.set(record.id, { key, done, gateway });
+    running.set(record.id, { key, done, gateway, by: client.user?.name });
     try {
       return await done;
     } finally {

@@ -59,14 +59,14 @@ export class Quotas {
     );
   }
 
-  // Admits one prompt of `bytes` for a user, or throws naming the limit; call the returned
+  // Admits one prompt request of `bytes` (all of it, `_meta` included) for a user, or throws naming the limit; call the returned
   // function when its turn ends.
   admit(user: HubUser | undefined, bytes: number): () => void {
     if (!user || user.role === "admin") return () => undefined;
     const l = this.limitsOf(user.name);
     if (l.promptBytes !== undefined && bytes > l.promptBytes)
       throw over(
-        `promptBytes (${l.promptBytes} bytes; this prompt is ${bytes} bytes)`,
+        `promptBytes (${l.promptBytes} bytes; this prompt request is ${bytes} bytes, _meta included)`,
         "send a smaller prompt",
       );
     const running = this.running.get(user.name) ?? 0;

@@ -10,6 +10,8 @@ export interface RunningTurn {
   key?: string;
   done: Promise<Params>;
   gateway: Gateway;
+  /** The user whose prompt runs it (none: the serve token's holder, or a hub without users). */
+  by?: string;
 }
 
 export class RunningTurns {
@@ -30,6 +32,12 @@ export class RunningTurns {
 
   delete(sessionId: string): void {
     this.running.delete(sessionId);
+  }
+
+  /** True when a turn runs in the session that a user other than `user` drives. */
+  drivenByOther(sessionId: string, user: string | undefined): boolean {
+    const turn = this.running.get(sessionId);
+    return turn !== undefined && turn.by !== user;
   }
 
   /** The sessions with a turn running now. */

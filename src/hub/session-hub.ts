@@ -252,11 +252,13 @@ export class SessionHub {
       : listVisible(list, params, visible);
   }
 
-  // Closing a session only detaches this connection while others still watch it.
+  // Closing a session detaches this connection; the agent's session ends only when nobody
+  // else is attached and no turn that another user drives runs (issue 34: never theirs).
   async closeSession(client: HubClient, params: Params): Promise<Params> {
     const record = await this.record(params["sessionId"], client);
     this.attachments.detach(client, record.id);
     if (this.attachments.attached(record.id).length > 0) return {};
+    if (this.running.drivenByOther(record.id, client.user?.name)) return {};
     return (await this.gatewayFor(record.agent)).closeSession(params);
   }
 

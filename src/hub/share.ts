@@ -7,6 +7,7 @@ import type { Params } from "../protocol/raw.js";
 import { invalidParams } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
 import type { HubClient } from "./attachments.js";
+import { changeGrant } from "./grants.js";
 import type { SessionHub } from "./session-hub.js";
 
 export const SHARE_METHODS = {
@@ -31,34 +32,33 @@ export async function sharing(
     return { grants: await store.grantsOf(record.id) };
   await hub.access.mustOwn(client.user, record.id);
   const user = params["user"];
-  const found =
-    typeof user === "string" ? await store.getUser(user) : undefined;
-  if (typeof user !== "string" || !found)
-    throw invalidParams(`no user ${JSON.stringify(user)}`);
+  if (typeof user !== "string")
+    throw invalidParams(`no user named ${JSON.stringify(user)}`);
   const by = client.user?.name ?? "admin";
-  if (method === SHARE_METHODS.unshare) {
-    const removed = await store.revoke(record.id, user);
+  const role =
+    method === SHARE_METHODS.share ? shareRoleOf(params["role"]) : undefined;
+  const { found, removed } = await changeGrant(store, {
+    sessionId: record.id,
+    user,
+    role,
+    by,
+  });
+  if (!role) {
     // Told while still known as theirs: their session lists drop it at once.
     hub.watch.changed(record.id, record.title);
     hub.access.remember(record.id, user, undefined);
     if (removed) applyGrant(hub, record.id, user, undefined);
-    await audit(hub, by, "session.unshare", record.id, { user });
     return { removed };
   }
-  const role = shareRoleOf(params["role"]);
-  // Sharing would overwrite the owner's grant (and leave the session without an owner).
-  const grants = await store.grantsOf(record.id);
-  if (grants.some((g) => g.user === user && g.role === "owner"))
-    throw invalidParams(
-      `${user} owns session ${record.id}: an owner's access is not changed by sharing`,
-    );
-  await store.grant({ sessionId: record.id, user, role });
   hub.access.remember(record.id, user, role);
   // The user's watching clients (the page's session list) hear of it at once.
   hub.watch.changed(record.id, record.title);
-  const watchOnly = role === "viewer" || found.role === "viewer";
-  applyGrant(hub, record.id, user, watchOnly);
-  await audit(hub, by, "session.share", record.id, { user, role });
+  applyGrant(
+    hub,
+    record.id,
+    user,
+    role === "viewer" || found.role === "viewer",
+  );
   return { sessionId: record.id, user, role };
 }
 
@@ -85,20 +85,4 @@ export function shareRoleOf(value: unknown): Exclude<ShareRole, "owner"> {
       `role must be viewer or driver, got ${JSON.stringify(role)} (roles: ${SHARE_ROLES.join(", ")})`,
     );
   return role;
-}
-
-function audit(
-  hub: SessionHub,
-  user: string,
-  action: string,
-  sessionId: string,
-  detail: Params,
-): Promise<void> {
-  return hub.access.users!.audit({
-    at: Date.now(),
-    user,
-    action,
-    sessionId,
-    detail,
-  });
 }

@@ -2,15 +2,16 @@
 // SQLite (tables `users`, …) and PostgreSQL (`acphub_users`, …). Each operation is one
 // statement or a short sequence whose partial result is still safe (a removed user is gone
 // before their grants are).
-import type {
-  AuditEntry,
-  AuditFilter,
-  SessionGrant,
-  ShareRole,
-  UserLimits,
-  UserRecord,
-  UserRole,
-  UserStore,
+import {
+  ownerGrantUnchanged,
+  type AuditEntry,
+  type AuditFilter,
+  type SessionGrant,
+  type ShareRole,
+  type UserLimits,
+  type UserRecord,
+  type UserRole,
+  type UserStore,
 } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
 
@@ -161,12 +162,17 @@ export class SqlUserStore implements UserStore {
     return String(row["user_name"]);
   }
 
+  // Writes a grant; an owner's is never replaced by another role (refused, changing nothing),
+  // whichever path asks: the share writer checks first, this holds against a race and any other.
   async grant(g: SessionGrant): Promise<void> {
-    await this.db.run(
-      `INSERT INTO ${this.t("session_access")} (session_id, user_name, role) VALUES ($1, $2, $3)
-       ON CONFLICT (session_id, user_name) DO UPDATE SET role = excluded.role`,
+    const table = this.t("session_access");
+    const n = await this.db.run(
+      `INSERT INTO ${table} (session_id, user_name, role) VALUES ($1, $2, $3)
+       ON CONFLICT (session_id, user_name) DO UPDATE SET role = excluded.role
+       WHERE ${table}.role <> 'owner' OR excluded.role = 'owner'`,
       [g.sessionId, g.user, g.role],
     );
+    if (n === 0) throw ownerGrantUnchanged(g.user, g.sessionId);
   }
 
   async revoke(sessionId: string, user: string): Promise<boolean> {

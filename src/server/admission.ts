@@ -5,6 +5,7 @@ import type { HubClient } from "../hub/attachments.js";
 import type { Params } from "../protocol/raw.js";
 import type { SessionHub } from "../hub/session-hub.js";
 import type { Quotas } from "../hub/quotas.js";
+import { requestBytes } from "../engine/limits.js";
 
 /** What the checks need of a connection's options. */
 export interface Admission {
@@ -38,7 +39,8 @@ export async function admitPrompt(
   params: Params,
 ): Promise<() => void> {
   await o.hub.mustDrive(client, params["sessionId"]);
-  const bytes = Buffer.byteLength(JSON.stringify(params["prompt"] ?? null));
+  // The whole request counts (blocks, `_meta`, any other field): all of it may be stored.
+  const bytes = requestBytes(params);
   const release = o.quotas?.admit(client.user, bytes) ?? (() => undefined);
   o.hub.access.note(client.user, "prompt", String(params["sessionId"]), {
     bytes,

@@ -176,7 +176,10 @@ describe("the web page with users", { timeout: 120_000 }, () => {
     // An unknown user: the hub's clear refusal, in the dialog.
     await dialog.getByLabel("User").fill("nobody");
     await dialog.getByRole("button", { name: "Share", exact: true }).click();
-    await dialog.getByRole("alert").getByText('no user "nobody"').waitFor();
+    await dialog
+      .getByRole("alert")
+      .getByText('no user named "nobody"')
+      .waitFor();
     expect(await axeFindings(alice)).toEqual([]);
     await alice.screenshot({ path: artifact("web-users-share-dialog.png") });
     await dialog.getByRole("button", { name: "Close" }).click();

@@ -11,6 +11,8 @@ export interface RawClient {
   frames: Frame[];
   /** Sends a request; resolves with its whole answer frame (result or error). */
   call(method: string, params: unknown): Promise<Frame>;
+  /** Sends a notification. */
+  notify(method: string, params: unknown): void;
   /** The params of every session/update received for a session. */
   updates(sessionId: string): Frame[];
   close(): void;
@@ -60,6 +62,9 @@ export async function rawClient(
         frames.find((f) => f["id"] === id && f["method"] === undefined);
       await until(() => answer() !== undefined);
       return answer()!;
+    },
+    notify(method, params) {
+      ws.send(JSON.stringify({ jsonrpc: "2.0", method, params }));
     },
     updates: (sessionId) =>
       frames

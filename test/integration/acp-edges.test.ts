@@ -57,7 +57,17 @@ describe("limits", () => {
     }));
     await expect(
       e.agent.request("session/prompt", { sessionId, prompt: blocks }),
-    ).rejects.toThrow(/prompt is \d+ bytes; the limit is 1000/);
+    ).rejects.toThrow(/prompt request is \d+ bytes .*; the limit is 1000/);
+    // `_meta` is stored with the prompt: it counts (issue 34, item 15).
+    await expect(
+      e.agent.request("session/prompt", {
+        sessionId,
+        prompt: text("small"),
+        _meta: { pad: "m".repeat(2000) },
+      }),
+    ).rejects.toThrow(
+      /prompt request is \d+ bytes \(its blocks, _meta and every other field\); the limit is 1000/,
+    );
     expect(
       await e.agent.request("session/prompt", {
         sessionId,

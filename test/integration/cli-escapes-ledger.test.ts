@@ -86,6 +86,7 @@ describe("agent text from doctor and the ledger", () => {
   it("permissions list shows a remembered command inert; --json keeps it exactly", async () => {
     const home = tempDir();
     DecisionMemory.inStateDir(home).remember({
+      user: `eve${EVIL}`,
       workspace: home,
       kind: "execute",
       subject: `make ${EVIL}`,

@@ -173,6 +173,55 @@ describe("secrets at rest", () => {
 });
 
 describe("acphub permissions", () => {
+  it("shows each decision's user, and lists and forgets by user", async () => {
+    const home = tempDir();
+    const at = "2026-01-01T00:00:00.000Z";
+    const made = (id: string, user: string, subject: string) => ({
+      id,
+      user,
+      workspace: "/w",
+      kind: "execute",
+      subject,
+      decision: "allow",
+      createdAt: at,
+    });
+    const decisions = [
+      made("aaaa1111", "alice", "make"),
+      made("bbbb2222", "bob", "make"),
+      made("bbbb3333", "bob", "npm test"),
+    ];
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "permissions.json"), JSON.stringify(decisions));
+    const list = await runCli(["permissions", "list"], { home });
+    expect(list.stdout.split("\n").filter(Boolean)).toEqual([
+      'aaaa1111  alice    allow  execute  "make"  in /w',
+      'bbbb2222  bob      allow  execute  "make"  in /w',
+      'bbbb3333  bob      allow  execute  "npm test"  in /w',
+    ]);
+    const bobs = await runCli(
+      ["permissions", "list", "--user", "bob", "--json"],
+      {
+        home,
+      },
+    );
+    expect(JSON.parse(bobs.stdout)).toEqual(decisions.slice(1));
+    // An id of another user's decision is not forgotten under --user.
+    const wrong = await runCli(
+      ["permissions", "forget", "aaaa1111", "--user", "bob"],
+      { home },
+    );
+    expect([wrong.code, wrong.stderr]).toEqual([
+      2,
+      'acphub: no remembered decision with id "aaaa1111" of user "bob"\n',
+    ]);
+    expect(
+      (await runCli(["permissions", "forget", "--user", "bob"], { home }))
+        .stdout,
+    ).toBe("forgot 2 decisions\n");
+    const left = await runCli(["permissions", "list", "--json"], { home });
+    expect(JSON.parse(left.stdout)).toEqual([decisions[0]]);
+  });
+
   it("lists and forgets remembered decisions", async () => {
     const home = tempDir();
     const decisions = [
@@ -197,9 +246,14 @@ describe("acphub permissions", () => {
     writeFileSync(join(home, "permissions.json"), JSON.stringify(decisions));
     const list = await runCli(["permissions", "list"], { home });
     expect(list.code).toBe(0);
-    expect(list.stdout).toContain('abc12345  allow  execute  "make"  in /w');
+    // Stored before decisions had users: the operator's ("admin").
+    expect(list.stdout).toContain(
+      'abc12345  admin    allow  execute  "make"  in /w',
+    );
     const json = await runCli(["permissions", "list", "--json"], { home });
-    expect(JSON.parse(json.stdout)).toEqual(decisions);
+    expect(JSON.parse(json.stdout)).toEqual(
+      decisions.map((d) => ({ ...d, user: "admin" })),
+    );
     expect(
       (await runCli(["permissions", "forget", "abc12345"], { home })).stdout,
     ).toBe("forgot 1 decision\n");

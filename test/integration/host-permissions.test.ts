@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionEvent, RunEvent } from "../../src/contracts/events.js";
+import { ANSWERED_BY } from "../../src/contracts/users.js";
 import { createHost } from "../../src/host/create-host.js";
 import { DecisionMemory } from "../../src/host/decision-memory.js";
 import {
@@ -201,6 +202,7 @@ describe("remembered decisions", () => {
     );
     expect(saved).toEqual([
       expect.objectContaining({
+        user: "admin",
         workspace: ws,
         kind: "execute",
         subject: "make",
@@ -217,6 +219,59 @@ describe("remembered decisions", () => {
     // Another workspace is asked again.
     await run(DecisionMemory.inStateDir(stateDir), workspace());
     expect(asked).toHaveLength(2);
+  });
+});
+
+describe("remembered decisions on a hub with users", () => {
+  it("an always answer is its user's, kept only in a session they own, and answers only there", async () => {
+    const stateDir = tempDir();
+    const ws = workspace();
+    const asked: string[] = [];
+    let answerer = "bob";
+    const owners = new Map<string, string>();
+    const approver: Approver = async () => {
+      asked.push(answerer);
+      const outcome = { outcome: "selected", optionId: "allow-always" };
+      return Object.assign(outcome, { [ANSWERED_BY]: answerer }) as never;
+    };
+    const memory = DecisionMemory.inStateDir(stateDir);
+    const engine = new PermissionEngine({
+      mode: "ask",
+      approver,
+      memory,
+      ownerOf: async (id) => owners.get(id),
+    });
+    const host = createHost({ engine });
+    const agent = await connectMock([], { host });
+    const make = steps(
+      ask("Run build", "execute", {
+        toolCall: { rawInput: { command: "make" } },
+      }),
+    );
+    // A session of `owner` in the workspace, and the reasons of its turn's answers.
+    const turn = async (owner: string) => {
+      const session = await agent.newSession({ cwd: ws });
+      owners.set(session.id, owner);
+      const events = await collect(session.prompt(make));
+      return permissions(events).map((e) => e.reason);
+    };
+    try {
+      expect(await turn("alice")).toEqual([
+        "approver chose allow_always; not remembered: bob answered in a session of alice",
+      ]);
+      expect(memory.list()).toEqual([]);
+      answerer = "alice";
+      expect(await turn("alice")).toEqual(["approver chose allow_always"]);
+      expect(memory.list()).toEqual([
+        expect.objectContaining({ user: "alice", subject: "make" }),
+      ]);
+      expect((await turn("alice"))[0]).toMatch(/^remembered decision/);
+      answerer = "bob";
+      expect((await turn("bob"))[0]).toBe("approver chose allow_always");
+      expect(asked).toEqual(["bob", "alice", "bob"]);
+    } finally {
+      await agent.close();
+    }
   });
 });
 

@@ -70,7 +70,7 @@ function storeContract(
     await ledger.close();
   });
 
-  it("keeps grants per session, drops a removed user's, and never revokes the owner", async () => {
+  it("keeps grants per session, drops a removed user's, and never revokes or demotes the owner", async () => {
     const [ledger] = await open();
     const store: UserStore = userStoreOf(ledger);
     await ledger.createSession({
@@ -94,6 +94,16 @@ function storeContract(
       { sessionId: "s1", user: "erin", role: "driver" },
     ]);
     expect(await store.revoke("s1", "dave")).toBe(false);
+    // Whatever path writes it, an owner's grant is never demoted (issue 34, item 6).
+    await expect(
+      store.grant({ sessionId: "s1", user: "dave", role: "viewer" }),
+    ).rejects.toThrow("dave owns session s1");
+    await store.grant({ sessionId: "s1", user: "dave", role: "owner" });
+    expect((await store.grantsOf("s1"))[0]).toEqual({
+      sessionId: "s1",
+      user: "dave",
+      role: "owner",
+    });
     expect([...(await store.sessionsOf("erin"))]).toEqual([["s1", "driver"]]);
     await store.removeUser("erin");
     expect(await store.sessionsOf("erin")).toEqual(new Map());

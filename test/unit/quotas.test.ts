@@ -46,7 +46,7 @@ describe("quotas", () => {
     );
     done();
     expect(() => q.admit(alice, 101)).toThrow(
-      "promptBytes (100 bytes; this prompt is 101 bytes)",
+      "promptBytes (100 bytes; this prompt request is 101 bytes, _meta included)",
     );
     q.admit(alice, 100)();
     const bob = { name: "bob", role: "member" } as const;
