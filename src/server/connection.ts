@@ -41,6 +41,8 @@ export interface HubConnectionOptions {
   logger: Logger;
   /** The agents a user may start, for `_acphub/agents`. */
   listAgents: (user: HubUser | undefined) => Promise<unknown[]> | unknown[];
+  /** The folder a user's new sessions start in: an admin's, the hub's; a member's, their root. */
+  defaultFolder?: (user: HubUser | undefined) => Promise<string>;
   /** The hub host's terminals, for `_acphub/terminal/output` (refused without). */
   readTerminal?: TerminalReader;
   sessionsPerMinute: number;
@@ -323,14 +325,14 @@ function whoami(conn: Conn): { name: string; role: string } {
     : { name: "admin", role: "admin" };
 }
 
-// `_acphub/agents`: the agents this user may start; an admin also learns the hub's folder.
+// `_acphub/agents`: the agents this user may start and the folder their sessions start in (an
+// admin's: the hub's; a member's: their first root, never the hub's own folder).
 async function agentsOf(
   o: HubConnectionOptions,
   conn: Conn,
 ): Promise<{ agents: unknown[]; cwd?: string }> {
   const user = conn.client.user;
   const agents = await o.listAgents(user);
-  return (user?.role ?? "admin") === "admin"
-    ? { agents, cwd: process.cwd() }
-    : { agents };
+  const cwd = await o.defaultFolder?.(user);
+  return cwd === undefined ? { agents } : { agents, cwd };
 }
