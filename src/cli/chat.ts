@@ -13,7 +13,7 @@ import { fail } from "./guard.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalClient, type LocalClient } from "../app/local-client.js";
-import type { AgentLaunch } from "../agents/registry.js";
+import type { AgentLaunch } from "../app/hub-client.js";
 import { DEFAULT_HUB_WAIT_MS, hubUnanswered } from "./deadline.js";
 import {
   noticeLine,
@@ -286,8 +286,6 @@ async function chatHubLaunch(
   stateDir: string,
   tokenFile: string | undefined,
 ): Promise<AgentLaunch> {
-  const { hubAcpUrl, hubAgentLaunch, reachHub } = await import("./acp-hub.js");
-  const launch = hubAgentLaunch(stateDir, url, tokenFile);
-  await reachHub(hubAcpUrl(url), DEFAULT_HUB_WAIT_MS);
-  return launch;
+  const { reachedHubLaunch } = await import("../app/hub-client.js");
+  return reachedHubLaunch(stateDir, url, tokenFile, DEFAULT_HUB_WAIT_MS);
 }

@@ -9,7 +9,7 @@ import {
   annotatedJson,
   DEFAULT_NOTES,
   withConfigDefaults,
-} from "./config-defaults.js";
+} from "../app/config-defaults.js";
 import { checkDefaultAgent, loadCliConfig } from "../app/load-config.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { fail, guarded } from "./guard.js";
