@@ -13,7 +13,7 @@ import type { AgentLaunch } from "../app/hub-client.js";
 import type { GlobalOptions } from "../app/context.js";
 import { loadCliConfig } from "../app/load-config.js";
 import { workingDir } from "./cwd.js";
-import { mockNoticeOnce } from "./mock-notice.js";
+import { mockNoticeOnce } from "../app/mock-notice.js";
 import { toExitCode, type ExitCode } from "./exit-codes.js";
 import {
   commandDeadline,
