@@ -30,9 +30,10 @@ export const LAYERS = {
   telemetry: ["engine", "contracts", "protocol", "config", "shared"],
 };
 const ALL = Object.keys(LAYERS);
-// The composition root may use every layer; the command line, every layer and the root.
+// The composition root may use every layer; the command line only parses, asks the root and
+// renders: it imports the root and the layers of plain data (config, shared, protocol, contracts).
 LAYERS.app = [...ALL].filter((f) => f !== "web");
-LAYERS.cli = [...LAYERS.app, "app"];
+LAYERS.cli = ["app", "config", "shared", "protocol", "contracts"];
 
 // A folder's own files: a layer nested in it (workflows/runtime) is not part of it.
 function filesOf(folder) {

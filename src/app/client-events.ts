@@ -33,3 +33,6 @@ export function noticeFrom(
 export function noticeLine(event: NoticeEvent): string {
   return `acphub: ${event.title}${event.description ? ` ${event.description}` : ""}`;
 }
+
+/** The text an event adds to the agent's reply, for renderers. */
+export { textDelta } from "../agents/prompt-content.js";

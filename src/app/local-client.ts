@@ -237,3 +237,6 @@ export async function openLocalClient(
     o.signal?.removeEventListener("abort", onAbort);
   }
 }
+
+/** What the commands' terminal parts take: a permission asker, the gateway `/` commands drive. */
+export type { Approver, Gateway };

@@ -34,11 +34,15 @@ import { userStoreOf } from "../ledger/open.js";
 import type { PostgresLedger } from "../ledger/postgres/pg-ledger.js";
 import type { HubUser } from "../contracts/users.js";
 import { agentsFor, serveAgentRules } from "./serve-agents.js";
+import { serveUsers, type ServeUsers } from "./serve-users.js";
+import { auditWriter } from "./audit-log.js";
 
 export interface ServeHub {
   hub: SessionHub;
   /** The users, grants and audit log in the ledger's database (issue 22). */
   users: UserStore;
+  /** Who each request is (the users directory), logins, revocations. */
+  people: ServeUsers;
   /** The agents this user may start, for `_acphub/agents`. */
   listAgents(user: HubUser | undefined): unknown[];
   /** Where this user's new sessions start unless they name a folder (`_acphub/agents`). */
@@ -51,16 +55,23 @@ export interface ServeHub {
   close(): Promise<void>;
 }
 
+export interface ServeHubOptions {
+  agent: string | undefined;
+  metrics: HubMetrics;
+  cancelOnDisconnect: boolean;
+  files?: ServeFiles;
+  /** The serve token: its holder is the built-in admin. */
+  serveToken: string;
+}
+
 // Opens the ledger first: one that cannot be opened (Postgres unreachable) stops serve here.
 export async function openServeHub(
   ctx: AppContext,
-  agent: string | undefined,
-  metrics: HubMetrics,
-  cancelOnDisconnect: boolean,
-  files: ServeFiles = {},
+  o: ServeHubOptions,
 ): Promise<ServeHub> {
+  const { agent, metrics, cancelOnDisconnect } = o;
   const { config, paths, logger } = ctx;
-  const folders = await hubFolders(ctx, files);
+  const folders = await hubFolders(ctx, o.files ?? {});
   reapOrphans(paths.stateDir, logger);
   const rules = serveAgentRules(config, agent, logger);
   const defaultAgent = rules.defaultAgent;
@@ -117,8 +128,12 @@ export async function openServeHub(
     return gateway;
   };
   const users = userStoreOf(ledger);
+  const people = await serveUsers(ctx, o.serveToken, users);
   const cluster = clusterOf(ctx, ledger);
   const hub = new SessionHub({
+    audit: auditWriter(users),
+    authorOf: people.authorOf,
+    checkFolders: folders.check,
     access: users,
     runner: cluster,
     ledger: metrics.timeLedger(ledger),
@@ -131,7 +146,6 @@ export async function openServeHub(
     observer: metrics.observer,
     logger,
   });
-  hub.checkFolders = folders.check;
   if (cluster) {
     joinHub(cluster, hub, ledger as unknown as FollowableLedger, logger);
     metrics.cluster(() => ({
@@ -151,12 +165,14 @@ export async function openServeHub(
   return {
     hub,
     users,
+    people,
     listAgents,
     defaultFolder: folders.defaultFolder,
     readTerminal,
     cluster,
     close: async () => {
       closing = true;
+      people.directory.stop();
       await hub.close();
       for (const host of hostOf.values()) host.close();
       await cluster?.stop();

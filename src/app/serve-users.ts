@@ -9,7 +9,8 @@ import {
 } from "../contracts/users.js";
 import type { AppContext } from "../config/context.js";
 import { UserDirectory } from "../server/user-directory.js";
-import { serveUrlFile } from "./user-admin.js";
+import { serveUrlFile, storeUser } from "./user-admin.js";
+import { auditWriter } from "./audit-log.js";
 
 export interface ServeUsers {
   directory: UserDirectory;
@@ -33,6 +34,13 @@ export async function serveUsers(
   const directory = new UserDirectory({
     serveToken,
     store,
+    // A trusted proxy's new user: a member, added by themselves through the proxy.
+    ...(store
+      ? {
+          storeUser: (user) =>
+            storeUser(store, user, { user: user.name, via: "proxy" }),
+        }
+      : {}),
     trustedProxy: ctx.config.serve?.trustedProxy,
     logger: ctx.logger,
     onRevoked: (names) => {
@@ -54,15 +62,11 @@ export async function serveUsers(
         ? user.name
         : undefined,
     loggedIn: (user) =>
-      void store
-        ?.audit({
-          at: Date.now(),
-          user,
-          action: "login",
-          sessionId: null,
-          detail: { via: "web" },
-        })
-        .catch(() => undefined),
+      void (
+        store
+          ? auditWriter(store).record({ user, via: "web" }, "login", null)
+          : Promise.resolve()
+      ).catch(() => undefined),
     listening: (url) => {
       try {
         writeFileSync(serveUrlFile(ctx.paths.stateDir), `${url}\n`, {

@@ -3,7 +3,9 @@
 // every change written to the audit log.
 import { existsSync, readFileSync } from "node:fs";
 import {
+  CLI_ACTOR,
   USER_ROLES,
+  type Actor,
   type UserLimits,
   type UserRecord,
   type UserRole,
@@ -15,15 +17,13 @@ import { userNameProblem } from "../shared/user-names.js";
 import { defaultTokenFile } from "../server/token.js";
 import { LOGIN_CODE_TTL_MS } from "../server/web-auth.js";
 import { join } from "node:path";
+import { auditWriter } from "./audit-log.js";
 
 export interface NewToken {
   name: string;
   role: UserRole;
   token: string;
 }
-
-/** Who runs the command, as the audit log names them. */
-const ACTOR = "cli";
 
 // A name the ledger may keep: the name rule, not reserved, not like an existing user's.
 export function checkUserName(name: string, existing: string[] = []): void {
@@ -53,16 +53,37 @@ export async function addUser(
     (await store.listUsers()).map((u) => u.name),
   );
   const token = newSecret();
-  const user: UserRecord = {
+  await storeUser(store, newUser(name, role, token), CLI_ACTOR);
+  return { name, role, token };
+}
+
+// A user record with a token's hash (the token itself is never kept).
+export function newUser(
+  name: string,
+  role: UserRole,
+  token: string,
+): UserRecord {
+  return {
     name,
     role,
     tokenHash: hashSecret(token),
     createdAt: Date.now(),
     limits: null,
   };
+}
+
+// The one place a new user is written (the command line's, and a trusted proxy's through the
+// users directory), audited as added by `by`; the name was checked by the caller.
+export async function storeUser(
+  store: UserStore,
+  user: UserRecord,
+  by: Actor,
+): Promise<void> {
   await store.addUser(user);
-  await audit(store, "user.add", { name, role });
-  return { name, role, token };
+  await auditWriter(store).record(by, "user.add", null, {
+    name: user.name,
+    role: user.role,
+  });
 }
 
 // A stored user, or the error every command gives for an unknown one.
@@ -153,18 +174,13 @@ export async function loginLink(
   return { name, url: `${baseUrl}/login?code=${code}`, expiresAt };
 }
 
+// A command line change to users, in the audit log.
 function audit(
   store: UserStore,
   action: string,
   detail: Record<string, unknown>,
 ): Promise<void> {
-  return store.audit({
-    at: Date.now(),
-    user: ACTOR,
-    action,
-    sessionId: null,
-    detail,
-  });
+  return auditWriter(store).record(CLI_ACTOR, action, null, detail);
 }
 
 /** Where `acphub serve` writes the URL it listens on, for login links. */

@@ -1,13 +1,6 @@
 // `acphub acp --hub URL`: the stdio shim an editor launches to reach a running `acphub serve`.
-import { existsSync } from "node:fs";
-import { connect } from "node:net";
-import { hubLaunch } from "../shim/connect-hub.js";
-import { DEFAULT_LIMITS } from "../agents/limits.js";
-import type { AgentLaunch } from "../agents/registry.js";
-import { runHubShim } from "../shim/run.js";
-import { defaultTokenFile, loadToken } from "../server/token.js";
-import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
+import { runShimTo } from "../app/hub-client.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 
@@ -16,102 +9,11 @@ export interface AcpHubOptions extends GlobalOptions {
   tokenFile?: string;
 }
 
-// The hub's /acp WebSocket URL from what the user typed (http(s) or ws(s), with or without /acp).
-export function hubAcpUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new HubError(
-      "USAGE",
-      `--hub must be a URL, got ${JSON.stringify(raw)}`,
-    );
-  }
-  url.protocol = url.protocol.replace(/^http/, "ws");
-  if (!/^wss?:$/.test(url.protocol))
-    throw new HubError(
-      "USAGE",
-      `--hub must be an http(s) or ws(s) URL, got ${raw}`,
-    );
-  if (url.pathname === "/" || url.pathname === "") url.pathname = "/acp";
-  return url.toString();
-}
-
-// The token: --token-file, else ACPHUB_TOKEN, else the hub's own file on this machine.
-export function hubToken(stateDir: string, tokenFile?: string): string {
-  if (!tokenFile && process.env["ACPHUB_TOKEN"] === undefined) {
-    const own = defaultTokenFile(stateDir);
-    if (!existsSync(own))
-      throw new HubError(
-        "CONFIG_INVALID",
-        `no token: give --token-file or ACPHUB_TOKEN (the hub on this machine keeps it in ${own})`,
-      );
-  }
-  return loadToken({ stateDir, tokenFile }).token;
-}
-
-/** `--hub URL1,URL2,…`: the nodes of a cluster, each as its /acp WebSocket URL. */
-export function hubAcpUrls(raw: string): string[] {
-  const urls = raw
-    .split(",")
-    .map((u) => u.trim())
-    .filter(Boolean)
-    .map(hubAcpUrl);
-  if (urls.length === 0)
-    throw new HubError("USAGE", "--hub needs at least one URL");
-  return urls;
-}
-
 export async function acpHubCommand(o: AcpHubOptions): Promise<ExitCode> {
   try {
-    const ctx = cliContext(o);
-    const urls = hubAcpUrls(o.hub);
-    await runHubShim({
-      url: urls[0] as string,
-      urls,
-      token: hubToken(ctx.paths.stateDir, o.tokenFile),
-      logger: ctx.logger,
-      maxMessageBytes:
-        ctx.config.limits?.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes,
-    });
+    await runShimTo(cliContext(o), o.hub, o.tokenFile);
     return EXIT_CODES.ok;
   } catch (error) {
     return fail(error);
   }
-}
-
-/** `--hub URL [--token-file F]` of run and chat: the shim to that hub, as the agent to launch. */
-export function hubAgentLaunch(
-  stateDir: string,
-  url: string,
-  tokenFile?: string,
-): AgentLaunch {
-  return hubLaunch(hubAcpUrls(url).join(","), hubToken(stateDir, tokenFile));
-}
-
-// Something listens at the hub's address within `ms`, or a TIMEOUT error (exit 3) saying the hub
-// is unreachable: run and chat say so at once instead of waiting on the shim's reconnect window.
-export async function reachHub(url: string, ms: number): Promise<void> {
-  const u = new URL(url);
-  const port = Number(u.port || (u.protocol === "wss:" ? 443 : 80));
-  const host = u.hostname.replace(/^\[|\]$/g, "");
-  await new Promise<void>((resolve, reject) => {
-    const socket = connect({ host, port });
-    const fail = (reason: string) => {
-      clearTimeout(timer);
-      socket.destroy();
-      reject(
-        new HubError("TIMEOUT", `the hub at ${url} is unreachable: ${reason}`),
-      );
-    };
-    const timer = setTimeout(() => fail(`no answer within ${ms / 1000} s`), ms);
-    socket.once("connect", () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve();
-    });
-    socket.once("error", (error: NodeJS.ErrnoException) =>
-      fail(error.code ?? error.message),
-    );
-  });
 }

@@ -1,10 +1,5 @@
 // `acphub agents list`: what would launch (`agents doctor` is in agents-doctor.ts).
-import {
-  defaultAgentName,
-  installed,
-  knownAgentNames,
-  resolveAgent,
-} from "../agents/registry.js";
+import { agentRows } from "../app/agent-list.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
@@ -15,17 +10,7 @@ export function agentsList(
   options: GlobalOptions & { json?: boolean },
 ): ExitCode {
   try {
-    const { config } = cliContext(options);
-    const fallback = defaultAgentName(config);
-    const rows = knownAgentNames(config).map((name) => {
-      const launch = resolveAgent(name, config);
-      const { env: _env, ...shown } = launch;
-      return {
-        ...shown,
-        installed: installed(launch),
-        default: name === fallback,
-      };
-    });
+    const rows = agentRows(cliContext(options).config);
     if (options.json) {
       out(JSON.stringify(rows) + "\n");
       return EXIT_CODES.ok;

@@ -1,9 +1,8 @@
 // `acphub audit [--since WHEN] [--user NAME] [--json]`: what the hub's users did (prompts,
 // cancels, settings, shares, logins, user changes), from the ledger's audit log.
 import { cliContext, type GlobalOptions } from "../app/context.js";
-import { openLedger } from "../app/wiring.js";
+import { readAuditLog } from "../app/audit-log.js";
 import type { AuditEntry } from "../contracts/users.js";
-import { userStoreOf } from "../ledger/open.js";
 import { HubError } from "../shared/errors.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
@@ -48,18 +47,10 @@ function line(e: AuditEntry): string {
 export async function auditCommand(o: AuditOptions): Promise<ExitCode> {
   try {
     const since = sinceOf(o.since);
-    const ledger = await openLedger(cliContext(o));
-    try {
-      const entries = await userStoreOf(ledger).auditLog({
-        since,
-        user: o.user,
-      });
-      if (o.json) process.stdout.write(`${inertJson(entries)}\n`);
-      else if (entries.length === 0) process.stdout.write("no audit entries\n");
-      else for (const e of entries) process.stdout.write(safeText(line(e)));
-    } finally {
-      await ledger.close();
-    }
+    const entries = await readAuditLog(cliContext(o), { since, user: o.user });
+    if (o.json) process.stdout.write(`${inertJson(entries)}\n`);
+    else if (entries.length === 0) process.stdout.write("no audit entries\n");
+    else for (const e of entries) process.stdout.write(safeText(line(e)));
     return EXIT_CODES.ok;
   } catch (error) {
     return fail(error);

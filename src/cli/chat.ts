@@ -1,19 +1,17 @@
 // `acphub chat`: a conversation at the terminal. A prompt line with history; each turn streamed
 // as it happens; Ctrl-C once cancels the running turn, twice exits; slash commands for acphub
 // and the agent. With stdin not a terminal, each input line is one turn, rendered plainly.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import type { PermissionMode } from "../config/schema.js";
 import { errorMessage } from "../shared/errors.js";
-import { SecretMasker } from "../shared/secrets.js";
+import { chatHistory } from "../app/chat-history.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { openLocalClient, type LocalClient } from "../app/local-client.js";
-import type { AgentLaunch } from "../agents/registry.js";
+import type { AgentLaunch } from "../app/hub-client.js";
 import { DEFAULT_HUB_WAIT_MS, hubUnanswered } from "./deadline.js";
 import {
   noticeLine,
@@ -21,7 +19,7 @@ import {
   type NoticeEvent,
 } from "../app/client-events.js";
 import { plainRenderer } from "./render.js";
-import { mockNoticeOnce } from "./mock-notice.js";
+import { mockNoticeOnce } from "../app/mock-notice.js";
 import { runSlash } from "./slash.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyApprover } from "./tty/approver.js";
@@ -105,11 +103,11 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     closeInput?.();
   });
   let hub: LocalClient;
-  let historyFile: string;
+  let stateDir: string;
   let hubStart: AbortSignal | undefined;
   try {
     const ctx = cliContext(options);
-    historyFile = join(ctx.paths.stateDir, "chat_history");
+    stateDir = ctx.paths.stateDir;
     const launch = options.hub
       ? await chatHubLaunch(options.hub, ctx.paths.stateDir, options.tokenFile)
       : undefined;
@@ -154,21 +152,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       `acphub chat · ${hub.agentName} · session ${hub.sessionId} · /help for commands`,
     ),
   );
-  let history = existsSync(historyFile)
-    ? readFileSync(historyFile, "utf8").split("\n").filter(Boolean).reverse()
-    : [];
-  const saveHistory = (h: string[]) => {
-    history = h;
-    mkdirSync(dirname(historyFile), { recursive: true });
-    const masker = SecretMasker.fromEnv(process.env);
-    writeFileSync(
-      historyFile,
-      masker.mask([...h].reverse().join("\n")) + "\n",
-      {
-        mode: 0o600,
-      },
-    );
-  };
+  const kept = chatHistory(stateDir);
   let typedAhead = "";
   const turn = async (text: string) => {
     turnAbort = new AbortController();
@@ -216,8 +200,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     // One line editor per input line: while a turn runs, keys belong to the key reader alone.
     while (!done) {
       const line = await readLine(
-        history,
-        saveHistory,
+        kept.lines,
+        kept.save,
         style.bold("› "),
         typedAhead,
         (close) => (closeInput = close),
@@ -286,8 +270,6 @@ async function chatHubLaunch(
   stateDir: string,
   tokenFile: string | undefined,
 ): Promise<AgentLaunch> {
-  const { hubAcpUrl, hubAgentLaunch, reachHub } = await import("./acp-hub.js");
-  const launch = hubAgentLaunch(stateDir, url, tokenFile);
-  await reachHub(hubAcpUrl(url), DEFAULT_HUB_WAIT_MS);
-  return launch;
+  const { reachedHubLaunch } = await import("../app/hub-client.js");
+  return reachedHubLaunch(stateDir, url, tokenFile, DEFAULT_HUB_WAIT_MS);
 }

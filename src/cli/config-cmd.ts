@@ -1,36 +1,14 @@
 // `acphub config path|show|validate`.
-import { existsSync, readFileSync } from "node:fs";
-import { parseConfig } from "../config/load.js";
+import { existsSync } from "node:fs";
 import { resolvePaths } from "../config/paths.js";
-import { errorMessage, HubError } from "../shared/errors.js";
-import { SecretMasker } from "../shared/secrets.js";
+import { errorMessage } from "../shared/errors.js";
 import type { GlobalOptions } from "../app/context.js";
-import {
-  annotatedJson,
-  DEFAULT_NOTES,
-  withConfigDefaults,
-} from "./config-defaults.js";
-import { checkDefaultAgent, loadCliConfig } from "../app/load-config.js";
+import { annotatedJson, DEFAULT_NOTES } from "../app/config-defaults.js";
+import { checkConfigFile, effectiveConfig } from "../app/config-report.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { fail, guarded } from "./guard.js";
 
 const out = (text: string) => process.stdout.write(text);
-
-const SECRET_KEY = /(KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL)/i;
-
-// Masks values of agent `env` entries whose names look secret, and known secret values.
-function masked(config: Record<string, unknown>): Record<string, unknown> {
-  const copy = JSON.parse(JSON.stringify(config)) as {
-    agents?: Record<string, { env?: Record<string, string> }>;
-  };
-  for (const agent of Object.values(copy.agents ?? {})) {
-    for (const key of Object.keys(agent.env ?? {}))
-      if (SECRET_KEY.test(key)) agent.env![key] = "***";
-  }
-  return SecretMasker.fromEnv(process.env).maskValue(
-    copy as Record<string, unknown>,
-  );
-}
 
 // Where the config file and the state folder are; `--json` gives the same as data.
 export function configPath(
@@ -59,10 +37,8 @@ export function configShow(
   options: GlobalOptions & { json?: boolean },
 ): ExitCode {
   return guarded(() => {
-    const { config, paths, fromFile } = loadCliConfig(options);
-    const { merged, fromDefaults } = withConfigDefaults(masked(config));
+    const { file, paths, merged, fromDefaults } = effectiveConfig(options);
     if (options.json) {
-      const file = fromFile ? paths.configFile : null;
       out(
         JSON.stringify({
           file,
@@ -73,7 +49,7 @@ export function configShow(
       );
       return;
     }
-    const source = fromFile
+    const source = file
       ? `// ${paths.configFile}, with defaults for what it does not set`
       : `// no config file at ${paths.configFile}: every value is a default`;
     out(`${source}\n${annotatedJson(merged, new Set(fromDefaults))}\n`);
@@ -110,18 +86,4 @@ export function configValidate(
     report(false, error);
     return toExitCode(error);
   }
-}
-
-// Throws what is wrong with the file; a missing file is wrong only when it was named.
-function checkConfigFile(target: string, exists: boolean, named: boolean) {
-  if (!exists) {
-    if (named)
-      throw new HubError(
-        "CONFIG_INVALID",
-        `config file ${target} does not exist`,
-      );
-    return;
-  }
-  const config = parseConfig(readFileSync(target, "utf8"), target);
-  checkDefaultAgent(config, target);
 }

@@ -3,10 +3,10 @@
 // wants — never the tool call's raw, step-prefixed id.
 import { createInterface } from "node:readline/promises";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
-import type { Approver } from "../host/permission-engine.js";
+import type { Approver } from "../app/flow-run.js";
 import { outcomeFor } from "../protocol/permission-options.js";
-import type { WorkflowStep } from "../workflows/schema.js";
-import { stepLabel } from "../workflows/updates.js";
+import type { WorkflowStep } from "../app/flow-run.js";
+import { stepLabel } from "../app/flow-run.js";
 import { safeText } from "./tty/safe-text.js";
 
 /** Asks one question on the terminal and resolves with the line typed. */

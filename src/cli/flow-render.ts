@@ -1,7 +1,7 @@
 // What `flow run` shows people: the step agents' text on stdout, step and tool lines on stderr
 // named by step and agent (`look · mock`), not by raw ids; or NDJSON with --json.
-import type { WorkflowStep } from "../workflows/schema.js";
-import { stepLabel } from "../workflows/updates.js";
+import type { WorkflowStep } from "../app/flow-run.js";
+import { stepLabel } from "../app/flow-run.js";
 import { jsonRenderer, plainRenderer, type Renderer } from "./render.js";
 
 export const stdio = {

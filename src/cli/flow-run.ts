@@ -1,43 +1,19 @@
 // `acphub flow run` and `flow resume`: a workflow run from the command line, its progress in
 // the ledger (the run is a session; each step agent's session is a child of it), its events
 // rendered like `acphub run`, gates asked at the terminal or answered by --approve.
-import { budgetsOf } from "../telemetry/budgets.js";
-import { randomUUID } from "node:crypto";
-import { resolve } from "node:path";
-import type { RunEvent } from "../contracts/events.js";
-import type { LedgerPort } from "../engine/ports.js";
-import { HubError } from "../shared/errors.js";
-import { findWorkflow } from "../workflows/discover.js";
-import { resumePoint, type ResumePoint } from "../workflows/journal.js";
-import type { Workflow } from "../workflows/load.js";
-import type { GatePort } from "../workflows/ports.js";
+import { cliContext, type GlobalOptions } from "../app/context.js";
 import {
   outcomeError,
-  runWorkflow,
+  runFlow,
+  type FlowStart,
+  type FlowTarget,
+  type GatePort,
   type RunOutcome,
-} from "../workflows/runner.js";
-import { cliContext, type GlobalOptions } from "../app/context.js";
-import type { AppContext } from "../config/context.js";
-import type { Config } from "../config/schema.js";
+} from "../app/flow-run.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { flowApprover, terminalAsker, type AskLine } from "./flow-approver.js";
-import {
-  loadOptions,
-  secretMasker,
-  templateEnv,
-  workflowDirs,
-} from "../workflows/runtime/setup.js";
-import {
-  ledgerJournal,
-  readJournal,
-  shellPort,
-  stepAgents,
-  type RunStepAgents,
-} from "../workflows/runtime/ports.js";
 import { reportError } from "./run.js";
-import { createRunSession } from "../workflows/runtime/run-session.js";
 import { flowRenderer, stdio } from "./flow-render.js";
-import { buildHost, openLedger } from "../app/wiring.js";
 
 export interface FlowRunOptions extends GlobalOptions {
   cwd?: string;
@@ -67,147 +43,54 @@ function gatePort(
   };
 }
 
-export async function flowRun(
+export function flowRun(
   name: string,
   words: string[],
   options: FlowRunOptions,
 ): Promise<ExitCode> {
-  return flowCommand(options, (ctx) => {
-    const cwd = resolve(options.cwd ?? process.cwd());
-    const workflow = findWorkflow(
-      name,
-      workflowDirs(ctx.paths, cwd),
-      loadOptions(ctx.config),
-    );
-    const input = words.join(" ");
-    if (workflow.spec.input?.required && !input.trim())
-      throw new HubError(
-        "USAGE",
-        `workflow ${name} needs an input: ${workflow.spec.input.description ?? "see flow show"}`,
-      );
-    return { workflow, cwd, input, runId: randomUUID(), recorded: [] };
+  return flowCommand(options, {
+    name,
+    input: words.join(" "),
+    cwd: options.cwd,
   });
 }
 
-export async function flowResume(
+export function flowResume(
   runId: string,
   options: FlowRunOptions,
 ): Promise<ExitCode> {
-  return flowCommand(options, async (ctx, ledger) => {
-    const point: ResumePoint = resumePoint(
-      runId,
-      await readJournal(ledger, runId),
-    );
-    const { start } = point;
-    const workflow = findWorkflow(
-      start.workflow,
-      workflowDirs(ctx.paths, start.cwd),
-      loadOptions(ctx.config),
-    );
-    return {
-      workflow,
-      cwd: start.cwd,
-      input: start.input,
-      runId,
-      recorded: point.recorded,
-      resumed: true,
-    };
-  });
+  return flowCommand(options, { resume: runId });
 }
 
-interface Planned {
-  workflow: Workflow;
-  cwd: string;
-  input: string;
-  runId: string;
-  recorded: ResumePoint["recorded"];
-  resumed?: boolean;
-}
-
-// Opens the ledger and host, plans the run (new or resumed), runs it, converts the outcome.
+// Runs the target with this terminal's renderer, questions and gates; converts the outcome.
 async function flowCommand(
   options: FlowRunOptions,
-  plan: (ctx: AppContext, ledger: LedgerPort) => Planned | Promise<Planned>,
+  target: FlowTarget,
 ): Promise<ExitCode> {
   const json = options.json === true;
-  let ledger: LedgerPort | undefined;
-  let host: ReturnType<typeof buildHost> | undefined;
-  let agents: RunStepAgents | undefined;
+  let unasked = false;
   try {
     const ctx = cliContext(options);
-    ledger = await openLedger(ctx);
-    const p = await plan(ctx, ledger);
-    if (!p.resumed)
-      await createRunSession(ledger, p.runId, p.workflow, p.cwd, p.input);
-    const journal = ledgerJournal(ledger, p.runId);
-    if (!p.resumed)
-      await journal.record({
-        type: "run_start",
-        runId: p.runId,
-        workflow: p.workflow.spec.name,
-        file: p.workflow.file,
-        input: p.input,
-        cwd: p.cwd,
-      });
-    const steps = p.workflow.spec.steps;
-    const render = flowRenderer(json, steps);
-    const emit = (event: RunEvent) => render(event);
     // A person at a terminal answers gates and the step agents' permission requests.
     const ask = process.stdin.isTTY && !json ? terminalAsker() : undefined;
-    host = buildHost({
-      config: ctx.config,
-      stateDir: ctx.paths.stateDir,
-      configFile: ctx.paths.configFile,
-      mode: ctx.config.permissions?.mode ?? (ask ? "ask" : "approve-reads"),
-      logger: ctx.logger,
-      ...(ask ? { approver: flowApprover(steps, ask) } : {}),
+    const io = (s: FlowStart) => ({
+      emit: flowRenderer(json, s.steps),
+      ...(ask ? { approver: flowApprover(s.steps, ask) } : {}),
+      gate: gatePort(options, ask, () => (unasked = true)),
+      started: () => {
+        if (!json)
+          stdio.err(
+            `acphub: workflow ${s.name}, run ${s.runId}${s.resumed ? " (resumed)" : ""}\n`,
+          );
+      },
     });
-    host.onSessionStart?.(p.runId, { cwd: p.cwd });
-    let unasked = false;
-    const masker = secretMasker();
-    if (!json)
-      stdio.err(
-        `acphub: workflow ${p.workflow.spec.name}, run ${p.runId}${p.resumed ? " (resumed)" : ""}\n`,
-      );
-    const outcome = await withSigint((signal) =>
-      runWorkflow({
-        runId: p.runId,
-        workflow: p.workflow,
-        input: p.input,
-        cwd: p.cwd,
-        env: templateEnv(ctx.config),
-        mask: (text) => masker.mask(text),
-        recorded: p.recorded,
-        agents: (agents = stepAgents({
-          ctx,
-          host: host!,
-          ledger: ledger!,
-          runId: p.runId,
-          logger: ctx.logger,
-          ...budgetOf(ctx.config, ledger!),
-        })),
-        shell: shellPort(host!, p.runId),
-        gate: gatePort(options, ask, () => (unasked = true)),
-        sink: {
-          update: (update) =>
-            emit({
-              type: "session_update",
-              sessionId: p.runId,
-              update: masker.maskValue(update) as never,
-            }),
-        },
-        journal,
-        signal,
-      }),
+    const { runId, outcome } = await withSigint((signal) =>
+      runFlow(ctx, target, io, signal),
     );
-    return report(outcome, p.runId, json, unasked);
+    return report(outcome, runId, json, unasked);
   } catch (error) {
     reportError(error, json, options.verbose);
     return toExitCode(error);
-  } finally {
-    await agents?.close();
-    host?.close();
-    await ledger?.close();
   }
 }
 
@@ -250,10 +133,4 @@ function report(
     error.message += ` (run ${runId}; continue with acphub flow resume ${runId})`;
   reportError(error, json);
   return toExitCode(error);
-}
-
-// limits.budget for the run's step agents (over the run's ledger), when config names any.
-function budgetOf(config: Config, ledger: LedgerPort) {
-  const budget = budgetsOf(config, ledger);
-  return budget ? { budget } : {};
 }

@@ -1,13 +1,14 @@
 // `acphub flow list | show | validate`: the workflows this folder and acphub's home offer.
-import { resolve } from "node:path";
 import { stringify } from "yaml";
-import { listWorkflows, findWorkflow } from "../workflows/discover.js";
-import { loadWorkflowFile, type LoadOptions } from "../workflows/load.js";
-import { stepTitle } from "../workflows/updates.js";
-import { errorMessage, isHubError } from "../shared/errors.js";
+import {
+  stepTitle,
+  validateWorkflows,
+  workflowEntries,
+  workflowNamed,
+  type FileReport,
+} from "../app/flows.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { loadOptions, workflowDirs } from "../workflows/runtime/setup.js";
 import { fail } from "./guard.js";
 import { safeText } from "./tty/safe-text.js";
 
@@ -22,21 +23,7 @@ const out = (text: string) => process.stdout.write(text);
 export function flowList(options: FlowListOptions): ExitCode {
   try {
     const ctx = cliContext(options);
-    const entries = listWorkflows(
-      workflowDirs(ctx.paths, resolve(options.cwd ?? process.cwd())),
-    );
-    const rows = entries.map((e) => {
-      try {
-        const { spec } = loadWorkflowFile(e.file, loadOptions(ctx.config));
-        return { ...e, description: spec.description ?? "", valid: true };
-      } catch (error) {
-        return {
-          ...e,
-          description: `invalid: ${errorMessage(error).split("\n")[0]}`,
-          valid: false,
-        };
-      }
-    });
+    const rows = workflowEntries(ctx, options.cwd);
     if (options.json) out(JSON.stringify(rows, null, 2) + "\n");
     else if (!rows.length)
       process.stderr.write(
@@ -55,11 +42,7 @@ export function flowList(options: FlowListOptions): ExitCode {
 export function flowShow(name: string, options: FlowListOptions): ExitCode {
   try {
     const ctx = cliContext(options);
-    const wf = findWorkflow(
-      name,
-      workflowDirs(ctx.paths, resolve(options.cwd ?? process.cwd())),
-      loadOptions(ctx.config),
-    );
+    const wf = workflowNamed(ctx, name, options.cwd);
     if (options.json)
       out(JSON.stringify({ file: wf.file, ...wf.spec }, null, 2) + "\n");
     else {
@@ -75,27 +58,6 @@ export function flowShow(name: string, options: FlowListOptions): ExitCode {
   }
 }
 
-/** One file's line in `flow validate --json`. */
-interface FileReport {
-  file: string;
-  valid: boolean;
-  problems: { line: number; column: number; message: string }[];
-}
-
-// Loads one file; what is wrong with it, as data (a file that cannot be read has line 0).
-function validateFile(file: string, options: LoadOptions): FileReport {
-  try {
-    loadWorkflowFile(file, options);
-    return { file, valid: true, problems: [] };
-  } catch (error) {
-    const listed = isHubError(error) ? error.details["problems"] : undefined;
-    const problems = Array.isArray(listed)
-      ? (listed as FileReport["problems"])
-      : [{ line: 0, column: 0, message: errorMessage(error) }];
-    return { file, valid: false, problems };
-  }
-}
-
 // Checks one file, or every workflow found; every problem of a file names file:line:column.
 // `--json`: `{"files": [{file, valid, problems: [{line, column, message}]}]}`.
 export function flowValidate(
@@ -104,12 +66,7 @@ export function flowValidate(
 ): ExitCode {
   try {
     const ctx = cliContext(options);
-    const files = file
-      ? [resolve(file)]
-      : listWorkflows(
-          workflowDirs(ctx.paths, resolve(options.cwd ?? process.cwd())),
-        ).map((e) => e.file);
-    const reports = files.map((f) => validateFile(f, loadOptions(ctx.config)));
+    const reports = validateWorkflows(ctx, file, options.cwd);
     if (options.json) out(JSON.stringify({ files: reports }) + "\n");
     else
       for (const r of reports)

@@ -294,7 +294,7 @@ program
   )
   .addHelpText("after", () => `\n${mockHelp}`)
   .action(async (options: Record<string, unknown>) => {
-    const { runMockAgent } = await import("../mock-agent/agent.js");
+    const { runMockAgent } = await import("../app/mock-agent.js");
     await runMockAgent({
       ...options,
       noInitAnswer: options["initAnswer"] === false,
@@ -306,12 +306,12 @@ if (
   process.argv.includes("mock-agent") &&
   (process.argv.includes("--help") || process.argv.includes("-h"))
 ) {
-  mockHelp = (await import("../mock-agent/scenario.js")).helpText();
+  mockHelp = (await import("../app/mock-agent.js")).helpText();
 }
 
 await program.parseAsync(process.argv);
 // The OS sandbox runtime belongs to the process: stopped once, when the command has ended.
-const { stopSandboxRuntime } = await import("../host/sandbox/runtime-owner.js");
+const { stopSandboxRuntime } = await import("../app/sandbox-runtime.js");
 // A failure to stop is harmless here: the proxies end with the process, the bridges by their
 // death signal (or the next start's reaper).
 await stopSandboxRuntime().catch(() => undefined);

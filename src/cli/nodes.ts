@@ -1,9 +1,7 @@
 // `acphub nodes list`: the `acphub serve` nodes sharing this PostgreSQL ledger, how long ago
 // each last beat, and the sessions whose agents each runs.
-import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
-import { ledgerUrl, openLedger } from "../app/wiring.js";
-import { DEFAULT_LEASE_MS, readNodes, type NodeRow } from "../cluster/index.js";
+import { clusterNodes, type NodeRow } from "../app/reports.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { safeText } from "./tty/safe-text.js";
@@ -25,19 +23,7 @@ function line(n: NodeRow & { alive: boolean }): string {
 
 export async function nodesList(options: NodesOptions): Promise<ExitCode> {
   try {
-    const ctx = cliContext(options);
-    const url = ledgerUrl(ctx);
-    if (!/^postgres(ql)?:/.test(url))
-      throw new HubError(
-        "USAGE",
-        "nodes are `acphub serve` processes sharing a PostgreSQL ledger: set ledger.url or ACPHUB_LEDGER_URL",
-      );
-    await (await openLedger(ctx)).close(); // brings the schema up to date
-    const leaseMs = ctx.config.cluster?.leaseMs ?? DEFAULT_LEASE_MS;
-    const nodes = (await readNodes(url)).map((n) => ({
-      ...n,
-      alive: n.heartbeatAgeMs <= leaseMs,
-    }));
+    const nodes = await clusterNodes(cliContext(options));
     if (options.json) out(`${JSON.stringify({ nodes })}\n`);
     else if (nodes.length === 0) out("no nodes\n");
     else for (const n of nodes) out(line(n));

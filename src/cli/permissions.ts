@@ -1,6 +1,6 @@
 // `acphub permissions list|forget`: the remembered always-allow / always-reject decisions, each
 // its user's (the operator's is "admin"); `--user NAME` narrows either to one user's.
-import { DecisionMemory } from "../host/decision-memory.js";
+import { forgetDecisions, rememberedDecisions } from "../app/decisions.js";
 import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import type { ExitCode } from "./exit-codes.js";
@@ -11,10 +11,7 @@ export function permissionsList(
   options: GlobalOptions & { json?: boolean; user?: string },
 ): ExitCode {
   return guarded(() => {
-    const memory = DecisionMemory.inStateDir(
-      cliContext(options).paths.stateDir,
-    );
-    const decisions = memory.list(options.user);
+    const decisions = rememberedDecisions(cliContext(options), options.user);
     if (options.json) {
       process.stdout.write(inertJson(decisions) + "\n");
     } else if (decisions.length === 0) {
@@ -43,9 +40,7 @@ export function permissionsForget(
         "USAGE",
         "name a decision id (see `acphub permissions list`), --user NAME or --all",
       );
-    const removed = DecisionMemory.inStateDir(
-      cliContext(options).paths.stateDir,
-    ).forget(target, user);
+    const removed = forgetDecisions(cliContext(options), target, user);
     if (removed === 0 && target !== "all")
       throw new HubError(
         "USAGE",

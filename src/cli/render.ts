@@ -1,8 +1,7 @@
 // Turns run events into output: NDJSON for --json, or plain text (the agent's reply on stdout,
 // everything else as short lines on stderr) for people and pipes.
 import type { RunEvent } from "../contracts/events.js";
-import { textDelta } from "../agents/prompt-content.js";
-import { noticeLine, type CliEvent } from "../app/client-events.js";
+import { noticeLine, textDelta, type CliEvent } from "../app/client-events.js";
 import { inertJson, safeDeep } from "./tty/safe-text.js";
 
 export interface Sink {

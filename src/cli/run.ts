@@ -4,17 +4,16 @@ import type { RunEvent } from "../contracts/events.js";
 import type { PermissionMode } from "../config/schema.js";
 import { isAllowed } from "../protocol/permission-options.js";
 import { errorMessage, HubError, isHubError } from "../shared/errors.js";
-import { AgentProcess } from "../agents/agent-process.js";
-import { DEFAULT_LIMITS } from "../agents/limits.js";
 import {
-  defaultAgentName,
-  resolveAgent,
-  type AgentLaunch,
-} from "../agents/registry.js";
+  cancelGraceMsOf,
+  prespawnAgent,
+  type AgentProcess,
+} from "../app/prespawn.js";
+import type { AgentLaunch } from "../app/hub-client.js";
 import type { GlobalOptions } from "../app/context.js";
 import { loadCliConfig } from "../app/load-config.js";
 import { workingDir } from "./cwd.js";
-import { mockNoticeOnce } from "./mock-notice.js";
+import { mockNoticeOnce } from "../app/mock-notice.js";
 import { toExitCode, type ExitCode } from "./exit-codes.js";
 import {
   commandDeadline,
@@ -127,10 +126,7 @@ export async function runCommand(
   let hubStart: AbortSignal | undefined;
   try {
     const loaded = loadCliConfig(options);
-    deadline = commandDeadline(
-      options.timeout,
-      loaded.config.timeouts?.cancelGraceMs ?? DEFAULT_LIMITS.cancelGraceMs,
-    );
+    deadline = commandDeadline(options.timeout, cancelGraceMsOf(loaded.config));
     loaded.config = withinDeadline(loaded.config, deadline);
     const text = await promptText(words);
     const cwd = workingDir(options.cwd);
@@ -140,24 +136,9 @@ export async function runCommand(
     // Without --timeout, reaching the hub and opening the session is still bounded.
     if (options.hub && !deadline)
       hubStart = AbortSignal.timeout(DEFAULT_HUB_WAIT_MS);
-    if (!options.session) {
-      // Start the agent now: its start-up overlaps with loading the rest of acphub.
-      const { sandboxedLaunch } = await import("../app/sandbox.js");
-      const launch =
-        hubLaunch ??
-        (await sandboxedLaunch(
-          resolveAgent(
-            options.agent ?? defaultAgentName(loaded.config),
-            loaded.config,
-          ),
-          loaded.config,
-          loaded.paths,
-          cwd,
-        ));
-      const stderrTailBytes =
-        loaded.config.limits?.stderrTailBytes ?? DEFAULT_LIMITS.stderrTailBytes;
-      prespawned = new AgentProcess(launch, { cwd, stderrTailBytes });
-    }
+    // Start the agent now: its start-up overlaps with loading the rest of acphub.
+    if (!options.session)
+      prespawned = await prespawnAgent(loaded, options.agent, cwd, hubLaunch);
     const [{ contextFrom }, { openLocalClient }] = await Promise.all([
       import("../app/context.js"),
       import("../app/local-client.js"),
@@ -219,11 +200,11 @@ async function reachedHub(
   options: RunOptions,
   deadline: Deadline | undefined,
 ): Promise<AgentLaunch> {
-  const { hubAcpUrl, hubAgentLaunch, reachHub } = await import("./acp-hub.js");
-  const launch = hubAgentLaunch(stateDir, url, options.tokenFile);
-  await reachHub(
-    hubAcpUrl(url),
+  const { reachedHubLaunch } = await import("../app/hub-client.js");
+  return reachedHubLaunch(
+    stateDir,
+    url,
+    options.tokenFile,
     deadline ? deadline.seconds * 1000 : DEFAULT_HUB_WAIT_MS,
   );
-  return launch;
 }

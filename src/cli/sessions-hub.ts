@@ -1,8 +1,7 @@
 // `acphub sessions list|show --hub URL`: the sessions of a running hub, with the hub's ids (the ones
 // its page, `run --hub` and `chat --hub` show and take), asked of the hub with session/list.
 import { resolve } from "node:path";
-import { connectHub } from "../shim/connect-hub.js";
-import type { AgentConnection } from "../agents/connection.js";
+import type { AgentConnection } from "../app/hub-client.js";
 import { readable } from "./sessions.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import { DEFAULT_HUB_WAIT_MS } from "./deadline.js";
@@ -34,14 +33,13 @@ async function withHub(
 ): Promise<ExitCode> {
   try {
     const ctx = cliContext(o);
-    const { hubAcpUrl, hubToken, reachHub } = await import("./acp-hub.js");
-    const url = hubAcpUrl(o.hub);
-    await reachHub(url, DEFAULT_HUB_WAIT_MS);
-    const hub = await connectHub(url, {
-      token: hubToken(ctx.paths.stateDir, o.tokenFile),
-      logger: ctx.logger,
-      signal: AbortSignal.timeout(DEFAULT_HUB_WAIT_MS),
-    });
+    const { connectToHub } = await import("../app/hub-client.js");
+    const hub = await connectToHub(
+      ctx,
+      o.hub,
+      o.tokenFile,
+      DEFAULT_HUB_WAIT_MS,
+    );
     try {
       await body(hub);
     } finally {

@@ -1,11 +1,7 @@
-// `acphub sessions share|unshare ID --with USER`: who else may see or drive a hub session,
-// changed in the ledger through the hub's one grant writer (hub/grants.ts: the same checks as
-// `_acphub/session/share`); running hubs read grants from it on every access.
+// `acphub sessions share|unshare ID --with USER`: who else may see or drive a hub session
+// (app/session-grants.ts changes it).
 import { cliContext, type GlobalOptions } from "../app/context.js";
-import { openLedger } from "../app/wiring.js";
-import { userStoreOf } from "../ledger/open.js";
-import { changeGrant } from "../hub/grants.js";
-import { shareRoleOf } from "../hub/share.js";
+import { changeShare, shareRoleOf } from "../app/session-grants.js";
 import { HubError } from "../shared/errors.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
@@ -28,35 +24,19 @@ export async function sessionsShare(
     const user = o.with;
     if (!user) throw new HubError("USAGE", "--with USER is required");
     const role = unshare ? undefined : shareRoleOf(o.role);
-    const ledger = await openLedger(cliContext(o));
-    try {
-      const store = userStoreOf(ledger);
-      if (!(await ledger.getSession(id)))
-        throw new HubError(
-          "SESSION_NOT_FOUND",
-          `no session ${JSON.stringify(id)}`,
-        );
-      const { removed } = await changeGrant(store, {
-        sessionId: id,
-        user,
-        role,
-        by: "cli",
-      });
-      const result = role
-        ? { sessionId: id, user, role }
-        : { sessionId: id, user, removed };
-      out(
-        o.json
-          ? `${JSON.stringify(result)}\n`
-          : role
-            ? `shared ${id} with ${user} (${role})\n`
-            : removed
-              ? `unshared ${id} from ${user}\n`
-              : `${user} had no access to ${id} to take back\n`,
-      );
-    } finally {
-      await ledger.close();
-    }
+    const { removed } = await changeShare(cliContext(o), id, user, role);
+    const result = role
+      ? { sessionId: id, user, role }
+      : { sessionId: id, user, removed };
+    out(
+      o.json
+        ? `${JSON.stringify(result)}\n`
+        : role
+          ? `shared ${id} with ${user} (${role})\n`
+          : removed
+            ? `unshared ${id} from ${user}\n`
+            : `${user} had no access to ${id} to take back\n`,
+    );
     return EXIT_CODES.ok;
   } catch (error) {
     return fail(error);

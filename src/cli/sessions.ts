@@ -1,39 +1,33 @@
 // `acphub sessions list|show|delete|export|import`: the ledger that run, chat and acp write.
-import { maskedServerSecrets } from "../shared/mcp-servers.js";
-import { readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { replayItems } from "../engine/history.js";
-import type {
-  LedgerEvent,
-  LedgerPort,
-  ListPage,
-  SessionRecord,
-} from "../engine/ports.js";
-import { errorMessage, HubError } from "../shared/errors.js";
+import { writeFileSync, readFileSync } from "node:fs";
+import { errorMessage } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
+import {
+  deleteSession,
+  listSessions,
+  sessionHistory,
+  type SessionHistory,
+  type SessionRecord,
+  type ShownItem,
+} from "../app/sessions.js";
+import { exportSession, importSession } from "../app/session-transfer.js";
+import type { AppContext } from "../config/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
-import { openLedger } from "../app/wiring.js";
-import { userStoreOf } from "../ledger/open.js";
 
 export interface SessionsOptions extends GlobalOptions {
   json?: boolean;
   cwd?: string;
 }
 
-// Opens the ledger, runs the command on it, closes it; an error is one line and its exit code.
-async function withLedger(
+// Runs the command with the context; an error is one line and its exit code.
+async function withContext(
   options: GlobalOptions,
-  body: (ledger: LedgerPort) => Promise<void>,
+  body: (ctx: AppContext) => Promise<void>,
 ): Promise<ExitCode> {
   try {
-    const ledger = await openLedger(cliContext(options));
-    try {
-      await body(ledger);
-    } finally {
-      await ledger.close();
-    }
+    await body(cliContext(options));
     return EXIT_CODES.ok;
   } catch (error) {
     return fail(error);
@@ -57,74 +51,43 @@ function line(s: SessionRecord): string {
 }
 
 export function sessionsList(options: SessionsOptions): Promise<ExitCode> {
-  return withLedger(options, async (ledger) => {
-    const all: SessionRecord[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: ListPage = await ledger.listSessions({
-        // `.` and `dir/` name the same folder the ledger recorded as an absolute path.
-        cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
-        cursor,
-        limit: 500,
-      });
-      all.push(...page.sessions);
-      cursor = page.nextCursor;
-    } while (cursor);
-    if (options.json) out(inertJson(all.map(shownRecord)) + "\n");
+  return withContext(options, async (ctx) => {
+    const all = await listSessions(ctx, options.cwd);
+    if (options.json) out(inertJson(all) + "\n");
     else if (all.length === 0) out("no sessions\n");
     else for (const s of all) say(line(s));
   });
-}
-
-// A session as shown or exported: its MCP servers' env and header values masked.
-function shownRecord(record: SessionRecord): SessionRecord {
-  return { ...record, request: maskedServerSecrets(record.request) };
-}
-
-async function requireSession(
-  ledger: LedgerPort,
-  id: string,
-): Promise<SessionRecord> {
-  const record = await ledger.getSession(id);
-  if (!record)
-    throw new HubError(
-      "SESSION_NOT_FOUND",
-      `no session ${id} (see acphub sessions list)`,
-    );
-  return record;
 }
 
 export function sessionsShow(
   id: string,
   options: SessionsOptions,
 ): Promise<ExitCode> {
-  return withLedger(options, async (ledger) => {
-    const record = await requireSession(ledger, id);
-    const events = await ledger.events(id);
-    if (options.json) {
-      out(inertJson({ session: shownRecord(record), events }) + "\n");
-      return;
-    }
-    say(line(record));
-    say(
-      `cwd: ${record.cwd}\nagent session: ${record.agentSessionId ?? "-"}\n\n`,
-    );
-    const items = replayItems(events);
-    for (const line of readable(items)) say(line + "\n");
-    if (items.some((i) => authorOf(i) !== undefined))
-      await showWhoDidWhat(ledger, id);
-  });
+  return withContext(options, (ctx) =>
+    sessionHistory(ctx, id, async (history) => {
+      const { record, events, items } = history;
+      if (options.json) {
+        out(inertJson({ session: record, events }) + "\n");
+        return;
+      }
+      say(line(record));
+      say(
+        `cwd: ${record.cwd}\nagent session: ${record.agentSessionId ?? "-"}\n\n`,
+      );
+      for (const line of readable(items)) say(line + "\n");
+      if (items.some((i) => authorOf(i) !== undefined))
+        await showWhoDidWhat(history);
+    }),
+  );
 }
 
 // A shared session's other doings from the audit log: permission answers, cancels, settings,
 // shares, each with the user's name.
-async function showWhoDidWhat(ledger: LedgerPort, id: string): Promise<void> {
-  const entries = (await userStoreOf(ledger).auditLog({ sessionId: id }))
-    .filter((e) => e.action !== "prompt")
-    .map((e) => {
-      const detail = e.detail ? `  ${JSON.stringify(e.detail)}` : "";
-      return `  ${when(e.at)}  ${e.user}  ${e.action}${detail}\n`;
-    });
+async function showWhoDidWhat(history: SessionHistory): Promise<void> {
+  const entries = (await history.audit()).map((e) => {
+    const detail = e.detail ? `  ${JSON.stringify(e.detail)}` : "";
+    return `  ${when(e.at)}  ${e.user}  ${e.action}${detail}\n`;
+  });
   if (entries.length === 0) return;
   say("\nwho did what (acphub audit):\n");
   for (const entry of entries) say(entry);
@@ -136,11 +99,7 @@ const SPEAKER: Record<string, string> = {
   agent_thought_chunk: "thought",
 };
 
-/** One replayed update, with its `_meta` (a hub prompt's `acphub.author`). */
-type Shown = {
-  update: Record<string, unknown>;
-  meta?: Record<string, unknown>;
-};
+type Shown = ShownItem;
 
 // The hub user who sent a replayed prompt chunk, if one is recorded.
 function authorOf(item: Shown): string | undefined {
@@ -192,9 +151,8 @@ export function sessionsDelete(
   id: string,
   options: SessionsOptions,
 ): Promise<ExitCode> {
-  return withLedger(options, async (ledger) => {
-    await requireSession(ledger, id);
-    await ledger.deleteSession(id);
+  return withContext(options, async (ctx) => {
+    await deleteSession(ctx, id);
     out(
       options.json ? JSON.stringify({ deleted: id }) + "\n" : `deleted ${id}\n`,
     );
@@ -206,14 +164,8 @@ export function sessionsExport(
   id: string,
   options: SessionsOptions & { output?: string },
 ): Promise<ExitCode> {
-  return withLedger(options, async (ledger) => {
-    const record = await requireSession(ledger, id);
-    const lines = [
-      inertJson({ type: "session", session: shownRecord(record) }),
-    ];
-    for (const event of await ledger.events(id))
-      lines.push(inertJson({ type: "event", ...event }));
-    const text = lines.join("\n") + "\n";
+  return withContext(options, async (ctx) => {
+    const text = await exportSession(ctx, id);
     if (options.output) writeFileSync(options.output, text, { mode: 0o600 });
     else out(text);
   });
@@ -234,82 +186,23 @@ export async function sessionsImport(
     );
     return EXIT_CODES.usage;
   }
-  return withLedger(options, async (ledger) => {
-    const { session, events } = parseExport(text, file);
-    if (await ledger.getSession(session.id)) {
-      if (!options.replace)
-        throw new HubError(
-          "USAGE",
-          `session ${session.id} already exists (pass --replace to overwrite it)`,
-        );
-      await ledger.deleteSession(session.id);
-    }
-    await ledger.createSession(session);
-    await Promise.all(
-      events.map((event) =>
-        ledger.append(session.id, event.kind, withMetaKey(event)),
-      ),
+  return withContext(options, async (ctx) => {
+    const { id, events } = await importSession(
+      ctx,
+      text,
+      file,
+      options.replace === true,
     );
     out(
       options.json
-        ? JSON.stringify({ imported: session.id, events: events.length }) + "\n"
-        : `imported ${session.id} (${events.length} events)\n`,
+        ? JSON.stringify({ imported: id, events }) + "\n"
+        : `imported ${id} (${events} events)\n`,
     );
   });
-}
-
-// Exports written before the ledger's schema 2 kept an update's notification metadata in `meta`.
-function withMetaKey(event: LedgerEvent): Record<string, unknown> {
-  const { meta, ...rest } = event.payload;
-  return event.kind === "update" && meta !== undefined && !("_meta" in rest)
-    ? { ...rest, _meta: meta }
-    : event.payload;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(chunks).toString("utf8");
-}
-
-function parseExport(
-  text: string,
-  file: string,
-): { session: SessionRecord; events: LedgerEvent[] } {
-  const bad = (line: number, why: string) =>
-    new HubError("USAGE", `${file}: line ${line}: ${why}`);
-  let session: SessionRecord | undefined;
-  const events: LedgerEvent[] = [];
-  text.split("\n").forEach((line, index) => {
-    if (!line.trim()) return;
-    let value: {
-      type?: string;
-      session?: SessionRecord;
-    } & Partial<LedgerEvent>;
-    try {
-      value = JSON.parse(line) as typeof value;
-    } catch {
-      throw bad(index + 1, "not JSON");
-    }
-    if (
-      value.type === "session" &&
-      value.session &&
-      typeof value.session.id === "string"
-    )
-      session = value.session;
-    else if (
-      value.type === "event" &&
-      typeof value.kind === "string" &&
-      value.payload &&
-      typeof value.payload === "object"
-    ) {
-      events.push(value as LedgerEvent);
-    } else
-      throw bad(
-        index + 1,
-        'expected a "session" or "event" line from acphub sessions export',
-      );
-  });
-  if (!session) throw bad(1, "no session line");
-  return { session, events };
 }

@@ -1,6 +1,6 @@
 // Slash commands in `acphub chat`: acphub's own, then the agent's (from
 // available_commands_update), which are sent to the agent as a prompt.
-import type { Gateway } from "../engine/gateway.js";
+import type { Gateway } from "../app/local-client.js";
 import type { Style } from "./tty/ansi.js";
 import { safeDeep } from "./tty/safe-text.js";
 

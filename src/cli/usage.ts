@@ -1,9 +1,8 @@
 // `acphub usage`: the tokens and cost agents reported, summed per agent or per session from
 // the ledger, over all time or since a moment.
-import { usageReport, type UsageRow } from "../telemetry/usage.js";
+import { usageRows, type UsageRow } from "../app/reports.js";
 import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
-import { openLedger } from "../app/wiring.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
@@ -46,18 +45,10 @@ export async function usageCommand(options: UsageOptions): Promise<ExitCode> {
       throw new HubError("USAGE", `--by ${by}: give agent, session or user`);
     const since =
       options.since === undefined ? undefined : parseSince(options.since);
-    const ledger = await openLedger(cliContext(options));
-    try {
-      const rows = await usageReport(ledger, {
-        by,
-        ...(since === undefined ? {} : { since }),
-      });
-      if (options.json) process.stdout.write(inertJson(rows) + "\n");
-      else if (rows.length === 0) process.stdout.write("no usage recorded\n");
-      else for (const r of rows) process.stdout.write(safeText(line(r)));
-    } finally {
-      await ledger.close();
-    }
+    const rows = await usageRows(cliContext(options), by, since);
+    if (options.json) process.stdout.write(inertJson(rows) + "\n");
+    else if (rows.length === 0) process.stdout.write("no usage recorded\n");
+    else for (const r of rows) process.stdout.write(safeText(line(r)));
     return EXIT_CODES.ok;
   } catch (error) {
     return fail(error);

@@ -12,10 +12,9 @@ import {
   requireUser,
   type NewToken,
 } from "../app/user-admin.js";
-import { openLedger } from "../app/wiring.js";
+import { withUserStore } from "../app/user-store.js";
 import type { UserLimits, UserStore } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
-import { userStoreOf } from "../ledger/open.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 
@@ -64,12 +63,7 @@ async function withUsers(
 ): Promise<ExitCode> {
   try {
     const ctx = cliContext(options);
-    const ledger = await openLedger(ctx);
-    try {
-      await body(userStoreOf(ledger), ctx.paths.stateDir);
-    } finally {
-      await ledger.close();
-    }
+    await withUserStore(ctx, (store) => body(store, ctx.paths.stateDir));
     return EXIT_CODES.ok;
   } catch (error) {
     return fail(error);

@@ -36,12 +36,38 @@ export interface SessionGrant {
 
 export interface AuditEntry {
   at: number;
-  /** Who did it ("admin" for the serve token's holder). */
+  /** Who did it: a user's name; "admin" for the serve token's holder and the local command line. */
   user: string;
   /** What: login, user.add, user.remove, user.rotate, session.share, session.unshare, … */
   action: string;
   sessionId: string | null;
+  /** How it reached acphub (`via`, see AuditVia), then what the action was about. */
   detail: Record<string, unknown> | null;
+}
+
+/** How an action reached acphub: a local `acphub` command, a hub client, the web login, a proxy. */
+export type AuditVia = "cli" | "hub" | "web" | "proxy";
+
+/** Who acted, one spelling everywhere: a user's name (or "admin") and how it reached acphub. */
+export interface Actor {
+  user: string;
+  via: AuditVia;
+}
+
+/** The local command line's operator: whoever holds the state folder holds the serve token. */
+export const CLI_ACTOR: Actor = { user: "admin", via: "cli" };
+
+/**
+ * The one writer of the audit log (built in app/audit-log.ts, given to the hub as a port): the
+ * entry's time, who acted, and `via` first in its detail are set there and nowhere else.
+ */
+export interface AuditPort {
+  record(
+    actor: Actor,
+    action: string,
+    sessionId: string | null,
+    detail?: Record<string, unknown>,
+  ): Promise<void>;
 }
 
 export interface AuditFilter {

@@ -5,6 +5,7 @@
 import {
   BUILTIN_ADMIN,
   rememberedFor,
+  type AuditPort,
   type HubUser,
   type ShareRole,
   type UserStore,
@@ -14,7 +15,7 @@ import { HubError } from "../shared/errors.js";
 /** What the rules read and write of the ledger's users store. */
 export type AccessStore = Pick<
   UserStore,
-  "grant" | "revoke" | "grantsOf" | "sessionsOf" | "audit" | "getUser"
+  "grant" | "revoke" | "grantsOf" | "sessionsOf" | "getUser"
 >;
 
 /** A user's standing in one session: everything, or their grant. */
@@ -38,7 +39,11 @@ export class SessionAccess {
   /** Grants seen lately (session → user → role), for notifications that cannot wait. */
   private readonly known = new Map<string, Map<string, ShareRole>>();
 
-  constructor(private readonly store?: AccessStore) {}
+  constructor(
+    private readonly store?: AccessStore,
+    /** The audit log's one writer (app/), given by serve; none: nothing is audited. */
+    readonly audit?: AuditPort,
+  ) {}
 
   /** True when the rules apply (a user that is not an admin, on a hub that keeps users). */
   restricted(user: HubUser | undefined): user is HubUser {
@@ -131,14 +136,13 @@ export class SessionAccess {
     sessionId: string | null,
     detail: Record<string, unknown> | null = null,
   ): void {
-    void this.store
-      ?.audit({
-        at: Date.now(),
-        user: user?.name ?? "admin",
+    void this.audit
+      ?.record(
+        { user: user?.name ?? BUILTIN_ADMIN, via: "hub" },
         action,
         sessionId,
-        detail,
-      })
+        detail ?? undefined,
+      )
       .catch(() => undefined);
   }
 

@@ -5,6 +5,8 @@
 // (`SessionAccess.own`).
 import {
   ownerGrantUnchanged,
+  type Actor,
+  type AuditPort,
   type ShareRole,
   type UserRecord,
   type UserStore,
@@ -14,7 +16,7 @@ import { HubError } from "../shared/errors.js";
 /** What the writer reads and writes of the users store. */
 export type GrantStore = Pick<
   UserStore,
-  "grant" | "revoke" | "grantsOf" | "getUser" | "audit"
+  "grant" | "revoke" | "grantsOf" | "getUser"
 >;
 
 /** A share (with a role) or an unshare (without one) of a session with a user, by someone. */
@@ -23,8 +25,8 @@ export interface GrantChange {
   user: string;
   /** viewer or driver; none: take the user's access back. */
   role?: Exclude<ShareRole, "owner">;
-  /** Who made the change, for the audit log ("cli" for the command line). */
-  by: string;
+  /** Who made the change, for the audit log. */
+  by: Actor;
 }
 
 export interface GrantResult {
@@ -37,6 +39,7 @@ export interface GrantResult {
 // Applies one share or unshare after its checks, and audits it.
 export async function changeGrant(
   store: GrantStore,
+  audit: AuditPort,
   change: GrantChange,
 ): Promise<GrantResult> {
   const { sessionId, user, role } = change;
@@ -49,12 +52,11 @@ export async function changeGrant(
   let removed: boolean | undefined;
   if (role) await store.grant({ sessionId, user, role });
   else removed = await store.revoke(sessionId, user);
-  await store.audit({
-    at: Date.now(),
-    user: change.by,
-    action: role ? "session.share" : "session.unshare",
+  await audit.record(
+    change.by,
+    role ? "session.share" : "session.unshare",
     sessionId,
-    detail: role ? { user, role } : { user },
-  });
+    role ? { user, role } : { user },
+  );
   return { found, ...(role ? {} : { removed }) };
 }

@@ -20,7 +20,7 @@ import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
 import { lastSeq, updatesAfter } from "./turn-records.js";
 import type { SessionRunner } from "./runner.js";
-import type { HubUser } from "../contracts/users.js";
+import type { AuditPort, HubUser } from "../contracts/users.js";
 import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
 import { RunningTurns } from "./running-turns.js";
 import { TurnGate } from "../engine/turn-gate.js";
@@ -52,10 +52,16 @@ export interface SessionHubOptions {
   logger?: Logger;
   /** The users' grants (issue 22); none: every client sees and drives every session. */
   access?: AccessStore;
+  /** The audit log's one writer (app/audit-log.ts); none: nothing is audited. */
+  audit?: AuditPort;
   /** Decides which process runs a session's agent (a cluster's lease); none: this one always. */
   runner?: SessionRunner;
   /** Which agents each user may start, and who may give stdio MCP servers; none: anyone. */
   agentRules?: AgentRules;
+  /** The name recorded as a prompt's author (issue 22); none: no author is recorded. */
+  authorOf?: (user: HubUser | undefined) => string | undefined;
+  /** Refuses session folders outside the user's roots (issue 34); none: any folder. */
+  checkFolders?: FolderCheck;
 }
 
 export class SessionHub {
@@ -75,14 +81,16 @@ export class SessionHub {
   private readonly logger: Logger;
   private readonly idle: IdleSessions;
   readonly access: SessionAccess;
-  /** The name recorded as a prompt's author (issue 22); set by serve, else none is recorded. */
-  authorOf: (user: HubUser | undefined) => string | undefined = () => undefined;
-  /** Refuses session folders outside the user's roots (issue 34); set by serve, else none. */
-  checkFolders: FolderCheck = () => Promise.resolve();
+  /** The name recorded as a prompt's author (issue 22); none unless the options give one. */
+  readonly authorOf: (user: HubUser | undefined) => string | undefined;
+  /** Refuses session folders outside the user's roots (issue 34); none unless given. */
+  readonly checkFolders: FolderCheck;
 
   constructor(private readonly options: SessionHubOptions) {
     this.logger = options.logger ?? silentLogger();
-    this.access = new SessionAccess(options.access);
+    this.authorOf = options.authorOf ?? (() => undefined);
+    this.checkFolders = options.checkFolders ?? (() => Promise.resolve());
+    this.access = new SessionAccess(options.access, options.audit);
     this.watch.mayTell = (client, id) => this.access.mayTell(client.user, id);
     this.editor = hubEditor(
       this.attachments,

@@ -2,7 +2,11 @@
 // driver}, `_acphub/session/unshare` {sessionId, user} and `_acphub/session/grants` {sessionId}
 // (who has access). Only the session's owner or an admin may share; each change is audited,
 // and watching clients that may see the session hear of it (`_acphub/sessions/changed`).
-import { SHARE_ROLES, type ShareRole } from "../contracts/users.js";
+import {
+  BUILTIN_ADMIN,
+  SHARE_ROLES,
+  type ShareRole,
+} from "../contracts/users.js";
 import type { Params } from "../protocol/raw.js";
 import { invalidParams } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
@@ -26,7 +30,9 @@ export async function sharing(
   if (!(Object.values(SHARE_METHODS) as string[]).includes(method))
     return undefined;
   const store = hub.access.users;
-  if (!store) throw new HubError("UNSUPPORTED", "this hub keeps no users");
+  const audit = hub.access.audit;
+  if (!store || !audit)
+    throw new HubError("UNSUPPORTED", "this hub keeps no users");
   const record = await hub.record(params["sessionId"], client);
   if (method === SHARE_METHODS.grants)
     return { grants: await store.grantsOf(record.id) };
@@ -34,10 +40,10 @@ export async function sharing(
   const user = params["user"];
   if (typeof user !== "string")
     throw invalidParams(`no user named ${JSON.stringify(user)}`);
-  const by = client.user?.name ?? "admin";
+  const by = { user: client.user?.name ?? BUILTIN_ADMIN, via: "hub" as const };
   const role =
     method === SHARE_METHODS.share ? shareRoleOf(params["role"]) : undefined;
-  const { found, removed } = await changeGrant(store, {
+  const { found, removed } = await changeGrant(store, audit, {
     sessionId: record.id,
     user,
     role,

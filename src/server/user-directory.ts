@@ -33,6 +33,8 @@ export interface TrustedProxy {
 export interface UserDirectoryOptions {
   serveToken: string;
   store?: UserStore;
+  /** The users writer (app/): a trusted proxy's new user is stored and audited through it. */
+  storeUser?: (user: UserRecord) => Promise<void>;
   trustedProxy?: TrustedProxy;
   /** How often to check the users version (ms, default 1000). */
   pollMs?: number;
@@ -184,18 +186,7 @@ export class UserDirectory {
       limits: null,
     };
     this.users.set(name, user);
-    void this.o.store
-      ?.addUser(user)
-      .then(() =>
-        this.o.store?.audit({
-          at: Date.now(),
-          user: name,
-          action: "user.add",
-          sessionId: null,
-          detail: { name, role: "member", by: "trustedProxy" },
-        }),
-      )
-      .catch(() => undefined);
+    void this.o.storeUser?.(user).catch(() => undefined);
     return { name, role: "member" };
   }
 }

@@ -10,7 +10,7 @@ export const USER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 /** Names acphub itself uses, and why: no user may take them or a name that reads like them. */
 const RESERVED: Record<string, string> = {
   admin: `"admin" is the serve token's holder (the built-in admin)`,
-  cli: `"cli" is how the audit log names \`acphub users\` commands`,
+  cli: `"cli" is how older audit entries name \`acphub users\` commands`,
   acphub: `"acphub" is the hub's own name`,
 };
 export const RESERVED_USER_NAMES: readonly string[] = Object.keys(RESERVED);

@@ -78,6 +78,18 @@ describe("acphub serve: behind a trusted proxy", { timeout: 90_000 }, () => {
     expect(
       (JSON.parse(list.stdout) as { name: string }[]).map((u) => u.name),
     ).toEqual(["alice", "carol"]);
+    // One spelling of who acted (issue 35): the new user, added through the proxy.
+    const audit = await runCli(["audit", "--json"], { home: team.home });
+    const added = (
+      JSON.parse(audit.stdout) as {
+        user: string;
+        action: string;
+        detail: Record<string, unknown>;
+      }[]
+    ).filter((e) => e.action === "user.add" && e.detail["name"] === "carol");
+    expect(added.map((e) => [e.user, e.detail])).toEqual([
+      ["carol", { via: "proxy", name: "carol", role: "member" }],
+    ]);
   });
 
   it("ignores the header from any other address, and an unknown user without autoCreate", async () => {

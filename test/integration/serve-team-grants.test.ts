@@ -111,8 +111,8 @@ describe(
         )
         .map((e) => [e["user"], e["detail"]]);
       expect(shares).toEqual([
-        ["cli", { user: "bob", role: "viewer" }],
-        ["alice", { user: "bob", role: "driver" }],
+        ["admin", { via: "cli", user: "bob", role: "viewer" }],
+        ["alice", { via: "hub", user: "bob", role: "driver" }],
       ]);
     });
   },

@@ -85,6 +85,21 @@ describe("acphub users", { timeout: 90_000 }, () => {
     expect(list.map((u) => u.name)).toEqual(["alice"]);
   });
 
+  it("audits every change as the command line's operator: admin, via cli (one spelling, issue 35)", async () => {
+    const home = tempDir();
+    expect((await runCli(["users", "add", "alice"], { home })).code).toBe(0);
+    expect((await runCli(["users", "rotate", "alice"], { home })).code).toBe(0);
+    expect((await runCli(["users", "remove", "alice"], { home })).code).toBe(0);
+    const entries = JSON.parse(
+      (await runCli(["audit", "--json"], { home })).stdout,
+    ) as { user: string; action: string; detail: Record<string, unknown> }[];
+    expect(entries.map((e) => [e.user, e.action, e.detail])).toEqual([
+      ["admin", "user.add", { via: "cli", name: "alice", role: "member" }],
+      ["admin", "user.rotate", { via: "cli", name: "alice" }],
+      ["admin", "user.remove", { via: "cli", name: "alice" }],
+    ]);
+  });
+
   it("keeps the last admin unless a serve token can still administer the hub", async () => {
     const home = tempDir();
     await runCli(["users", "add", "root", "--role", "admin"], { home });

@@ -1,6 +1,6 @@
 // The causes `agents doctor` recognises in what an agent said.
 import { describe, expect, it } from "vitest";
-import { doctorHints } from "../../src/cli/doctor-hints.js";
+import { doctorHints } from "../../src/app/doctor-hints.js";
 
 describe("doctorHints", () => {
   it.each([

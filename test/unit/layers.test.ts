@@ -65,6 +65,36 @@ describe("layers", () => {
         'import type { AppContext } from "../config/context.js";\nexport type X = AppContext;\n',
       ),
     ).toEqual([expect.stringContaining("engine/ may not import config/")]);
+    // The command line only parses, asks app/ and renders (issue 35).
+    for (const file of [
+      "hub/session-hub",
+      "engine/gateway",
+      "server/connection",
+      "ledger/open",
+      "agents/registry",
+      "host/create-host",
+      "cluster/index",
+      "telemetry/budgets",
+      "workflows/load",
+      "workflows/runtime/commands",
+      "shim/run",
+      "stdio/stdio-server",
+      "mock-agent/agent",
+    ]) {
+      const layer = file.slice(0, file.lastIndexOf("/"));
+      expect(
+        await layerErrors(
+          "src/cli/zz-probe.ts",
+          `import * as x from "../${file}.js";\nexport const y = x;\n`,
+        ),
+      ).toEqual([expect.stringContaining(`cli/ may not import ${layer}/`)]);
+    }
+    expect(
+      await layerErrors(
+        "src/cli/zz-probe.ts",
+        'import { cliContext } from "../app/context.js";\nimport { HubError } from "../shared/errors.js";\nexport const x = [cliContext, HubError];\n',
+      ),
+    ).toEqual([]);
     expect(
       await layerErrors(
         "src/app/zz-probe.ts",

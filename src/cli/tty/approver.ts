@@ -4,7 +4,7 @@ import type {
   RequestPermissionOutcome,
   RequestPermissionRequest,
 } from "@agentclientprotocol/sdk";
-import type { Approver } from "../../host/permission-engine.js";
+import type { Approver } from "../../app/local-client.js";
 import type { Style } from "./ansi.js";
 import { renderDiff } from "./diff.js";
 import type { KeyReader } from "./keys.js";

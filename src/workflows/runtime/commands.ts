@@ -10,22 +10,18 @@ import type {
   LedgerPort,
 } from "../../engine/ports.js";
 import { listWorkflows, findWorkflow } from "../discover.js";
-import { resumePoint, type ResumePoint } from "../journal.js";
-import { loadWorkflowFile, type Workflow } from "../load.js";
+import { resumePoint } from "../journal.js";
+import { loadWorkflowFile } from "../load.js";
 import type { GatePort } from "../ports.js";
-import { outcomeError, runWorkflow } from "../runner.js";
+import { outcomeError } from "../runner.js";
 import { clientPermissionRequest } from "../updates.js";
 import type { AppContext } from "../../config/context.js";
 import type { HostServices } from "../../host/create-host.js";
 import type { Approver } from "../../host/permission-engine.js";
-import {
-  loadOptions,
-  secretMasker,
-  templateEnv,
-  workflowDirs,
-} from "./setup.js";
-import { ledgerJournal, shellPort, stepAgents } from "./ports.js";
-import { createRunSession } from "./run-session.js";
+import { loadOptions, workflowDirs } from "./setup.js";
+import { ledgerJournal } from "./ports.js";
+import { startRun, type PlannedRun } from "./run-session.js";
+import { executeRun } from "./execute-run.js";
 import { InterruptedRuns, type InterruptedRun } from "./continue.js";
 
 const GATE_OPTIONS = [
@@ -118,13 +114,7 @@ export function workflowCommands(
   };
 }
 
-interface SessionRun {
-  workflow: Workflow;
-  runId: string;
-  cwd: string;
-  input: string;
-  recorded: ResumePoint["recorded"];
-}
+type SessionRun = PlannedRun;
 
 // The run a prompt starts in an editor's session: the one a crash interrupted there,
 // continued from its journal, else a new run of the named workflow.
@@ -142,18 +132,16 @@ async function planInSession(
     workflowDirs(ctx.paths, c.cwd),
     loadOptions(ctx.config),
   );
-  const runId = randomUUID();
-  await createRunSession(ledger, runId, workflow, c.cwd, c.input, c.sessionId);
-  await ledgerJournal(ledger, runId).record({
-    type: "run_start",
-    runId,
-    workflow: name,
-    file: workflow.file,
-    input: c.input,
+  const run = {
+    workflow,
+    runId: randomUUID(),
     cwd: c.cwd,
-  });
-  await interrupted.mark(c.sessionId, runId, name);
-  return { workflow, runId, cwd: c.cwd, input: c.input, recorded: [] };
+    input: c.input,
+    recorded: [],
+  };
+  await startRun(ledger, run, name, c.sessionId);
+  await interrupted.mark(c.sessionId, run.runId, name);
+  return run;
 }
 
 // An interrupted run taken up again at its first step that did not complete; one that can
@@ -206,46 +194,25 @@ async function runInSession(
   ctx: AppContext,
   ledger: LedgerPort,
   hostFor: RunHostFactory,
-  planned: SessionRun,
+  run: SessionRun,
   c: SessionCommandContext,
   budget: BudgetPort | undefined,
 ) {
-  const { workflow, runId } = planned;
   const host = sessionHost(hostFor, c);
-  host.onSessionStart?.(runId, { cwd: planned.cwd });
-  const journal = ledgerJournal(ledger, runId);
-  const agents = stepAgents({
-    ctx,
-    host,
-    ledger,
-    runId,
-    editorServers: c.mcpServers,
-    logger: ctx.logger,
-    ...(budget ? { budget } : {}),
-  });
   let shown = Promise.resolve();
-  const masker = secretMasker();
   try {
-    const outcome = await runWorkflow({
-      runId,
-      workflow,
-      input: planned.input,
-      cwd: planned.cwd,
-      env: templateEnv(ctx.config),
-      mask: (text) => masker.mask(text),
-      recorded: planned.recorded,
-      agents,
-      shell: shellPort(host, runId),
+    const outcome = await executeRun({
+      ctx,
+      ledger,
+      host,
+      run,
       gate: editorGate(c, () => shown),
-      sink: {
-        update: (u) => {
-          shown = shown
-            .then(() => c.send(masker.maskValue(u)))
-            .catch(() => undefined);
-        },
+      show: (u) => {
+        shown = shown.then(() => c.send(u)).catch(() => undefined);
       },
-      journal,
       signal: c.signal,
+      editorServers: c.mcpServers,
+      ...(budget ? { budget } : {}),
     });
     await shown;
     const error = outcomeError(outcome);
@@ -254,7 +221,6 @@ async function runInSession(
       stopReason: outcome.status === "cancelled" ? "cancelled" : "end_turn",
     };
   } finally {
-    await agents.close();
     host.close();
   }
 }
