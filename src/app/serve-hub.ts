@@ -120,6 +120,7 @@ export async function openServeHub(
     ledger: metrics.timeLedger(ledger),
     defaultAgent,
     agentRules: rules,
+    checkFolders: folders.check,
     createGateway,
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,
@@ -127,7 +128,6 @@ export async function openServeHub(
     observer: metrics.observer,
     logger,
   });
-  hub.checkFolders = folders.check;
   if (cluster) {
     joinHub(cluster, hub, ledger as unknown as FollowableLedger, logger);
     metrics.cluster(() => ({

@@ -131,7 +131,7 @@ async function start(
       tls,
       publicUrl: serve.publicUrl,
       allowPlainHttp: o.allowPlainHttp,
-      createAgent: () => connector,
+      createAgent: connector.agentFor,
       openConnections: () => metrics.openConnections,
       openConnectionsOf: (name) => connector.openBy(name),
       limits,

@@ -30,6 +30,7 @@ import { HubPrompts } from "./prompts.js";
 import { SessionOpening } from "./session-opening.js";
 import type { AgentRules } from "./agent-rules.js";
 import type { FolderCheck } from "./session-folder.js";
+import type { ReplayAnswer } from "../shared/hub-extension.js";
 
 type Params = Record<string, unknown>;
 
@@ -54,11 +55,16 @@ export interface SessionHubOptions {
   runner?: SessionRunner;
   /** Which agents each user may start, and who may give stdio MCP servers; none: anyone. */
   agentRules?: AgentRules;
+  /** Refuses session folders outside the user's roots (issue 34); none: any folder. */
+  checkFolders?: FolderCheck;
 }
 
 export class SessionHub {
   readonly attachments = new Attachments();
-  readonly watch = new HubWatch(this.attachments);
+  // Whether a watching client may hear of a session (issue 22: only the ones its user may see).
+  readonly watch = new HubWatch(this.attachments, (client, id) =>
+    this.access.mayTell(client.user, id),
+  );
   private readonly editor: EditorPort;
   private readonly shared: LedgerPort;
   private readonly gateways: GatewayPool;
@@ -73,13 +79,13 @@ export class SessionHub {
   readonly access: SessionAccess;
   /** The name recorded as a prompt's author (issue 22); set by serve, else none is recorded. */
   authorOf: (user: HubUser | undefined) => string | undefined = () => undefined;
-  /** Refuses session folders outside the user's roots (issue 34); set by serve, else none. */
-  checkFolders: FolderCheck = () => Promise.resolve();
+  /** Refuses session folders outside the user's roots (issue 34). */
+  readonly checkFolders: FolderCheck;
 
   constructor(private readonly options: SessionHubOptions) {
     this.logger = options.logger ?? silentLogger();
     this.access = new SessionAccess(options.access);
-    this.watch.mayTell = (client, id) => this.access.mayTell(client.user, id);
+    this.checkFolders = options.checkFolders ?? (() => Promise.resolve());
     this.editor = hubEditor(
       this.attachments,
       this.watch,
@@ -119,8 +125,7 @@ export class SessionHub {
       endInterrupted: (id: string) => interrupted.end(id),
       interruptedSettled: (id: string) => interrupted.settled(id),
       authorOf: (user: HubUser | undefined) => this.authorOf(user),
-      checkFolders: ((folders, user) =>
-        this.checkFolders(folders, user)) as FolderCheck,
+      checkFolders: this.checkFolders,
     };
     this.claims = new ClusterClaims(parts);
     this.prompts = new HubPrompts({ ...parts, claims: this.claims });
@@ -203,8 +208,7 @@ export class SessionHub {
   }
 
   /** What a client missed: the updates after its cursor, and how the last turn stands. */
-  async replay(client: HubClient, params: Params): Promise<Params> {
-    const record = await this.attachedRecord(client, params["sessionId"]);
+  async replay(record: SessionRecord, params: Params): Promise<ReplayAnswer> {
     const afterSeq = Number(params["afterSeq"] ?? 0);
     const events = await this.shared.events(record.id, { afterSeq });
     return {

@@ -3,6 +3,8 @@
 // (who has access). Only the session's owner or an admin may share; each change is audited,
 // and watching clients that may see the session hear of it (`_acphub/sessions/changed`).
 import { SHARE_ROLES, type ShareRole } from "../contracts/users.js";
+import type { AccessStore } from "./access.js";
+import type { SessionRecord } from "../engine/ports.js";
 import type { Params } from "../protocol/raw.js";
 import { invalidParams } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
@@ -10,33 +12,35 @@ import type { HubClient } from "./attachments.js";
 import { changeGrant } from "./grants.js";
 import type { SessionHub } from "./session-hub.js";
 
-export const SHARE_METHODS = {
-  share: "_acphub/session/share",
-  unshare: "_acphub/session/unshare",
-  grants: "_acphub/session/grants",
-} as const;
-
-// Answers a sharing method, or undefined for any other method.
-export async function sharing(
-  hub: SessionHub,
-  client: HubClient,
-  method: string,
-  params: Params,
-): Promise<Params | undefined> {
-  if (!(Object.values(SHARE_METHODS) as string[]).includes(method))
-    return undefined;
+// The users' store, refused on a hub that keeps none (before anything else is checked).
+export function userStoreOf(hub: SessionHub): AccessStore {
   const store = hub.access.users;
   if (!store) throw new HubError("UNSUPPORTED", "this hub keeps no users");
-  const record = await hub.record(params["sessionId"], client);
-  if (method === SHARE_METHODS.grants)
-    return { grants: await store.grantsOf(record.id) };
-  await hub.access.mustOwn(client.user, record.id);
+  return store;
+}
+
+// `_acphub/session/grants`, for a user who may see the session.
+export async function grantsOf(
+  hub: SessionHub,
+  record: SessionRecord,
+): Promise<Params> {
+  return { grants: await userStoreOf(hub).grantsOf(record.id) };
+}
+
+// `_acphub/session/share` (a role) or `unshare` (none), for the session's owner or an admin.
+export async function changeShare(
+  hub: SessionHub,
+  client: HubClient,
+  record: SessionRecord,
+  params: Params,
+  share: boolean,
+): Promise<Params> {
+  const store = userStoreOf(hub);
   const user = params["user"];
   if (typeof user !== "string")
     throw invalidParams(`no user named ${JSON.stringify(user)}`);
   const by = client.user?.name ?? "admin";
-  const role =
-    method === SHARE_METHODS.share ? shareRoleOf(params["role"]) : undefined;
+  const role = share ? shareRoleOf(params["role"]) : undefined;
   const { found, removed } = await changeGrant(store, {
     sessionId: record.id,
     user,
