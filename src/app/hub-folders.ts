@@ -4,6 +4,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { AppContext } from "../config/context.js";
+import type { HubUser } from "../contracts/users.js";
 import type { FolderCheck } from "../hub/session-folder.js";
 import { within } from "../host/sandbox-path.js";
 import { UserRoots } from "../host/user-roots.js";
@@ -23,6 +24,8 @@ export interface HubFolders {
   check: FolderCheck;
   /** Whether a session with this cwd gets fs.roots: not when it lies in members' folders. */
   rootsWhen: (cwd: string) => boolean;
+  /** The folder a user's new session starts in unless they name one: their first root. */
+  defaultFolder: (user: HubUser | undefined) => Promise<string>;
 }
 
 // The SQLite ledger's files when the ledger is one (a PostgreSQL URL has none here).
@@ -56,6 +59,8 @@ export async function hubFolders(
   return {
     protect,
     check: (folders, user) => roots.check(folders, user),
+    defaultFolder: async (user) =>
+      (await roots.rootsOf(user))?.[0] ?? process.cwd(),
     rootsWhen: (cwd) => {
       let real = cwd;
       try {

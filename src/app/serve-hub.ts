@@ -40,6 +40,8 @@ export interface ServeHub {
   users: UserStore;
   /** The agents this user may start, for `_acphub/agents`. */
   listAgents(user: HubUser | undefined): unknown[];
+  /** Where this user's new sessions start unless they name a folder (`_acphub/agents`). */
+  defaultFolder(user: HubUser | undefined): Promise<string>;
   /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
   readTerminal: TerminalReader;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
@@ -148,6 +150,7 @@ export async function openServeHub(
     hub,
     users,
     listAgents,
+    defaultFolder: folders.defaultFolder,
     readTerminal,
     cluster,
     close: async () => {

@@ -79,6 +79,7 @@ export function configDefaults(): Tree {
       perUser: {},
       agents: null,
       stdioMcpServers: ["admin"],
+      roots: null,
     },
     telemetry: {
       endpoint: null,
@@ -133,6 +134,8 @@ export const DEFAULT_NOTES: Readonly<Record<string, string>> = {
   "users.limits.promptBytes": "unlimited",
   "users.agents":
     "admins: every agent serve offers; members: the default agent",
+  "users.roots":
+    "admins: any folder but the hub's own; others: {stateDir}-workspaces/{user}",
   "limits.budget.agents":
     'none: unlimited (e.g. {"*": {"tokens": 2000000, "period": "day"}})',
   "limits.budget.users": "none: unlimited (acphub serve with users)",

@@ -111,6 +111,7 @@ async function start(
     hub: hub.hub,
     logger: ctx.logger,
     listAgents: hub.listAgents,
+    defaultFolder: hub.defaultFolder,
     readTerminal: hub.readTerminal,
     sessionsPerMinute: limits.sessionsPerMinute,
     maxQueuedMessages: limits.maxQueuedMessages,

@@ -27,6 +27,8 @@ import {
 export interface ExtensionServices {
   /** The agents a user may start, for `_acphub/agents`. */
   listAgents: (user: HubUser | undefined) => Promise<unknown[]> | unknown[];
+  /** The folder a user's new sessions start in: an admin's, the hub's; a member's, their root. */
+  defaultFolder?: (user: HubUser | undefined) => Promise<string>;
   /** The hub host's terminals, for `_acphub/terminal/output` (refused without). */
   readTerminal?: TerminalReader;
 }
@@ -129,13 +131,13 @@ function whoami(user: HubUser | undefined): Whoami {
     : { name: "admin", role: "admin" };
 }
 
-// `_acphub/agents`: the agents this user may start; an admin also learns the hub's folder.
+// `_acphub/agents`: the agents this user may start and the folder their sessions start in (an
+// admin's: the hub's; a member's: their first root, never the hub's own folder).
 async function agentsOf(
   services: ExtensionServices,
   user: HubUser | undefined,
 ): Promise<AgentsAnswer> {
   const agents = await services.listAgents(user);
-  return (user?.role ?? "admin") === "admin"
-    ? { agents, cwd: process.cwd() }
-    : { agents };
+  const cwd = await services.defaultFolder?.(user);
+  return cwd === undefined ? { agents } : { agents, cwd };
 }

@@ -46,7 +46,8 @@ export function hubEngineEvents(
     turnStarted: (e) =>
       watch.prompted(e.sessionId, e.promptSeq, e.prompt, e.author),
     turnEnded: (e) => {
-      const { sessionId, ...end } = e;
+      // The usage row is the ledger's and budgets' (issue 34), not the watchers'.
+      const { sessionId, recorded: _recorded, ...end } = e;
       watch.ended(sessionId, end);
       if (e.stopReason) observer?.turnEnded?.(e.stopReason);
     },

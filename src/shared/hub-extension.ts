@@ -45,7 +45,7 @@ const M = HUB_METHOD;
 // prettier-ignore
 export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.whoami, kind: "request", caller: "anyone", params: "{}", result: "{name, role}", does: "the connection's user (the built-in admin on a hub without users)" },
-  { method: M.agents, kind: "request", caller: "anyone", params: "{}", result: "{agents, cwd?}", does: "the agents this user may start, each with how it runs; an admin also gets the hub's folder" },
+  { method: M.agents, kind: "request", caller: "anyone", params: "{}", result: "{agents, cwd?}", does: "the agents this user may start, each with how it runs, and the folder their sessions start in (a member's first root)" },
   { method: M.sessionsSearch, kind: "request", caller: "anyone", params: "{query}", result: "{sessionIds}", does: "the sessions the user may see whose title or text holds the words, newest first (bounded)" },
   { method: M.sessionReplay, kind: "request", caller: "attached", params: "{sessionId, afterSeq?}", result: "{updates, lastSeq, running}", does: "the updates after a seq, and whether a turn runs" },
   { method: M.history, kind: "request", caller: "sees", params: "{sessionId, from?, afterSeq?, beforeSeq?, limit?, maxBytes?}", result: "{updates, firstSeq, lastSeq, more}", does: "a session's history a page at a time, from the ledger" },

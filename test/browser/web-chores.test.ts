@@ -29,6 +29,8 @@ fx.withBrowser(
   {
     serve: { sessionsPerMinute: 1000 },
     flags: ["--modes", "--config-options"],
+    // A registry agent that runs through npx when not installed, named: a hub offers only those.
+    config: { agents: { claude: {} } },
   },
   async (b, h) => {
     [browser, hub] = [b, h];

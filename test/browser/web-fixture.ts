@@ -35,6 +35,8 @@ export interface WebSuiteOptions {
   /** The serve config, or a function giving it once earlier hooks ran (a proxy's origin). */
   serve?: Record<string, unknown> | (() => Record<string, unknown>);
   flags?: string[];
+  /** More of the hub's config (its `agents` are offered beside the mock). */
+  config?: Record<string, unknown>;
   /** The before-all hook's timeout (ms), when its `ready` does much. */
   timeoutMs?: number;
 }
@@ -45,8 +47,9 @@ export function webFixture() {
   const start = async (
     serve: Record<string, unknown> = {},
     flags: string[] = [],
+    config: Record<string, unknown> = {},
   ): Promise<WebHub> => {
-    const { h, home } = await hubs.start(serve, flags);
+    const { h, home } = await hubs.start(serve, flags, undefined, config);
     const first = JSON.parse(h.stdout().split("\n")[0]!) as {
       loginUrl: string;
     };
@@ -65,11 +68,11 @@ export function webFixture() {
     ): void {
       let browser: Browser | undefined;
       beforeAll(async () => {
-        const { serve, flags } = options;
-        const config = typeof serve === "function" ? serve() : serve;
+        const { serve, flags, config } = options;
+        const served = typeof serve === "function" ? serve() : serve;
         const [b, hub] = await Promise.all([
           launchBrowser(),
-          start(config, flags),
+          start(served, flags, config),
         ]);
         browser = b;
         await ready(b, hub);
@@ -144,7 +147,8 @@ export async function turnEnded(page: Page, stopReason = "end_turn") {
 }
 
 /** Opens a new session from the page (agent picker, folder) and waits for its view. */
-export async function newSession(page: Page, cwd: string): Promise<string> {
+/** Starts a session from the New session form, in `cwd` or else the folder the form offers. */
+export async function newSession(page: Page, cwd?: string): Promise<string> {
   await page.goto(new URL("/#/new", page.url()).href);
   // Once the agents are there (the form fills in a folder then, if none is there yet).
   await page
@@ -152,7 +156,7 @@ export async function newSession(page: Page, cwd: string): Promise<string> {
     .locator("option")
     .first()
     .waitFor({ state: "attached" });
-  await page.getByLabel("Working folder").fill(cwd);
+  if (cwd !== undefined) await page.getByLabel("Working folder").fill(cwd);
   await page.getByRole("button", { name: "Start" }).click();
   const view = await page
     .waitForSelector(".session[data-session-id]")

@@ -31,7 +31,13 @@ let page: Page;
 const requested: string[] = [];
 
 beforeAll(async () => {
-  [browser, hub] = await Promise.all([launchBrowser(), fx.start()]);
+  // Two registry agents named beside the mock: claude (through npx when not installed), goose
+  // (no npx: not installed). A hub offers only the agents its config names (issue 34).
+  const agents = { claude: {}, goose: {} };
+  [browser, hub] = await Promise.all([
+    launchBrowser(),
+    fx.start({}, [], { agents }),
+  ]);
   ({ context, page } = await loggedIn(browser, hub.loginUrl));
   context.on("request", (r) => requested.push(r.url()));
 });

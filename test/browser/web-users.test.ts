@@ -152,7 +152,12 @@ describe("the web page with users", { timeout: 120_000 }, () => {
 
   it("alice shares her session from the dialog; bob then sees it live and drives it; unshared, it is gone", async () => {
     const [alice, bob] = [pages["alice"]!, pages["bob"]!];
-    const id = await newSession(alice, hub.home);
+    // A member's New session form offers her own folder (users.roots' default), never the hub's.
+    await alice.goto(`${hub.h.url}/#/new`);
+    await expect
+      .poll(() => alice.getByLabel("Working folder").inputValue())
+      .toMatch(/-workspaces\/alice$/);
+    const id = await newSession(alice);
     await send(alice, "hello from alice");
     await turnEnded(alice);
     await bob.goto(`${hub.h.url}/#/`);
@@ -231,7 +236,7 @@ describe("the web page with users", { timeout: 120_000 }, () => {
 
   it("vic (viewer) sees a session shared with him read only: no composer, no question to answer, settings not changeable", async () => {
     const [alice, vic] = [pages["alice"]!, pages["vic"]!];
-    const id = await newSession(alice, hub.home);
+    const id = await newSession(alice);
     await send(alice, "hello from alice, before vic");
     await turnEnded(alice);
     // Shared through the CLI this time (on the ledger; the running hub reads it at once).

@@ -217,10 +217,15 @@ export function hubFixture() {
       serve: Record<string, unknown> = {},
       flags: string[] = [],
       serveArgs: (home: string) => string[] = () => [],
+      /** More of the config; its `agents` are offered beside the mock. */
+      config: Record<string, unknown> = {},
     ) {
       const home = tempDir();
       const marker = join(home, "agent-marker.json");
-      mockConfig(home, ["--sessions-file", marker, ...flags], { serve });
+      mockConfig(home, ["--sessions-file", marker, ...flags], {
+        ...config,
+        serve,
+      });
       const h = await startHub(home, serveArgs(home));
       hubs.push(h);
       return { h, home, marker };

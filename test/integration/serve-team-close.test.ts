@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { until } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
 import { rawClient, type RawClient } from "../helpers/raw-ws.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { TEAM_WORK, teamFixture, type TeamHub } from "../helpers/team.js";
 
 const fx = teamFixture();
 afterEach(() => fx.cleanup());
@@ -28,7 +28,10 @@ async function as(team: TeamHub, user: string): Promise<RawClient> {
 // alice's session shared with bob (viewer) and carol (driver), her turn waiting on `gate`.
 async function aliceTurn(team: TeamHub, gate: string) {
   const alice = await as(team, "alice");
-  const made = await alice.call("session/new", { cwd: "/tmp", mcpServers: [] });
+  const made = await alice.call("session/new", {
+    cwd: TEAM_WORK,
+    mcpServers: [],
+  });
   const { sessionId } = made["result"] as { sessionId: string };
   for (const [user, role] of [
     ["bob", "viewer"],
@@ -53,7 +56,7 @@ async function aliceTurn(team: TeamHub, gate: string) {
 // `user` loads the session, then closes it; the close's answer.
 async function closeAs(team: TeamHub, user: string, sessionId: string) {
   const c = await as(team, user);
-  await c.call("session/load", { sessionId, cwd: "/tmp", mcpServers: [] });
+  await c.call("session/load", { sessionId, cwd: TEAM_WORK, mcpServers: [] });
   return c.call("session/close", { sessionId });
 }
 
@@ -102,7 +105,7 @@ describe(
       });
       const load = await back.call("session/load", {
         sessionId,
-        cwd: "/tmp",
+        cwd: TEAM_WORK,
         mcpServers: [],
       });
       expect(load["error"]).toBeUndefined();

@@ -5,13 +5,13 @@
 // frames on the real `acphub serve` (permissions mode ask): alice is asked again in her own
 // sessions, the audit says bob's answer was not remembered, and `acphub permissions list`
 // names each decision's user.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { steps, tempDir } from "../helpers/mock.js";
+import { steps } from "../helpers/mock.js";
 import { rawClient, type RawClient } from "../helpers/raw-ws.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { TEAM_WORK, teamFixture, type TeamHub } from "../helpers/team.js";
 
 const fx = teamFixture();
 afterEach(() => fx.cleanup());
@@ -77,7 +77,7 @@ describe(
   { timeout: 90_000 },
   () => {
     it("bob's Always allow in alice's session is not remembered: alice is asked again in her sessions", async () => {
-      const folder = join(tempDir(), "project");
+      const folder = join(mkdtempSync(join(TEAM_WORK, "s-")), "project");
       mkdirSync(folder);
       const team = await fx.start(
         { alice: "member", bob: "member" },
@@ -153,7 +153,7 @@ describe(
     });
 
     it("a decision stored before decisions had users is the operator's: it answers in the admin's sessions only", async () => {
-      const folder = join(tempDir(), "project");
+      const folder = join(mkdtempSync(join(TEAM_WORK, "s-")), "project");
       mkdirSync(folder);
       const legacy = [
         {

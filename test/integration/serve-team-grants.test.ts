@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { steps } from "../helpers/mock.js";
 import { rawClient, type RawClient } from "../helpers/raw-ws.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { TEAM_WORK, teamFixture, type TeamHub } from "../helpers/team.js";
 
 const fx = teamFixture();
 afterEach(() => fx.cleanup());
@@ -25,7 +25,10 @@ async function as(team: TeamHub, user: string): Promise<RawClient> {
 // alice's new session over raw frames.
 async function aliceSession(team: TeamHub) {
   const alice = await as(team, "alice");
-  const made = await alice.call("session/new", { cwd: "/tmp", mcpServers: [] });
+  const made = await alice.call("session/new", {
+    cwd: TEAM_WORK,
+    mcpServers: [],
+  });
   return {
     alice,
     sessionId: (made["result"] as { sessionId: string }).sessionId,

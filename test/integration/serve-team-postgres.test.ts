@@ -45,7 +45,7 @@ describe("two hubs on one PostgreSQL ledger", { timeout: 120_000 }, () => {
     const url = await server.database();
     const env = { ACPHUB_LEDGER_URL: url };
     const home = tempDir();
-    mockConfig(home);
+    mockConfig(home, [], { users: { roots: { "*": [TEAM_WORK] } } });
     const token = async (name: string) =>
       (
         JSON.parse(

@@ -4,7 +4,7 @@
 // was stored; now each refusal names the limit and the size, and nothing is recorded.
 import { afterEach, describe, expect, it } from "vitest";
 import { rawClient, type RawClient } from "../helpers/raw-ws.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { TEAM_WORK, teamFixture, type TeamHub } from "../helpers/team.js";
 
 const fx = teamFixture();
 afterEach(() => fx.cleanup());
@@ -19,7 +19,7 @@ async function withSession(team: TeamHub, user: string) {
   const c = await rawClient(team.h.acpUrl, team.tokens[user]!);
   open.push(c);
   await c.call("initialize", INIT);
-  const made = await c.call("session/new", { cwd: "/tmp", mcpServers: [] });
+  const made = await c.call("session/new", { cwd: TEAM_WORK, mcpServers: [] });
   return { c, sessionId: (made["result"] as { sessionId: string }).sessionId };
 }
 

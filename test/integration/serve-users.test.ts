@@ -2,10 +2,11 @@
 // web login), `_acphub/whoami` says who, `/metrics` is for admins, `_acphub/agents` lists what
 // each may start (issue 34), a removed or rotated user's token is refused like any wrong one
 // and their open connections close.
+import { realpathSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { INIT, until } from "../helpers/hub.js";
-import { teamFixture } from "../helpers/team.js";
+import { TEAM_WORK, teamFixture } from "../helpers/team.js";
 import { loginWith } from "../helpers/web-login.js";
 
 const fx = teamFixture();
@@ -30,7 +31,8 @@ describe("acphub serve: users", { timeout: 90_000 }, () => {
           name,
           role,
         });
-        // Each user is listed the agents they may start; only an admin the hub's folder.
+        // Each user is listed the agents they may start and where their sessions start: an
+        // admin the hub's folder, the others their root (users.roots), never the hub's own.
         const listed = await c.agent.request<{
           agents: { name: string }[];
           cwd?: string;
@@ -38,7 +40,8 @@ describe("acphub serve: users", { timeout: 90_000 }, () => {
         expect(listed.agents.map((a) => a.name)).toEqual(
           role === "viewer" ? [] : ["mock"],
         );
-        expect(listed.cwd !== undefined).toBe(role === "admin");
+        if (role === "admin") expect(listed.cwd).toBeTruthy();
+        else expect(listed.cwd).toBe(realpathSync(TEAM_WORK));
       }
     },
   );
