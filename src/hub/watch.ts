@@ -33,10 +33,7 @@ export class HubWatch {
   constructor(
     private readonly attachments: Attachments,
     /** Whether a client may hear of a session (issue 22: only the ones its user may see). */
-    private readonly mayTell: (
-      client: HubClient,
-      sessionId: string,
-    ) => boolean = () => true,
+    private readonly mayTell: (client: HubClient, sessionId: string) => boolean,
   ) {}
 
   isRunning(sessionId: string): boolean {
