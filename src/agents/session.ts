@@ -14,7 +14,8 @@ import type {
 } from "../contracts/client-host.js";
 import type { PromptResult, RunEvent } from "../contracts/events.js";
 import { methods } from "../protocol/methods.js";
-import { HubError, isHubError } from "../shared/errors.js";
+import { TurnGate, type TurnClaim } from "../engine/turn-gate.js";
+import { isHubError, type HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import { unsupported } from "./agent-errors.js";
 import type { ConnectionLimits } from "./limits.js";
@@ -33,7 +34,7 @@ import {
 
 export interface PromptOptions {
   signal?: AbortSignal;
-  /** Wait for a running turn to end instead of failing with PROMPT_IN_FLIGHT. */
+  /** Wait for a running turn to end instead of being refused (PROMPT_IN_FLIGHT). */
   queue?: boolean;
   /** `_meta` for the `session/prompt` request. */
   meta?: Record<string, unknown>;
@@ -74,6 +75,11 @@ export class AgentSession {
   private activeRun: PromptRun | undefined;
   /** Runs started or queued and not yet settled. */
   private pendingRuns = 0;
+  /** The one turn gate's rule for this session (engine/turn-gate.ts), for library callers: the
+   *  engine claims its own gate before it prompts, so this one is never contended there. */
+  private readonly turns = new TurnGate();
+  /** The claim held while runs are started or queued (queued runs share it). */
+  private held: TurnClaim | undefined;
   private tail: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<(event: RunEvent) => void>();
   /** Events that came while nobody listened (between session/new and the gateway attaching). */
@@ -98,7 +104,7 @@ export class AgentSession {
   }
 
   get busy(): boolean {
-    return this.pendingRuns > 0;
+    return this.held !== undefined;
   }
 
   /** Receives events that arrive outside a turn (load replay, late command lists). */
@@ -139,14 +145,10 @@ export class AgentSession {
     });
   }
 
-  // Starts a turn. Throws PROMPT_IN_FLIGHT when one is running, unless `queue` is set.
+  // Starts a turn. Refused (the gate's PROMPT_IN_FLIGHT) while one runs, unless `queue` is set:
+  // then it runs after the ones before it, under their claim.
   prompt(input: PromptInput, options: PromptOptions = {}): PromptRun {
-    if (this.pendingRuns > 0 && !options.queue) {
-      throw new HubError(
-        "PROMPT_IN_FLIGHT",
-        `session ${this.id} already has a prompt running`,
-      );
-    }
+    if (!(options.queue && this.held)) this.held = this.turns.claim(this.id);
     const { link } = this;
     let listening: Disposable | undefined;
     const run = new PromptRun(
@@ -157,6 +159,7 @@ export class AgentSession {
         onUnresponsive: (error) => link.fail(error),
         onSettle: () => {
           this.pendingRuns -= 1;
+          if (this.pendingRuns === 0) this.letGo();
           listening?.[Symbol.dispose]();
         },
       },
@@ -204,6 +207,12 @@ export class AgentSession {
       if (this.activeRun === run) this.activeRun = undefined;
       this.link.host?.onTurnEnd?.(this.id);
     }
+  }
+
+  // No run is started or queued: the session's turn is free.
+  private letGo(): void {
+    this.held?.release();
+    this.held = undefined;
   }
 
   private requestCancel(): void {

@@ -5,6 +5,7 @@ import { resolveAgent } from "../agents/registry.js";
 import { EditorChannel } from "../engine/editor-channel.js";
 import type { Gateway } from "../engine/gateway.js";
 import { SessionTable } from "../engine/session-table.js";
+import type { TurnGate } from "../engine/turn-gate.js";
 import type { LedgerPort } from "../engine/ports.js";
 import { SessionHub } from "../hub/session-hub.js";
 import type { HostServices } from "../host/create-host.js";
@@ -73,6 +74,7 @@ export async function openServeHub(
   const createGateway = async (
     name: string,
     ledger: LedgerPort,
+    turns: TurnGate,
   ): Promise<Gateway> => {
     // No host without a gateway: the agent is resolved and launched before the host exists.
     const launch = await sandboxedLaunch(
@@ -81,7 +83,7 @@ export async function openServeHub(
       { ...paths, protect: folders.protect },
       process.cwd(),
     );
-    const editor = new EditorChannel(new SessionTable());
+    const editor = new EditorChannel(new SessionTable(turns));
     // Remembered decisions are per user: the session's owner's answer in it (issue 34).
     const host = hostForEditor(ctx, editor, false, {
       protect: folders.protect,

@@ -17,9 +17,11 @@ import {
 } from "./events.js";
 import {
   DEFAULT_GATEWAY_LIMITS,
-  FixedWindowLimiter,
+  perMinute,
+  RateWindow,
   type GatewayLimits,
 } from "./limits.js";
+import type { TurnGate } from "./turn-gate.js";
 import { liveSession } from "./live.js";
 import { AgentSlot, type GatewayParts } from "./parts.js";
 import type {
@@ -56,7 +58,7 @@ import { SettingsStore } from "./session-settings.js";
 import { SessionTable } from "./session-table.js";
 import { CloseDelays } from "./close-delays.js";
 import { advertiseCommands } from "./session-commands.js";
-import { routePrompt } from "./prompt-route.js";
+import { promptHere, promptRoute, type PromptRoute } from "./prompt-route.js";
 
 // How long after a turn's answer its chunks are merged. A client that reconnects with a cursor
 // inside a merged run still reads only what came after it, so nothing needs a longer delay.
@@ -83,6 +85,8 @@ export interface GatewayOptions {
   budget?: BudgetPort;
   /** How long after a turn's answer its chunks are compacted, in ms (default 20). */
   compactAfterMs?: number;
+  /** The turn gate, when shared (a hub's); ignored when `editor` is given (its table's). */
+  turns?: TurnGate;
 }
 
 export class Gateway {
@@ -90,18 +94,17 @@ export class Gateway {
   /** The editor side: requests and notifications from the agent go through it. */
   readonly editor: EditorChannel;
   private readonly parts: GatewayParts;
-  private readonly limiter: FixedWindowLimiter;
+  private readonly sessionRate = new RateWindow();
   private initialized = false;
   /** Session commands being advertised in new sessions (after the response), by session. */
   private readonly advertising = new Map<string, Promise<void>>();
-  /** Session commands (workflow runs) in progress, by session, for session/cancel. */
-  private readonly commandRuns = new Map<string, AbortController>();
   private readonly closing = new CloseDelays();
   private readonly events = new EngineEventHub();
 
   constructor(options: GatewayOptions) {
     this.limits = withDefaults(DEFAULT_GATEWAY_LIMITS, options.limits);
-    this.editor = options.editor ?? new EditorChannel(new SessionTable());
+    this.editor =
+      options.editor ?? new EditorChannel(new SessionTable(options.turns));
     this.parts = {
       agentName: options.agentName,
       ledger: announcingLedger(options.ledger, this.events),
@@ -119,10 +122,6 @@ export class Gateway {
       ...(options.agentIsHub ? { agentIsHub: options.agentIsHub } : {}),
       ...(options.budget ? { budget: options.budget } : {}),
     };
-    this.limiter = new FixedWindowLimiter(
-      this.limits.sessionsPerMinute,
-      60_000,
-    );
   }
 
   /** Listens to the engine's events (turns starting and ending, sessions changing);
@@ -155,13 +154,7 @@ export class Gateway {
 
   async newSession(params: Params, signal?: AbortSignal): Promise<Params> {
     this.requireInit();
-    if (!this.limiter.take()) {
-      throw new HubError(
-        "LIMIT_EXCEEDED",
-        `too many new sessions: the limit is ${this.limits.sessionsPerMinute} per minute`,
-        { retryable: true },
-      );
-    }
+    perMinute(this.sessionRate, this.limits.sessionsPerMinute, "");
     const response = await openSession(this.parts, params, signal);
     this.advertiseCommands(
       String(response["sessionId"]),
@@ -185,31 +178,26 @@ export class Gateway {
     await this.parts.sessions.get(sessionId)?.relay.settled();
   }
 
+  /** The one gate of this gateway's turns and cancels (a hub's, shared by its gateways). */
+  get turns(): TurnGate {
+    return this.parts.sessions.turns;
+  }
+
   /** `author`: the hub user who sent the prompt (the ledger keeps it, replay shows it, their
-   *  budget counts it). */
-  async prompt(
+   *  budget counts it). Registered for session/cancel before its first await, admitted (the
+   *  session read once, the prompt measured once), then run holding the session's turn. */
+  prompt(
     params: Params,
     signal: AbortSignal,
     author?: string,
   ): Promise<Params> {
     this.requireInit();
-    // Registered before the first await: a session/cancel that follows the prompt on the wire
-    // finds it even while its record is still being read.
-    const scope = this.parts.sessions.cancelScope(
-      String(params["sessionId"]),
-      signal,
-    );
-    try {
-      const record = await this.record(params["sessionId"]);
-      return await routePrompt(this.parts, record, {
-        params,
-        author,
-        signal: scope.signal,
-        commandRuns: this.commandRuns,
-      });
-    } finally {
-      scope.release();
-    }
+    return promptHere(this.parts, params, signal, author);
+  }
+
+  /** The prompt's path for a caller that admits it and claims its turn itself (the hub). */
+  get route(): PromptRoute {
+    return promptRoute(this.parts);
   }
 
   /** The session's modes, models and config options, as kept (session-settings.ts). */
@@ -245,7 +233,6 @@ export class Gateway {
   }
 
   cancel(params: Params): void {
-    this.commandRuns.get(String(params["sessionId"]))?.abort();
     this.parts.sessions.cancel(String(params["sessionId"]));
   }
 
@@ -305,7 +292,7 @@ export class Gateway {
   /** Lets go of a session nobody uses: closed on its agent (or forgotten here when the agent
    *  cannot close it); the next use restores it from the ledger. False while a turn runs. */
   async release(sessionId: string): Promise<boolean> {
-    if (this.parts.sessions.claimOf(sessionId)) return false;
+    if (this.turns.claimOf(sessionId)) return false;
     const live = this.parts.sessions.remove(sessionId);
     if (!live) return false;
     this.parts.settings.forget(sessionId);

@@ -1,6 +1,6 @@
 // What an editor may ask of the gateway: prompt size, session creation rate, and what a
 // second prompt on a busy session does.
-import { HubError } from "../shared/errors.js";
+import { refusal } from "./admission.js";
 
 export interface GatewayLimits {
   /** Largest prompt, checked per content block and again for the whole prompt. */
@@ -17,54 +17,34 @@ export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = {
   busyPrompt: "reject",
 };
 
-/** A request's size as sent and stored: all of it (blocks, `_meta`, any other field), in bytes. */
-export function requestBytes(params: unknown): number {
-  return Buffer.byteLength(JSON.stringify(params ?? null));
-}
+// The one rate limiter (limits per connection, quotas per user): a sliding window of the times
+// each key took a unit; the answer is 0 when taken, else the ms until one frees up.
+export class RateWindow {
+  private readonly recent = new Map<string, number[]>();
 
-// Refuses a prompt request over the cap. Its size is the whole request — the blocks, `_meta`
-// and any other field — measured once; over the cap, a block too big on its own is named.
-export function checkPromptSize(
-  params: Record<string, unknown>,
-  blocks: unknown[],
-  maxBytes: number,
-): void {
-  const total = requestBytes(params);
-  if (total <= maxBytes) return;
-  blocks.forEach((block, index) => {
-    const bytes = requestBytes(block);
-    if (bytes > maxBytes) {
-      throw new HubError(
-        "LIMIT_EXCEEDED",
-        `prompt block ${index} is ${bytes} bytes; the limit is ${maxBytes} (limits.maxPromptBytes)`,
-      );
-    }
-  });
-  throw new HubError(
-    "LIMIT_EXCEEDED",
-    `prompt request is ${total} bytes (its blocks, _meta and every other field); the limit is ${maxBytes} (limits.maxPromptBytes)`,
-  );
-}
+  constructor(private readonly now: () => number = Date.now) {}
 
-export class FixedWindowLimiter {
-  private windowStart = 0;
-  private used = 0;
-
-  constructor(
-    private readonly max: number,
-    private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Takes one unit; false when the window is used up. */
-  take(): boolean {
+  take(key: string, max: number, windowMs: number): number {
     const t = this.now();
-    if (t - this.windowStart >= this.windowMs) {
-      this.windowStart = t;
-      this.used = 0;
+    const times = (this.recent.get(key) ?? []).filter((x) => x > t - windowMs);
+    if (times.length >= max) {
+      this.recent.set(key, times);
+      return Math.max(1, times[0]! + windowMs - t);
     }
-    if (this.used >= this.max) return false;
-    this.used += 1;
-    return true;
+    times.push(t);
+    this.recent.set(key, times);
+    return 0;
   }
+}
+
+// Takes one of a connection's (or gateway's) new sessions this minute, or refuses naming the
+// limit (`where`: " on this connection") and when it frees up.
+export function perMinute(window: RateWindow, max: number, where: string) {
+  const waitMs = window.take("sessions", max, 60_000);
+  if (waitMs > 0)
+    throw refusal(
+      "limit",
+      `too many new sessions${where}: the limit is ${max} per minute`,
+      { retryable: true, retryAfterS: Math.ceil(waitMs / 1000) },
+    );
 }

@@ -2,13 +2,14 @@
 // in available_commands_update, and run when a prompt starts with `/name`.
 import type { RawContentBlock } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
-import { errorMessage, HubError } from "../shared/errors.js";
+import { errorMessage } from "../shared/errors.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionCommandsPort, SessionRecord } from "./ports.js";
+import type { TurnClaim } from "./turn-gate.js";
 
 type CommandParts = Pick<
   GatewayParts,
-  "ledger" | "editor" | "logger" | "sessions" | "events"
+  "ledger" | "editor" | "logger" | "events"
 >;
 
 /** The session command a prompt names, and its input; undefined when it names none. */
@@ -70,7 +71,8 @@ export function advertiseCommands(
   );
 }
 
-// Runs a session command as the session's turn, once it holds the session's turn (else busy).
+// Runs a session command as the session's turn, under the claim on it its caller holds;
+// session/cancel (the gate cancels the claim) and the prompt's own signal stop the run.
 export async function runSessionCommand(
   parts: CommandParts,
   commands: SessionCommandsPort,
@@ -78,46 +80,10 @@ export async function runSessionCommand(
   prompt: RawContentBlock[],
   command: { name: string; input: string; author?: string },
   signal: AbortSignal,
-  running: Map<string, AbortController>,
-): Promise<Params> {
-  const claim = parts.sessions.claimTurn(record.id);
-  if (!claim)
-    throw new HubError(
-      "PROMPT_IN_FLIGHT",
-      `session ${record.id} already has a turn running`,
-    );
-  try {
-    return await commandTurn(
-      parts,
-      commands,
-      record,
-      prompt,
-      command,
-      signal,
-      running,
-    );
-  } finally {
-    claim.release();
-  }
-}
-
-// A hub command's turn: prompt and updates recorded, then sent.
-async function commandTurn(
-  parts: CommandParts,
-  commands: SessionCommandsPort,
-  record: SessionRecord,
-  prompt: RawContentBlock[],
-  command: { name: string; input: string; author?: string },
-  signal: AbortSignal,
-  running: Map<string, AbortController>,
+  claim: TurnClaim,
 ): Promise<Params> {
   const { ledger, editor } = parts;
-  // session/cancel finds the run here; the prompt's own signal also stops it.
-  const run = new AbortController();
-  const stop = () => run.abort();
-  signal.addEventListener("abort", stop, { once: true });
-  if (signal.aborted) stop();
-  running.set(record.id, run);
+  const stop = AbortSignal.any([signal, claim.signal]);
   const send = async (update: Record<string, unknown>) => {
     const seq = await ledger.append(record.id, "update", { update });
     await editor.send(
@@ -148,7 +114,7 @@ async function commandTurn(
       send,
       tell: (text) => editor.tell(record.id, text),
       request: (method, params, s) => editor.request(method, params, s),
-      signal: run.signal,
+      signal: stop,
     });
     await ledger.append(record.id, "turn_end", { stopReason });
     parts.events.turnEnded({ sessionId: record.id, stopReason });
@@ -160,8 +126,5 @@ async function commandTurn(
       .catch(() => undefined);
     parts.events.turnEnded({ sessionId: record.id, error: message });
     throw error;
-  } finally {
-    signal.removeEventListener("abort", stop);
-    running.delete(record.id);
   }
 }

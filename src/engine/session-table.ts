@@ -3,6 +3,7 @@
 import type { Params } from "../protocol/raw.js";
 import type { AgentPort, AgentSessionPort, TurnPort } from "./ports.js";
 import type { SessionRelay } from "./session-relay.js";
+import { TurnGate } from "./turn-gate.js";
 
 /** One hub session while an agent session is attached to it. */
 export interface LiveSession {
@@ -22,32 +23,13 @@ export interface LiveSession {
   lastCost?: number;
 }
 
-/** A prompt's hold on its session's one turn, from its busy check until its end is recorded. */
-export interface TurnClaim {
-  /** Resolves when the claim is released. */
-  readonly done: Promise<void>;
-  /** Set by cancel(); the holder checks it before it starts its turn. */
-  cancelled: boolean;
-  /** The turn, once started. */
-  turn?: TurnPort;
-  cancel(): void;
-  release(): void;
-}
-
-/** A prompt's cancellation, from its arrival until it answers. */
-export interface CancelScope {
-  /** Aborted by the prompt's own signal or by session/cancel for its session. */
-  signal: AbortSignal;
-  release(): void;
-}
-
 export class SessionTable {
   private readonly live = new Map<string, LiveSession>();
   private readonly restoring = new Map<string, Promise<LiveSession>>();
-  /** Prompts under way per hub session, attached or still being restored. */
-  private readonly prompts = new Map<string, Set<AbortController>>();
-  /** The turn claimed in each hub session (see turns.ts). */
-  private readonly claims = new Map<string, TurnClaim>();
+
+  /** `turns`: the one gate of the sessions' turns and cancels; a hub passes its own, shared by
+   *  all its gateways. */
+  constructor(readonly turns: TurnGate = new TurnGate()) {}
 
   get(hubId: string): LiveSession | undefined {
     return this.live.get(hubId);
@@ -91,52 +73,9 @@ export class SessionTable {
     return entry;
   }
 
-  // Claims the session's turn, synchronously (no await between the busy check and the claim):
-  // undefined when another prompt holds it.
-  claimTurn(hubId: string): TurnClaim | undefined {
-    if (this.claims.has(hubId)) return undefined;
-    let resolve!: () => void;
-    const done = new Promise<void>((r) => (resolve = r));
-    const claim: TurnClaim = {
-      done,
-      cancelled: false,
-      cancel: () => {
-        claim.cancelled = true;
-        claim.turn?.cancel();
-      },
-      release: () => {
-        if (this.claims.get(hubId) === claim) this.claims.delete(hubId);
-        resolve();
-      },
-    };
-    this.claims.set(hubId, claim);
-    return claim;
-  }
-
-  /** The claim on the session's turn, while a prompt holds it. */
-  claimOf(hubId: string): TurnClaim | undefined {
-    return this.claims.get(hubId);
-  }
-
-  // Registers a prompt as soon as it arrives, so a cancel wins at every point of its life
-  // (before the agent session exists, while it is restored, during the turn).
-  cancelScope(hubId: string, signal: AbortSignal): CancelScope {
-    const controller = new AbortController();
-    const set = this.prompts.get(hubId) ?? new Set();
-    this.prompts.set(hubId, set.add(controller));
-    return {
-      signal: AbortSignal.any([signal, controller.signal]),
-      release: () => {
-        set.delete(controller);
-        if (set.size === 0 && this.prompts.get(hubId) === set)
-          this.prompts.delete(hubId);
-      },
-    };
-  }
-
-  // session/cancel: every prompt under way on the hub session ends cancelled.
+  // session/cancel: every prompt under way on the hub session ends cancelled, with its turn.
   cancel(hubId: string): void {
-    for (const controller of this.prompts.get(hubId) ?? []) controller.abort();
+    this.turns.cancel(hubId);
     this.live.get(hubId)?.turn?.cancel();
   }
 

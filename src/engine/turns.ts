@@ -1,19 +1,19 @@
-// One prompt on a hub session: the busy-session rule, the prompt recorded before the agent sees
-// it, the transcript given to a primed session, and every event of the turn relayed in order.
+// One prompt on a hub session, once it holds the session's turn: the prompt recorded before the
+// agent sees it, the transcript given to a primed session, and every event of the turn relayed in order.
 import type {
   PromptResult,
   RawContentBlock,
   RunEvent,
 } from "../contracts/events.js";
 import type { Params } from "../protocol/raw.js";
-import { errorMessage, HubError, hubsOwnError } from "../shared/errors.js";
+import { errorMessage, hubsOwnError } from "../shared/errors.js";
 import { primingBlock, titleFromPrompt } from "./history.js";
-import { checkPromptSize } from "./limits.js";
 import { tellStored } from "./notices.js";
 import type { GatewayParts } from "./parts.js";
 import type { SessionRecord, TurnPort, UsageEntry } from "./ports.js";
 import type { SessionRelay } from "./session-relay.js";
-import type { LiveSession, TurnClaim } from "./session-table.js";
+import type { LiveSession } from "./session-table.js";
+import type { TurnClaim } from "./turn-gate.js";
 import { CostMeter, recordTurnUsage, type TurnOf } from "./turn-usage.js";
 
 type TurnParts = Pick<
@@ -40,39 +40,19 @@ export interface TurnRequest {
   model?: string;
 }
 
-// The session's turn, claimed before anything is recorded: a prompt refused as busy changes
-// nothing. With busyPrompt "cancel", the running turn is cancelled and waited for instead.
-async function claimTurn(parts: TurnParts, hubId: string): Promise<TurnClaim> {
-  for (;;) {
-    const claim = parts.sessions.claimTurn(hubId);
-    if (claim) return claim;
-    if (parts.limits.busyPrompt === "reject")
-      throw new HubError(
-        "PROMPT_IN_FLIGHT",
-        `session ${hubId} already has a turn running`,
-      );
-    const holder = parts.sessions.claimOf(hubId);
-    holder?.cancel();
-    await holder?.done;
-  }
-}
-
-// Runs a prompt on a live session whose prompt blocks are already checked.
+// Runs a prompt on a live session, under the claim on the session's turn its caller holds (a
+// refused prompt changed nothing); the prompt is checked and admitted already.
 export async function promptLive(
   parts: TurnParts,
   record: SessionRecord,
   live: LiveSession,
   request: TurnRequest,
   signal: AbortSignal,
+  claim: TurnClaim,
 ): Promise<Params> {
-  const claim = await claimTurn(parts, record.id);
-  try {
-    // Cancelled before the agent saw it (while restoring, or waiting for the turn before it).
-    if (signal.aborted || claim.cancelled) return { stopReason: "cancelled" };
-    return await startTurn(parts, record, live, request, signal, claim);
-  } finally {
-    claim.release();
-  }
+  // Cancelled before the agent saw it (while restoring, or waiting for the turn before it).
+  if (signal.aborted || claim.cancelled) return { stopReason: "cancelled" };
+  return await startTurn(parts, record, live, request, signal, claim);
 }
 
 // Records the prompt (and the title it gives a new session), then runs the turn.
@@ -268,21 +248,4 @@ async function compactTurn(
     .catch((error: unknown) =>
       parts.logger.warn({ err: error, sessionId: hubId }, "compaction failed"),
     );
-}
-
-function isBlock(value: unknown): value is RawContentBlock {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { type?: unknown }).type === "string"
-  );
-}
-
-// The prompt of a session/prompt request, checked for shape and size before anything is recorded.
-export function promptOf(params: Params, maxBytes: number): RawContentBlock[] {
-  const prompt = params["prompt"];
-  if (!Array.isArray(prompt) || !prompt.every(isBlock))
-    throw new HubError("USAGE", "prompt must be an array of content blocks");
-  checkPromptSize(params, prompt, maxBytes);
-  return prompt;
 }

@@ -25,6 +25,15 @@ export function noSession(id: unknown): HubError {
   return new HubError("SESSION_NOT_FOUND", `no session ${JSON.stringify(id)}`);
 }
 
+// Throws unless a standing already read lets its user drive the session.
+export function mayDrive(standing: Standing, sessionId: string): void {
+  if (standing === "viewer")
+    throw new HubError(
+      "PERMISSION_DENIED",
+      `you may only watch session ${sessionId} (viewer): prompts, cancels, settings and permission answers are refused`,
+    );
+}
+
 export class SessionAccess {
   /** Grants seen lately (session → user → role), for notifications that cannot wait. */
   private readonly known = new Map<string, Map<string, ShareRole>>();
@@ -61,12 +70,7 @@ export class SessionAccess {
 
   // Throws unless the user may prompt, cancel, change settings and answer in the session.
   async mustDrive(user: HubUser | undefined, sessionId: string): Promise<void> {
-    const s = await this.mustSee(user, sessionId);
-    if (s === "viewer")
-      throw new HubError(
-        "PERMISSION_DENIED",
-        `you may only watch session ${sessionId} (viewer): prompts, cancels, settings and permission answers are refused`,
-      );
+    mayDrive(await this.mustSee(user, sessionId), sessionId);
   }
 
   // Throws unless the user created the session (or is an admin): deleting it.

@@ -1,7 +1,7 @@
 // The hub's side of a cluster's lease (the SessionRunner port): a turn claims its session first,
 // a session held by another node is only watched here, and a session this node lost is given up.
 // Without a runner every claim is this process's and nothing here waits.
-import { HubError } from "../shared/errors.js";
+import { turnRunning } from "../engine/turn-gate.js";
 import type { Logger } from "../shared/logger.js";
 import type { Gateway } from "../engine/gateway.js";
 import type { LedgerPort } from "../engine/ports.js";
@@ -23,32 +23,31 @@ export interface ClusterClaimsDeps {
   interruptedSettled: (sessionId: string) => Promise<void>;
 }
 
-// The answer while another live node runs the session's turn (issue 34): retryable, naming the
-// node, so a client (the reconnecting shim) tries again once that turn ended there.
-export function busyElsewhere(sessionId: string, node: string): HubError {
-  return new HubError(
-    "PROMPT_IN_FLIGHT",
-    `session ${sessionId} is running a turn on node ${node}: wait for it to end, or cancel it`,
-    { retryable: true, details: { node } },
-  );
+/** What a turn's claim on the lease found: this call took it, or another live node runs it. */
+export interface LeaseAnswer {
+  took: boolean;
+  /** The node running the session's turn: the gate refuses the prompt naming it. */
+  runsOn?: string;
 }
 
 export class ClusterClaims {
   constructor(private readonly deps: ClusterClaimsDeps) {}
 
-  // Takes the session's lease for a turn (from an idle or dead runner); true when this call took
-  // it. A turn already running here is left to the gateway's busy rule.
-  async claimTurn(sessionId: string): Promise<boolean> {
+  // Takes the session's lease for a turn (from an idle or dead runner): taken by this call, or
+  // the node that runs the session's turn. A turn already running here is left to the gate.
+  async claimTurn(sessionId: string): Promise<LeaseAnswer> {
     const runner = this.deps.runner;
-    if (this.deps.running.has(sessionId)) return false;
+    if (this.deps.running.has(sessionId)) return { took: false };
     if (!runner)
-      return this.deps.interruptedSettled(sessionId).then(() => false);
+      return this.deps
+        .interruptedSettled(sessionId)
+        .then(() => ({ took: false }));
     const claim: Claim = await runner.claim(sessionId, true);
-    if (!claim.held) throw busyElsewhere(sessionId, claim.holder);
+    if (!claim.held) return { took: false, runsOn: claim.holder };
     if (claim.interrupted) await this.deps.endInterrupted(sessionId);
     // An end another path of this node began goes first: the turn is not ended after its prompt.
     await this.deps.interruptedSettled(sessionId);
-    return true;
+    return { took: true };
   }
 
   /**
@@ -60,7 +59,7 @@ export class ClusterClaims {
     const runner = this.deps.runner;
     if (!runner) return this.deps.endInterrupted(sessionId);
     const claim = await runner.claim(sessionId, true);
-    if (!claim.held) throw busyElsewhere(sessionId, claim.holder);
+    if (!claim.held) throw turnRunning(sessionId, claim.holder);
     try {
       await this.deps.endInterrupted(sessionId);
     } finally {
@@ -79,8 +78,9 @@ export class ClusterClaims {
 
   // In a cluster the session comes here first when idle (a mode or setting is the agent's).
   async bringHere(sessionId: string): Promise<void> {
-    if (await this.claimTurn(sessionId))
-      await this.deps.runner?.turnEnded(sessionId);
+    const lease = await this.claimTurn(sessionId);
+    if (lease.runsOn !== undefined) throw turnRunning(sessionId, lease.runsOn);
+    if (lease.took) await this.deps.runner?.turnEnded(sessionId);
   }
 
   // Restores the agent when this process may run the session; else the session is only watched
@@ -103,7 +103,7 @@ export class ClusterClaims {
   async giveUp(sessionId: string, stillHeld: () => boolean): Promise<void> {
     const live = this.deps.running.get(sessionId);
     if (!live) return stillHeld() ? undefined : this.release(sessionId);
-    live.gateway.cancel({ sessionId });
+    live.gateway.turns.claimOf(sessionId)?.cancel();
     await live.done.catch(() => undefined);
     const next = this.deps.running.get(sessionId);
     if (stillHeld() || (next && next !== live)) return;

@@ -3,11 +3,15 @@
 import type { Gateway } from "../engine/gateway.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
+import type { TurnGate } from "../engine/turn-gate.js";
+import { HubError } from "../shared/errors.js";
 
-/** Builds a gateway over one agent (the hub initializes it and attaches its editor). */
+/** Builds a gateway over one agent (the hub initializes it and attaches its editor); its
+ *  sessions' turns go through `turns`, the hub's one gate (`new SessionTable(turns)`). */
 export type CreateGateway = (
   agentName: string,
   ledger: LedgerPort,
+  turns: TurnGate,
 ) => Gateway | Promise<Gateway>;
 
 export class GatewayPool {
@@ -20,6 +24,7 @@ export class GatewayPool {
     private readonly ledger: LedgerPort,
     private readonly events: EngineEvents,
     private readonly editor: EditorPort,
+    private readonly turns: TurnGate,
   ) {}
 
   // The gateway for an agent, created and initialized once however many ask at once.
@@ -39,7 +44,13 @@ export class GatewayPool {
   }
 
   private async createGateway(agentName: string): Promise<Gateway> {
-    const created = await this.create(agentName, this.ledger);
+    const created = await this.create(agentName, this.ledger, this.turns);
+    // One gate decides and cancels every turn of the hub (its busy rule, session/cancel).
+    if (created.turns !== this.turns)
+      throw new HubError(
+        "INTERNAL",
+        `the gateway of ${agentName} does not use the hub's turn gate`,
+      );
     created.observe(this.events);
     created.attachEditor(this.editor);
     await created.initialize({ protocolVersion: 1, clientCapabilities: {} });

@@ -1,10 +1,13 @@
 // Per-user quotas of `acphub serve` (issue 22): sessions open at once, turns running at once,
 // prompts per minute and prompt size, from config `users.limits`, overridden per user by config
 // `users.perUser` and then by the user's row in the ledger (`acphub users limits`). Over a quota
-// a request is refused before anything is recorded, with the limit's name and when it frees up.
-// Counted per hub process; admins are not limited.
+// a request is refused before anything is recorded, with the limit's name and when it frees up
+// (the one refusal shape of engine/admission.ts). Counted by a QuotaCounter (this process's
+// counts now; a ledger-backed one counts a cluster's); admins are not limited.
 import type { HubUser, UserLimits } from "../contracts/users.js";
-import { HubError } from "../shared/errors.js";
+import type { HubError } from "../shared/errors.js";
+import { refusal, type AdmissionCheck } from "../engine/admission.js";
+import { InProcessQuotaCounter, type QuotaCounter } from "./quota-counter.js";
 
 export interface QuotaConfig {
   limits?: UserLimits;
@@ -16,14 +19,9 @@ export interface QuotaConfig {
 const MINUTE_MS = 60_000;
 
 export class Quotas {
-  private readonly running = new Map<string, number>();
-  private readonly recent = new Map<string, number[]>();
-  /** Sessions being opened now, by user (not yet attached, so not yet counted as open). */
-  private readonly opening = new Map<string, number>();
-
   constructor(
     private readonly config: QuotaConfig = {},
-    private readonly now: () => number = Date.now,
+    private readonly counter: QuotaCounter = new InProcessQuotaCounter(),
   ) {}
 
   /** A user's limits: the config's, then config `users.perUser`, then the ledger's row. */
@@ -38,30 +36,40 @@ export class Quotas {
   // Admits opening a session (new, load, resume, fork) for a user who has the sessions in
   // `open` open on this hub, or throws naming the limit; call the returned function once the
   // open has ended (the session then counts as open, or it failed).
-  admitOpen(
+  async admitOpen(
     user: HubUser | undefined,
     open: ReadonlySet<string>,
     sessionId?: unknown,
-  ): () => void {
+  ): Promise<() => void> {
     if (!user || user.role === "admin") return () => undefined;
     if (typeof sessionId === "string" && open.has(sessionId))
       return () => undefined;
     const max = this.limitsOf(user.name).liveSessions;
-    const pending = this.opening.get(user.name) ?? 0;
-    if (max !== undefined && open.size + pending >= max)
+    if (max === undefined) return () => undefined;
+    const release = await this.counter.hold(
+      user.name,
+      "opening",
+      max - open.size,
+    );
+    if (!release)
       throw over(
         `liveSessions (${max} open at once)`,
         "frees up when you close one of your sessions (session/close) or disconnect",
       );
-    this.opening.set(user.name, pending + 1);
-    return once(() =>
-      this.opening.set(user.name, (this.opening.get(user.name) ?? 1) - 1),
-    );
+    return release;
   }
 
-  // Admits one prompt request of `bytes` (all of it, `_meta` included) for a user, or throws naming the limit; call the returned
-  // function when its turn ends.
-  admit(user: HubUser | undefined, bytes: number): () => void {
+  /** The quota check of a user's prompts, in the prompt's admission (engine/admission.ts). */
+  check(user: HubUser | undefined): AdmissionCheck {
+    return {
+      kind: "quota",
+      admit: ({ prompt }) => this.admit(user, prompt.bytes),
+    };
+  }
+
+  // Admits one prompt request of `bytes` (all of it, `_meta` included) for a user, or throws
+  // naming the limit; call the returned function when its turn ends.
+  async admit(user: HubUser | undefined, bytes: number): Promise<() => void> {
     if (!user || user.role === "admin") return () => undefined;
     const l = this.limitsOf(user.name);
     if (l.promptBytes !== undefined && bytes > l.promptBytes)
@@ -69,48 +77,30 @@ export class Quotas {
         `promptBytes (${l.promptBytes} bytes; this prompt request is ${bytes} bytes, _meta included)`,
         "send a smaller prompt",
       );
-    const running = this.running.get(user.name) ?? 0;
-    if (l.concurrentTurns !== undefined && running >= l.concurrentTurns)
-      throw over(
-        `concurrentTurns (${l.concurrentTurns} at once)`,
-        "frees up when one of your turns ends",
-      );
-    this.takeMinute(user.name, l.promptsPerMinute);
-    this.running.set(user.name, running + 1);
-    return once(() =>
-      this.running.set(user.name, (this.running.get(user.name) ?? 1) - 1),
-    );
+    const turns = l.concurrentTurns;
+    if (turns !== undefined) {
+      if ((await this.counter.held(user.name, "turns")) >= turns)
+        throw turnsOver(turns);
+    }
+    await this.takeMinute(user.name, l.promptsPerMinute);
+    if (turns === undefined) return () => undefined;
+    const release = await this.counter.hold(user.name, "turns", turns);
+    if (!release) throw turnsOver(turns);
+    return release;
   }
 
   // Counts a prompt in the user's last minute, or throws when the minute is full.
-  private takeMinute(user: string, perMinute: number | undefined): void {
+  private async takeMinute(user: string, perMinute: number | undefined) {
     if (perMinute === undefined) return;
-    const t = this.now();
-    const times = (this.recent.get(user) ?? []).filter(
-      (x) => x > t - MINUTE_MS,
+    const waitMs = await this.counter.take(user, perMinute, MINUTE_MS);
+    if (waitMs === 0) return;
+    const wait = Math.ceil(waitMs / 1000);
+    throw over(
+      `promptsPerMinute (${perMinute} per minute)`,
+      `frees up in ${wait} s`,
+      wait,
     );
-    if (times.length >= perMinute) {
-      const wait = Math.ceil((times[0]! + MINUTE_MS - t) / 1000);
-      this.recent.set(user, times);
-      throw over(
-        `promptsPerMinute (${perMinute} per minute)`,
-        `frees up in ${wait} s`,
-        wait,
-      );
-    }
-    times.push(t);
-    this.recent.set(user, times);
   }
-}
-
-// A release that counts once however often it is called.
-function once(release: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    release();
-  };
 }
 
 // The limits a stored row sets (a null or missing key leaves the config's).
@@ -121,13 +111,17 @@ function definedOnly(limits: UserLimits | null | undefined): UserLimits {
   return out;
 }
 
-function over(limit: string, when: string, retryAfterS?: number): HubError {
-  return new HubError(
-    "LIMIT_EXCEEDED",
-    `quota users.limits.${limit} reached: ${when}`,
-    {
-      retryable: true,
-      ...(retryAfterS !== undefined ? { details: { retryAfterS } } : {}),
-    },
+function turnsOver(max: number): HubError {
+  return over(
+    `concurrentTurns (${max} at once)`,
+    "frees up when one of your turns ends",
   );
+}
+
+// A quota's refusal, in the one shape of every admission refusal.
+function over(limit: string, when: string, retryAfterS?: number): HubError {
+  return refusal("quota", `quota users.limits.${limit} reached: ${when}`, {
+    retryable: true,
+    ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+  });
 }

@@ -1,6 +1,6 @@
-// The hub's turns in progress: the ones running now (with the idempotency key that started
-// them), and prompts from their arrival to their answer, which session/cancel aborts even
-// while their checks still run.
+// The hub's record of the turns running here now: the idempotency key that started each, its
+// answer to come, its gateway and its user. Whether a turn may start is the gate's to decide
+// (engine/turn-gate.ts), and session/cancel asks the gate too; this is what the hub knows of them.
 import type { Gateway } from "../engine/gateway.js";
 
 type Params = Record<string, unknown>;
@@ -16,7 +16,6 @@ export interface RunningTurn {
 
 export class RunningTurns {
   private readonly running = new Map<string, RunningTurn>();
-  private readonly arriving = new Map<string, Set<AbortController>>();
 
   has(sessionId: string): boolean {
     return this.running.has(sessionId);
@@ -47,27 +46,5 @@ export class RunningTurns {
 
   get size(): number {
     return this.running.size;
-  }
-
-  // Registers a prompt for session/cancel until `run` settles; `run` gets the arrival's signal.
-  async arrive<T>(
-    sessionId: string,
-    run: (arrival: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    const arrival = new AbortController();
-    const set = this.arriving.get(sessionId) ?? new Set<AbortController>();
-    this.arriving.set(sessionId, set.add(arrival));
-    try {
-      return await run(arrival.signal);
-    } finally {
-      set.delete(arrival);
-      if (set.size === 0 && this.arriving.get(sessionId) === set)
-        this.arriving.delete(sessionId);
-    }
-  }
-
-  // session/cancel: every prompt of the session still on its way to the agent stops there.
-  abortArrivals(sessionId: string): void {
-    for (const arrival of this.arriving.get(sessionId) ?? []) arrival.abort();
   }
 }

@@ -3,7 +3,12 @@
 // the session list cut down to what the user may see.
 import { HubError } from "../shared/errors.js";
 import type { LedgerPort, SessionRecord } from "../engine/ports.js";
-import { noSession, type SessionAccess, type Standing } from "./access.js";
+import {
+  mayDrive,
+  noSession,
+  type SessionAccess,
+  type Standing,
+} from "./access.js";
 import type { Attachments, HubClient } from "./attachments.js";
 
 type Params = Record<string, unknown>;
@@ -32,7 +37,19 @@ export class SessionChecks {
 
   // A session this connection has opened or loaded; others must be loaded first.
   async attachedRecord(client: HubClient, id: unknown): Promise<SessionRecord> {
-    const record = await this.record(id, client);
+    return this.mustBeAttached(client, await this.record(id, client));
+  }
+
+  // A session the client may drive and has open: the session and its grants read once each.
+  async drivenRecord(client: HubClient, id: unknown): Promise<SessionRecord> {
+    const record =
+      typeof id === "string" ? await this.ledger.getSession(id) : undefined;
+    if (!record) throw noSession(id);
+    mayDrive(await this.access.mustSee(client.user, record.id), record.id);
+    return this.mustBeAttached(client, record);
+  }
+
+  private mustBeAttached(client: HubClient, record: SessionRecord) {
     if (!this.attachments.isAttached(record.id, client))
       throw new HubError(
         "SESSION_NOT_FOUND",

@@ -3,7 +3,7 @@
 // number), the prompting connection tracked for permission requests, and prompts that carry
 // an idempotency key answered from the ledger when they were already run. Its parts: the
 // gateways (gateway-pool.ts), the checks (session-checks.ts), prompts (prompts.ts, with
-// recorded-prompts.ts and running-turns.ts), the cluster's lease (cluster-claims.ts) and the
+// prompt-admission.ts, recorded-prompts.ts and running-turns.ts; the one turn gate), the cluster's lease (cluster-claims.ts) and the
 // turns a stop cut off (interrupted-turns.ts).
 import { silentLogger, type Logger } from "../shared/logger.js";
 import type { Gateway } from "../engine/gateway.js";
@@ -23,6 +23,8 @@ import type { SessionRunner } from "./runner.js";
 import type { HubUser } from "../contracts/users.js";
 import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
 import { RunningTurns } from "./running-turns.js";
+import { TurnGate } from "../engine/turn-gate.js";
+import type { Quotas } from "./quotas.js";
 import { InterruptedTurns } from "./interrupted-turns.js";
 import { ClusterClaims } from "./cluster-claims.js";
 import { listVisible, SessionChecks } from "./session-checks.js";
@@ -68,7 +70,9 @@ export class SessionHub {
   private readonly editor: EditorPort;
   private readonly shared: LedgerPort;
   private readonly gateways: GatewayPool;
-  /** Turns running now and prompts on their way, by session. */
+  /** The one gate of turns and cancels, shared by every gateway of the hub. */
+  private readonly turns = new TurnGate();
+  /** What the hub knows of the turns running here (keys, answers, users). */
   private readonly running = new RunningTurns();
   private readonly checks: SessionChecks;
   private readonly claims: ClusterClaims;
@@ -102,6 +106,7 @@ export class SessionHub {
       this.shared,
       hubEngineEvents(this.watch, this.shared, options.observer),
       this.editor,
+      this.turns,
     );
     this.checks = new SessionChecks(this.shared, this.access, this.attachments);
     const interrupted = new InterruptedTurns({
@@ -116,6 +121,7 @@ export class SessionHub {
       agentRules: options.agentRules,
       runner: options.runner,
       ledger: this.shared,
+      turns: this.turns,
       running: this.running,
       gateways: this.gateways,
       access: this.access,
@@ -223,8 +229,9 @@ export class SessionHub {
     client: HubClient,
     params: Params,
     signal: AbortSignal,
+    quotas?: Quotas,
   ): Promise<Params> {
-    return this.prompts.prompt(client, params, signal);
+    return this.prompts.prompt(client, params, signal, quotas);
   }
 
   // This process may no longer run the session: see ClusterClaims.giveUp.
@@ -241,7 +248,7 @@ export class SessionHub {
     const record = await this.shared.getSession(String(params["sessionId"]));
     if (!record) return;
     if (client) await this.access.mustDrive(client.user, record.id);
-    this.running.abortArrivals(record.id);
+    // The one registry: prompts on their way, a turn or a session command running.
     (await this.gatewayFor(record.agent)).cancel(params);
     if (!this.running.has(record.id))
       await this.options.runner?.relayCancel(record.id);

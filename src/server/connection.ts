@@ -8,7 +8,7 @@ import {
   type AgentConnection,
   type Stream,
 } from "@agentclientprotocol/sdk";
-import { FixedWindowLimiter } from "../engine/limits.js";
+import { perMinute, RateWindow } from "../engine/limits.js";
 import type { HubClient } from "../hub/attachments.js";
 import type { SessionHub } from "../hub/session-hub.js";
 import { clientNameOf, listWithState, wantsWatch } from "../hub/watch.js";
@@ -27,7 +27,7 @@ import {
 } from "../hub/extension-handlers.js";
 import { ConnectionsByUser } from "./connections-by-user.js";
 import type { Quotas } from "../hub/quotas.js";
-import { admitPrompt, opening } from "./admission.js";
+import { opening } from "./admission.js";
 import type { SocketWire } from "./socket-wire.js";
 import { agentWide, agentWideAdminOnly } from "./agent-wide.js";
 import type { AgentConnector, ConnectionContext } from "./per-connection.js";
@@ -52,7 +52,7 @@ interface Conn {
   client: HubClient;
   /** Notifications handed to the SDK and not yet written. */
   sending: Set<Promise<void>>;
-  limiter: FixedWindowLimiter;
+  limiter: RateWindow;
   connection?: AgentConnection;
   /** The connection has closed (its signal aborted; read once per update, kept as a flag). */
   gone: boolean;
@@ -121,7 +121,7 @@ function newConn(
   const conn: Conn = {
     gone: false,
     sending: new Set(),
-    limiter: new FixedWindowLimiter(o.sessionsPerMinute, 60_000),
+    limiter: new RateWindow(),
     client: {
       id: randomUUID(),
       user,
@@ -194,12 +194,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     )
     .onRequest(m.session.new, raw<Params>, ({ params }) =>
       edge(() => {
-        if (!conn.limiter.take())
-          throw new HubError(
-            "LIMIT_EXCEEDED",
-            `too many new sessions on this connection: the limit is ${o.sessionsPerMinute} per minute`,
-            { retryable: true },
-          );
+        perMinute(conn.limiter, o.sessionsPerMinute, " on this connection");
         return opening(o, client, undefined, () =>
           inOrder(conn, () => hub.newSession(client, params)),
         );
@@ -243,14 +238,9 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     )
     .onRequest(m.session.prompt, raw<Params>, ({ params, signal }) =>
       edge(async () => {
-        const release = await admitPrompt(o, client, params);
-        try {
-          return await inOrder(conn, () =>
-            hub.prompt(client, params, explicitCancel(signal, conn)),
-          );
-        } finally {
-          release();
-        }
+        return await inOrder(conn, () =>
+          hub.prompt(client, params, explicitCancel(signal, conn), o.quotas),
+        );
       }),
     )
     .onNotification(m.session.cancel, raw<Params>, ({ params }) => {

@@ -3,7 +3,8 @@
 // resets.
 import type { BudgetLimit } from "../config/schema.js";
 import type { NoticePayload } from "../engine/notices.js";
-import { HubError } from "../shared/errors.js";
+import { refusal } from "../engine/admission.js";
+import type { HubError } from "../shared/errors.js";
 import type { BudgetPeriod, Spent } from "./budget-usage.js";
 
 /** One budget as it applies to a turn: whose, its limit, what it used, when it resets. */
@@ -58,13 +59,13 @@ export function resetText(at: number, now: number): string {
 
 // The refusal of a prompt whose budget is spent; its details go to the editor as data.budget.
 export function spentError(b: Applied, now: number): HubError {
-  return new HubError(
-    "BUDGET_EXCEEDED",
+  return refusal(
+    "budget",
     `${title(b)} is spent: ${usedText(b)} used; it resets at ${resetText(b.resetsAt, now)}`,
     {
       retryable: true,
+      retryAfterS: Math.ceil((b.resetsAt - now) / 1000),
       details: {
-        retryAfterS: Math.ceil((b.resetsAt - now) / 1000),
         budget: {
           scope: b.scope === "agents" ? "agent" : "user",
           name: b.name,

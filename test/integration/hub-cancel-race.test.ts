@@ -31,10 +31,11 @@ it("a cancel sent while the hub reads the prompt's session still cancels it", as
   const hub = new SessionHub({
     ledger,
     defaultAgent: "mock",
-    createGateway: (name, shared) =>
+    createGateway: (name, shared, turns) =>
       new Gateway({
         agentName: name,
         ledger: shared,
+        turns,
         connect: () => connectMock(),
       }),
   });

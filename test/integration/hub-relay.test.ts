@@ -48,10 +48,11 @@ function hubOver(ledger: LedgerPort): SessionHub {
   return new SessionHub({
     ledger,
     defaultAgent: "mock",
-    createGateway: (name, shared) =>
+    createGateway: (name, shared, turns) =>
       new Gateway({
         agentName: name,
         ledger: shared,
+        turns,
         connect: () => connectMock(),
       }),
   });

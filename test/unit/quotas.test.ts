@@ -1,13 +1,14 @@
 // Per-user quotas (issue 22): refused with the limit's name and when it frees up, and admitted
-// again once it has.
+// again once it has. Counted through the QuotaCounter port (this process's counts here).
 import { describe, expect, it } from "vitest";
+import { InProcessQuotaCounter } from "../../src/hub/quota-counter.js";
 import { Quotas } from "../../src/hub/quotas.js";
 import { toRequestError } from "../../src/protocol/to-request-error.js";
 
-// The error a call throws.
-function refusal(run: () => unknown): unknown {
+// The error a call rejects with.
+async function refusal(run: () => Promise<unknown>): Promise<unknown> {
   try {
-    run();
+    await run();
   } catch (error) {
     return error;
   }
@@ -17,47 +18,51 @@ function refusal(run: () => unknown): unknown {
 const alice = { name: "alice", role: "member" } as const;
 
 describe("quotas", () => {
-  it("refuses the prompt past promptsPerMinute until the minute has passed", () => {
+  it("refuses the prompt past promptsPerMinute until the minute has passed", async () => {
     let t = 1_000_000;
-    const q = new Quotas({ limits: { promptsPerMinute: 2 } }, () => t);
-    q.admit(alice, 10)();
+    const q = new Quotas(
+      { limits: { promptsPerMinute: 2 } },
+      new InProcessQuotaCounter(() => t),
+    );
+    (await q.admit(alice, 10))();
     t += 10_000;
-    q.admit(alice, 10)();
-    expect(() => q.admit(alice, 10)).toThrow(
+    (await q.admit(alice, 10))();
+    await expect(q.admit(alice, 10)).rejects.toThrow(
       "quota users.limits.promptsPerMinute (2 per minute) reached: frees up in 50 s",
     );
-    expect(toRequestError(refusal(() => q.admit(alice, 10))).data).toEqual({
-      code: "LIMIT_EXCEEDED",
-      retryable: true,
-      retryAfterS: 50,
-    });
+    expect(
+      toRequestError(await refusal(() => q.admit(alice, 10))).data,
+    ).toEqual({ code: "LIMIT_EXCEEDED", retryable: true, retryAfterS: 50 });
     t += 50_001;
-    expect(() => q.admit(alice, 10)()).not.toThrow();
+    (await q.admit(alice, 10))();
   });
 
-  it("limits turns at once and prompt bytes; per-user overrides; admins unlimited", () => {
+  it("limits turns at once and prompt bytes; per-user overrides; admins unlimited", async () => {
     const q = new Quotas({
       limits: { concurrentTurns: 1, promptBytes: 100 },
       perUser: { bob: { concurrentTurns: 2 } },
     });
-    const done = q.admit(alice, 10);
-    expect(() => q.admit(alice, 10)).toThrow(
+    const done = await q.admit(alice, 10);
+    await expect(q.admit(alice, 10)).rejects.toThrow(
       "quota users.limits.concurrentTurns (1 at once) reached: frees up when one of your turns ends",
     );
     done();
-    expect(() => q.admit(alice, 101)).toThrow(
+    done(); // a release counts once
+    await expect(q.admit(alice, 101)).rejects.toThrow(
       "promptBytes (100 bytes; this prompt request is 101 bytes, _meta included)",
     );
-    q.admit(alice, 100)();
+    (await q.admit(alice, 100))();
     const bob = { name: "bob", role: "member" } as const;
-    q.admit(bob, 1);
-    q.admit(bob, 1);
-    expect(() => q.admit(bob, 1)).toThrow("concurrentTurns (2 at once)");
+    await q.admit(bob, 1);
+    await q.admit(bob, 1);
+    await expect(q.admit(bob, 1)).rejects.toThrow(
+      "concurrentTurns (2 at once)",
+    );
     const admin = { name: "admin", role: "admin" } as const;
-    for (let i = 0; i < 5; i++) q.admit(admin, 10_000);
+    for (let i = 0; i < 5; i++) await q.admit(admin, 10_000);
   });
 
-  it("limits sessions open at once, counting opens under way; the ledger's own limit wins", () => {
+  it("limits sessions open at once, counting opens under way; the ledger's own limit wins", async () => {
     const stored: Record<string, { liveSessions?: number }> = {
       bob: { liveSessions: 3 },
     };
@@ -66,17 +71,19 @@ describe("quotas", () => {
       perUser: { bob: { liveSessions: 2 } },
       stored: (name) => stored[name],
     });
-    const opening = q.admitOpen(alice, new Set());
+    const opening = await q.admitOpen(alice, new Set());
     // A second open while the first is under way counts it.
-    expect(() => q.admitOpen(alice, new Set())).toThrow(
+    await expect(q.admitOpen(alice, new Set())).rejects.toThrow(
       "quota users.limits.liveSessions (1 open at once) reached: frees up when you close one of your sessions (session/close) or disconnect",
     );
     opening();
-    expect(() => q.admitOpen(alice, new Set(["s1"]))).toThrow("liveSessions");
+    await expect(q.admitOpen(alice, new Set(["s1"]))).rejects.toThrow(
+      "liveSessions",
+    );
     // Loading again a session already open is not one more.
-    q.admitOpen(alice, new Set(["s1"]), "s1")();
+    (await q.admitOpen(alice, new Set(["s1"]), "s1"))();
     expect(q.limitsOf("bob")).toEqual({ liveSessions: 3 });
-    q.admitOpen({ name: "bob", role: "member" }, new Set(["a", "b"]))();
+    (await q.admitOpen({ name: "bob", role: "member" }, new Set(["a", "b"])))();
     stored["bob"] = {};
     expect(q.limitsOf("bob")).toEqual({ liveSessions: 2 });
   });
