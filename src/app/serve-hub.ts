@@ -139,6 +139,7 @@ export async function openServeHub(
     ledger: metrics.timeLedger(ledger),
     defaultAgent,
     agentRules: rules,
+    checkFolders: folders.check,
     createGateway,
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,

@@ -121,7 +121,7 @@ export async function startServe(
       tls,
       publicUrl: serve.publicUrl,
       allowPlainHttp: o.allowPlainHttp,
-      createAgent: () => connector,
+      createAgent: connector.agentFor,
       openConnections: () => metrics.openConnections,
       openConnectionsOf: (name) => connector.openBy(name),
       limits,

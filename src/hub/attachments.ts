@@ -2,6 +2,7 @@
 // what each was last sent (fan-out.ts sends through this).
 import type { HubUser } from "../contracts/users.js";
 import type { Note } from "./frames.js";
+import { withOwnMeta } from "../shared/hub-extension.js";
 
 type Params = Record<string, unknown>;
 /** The notifications of one ledger event: one note (a relayed update), or several. */
@@ -221,7 +222,5 @@ function deliver(
 
 /** The params of a session/update with the hub's sequence number in `_meta.acphub.seq`. */
 export function withSeq(params: Params, seq: number): Params {
-  const meta = (params["_meta"] as Params | undefined) ?? {};
-  const acphub = (meta["acphub"] as Params | undefined) ?? {};
-  return { ...params, _meta: { ...meta, acphub: { ...acphub, seq } } };
+  return { ...params, _meta: withOwnMeta(params["_meta"], { seq }) };
 }

@@ -3,38 +3,28 @@
 // then older pages before a cursor as the reader scrolls up, or newer ones after a cursor. Each
 // update carries its sequence number, as on session/load; a session/resume with the last page's
 // seq as `afterSeq` then continues live without a gap. Editors keep session/load's whole replay.
-import type { HubClient } from "./attachments.js";
 import type { SessionHub } from "./session-hub.js";
 import { updatesAfter } from "./turn-records.js";
 import type { PageOptions, StoredEvent } from "../engine/ledger-port.js";
 import { parseEvents } from "../engine/stored-events.js";
+import type { SessionRecord } from "../engine/ports.js";
 import type { Params } from "../protocol/raw.js";
 import { invalidParams } from "../protocol/wire-errors.js";
+import { HUB_METHOD, type HistoryAnswer } from "../shared/hub-extension.js";
 
-export const HISTORY = "_acphub/history";
+const HISTORY = HUB_METHOD.history;
 
 /** Events in a page unless the client asks for fewer; and the most it may ask for. */
 export const PAGE_EVENTS = { default: 500, max: 5000 };
 /** UTF-8 bytes of stored text in a page unless the client asks for fewer; and the most. */
 export const PAGE_BYTES = { default: 1 << 20, max: 8 << 20 };
 
-export interface HistoryPage {
-  /** The page's updates in order, each with `_meta.acphub.seq`. */
-  updates: Params[];
-  /** The first and last sequence numbers the page read (null: an empty page). */
-  firstSeq: number | null;
-  lastSeq: number | null;
-  /** Whether the ledger holds events beyond the page in the direction read. */
-  more: boolean;
-}
-
 // Answers the method for a client that may see the session (it need not be attached).
 export async function historyPage(
   hub: SessionHub,
-  client: HubClient,
+  record: SessionRecord,
   params: Params,
-): Promise<HistoryPage> {
-  const record = await hub.record(params["sessionId"], client);
+): Promise<HistoryAnswer> {
   const options = pageOptions(params);
   const { stored, more } = await readWithMore(hub, record.id, options);
   const events = parseEvents(stored, () => undefined);

@@ -3,8 +3,9 @@
 // Bounded: the newest SEARCH_SESSIONS sessions, the first SEARCH_MATCHES matches.
 import type { LedgerPort } from "../engine/ports.js";
 import { HubError } from "../shared/errors.js";
+import { HUB_METHOD, type SearchAnswer } from "../shared/hub-extension.js";
 
-export const SESSIONS_SEARCH = "_acphub/sessions/search";
+const SESSIONS_SEARCH = HUB_METHOD.sessionsSearch;
 /** Sessions looked at, newest first. */
 const SEARCH_SESSIONS = 200;
 /** Matches returned at most. */
@@ -16,7 +17,7 @@ export async function searchSessions(
   params: Record<string, unknown>,
   /** The sessions the asking user may see (issue 22); the others are never read. */
   visible: "all" | ReadonlySet<string> = "all",
-): Promise<{ sessionIds: string[] }> {
+): Promise<SearchAnswer> {
   const query = params["query"];
   if (typeof query !== "string" || !query.trim())
     throw new HubError("USAGE", `${SESSIONS_SEARCH} needs a non-empty query`);

@@ -32,6 +32,7 @@ import { HubPrompts } from "./prompts.js";
 import { SessionOpening } from "./session-opening.js";
 import type { AgentRules } from "./agent-rules.js";
 import type { FolderCheck } from "./session-folder.js";
+import type { ReplayAnswer } from "../shared/hub-extension.js";
 
 type Params = Record<string, unknown>;
 
@@ -66,7 +67,10 @@ export interface SessionHubOptions {
 
 export class SessionHub {
   readonly attachments = new Attachments();
-  readonly watch = new HubWatch(this.attachments);
+  // Whether a watching client may hear of a session (issue 22: only the ones its user may see).
+  readonly watch = new HubWatch(this.attachments, (client, id) =>
+    this.access.mayTell(client.user, id),
+  );
   private readonly editor: EditorPort;
   private readonly shared: LedgerPort;
   private readonly gateways: GatewayPool;
@@ -91,7 +95,6 @@ export class SessionHub {
     this.authorOf = options.authorOf ?? (() => undefined);
     this.checkFolders = options.checkFolders ?? (() => Promise.resolve());
     this.access = new SessionAccess(options.access, options.audit);
-    this.watch.mayTell = (client, id) => this.access.mayTell(client.user, id);
     this.editor = hubEditor(
       this.attachments,
       this.watch,
@@ -133,8 +136,7 @@ export class SessionHub {
       endInterrupted: (id: string) => interrupted.end(id),
       interruptedSettled: (id: string) => interrupted.settled(id),
       authorOf: (user: HubUser | undefined) => this.authorOf(user),
-      checkFolders: ((folders, user) =>
-        this.checkFolders(folders, user)) as FolderCheck,
+      checkFolders: this.checkFolders,
     };
     this.claims = new ClusterClaims(parts);
     this.prompts = new HubPrompts({ ...parts, claims: this.claims });
@@ -217,8 +219,7 @@ export class SessionHub {
   }
 
   /** What a client missed: the updates after its cursor, and how the last turn stands. */
-  async replay(client: HubClient, params: Params): Promise<Params> {
-    const record = await this.attachedRecord(client, params["sessionId"]);
+  async replay(record: SessionRecord, params: Params): Promise<ReplayAnswer> {
     const afterSeq = Number(params["afterSeq"] ?? 0);
     const events = await this.shared.events(record.id, { afterSeq });
     return {

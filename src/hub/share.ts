@@ -5,8 +5,11 @@
 import {
   BUILTIN_ADMIN,
   SHARE_ROLES,
+  type AuditPort,
   type ShareRole,
 } from "../contracts/users.js";
+import type { AccessStore } from "./access.js";
+import type { SessionRecord } from "../engine/ports.js";
 import type { Params } from "../protocol/raw.js";
 import { invalidParams } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
@@ -14,35 +17,40 @@ import type { HubClient } from "./attachments.js";
 import { changeGrant } from "./grants.js";
 import type { SessionHub } from "./session-hub.js";
 
-export const SHARE_METHODS = {
-  share: "_acphub/session/share",
-  unshare: "_acphub/session/unshare",
-  grants: "_acphub/session/grants",
-} as const;
-
-// Answers a sharing method, or undefined for any other method.
-export async function sharing(
-  hub: SessionHub,
-  client: HubClient,
-  method: string,
-  params: Params,
-): Promise<Params | undefined> {
-  if (!(Object.values(SHARE_METHODS) as string[]).includes(method))
-    return undefined;
-  const store = hub.access.users;
-  const audit = hub.access.audit;
+// The users' store and audit log, refused on a hub that keeps none (before anything else is
+// checked).
+export function usersOf(hub: SessionHub): {
+  store: AccessStore;
+  audit: AuditPort;
+} {
+  const { users: store, audit } = hub.access;
   if (!store || !audit)
     throw new HubError("UNSUPPORTED", "this hub keeps no users");
-  const record = await hub.record(params["sessionId"], client);
-  if (method === SHARE_METHODS.grants)
-    return { grants: await store.grantsOf(record.id) };
-  await hub.access.mustOwn(client.user, record.id);
+  return { store, audit };
+}
+
+// `_acphub/session/grants`, for a user who may see the session.
+export async function grantsOf(
+  hub: SessionHub,
+  record: SessionRecord,
+): Promise<Params> {
+  return { grants: await usersOf(hub).store.grantsOf(record.id) };
+}
+
+// `_acphub/session/share` (a role) or `unshare` (none), for the session's owner or an admin.
+export async function changeShare(
+  hub: SessionHub,
+  client: HubClient,
+  record: SessionRecord,
+  params: Params,
+  share: boolean,
+): Promise<Params> {
+  const { store, audit } = usersOf(hub);
   const user = params["user"];
   if (typeof user !== "string")
     throw invalidParams(`no user named ${JSON.stringify(user)}`);
   const by = { user: client.user?.name ?? BUILTIN_ADMIN, via: "hub" as const };
-  const role =
-    method === SHARE_METHODS.share ? shareRoleOf(params["role"]) : undefined;
+  const role = share ? shareRoleOf(params["role"]) : undefined;
   const { found, removed } = await changeGrant(store, audit, {
     sessionId: record.id,
     user,

@@ -1,16 +1,16 @@
 // `_acphub/terminal/output`: the output of a terminal the hub's own host runs for a session's
 // agent, for a client attached to that session (ACP gives a client no way to read a terminal it
 // does not own, so a tool call's `{type: "terminal"}` content would show only an id).
-import type { HubClient } from "./attachments.js";
-import type { SessionHub } from "./session-hub.js";
+import type { SessionRecord } from "../engine/ports.js";
 import type { Params } from "../protocol/raw.js";
 import {
   invalidParams,
   notServed,
   resourceNotFound,
 } from "../protocol/wire-errors.js";
+import { HUB_METHOD } from "../shared/hub-extension.js";
 
-export const TERMINAL_OUTPUT = "_acphub/terminal/output";
+const TERMINAL_OUTPUT = HUB_METHOD.terminalOutput;
 
 /** Reads a terminal of one agent's host: by the agent's own session id; throws when unknown. */
 export type TerminalReader = (
@@ -19,22 +19,31 @@ export type TerminalReader = (
   terminalId: string,
 ) => unknown;
 
-// Answers the method: the session must be open on this connection and the terminal one the
-// hub's host runs for it (live, or released and still kept).
-export async function terminalOutput(
-  hub: SessionHub,
+// Refuses the method before its session is looked up: no host runs terminals here, or the
+// params are not two strings.
+export function terminalReader(
   read: TerminalReader | undefined,
-  client: HubClient,
   params: Params,
-): Promise<unknown> {
+): TerminalReader {
   if (!read) throw notServed(TERMINAL_OUTPUT, "no host runs terminals here");
   const { sessionId, terminalId } = params;
   if (typeof sessionId !== "string" || typeof terminalId !== "string")
     throw invalidParams(
       `${TERMINAL_OUTPUT} needs {sessionId, terminalId} as strings`,
     );
-  const record = await hub.attachedRecord(client, sessionId);
+  return read;
+}
+
+// Answers the method for a client with the session open on this connection, when the terminal
+// is one the hub's host runs for it (live, or released and still kept).
+export function terminalOutput(
+  read: TerminalReader | undefined,
+  record: SessionRecord,
+  params: Params,
+): unknown {
+  const reader = terminalReader(read, params);
+  const terminalId = String(params["terminalId"]);
   if (!record.agentSessionId)
     throw resourceNotFound(`no terminal ${terminalId} in this session`);
-  return read(record.agent, record.agentSessionId, terminalId);
+  return reader(record.agent, record.agentSessionId, terminalId);
 }

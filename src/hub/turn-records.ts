@@ -7,6 +7,7 @@ import type { LedgerEvent, StoredEvent } from "../engine/ports.js";
 import { toEvent } from "../engine/stored-events.js";
 import { Note, stampedUpdateText } from "./frames.js";
 import { authorMeta } from "./watch.js";
+import { ownMetaOf } from "../shared/hub-extension.js";
 
 type Params = Record<string, unknown>;
 
@@ -113,9 +114,7 @@ export function lastSeq(events: { seq: number }[], afterSeq = 0): number {
 
 /** The idempotency key a prompt carries in `_meta.acphub.idempotencyKey`, if any. */
 export function idempotencyKeyOf(meta: unknown): string | undefined {
-  const acphub = (meta as { acphub?: { idempotencyKey?: unknown } } | undefined)
-    ?.acphub;
-  const key = acphub?.idempotencyKey;
+  const key: unknown = ownMetaOf(meta).idempotencyKey;
   return typeof key === "string" && key !== "" ? key : undefined;
 }
 

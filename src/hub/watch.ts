@@ -9,6 +9,7 @@ import { offer, withSeq } from "./attachments.js";
 import { Note } from "./frames.js";
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
 import { authorMetaOf } from "../engine/history.js";
+import { HUB_METHOD, ownMetaOf, withOwnMeta } from "../shared/hub-extension.js";
 
 /** What a session list shows of a session: a turn running, a question waiting for an answer,
  *  the last turn failed, or nothing happening. */
@@ -16,16 +17,10 @@ export type SessionState = "running" | "waiting" | "failed" | "idle";
 
 type Params = Record<string, unknown>;
 
-export const WATCH_METHODS = {
-  state: "_acphub/session/state",
-  changed: "_acphub/sessions/changed",
-} as const;
-
 /** True when an initialize's client capabilities ask for the watch notifications. */
 export function wantsWatch(params: Params): boolean {
-  const caps = params["clientCapabilities"] as
-    { _meta?: { acphub?: { watch?: unknown } } } | undefined;
-  return caps?._meta?.acphub?.watch === true;
+  const caps = params["clientCapabilities"] as { _meta?: unknown } | undefined;
+  return ownMetaOf(caps?._meta).watch === true;
 }
 
 export class HubWatch {
@@ -35,10 +30,11 @@ export class HubWatch {
   private readonly asking = new Map<string, { count: number; of?: string }>();
   /** Sessions whose last turn ended with an error (since this hub started). */
   private readonly failed = new Set<string>();
-  /** Whether a client may hear of a session (issue 22: only the ones its user may see). */
-  mayTell: (client: HubClient, sessionId: string) => boolean = () => true;
-
-  constructor(private readonly attachments: Attachments) {}
+  constructor(
+    private readonly attachments: Attachments,
+    /** Whether a client may hear of a session (issue 22: only the ones its user may see). */
+    private readonly mayTell: (client: HubClient, sessionId: string) => boolean,
+  ) {}
 
   isRunning(sessionId: string): boolean {
     return this.running.has(sessionId);
@@ -117,7 +113,7 @@ export class HubWatch {
       ...this.askedOf(sessionId),
       ...(typeof title === "string" && title ? { title } : {}),
     };
-    const note = new Note(WATCH_METHODS.changed, params);
+    const note = new Note(HUB_METHOD.sessionsChanged, params);
     for (const c of this.attachments.allClients)
       if (c.watch && !c.closed && this.mayTell(c, sessionId)) c.notify(note);
   }
@@ -129,7 +125,7 @@ export class HubWatch {
   }
 
   private tellState(sessionId: string, state: Params): void {
-    const note = new Note(WATCH_METHODS.state, { sessionId, ...state });
+    const note = new Note(HUB_METHOD.sessionState, { sessionId, ...state });
     for (const a of this.attachments.attached(sessionId))
       if (a.client.watch && !a.client.closed) a.client.notify(note);
     this.changed(sessionId);
@@ -148,15 +144,13 @@ export async function listWithState(
     sessions: await Promise.all(
       sessions.map(async (s) => {
         const id = String(s["sessionId"]);
-        const meta = (s["_meta"] as Params | undefined) ?? {};
-        const acphub = {
-          ...((meta["acphub"] as Params | undefined) ?? {}),
+        const _meta = withOwnMeta(s["_meta"], {
           agent: (await ledger.getSession(id))?.agent,
           running: watch.isRunning(id),
           state: watch.stateOf(id),
           ...watch.askedOf(id),
-        };
-        return { ...s, _meta: { ...meta, acphub } };
+        });
+        return { ...s, _meta };
       }),
     ),
   };

@@ -4,10 +4,9 @@
 // so it is removed from what agents send before anything stores or relays it; every other
 // `_meta` key passes through unchanged.
 
-type Params = Record<string, unknown>;
+import { OWN_META_KEY } from "../shared/hub-extension.js";
 
-/** The key of acphub's namespace inside `_meta`. */
-export const OWN_META_KEY = "acphub";
+type Params = Record<string, unknown>;
 
 // A `_meta` without acphub's key (the same object when it has none; absent when nothing else).
 function withoutOwnKey(meta: unknown): unknown {

@@ -20,31 +20,23 @@ import { edge } from "../protocol/to-request-error.js";
 import { OutboundQueue } from "./outbound-queue.js";
 import { forkOnHub } from "../hub/fork.js";
 import { registerTableMethods } from "./connection-table.js";
-import { SESSIONS_SEARCH, searchSessions } from "../hub/search.js";
-import { HISTORY, historyPage } from "../hub/history.js";
 import {
-  TERMINAL_OUTPUT,
-  terminalOutput,
-  type TerminalReader,
-} from "../hub/terminal-output.js";
-import { currentUser } from "./identity-scope.js";
+  answerOwnRequest,
+  isOwnRequest,
+  type ExtensionServices,
+} from "../hub/extension-handlers.js";
 import { ConnectionsByUser } from "./connections-by-user.js";
-import { sharing } from "../hub/share.js";
 import type { Quotas } from "../hub/quotas.js";
 import { opening } from "./admission.js";
-import { openingWire, type SocketWire } from "./socket-wire.js";
+import type { SocketWire } from "./socket-wire.js";
 import { agentWide, agentWideAdminOnly } from "./agent-wide.js";
-import type { HubUser } from "../contracts/users.js";
+import type { AgentConnector, ConnectionContext } from "./per-connection.js";
 
-export interface HubConnectionOptions {
+/** The hub, limits and hooks every connection shares; and the services of acphub's own
+ *  requests (`_acphub/agents`, `_acphub/terminal/output`). */
+export interface HubConnectionOptions extends ExtensionServices {
   hub: SessionHub;
   logger: Logger;
-  /** The agents a user may start, for `_acphub/agents`. */
-  listAgents: (user: HubUser | undefined) => Promise<unknown[]> | unknown[];
-  /** The folder a user's new sessions start in: an admin's, the hub's; a member's, their root. */
-  defaultFolder?: (user: HubUser | undefined) => Promise<string>;
-  /** The hub host's terminals, for `_acphub/terminal/output` (refused without). */
-  readTerminal?: TerminalReader;
   sessionsPerMinute: number;
   /** Notifications queued for one client past which, with nothing written for a while, it is
    *  disconnected as too slow (outbound-queue.ts). */
@@ -66,45 +58,57 @@ interface Conn {
   gone: boolean;
 }
 
-// What the SDK's AcpServer calls for each accepted connection (`createAgent`); `closeUser`
-// closes every connection a user opened (removed, or given a new token).
+// The agent side of `acphub serve`'s connections: `agentFor` makes the SDK's connector of one
+// accepted connection, given whose it is (and its socket's wire); `closeUser` closes every
+// connection a user opened (removed, or given a new token).
 export function hubConnector(o: HubConnectionOptions) {
   const byUser = new ConnectionsByUser();
+  // Opens one ACP connection over the SDK's stream, as the context's user.
+  const open = (
+    context: ConnectionContext,
+    stream: Stream,
+    options?: { deferConnectHandlers?: boolean },
+  ): AgentConnection => {
+    const { user, wire } = context;
+    const conn = newConn(o, context);
+    const app = buildApp(o, conn);
+    const connect = app.connect.bind(app) as (
+      s: Stream,
+      opts?: unknown,
+    ) => AgentConnection;
+    const connection = connect(wire ? wire.carry(stream) : stream, options);
+    conn.connection = connection;
+    connection.signal.addEventListener("abort", () => (conn.gone = true), {
+      once: true,
+    });
+    byUser.add(user.name, connection);
+    o.hub.addClient(conn.client);
+    o.onOpen?.();
+    void connection.closed
+      .catch(() => undefined)
+      .finally(() => {
+        byUser.remove(user.name, connection);
+        o.hub.removeClient(conn.client);
+        o.onClose?.();
+      });
+    return connection;
+  };
   return {
     closeUser: (name: string) => byUser.close(name),
     openBy: (name: string) => byUser.count(name),
-    connect(stream: Stream, options?: { deferConnectHandlers?: boolean }) {
-      const wire = openingWire();
-      const conn = newConn(o, wire);
-      const app = buildApp(o, conn);
-      const connect = app.connect.bind(app) as (
-        s: Stream,
-        opts?: unknown,
-      ) => AgentConnection;
-      const connection = connect(wire ? wire.carry(stream) : stream, options);
-      conn.connection = connection;
-      connection.signal.addEventListener("abort", () => (conn.gone = true), {
-        once: true,
-      });
-      byUser.add(conn.client.user?.name, connection);
-      o.hub.addClient(conn.client);
-      o.onOpen?.();
-      void connection.closed
-        .catch(() => undefined)
-        .finally(() => {
-          byUser.remove(conn.client.user?.name, connection);
-          o.hub.removeClient(conn.client);
-          o.onClose?.();
-        });
-      return connection;
-    },
+    agentFor: (context: ConnectionContext): AgentConnector => ({
+      connect: (stream, options) => open(context, stream, options),
+    }),
   };
 }
 
 // The HubClient of one connection: notifications queue without blocking, up to a bound (a
 // client that stops reading is disconnected, one that is handed a burst is not). Over a
 // WebSocket they are written as frames (`wire`), else handed to the SDK's transport.
-function newConn(o: HubConnectionOptions, wire?: SocketWire): Conn {
+function newConn(
+  o: HubConnectionOptions,
+  { user, wire }: { user: Conn["client"]["user"]; wire?: SocketWire },
+): Conn {
   const outbound = new OutboundQueue(o.maxQueuedMessages, (queued) => {
     o.logger.warn({ queued }, "client too slow; disconnecting");
     conn.connection?.close(
@@ -120,7 +124,7 @@ function newConn(o: HubConnectionOptions, wire?: SocketWire): Conn {
     limiter: new RateWindow(),
     client: {
       id: randomUUID(),
-      user: currentUser(),
+      user,
       get closed() {
         return conn.gone;
       },
@@ -277,7 +281,8 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
     });
 }
 
-// acphub's own extension methods, else the agent's (with the session id mapped).
+// acphub's own extension methods (hub/extension-handlers.ts), else the agent's (with the
+// session id mapped).
 async function extension(
   o: HubConnectionOptions,
   conn: Conn,
@@ -285,44 +290,11 @@ async function extension(
   params: Params | undefined,
   signal: AbortSignal,
 ): Promise<unknown> {
-  if (method === "_acphub/whoami") return whoami(conn);
-  if (method === "_acphub/agents") return agentsOf(o, conn);
-  if (method === SESSIONS_SEARCH)
-    return searchSessions(
-      o.hub.ledger,
-      params ?? {},
-      await o.hub.access.visible(conn.client.user),
-    );
-  if (method === "_acphub/session/replay")
-    return o.hub.replay(conn.client, params ?? {});
-  if (method === HISTORY) return historyPage(o.hub, conn.client, params ?? {});
-  if (method === TERMINAL_OUTPUT)
-    return terminalOutput(o.hub, o.readTerminal, conn.client, params ?? {});
-  const shared = await sharing(o.hub, conn.client, method, params ?? {});
-  if (shared) return shared;
+  if (isOwnRequest(method))
+    return answerOwnRequest(o.hub, o, conn.client, method, params ?? {});
   agentWideAdminOnly(conn.client.user, method, params);
   if (params?.["sessionId"] !== undefined)
     await o.hub.mustDrive(conn.client, params["sessionId"]);
   const gateway = await o.hub.gatewayOf(conn.client, params?.["sessionId"]);
   return gateway.forwardExtension(method, params, signal);
-}
-
-// `_acphub/whoami`: the connection's user (the built-in admin on a hub without users).
-function whoami(conn: Conn): { name: string; role: string } {
-  const user = conn.client.user;
-  return user
-    ? { name: user.name, role: user.role }
-    : { name: "admin", role: "admin" };
-}
-
-// `_acphub/agents`: the agents this user may start and the folder their sessions start in (an
-// admin's: the hub's; a member's: their first root, never the hub's own folder).
-async function agentsOf(
-  o: HubConnectionOptions,
-  conn: Conn,
-): Promise<{ agents: unknown[]; cwd?: string }> {
-  const user = conn.client.user;
-  const agents = await o.listAgents(user);
-  const cwd = await o.defaultFolder?.(user);
-  return cwd === undefined ? { agents } : { agents, cwd };
 }

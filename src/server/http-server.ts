@@ -10,14 +10,7 @@ import {
 import { createServer as createHttps } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import {
-  AcpServer,
-  type AgentFactory,
-} from "@agentclientprotocol/sdk/experimental/server";
-import {
-  createNodeHttpHandler,
-  createNodeWebSocketUpgradeHandler,
-} from "@agentclientprotocol/sdk/experimental/node";
+import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
 import { WebSocketServer } from "ws";
 import { HubError } from "../shared/errors.js";
 import { silentLogger, type Logger } from "../shared/logger.js";
@@ -28,10 +21,14 @@ import type { WebRoutes } from "./web-routes.js";
 import { httpLiveness, type HttpLiveness } from "./http-liveness.js";
 import { keepAlive } from "./ws-keepalive.js";
 import { coalesceWrites } from "./write-coalescing.js";
-import { withWires } from "./socket-wire.js";
 import type { HubUser } from "../contracts/users.js";
 import { BUILTIN_ADMIN_USER } from "./user-directory.js";
-import { factoryAs, runAs } from "./identity-scope.js";
+import {
+  NO_DEFAULT_AGENT,
+  serveHttp,
+  upgradeWebSocket,
+  type ConnectionFactory,
+} from "./per-connection.js";
 import { ConnectionOwners } from "./connection-owners.js";
 import { PendingSockets } from "./pending-sockets.js";
 import { connectionRefusal } from "./connection-caps.js";
@@ -45,8 +42,8 @@ export interface HubServerOptions {
   /** The URL a reverse proxy serves the hub under: one of its own origins. */
   publicUrl?: string;
   allowPlainHttp?: boolean;
-  /** The ACP agent side of one connection (a fresh one for each). */
-  createAgent: AgentFactory;
+  /** The ACP agent side of one connection (a fresh one for each), given whose it is. */
+  createAgent: ConnectionFactory;
   /** ACP connections open now, for the connection bound. */
   openConnections: () => number;
   /** ACP connections a user holds open now, for the per-user bound. */
@@ -124,25 +121,18 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     else res.setHeader("Connection", "close");
   };
   const owners = new ConnectionOwners(limits.maxConnections * 4);
+  // Every connection is made with its own request's agent (per-connection.ts).
   const acp = new AcpServer({
-    createAgent: o.createAgent,
+    agent: NO_DEFAULT_AGENT,
     maxBufferedBytes: limits.maxBufferedBytes,
   });
   // Each request's connection (made at its initialize, after its body was read) is its user's.
-  const onHttp = (req: IncomingMessage, res: ServerResponse, user: HubUser) => {
-    const createAgent = factoryAs(o.createAgent, user);
-    const server = {
-      handleRequest: (request: Request) =>
-        acp.handleRequest(request, { createAgent }),
-    } as unknown as AcpServer;
-    const bodyLimit = { maxRequestBodyBytes: limits.maxBodyBytes };
-    createNodeHttpHandler(server, bodyLimit)(req, res);
-  };
+  const onHttp = (req: IncomingMessage, res: ServerResponse, user: HubUser) =>
+    serveHttp(acp, o.createAgent, user, limits.maxBodyBytes)(req, res);
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: limits.maxFrameBytes,
   });
-  const onUpgrade = createNodeWebSocketUpgradeHandler(withWires(acp), wss);
   const stopPings = keepAlive(wss, limits.idleTimeoutMs);
   const liveness = httpLiveness(limits.idleTimeoutMs, (connectionId) => {
     logger.info({ connectionId }, "HTTP client gone (no event stream)");
@@ -217,7 +207,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     const full = capacityRefusal(user);
     if (full !== undefined)
       return refuseUpgrade(socket, { ok: false, status: 503, message: full });
-    runAs(user, () => onUpgrade(req, socket, head));
+    upgradeWebSocket(acp, wss, o.createAgent, user)(req, socket, head);
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     const status =

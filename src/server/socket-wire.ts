@@ -5,9 +5,9 @@
 // (answers, requests to the client) are serialized here too, when the SDK hands them over, so
 // everything a client is sent leaves in the order it was written. The SDK still sees a small
 // stand-in of each of its messages (id, method, session id), so that its routing and pending
-// tables keep working; the socket drops the stand-ins when the SDK's pump sends them.
+// tables keep working; the socket the SDK is given drops the stand-ins when its pump sends them.
+// A wire is made for each upgrade and passed to its connection explicitly (http-server.ts).
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
-import type { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
 import type { WebSocket } from "ws";
 import type { Note } from "../hub/frames.js";
 import type { OutboundQueue } from "./outbound-queue.js";
@@ -22,19 +22,13 @@ export class SocketWire {
   private ws: WebSocket | undefined;
   private early: [Buffer | string, (() => void) | undefined][] = [];
 
-  /** The socket the upgrade produced: its send drops the SDK's stand-ins from now on. */
-  attach(ws: WebSocket): void {
-    const send = ws.send.bind(ws) as (
-      data: unknown,
-      ...more: unknown[]
-    ) => void;
-    ws.send = ((data: unknown, ...more: unknown[]) => {
-      if (typeof data === "string" && data.startsWith(STAND_IN_PREFIX)) return;
-      send(data, ...more);
-    }) as WebSocket["send"];
+  /** Takes the socket the upgrade produced; returns the socket the SDK is given instead: the
+   *  same socket, but its send drops the SDK's stand-ins. */
+  attach(ws: WebSocket): SdkSocket {
     this.ws = ws;
     for (const [frame, written] of this.early.splice(0))
       this.write(frame, written);
+    return sdkSocket(ws);
   }
 
   /** Writes one whole JSON-RPC message as one text frame; `written` once the socket took it
@@ -87,34 +81,31 @@ function sessionOnly(value: unknown): Record<string, unknown> {
   return typeof id === "string" ? { sessionId: id } : {};
 }
 
-let opening: SocketWire | undefined;
-
-/** The wire of the WebSocket connection the SDK is creating now (its agent factory is called
- *  synchronously while an upgrade is prepared); undefined for a Streamable HTTP one. */
-export function openingWire(): SocketWire | undefined {
-  const wire = opening;
-  opening = undefined;
-  return wire;
+/** What the SDK's WebSocket session uses of a socket (its `WebSocketLike`). */
+export interface SdkSocket {
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  on(type: string, listener: (...args: unknown[]) => void): unknown;
+  off(type: string, listener: (...args: unknown[]) => void): unknown;
 }
 
-/** The server as the SDK's upgrade handler uses it, each new WebSocket connection given a wire. */
-export function withWires(acp: AcpServer): AcpServer {
-  const prepare = (): ReturnType<AcpServer["prepareWebSocketUpgrade"]> => {
-    const wire = new SocketWire();
-    opening = wire;
-    try {
-      const upgrade = acp.prepareWebSocketUpgrade();
-      return {
-        connectionId: upgrade.connectionId,
-        accept: (socket) => {
-          wire.attach(socket as WebSocket);
-          upgrade.accept(socket);
-        },
-        reject: () => upgrade.reject(),
-      };
-    } finally {
-      opening = undefined;
-    }
+// The socket as the SDK sees it: everything passes through to `ws` except the stand-ins, which
+// acphub has already written in their place.
+function sdkSocket(ws: WebSocket): SdkSocket {
+  return {
+    get readyState() {
+      return ws.readyState;
+    },
+    get bufferedAmount() {
+      return ws.bufferedAmount;
+    },
+    send(data) {
+      if (!data.startsWith(STAND_IN_PREFIX)) ws.send(data);
+    },
+    close: (code, reason) => ws.close(code, reason),
+    on: (type, listener) => ws.on(type, listener),
+    off: (type, listener) => ws.off(type, listener),
   };
-  return { prepareWebSocketUpgrade: prepare } as unknown as AcpServer;
 }

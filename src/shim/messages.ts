@@ -1,6 +1,7 @@
 // What the shim reads in and adds to the messages it relays: a prompt's idempotency key, an
 // update's ledger seq, an answer saying another cluster node is busy with the session.
 import { randomUUID } from "node:crypto";
+import { ownMetaOf, withOwnMeta } from "../shared/hub-extension.js";
 
 type Msg = Record<string, unknown>;
 
@@ -19,18 +20,15 @@ export function nodeOf(reply: Msg): string | undefined {
 // The prompt's params with an idempotency key (the editor's own, else a new one).
 export function withKey(params: unknown): Msg {
   const p = (params as Msg | undefined) ?? {};
-  const meta = (p["_meta"] as Msg | undefined) ?? {};
-  const acphub = (meta["acphub"] as Msg | undefined) ?? {};
-  if (typeof acphub["idempotencyKey"] === "string") return p;
+  if (typeof ownMetaOf(p["_meta"]).idempotencyKey === "string") return p;
   return {
     ...p,
-    _meta: { ...meta, acphub: { ...acphub, idempotencyKey: randomUUID() } },
+    _meta: withOwnMeta(p["_meta"], { idempotencyKey: randomUUID() }),
   };
 }
 
 // The ledger seq a relayed update carries, if any.
 export function seqOf(params: Msg): number | undefined {
-  const seq = (params["_meta"] as { acphub?: { seq?: unknown } } | undefined)
-    ?.acphub?.seq;
+  const seq: unknown = ownMetaOf(params["_meta"]).seq;
   return typeof seq === "number" ? seq : undefined;
 }

@@ -3,6 +3,7 @@
 import type { RawSessionUpdate } from "../contracts/events.js";
 import { stepKind, type WorkflowStep } from "./schema.js";
 import { render, type TemplateScope } from "./templates.js";
+import { ownMetaOf, withOwnMeta } from "../shared/hub-extension.js";
 
 export type PlanState =
   "pending" | "in_progress" | "completed" | "failed" | "skipped";
@@ -156,9 +157,7 @@ interface PermissionLike {
 
 // The record's `_meta` with `acphub.step` set (the rest kept).
 function withStep(record: { _meta?: unknown }, stepId: string): Meta {
-  const meta = (record._meta as Meta | null | undefined) ?? {};
-  const acphub = (meta["acphub"] as Meta | undefined) ?? {};
-  return { ...meta, acphub: { ...acphub, step: stepId } };
+  return withOwnMeta(record._meta, { step: stepId });
 }
 
 // A step agent's permission request marked with its step, so the edge that asks the run's
@@ -175,8 +174,7 @@ export function markStepRequest<T extends PermissionLike>(
 export function clientPermissionRequest<T extends PermissionLike>(
   request: T,
 ): T {
-  const acphub = request._meta?.["acphub"] as Meta | undefined;
-  const step = acphub?.["step"];
+  const step: unknown = ownMetaOf(request._meta).step;
   if (typeof step !== "string") return request;
   const toolCallId = `${step}/${request.toolCall.toolCallId}`;
   return { ...request, toolCall: { ...request.toolCall, toolCallId } };

@@ -27,6 +27,7 @@ import {
   type SessionInfo,
   type SessionState,
 } from "./session-info.js";
+import { HUB_METHOD, type ReplayAnswer } from "../../shared/hub-extension.js";
 
 export type { PendingPermission, SessionInfo, SessionState, Status };
 export { isNotFound };
@@ -147,13 +148,10 @@ export class HubStore {
     socket: HubSocket,
     sessionId: string,
   ): Promise<void> {
-    const state = await socket.request<{ running: boolean }>(
-      "_acphub/session/replay",
-      {
-        sessionId,
-        afterSeq: Number.MAX_SAFE_INTEGER,
-      },
-    );
+    const state = await socket.request<ReplayAnswer>(HUB_METHOD.sessionReplay, {
+      sessionId,
+      afterSeq: Number.MAX_SAFE_INTEGER,
+    });
     if (this.model?.sessionId !== sessionId) return;
     this.turn = { ...this.turn, running: state.running || this.turn.own };
   }
@@ -302,7 +300,7 @@ export class HubStore {
   }
 
   private onNotification(method: string, params: Params): void {
-    if (method === "_acphub/sessions/changed") {
+    if (method === HUB_METHOD.sessionsChanged) {
       const info = changedInfo(this.infos, params);
       this.infos.set(info.sessionId, info);
       if (info.title) this.titles.set(info.sessionId, info.title);
@@ -312,7 +310,7 @@ export class HubStore {
       this.changed();
       this.onSessionsChanged?.();
     }
-    if (method !== "_acphub/session/state") return;
+    if (method !== HUB_METHOD.sessionState) return;
     const m = this.model;
     if (!m || params["sessionId"] !== m.sessionId) return;
     this.updates.flush();

@@ -2,6 +2,7 @@
 // export as Markdown (from what the page shows) or JSON (the hub's replay of its updates).
 import type { HubStore } from "./hub-store.js";
 import type { Params, SessionModel } from "./session-model.js";
+import { HUB_METHOD, type ReplayAnswer } from "../../shared/hub-extension.js";
 
 // Renames the open session; the hub stores the title and tells every list.
 export async function rename(store: HubStore, title: string): Promise<void> {
@@ -62,7 +63,7 @@ export function toMarkdown(m: SessionModel, title: string): string {
 /** The session's updates as the hub recorded them (JSON, one object). */
 export async function toJson(store: HubStore): Promise<string> {
   const m = store.model!;
-  const replay = await store.request<Params>("_acphub/session/replay", {
+  const replay = await store.request<ReplayAnswer>(HUB_METHOD.sessionReplay, {
     sessionId: m.sessionId,
     afterSeq: 0,
   });

@@ -1,6 +1,7 @@
 // What the page knows of a session besides its transcript: what session/list and the hub's
 // change notifications say (title, folder, agent, age, state), for the sidebar and the header.
 import type { Params } from "../acp/hub-client.js";
+import { ownMetaOf } from "../../shared/hub-extension.js";
 
 /** What the sidebar and the header know of a session (session/list, change notifications). */
 export interface SessionInfo {
@@ -18,7 +19,7 @@ export type SessionState = "running" | "waiting" | "failed" | "idle";
 
 // A session/list entry as the sidebar shows it (the hub adds agent and state in _meta.acphub).
 export function infoOf(s: Params): SessionInfo {
-  const acphub = (s["_meta"] as { acphub?: Params } | undefined)?.acphub ?? {};
+  const acphub = ownMetaOf(s["_meta"]);
   const state = acphub["state"] as SessionState | undefined;
   return {
     sessionId: String(s["sessionId"]),

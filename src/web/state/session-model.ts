@@ -4,6 +4,8 @@
 // last one applied are ignored, so a replay after a reconnect never shows anything twice. Item
 // ids come from sequence numbers, so a transcript rebuilt from another window of the history
 // (history-window.ts) keeps the ids of the items it still holds.
+import { ownMetaOf } from "../../shared/hub-extension.js";
+
 export type Params = Record<string, unknown>;
 
 export type ItemKind = "user" | "agent" | "thought" | "tool" | "notice";
@@ -96,8 +98,7 @@ export function newModel(sessionId: string): SessionModel {
 
 /** The hub's sequence number on an update, if it has one. */
 export function seqOf(params: Params): number | undefined {
-  const seq = (params["_meta"] as { acphub?: { seq?: unknown } } | undefined)
-    ?.acphub?.seq;
+  const seq: unknown = ownMetaOf(params["_meta"]).seq;
   return typeof seq === "number" ? seq : undefined;
 }
 
@@ -193,9 +194,7 @@ function appendText(
 
 /** The user who sent a prompt, as the hub tells on its user_message_chunk updates. */
 export function authorOf(params: Params): string | undefined {
-  const author = (
-    params["_meta"] as { acphub?: { author?: unknown } } | undefined
-  )?.acphub?.author;
+  const author: unknown = ownMetaOf(params["_meta"]).author;
   return typeof author === "string" && author ? author : undefined;
 }
 

@@ -3,6 +3,7 @@
 // everything; a member as owner, driver or viewer; a viewer-role user only watches), shared
 // and unshared with `_acphub/session/share` / `unshare` by the owner or an admin.
 import type { Params } from "../acp/hub-client.js";
+import { HUB_METHOD } from "../../shared/hub-extension.js";
 
 export interface Me {
   name: string;
@@ -39,7 +40,7 @@ export class Team {
   // Asks the hub who this page is, once per connection that answers.
   whoami(): Promise<void> {
     this.asking ??= this.host
-      .request<Me>("_acphub/whoami", {})
+      .request<Me>(HUB_METHOD.whoami, {})
       .then((me) => {
         this.me = me;
         this.host.changed();
@@ -52,7 +53,7 @@ export class Team {
   async load(sessionId: string): Promise<void> {
     try {
       const answer = await this.host.request<{ grants: Params[] }>(
-        "_acphub/session/grants",
+        HUB_METHOD.sessionGrants,
         { sessionId },
       );
       this.grants.set(sessionId, answer.grants.map(grantOf));
@@ -95,13 +96,17 @@ export class Team {
 
   // Shares the session with a user (viewer or driver), then reads its grants again.
   async share(sessionId: string, user: string, role: GrantRole): Promise<void> {
-    await this.host.request("_acphub/session/share", { sessionId, user, role });
+    await this.host.request(HUB_METHOD.sessionShare, {
+      sessionId,
+      user,
+      role,
+    });
     await this.load(sessionId);
   }
 
   // Ends a user's share of the session, then reads its grants again.
   async unshare(sessionId: string, user: string): Promise<void> {
-    await this.host.request("_acphub/session/unshare", { sessionId, user });
+    await this.host.request(HUB_METHOD.sessionUnshare, { sessionId, user });
     await this.load(sessionId);
   }
 }

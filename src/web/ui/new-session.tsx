@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
 import { messageOf } from "../state/hub-store.js";
+import { HUB_METHOD } from "../../shared/hub-extension.js";
 
 interface Agent {
   name: string;
@@ -71,7 +72,7 @@ function NewSessionForm({ store }: { store: HubStore }) {
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     store
-      .request<{ agents: Agent[]; cwd?: string }>("_acphub/agents", {})
+      .request<{ agents: Agent[]; cwd?: string }>(HUB_METHOD.agents, {})
       .then((r) => {
         setAgents(r.agents);
         const usable = r.agents.filter(runnable);

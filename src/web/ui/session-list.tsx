@@ -7,6 +7,7 @@ import type { HubStore, SessionInfo } from "../state/hub-store.js";
 import { messageOf } from "../state/hub-store.js";
 import type { Params } from "../state/session-model.js";
 import { StateBadge } from "./state-badge.js";
+import { HUB_METHOD, type SearchAnswer } from "../../shared/hub-extension.js";
 
 // The hub's sessions in a folder (all when empty), the first page refreshed whenever the hub
 // says a session changed; `more` appends the next page.
@@ -50,7 +51,7 @@ function useTextSearch(store: HubStore, words: string): Set<string> {
     if (words.trim().length < 3) return setFound(new Set());
     const timer = setTimeout(() => {
       store
-        .request<{ sessionIds: string[] }>("_acphub/sessions/search", {
+        .request<SearchAnswer>(HUB_METHOD.sessionsSearch, {
           query: words.trim(),
         })
         .then((r) => setFound(new Set(r.sessionIds)))

@@ -20,6 +20,7 @@ import {
 } from "./terminal-view.js";
 import { TurnState } from "./turn-state.js";
 import { ReadOnly } from "./who.js";
+import { HUB_METHOD } from "../../shared/hub-extension.js";
 
 // The screen for a link to a session the hub does not have (deleted, or another hub's).
 function NotFound({ sessionId }: { sessionId: string }) {
@@ -81,7 +82,7 @@ export function SessionView({
   // Tool cards read this session's terminals from the hub.
   const readTerminal = useMemo<ReadTerminal>(
     () => (terminalId) =>
-      store.request<TerminalOutput>("_acphub/terminal/output", {
+      store.request<TerminalOutput>(HUB_METHOD.terminalOutput, {
         sessionId,
         terminalId,
       }),

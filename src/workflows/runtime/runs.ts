@@ -2,6 +2,7 @@
 // is a ledger session of its own (run-session.ts) whose journal says how far it got.
 import type { LedgerPort, SessionRecord } from "../../engine/ports.js";
 import { readJournal } from "./ports.js";
+import { ownMetaOf } from "../../shared/hub-extension.js";
 
 /** A run's state: how its journal ended, or `interrupted` when it has no end (crashed or running). */
 export type RunState =
@@ -29,9 +30,7 @@ const PAGE_SESSIONS = 500;
 
 // The run's workflow name, when the session is a workflow run's own.
 function workflowOf(record: SessionRecord): string | undefined {
-  const meta = record.request["_meta"] as
-    { acphub?: { workflow?: unknown } } | undefined;
-  const name = meta?.acphub?.workflow;
+  const name: unknown = ownMetaOf(record.request["_meta"]).workflow;
   return record.agent.startsWith("flow:") && typeof name === "string"
     ? name
     : undefined;

@@ -1,0 +1,143 @@
+// The hub's handlers of acphub's own requests (`_acphub/*`, the table in shared/hub-extension.ts):
+// one per method. Who may call each is its row's `caller`, checked here once before the handler
+// runs, so a handler is given the session record it may use. A method not in the table is not
+// acphub's: the server forwards it to the agent.
+import type { HubUser } from "../contracts/users.js";
+import type { SessionRecord } from "../engine/ports.js";
+import type { Params } from "../protocol/raw.js";
+import {
+  HUB_METHOD,
+  hubExtensionRow,
+  type AgentsAnswer,
+  type HubCaller,
+  type Whoami,
+} from "../shared/hub-extension.js";
+import type { HubClient } from "./attachments.js";
+import { historyPage } from "./history.js";
+import { searchSessions } from "./search.js";
+import type { SessionHub } from "./session-hub.js";
+import { changeShare, grantsOf, usersOf } from "./share.js";
+import {
+  terminalOutput,
+  terminalReader,
+  type TerminalReader,
+} from "./terminal-output.js";
+
+/** What the handlers need beyond the hub: the process's agents and terminals. */
+export interface ExtensionServices {
+  /** The agents a user may start, for `_acphub/agents`. */
+  listAgents: (user: HubUser | undefined) => Promise<unknown[]> | unknown[];
+  /** The folder a user's new sessions start in: an admin's, the hub's; a member's, their root. */
+  defaultFolder?: (user: HubUser | undefined) => Promise<string>;
+  /** The hub host's terminals, for `_acphub/terminal/output` (refused without). */
+  readTerminal?: TerminalReader;
+}
+
+/** One call of a method: who asks, with what. */
+interface Call {
+  hub: SessionHub;
+  services: ExtensionServices;
+  client: HubClient;
+  params: Params;
+}
+
+/** A method about no one session (`run`), or about the session its caller check found (`on`). */
+type Handler = {
+  /** Refusals that come before the session is looked up (the hub keeps no users, bad params). */
+  before?: (call: Call) => void;
+} & (
+  | { run: (call: Call) => unknown }
+  | { on: (call: Call, record: SessionRecord) => unknown }
+);
+
+const M = HUB_METHOD;
+
+// prettier-ignore
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  [M.whoami]: { run: ({ client }) => whoami(client.user) },
+  [M.agents]: { run: ({ services, client }) => agentsOf(services, client.user) },
+  [M.sessionsSearch]: {
+    run: async ({ hub, client, params }) =>
+      searchSessions(hub.ledger, params, await hub.access.visible(client.user)),
+  },
+  [M.sessionReplay]: { on: ({ hub, params }, record) => hub.replay(record, params) },
+  [M.history]: { on: ({ hub, params }, record) => historyPage(hub, record, params) },
+  [M.terminalOutput]: {
+    before: ({ services, params }) => void terminalReader(services.readTerminal, params),
+    on: ({ services, params }, record) => terminalOutput(services.readTerminal, record, params),
+  },
+  [M.sessionShare]: {
+    before: ({ hub }) => void usersOf(hub),
+    on: ({ hub, client, params }, record) => changeShare(hub, client, record, params, true),
+  },
+  [M.sessionUnshare]: {
+    before: ({ hub }) => void usersOf(hub),
+    on: ({ hub, client, params }, record) => changeShare(hub, client, record, params, false),
+  },
+  [M.sessionGrants]: {
+    before: ({ hub }) => void usersOf(hub),
+    on: ({ hub }, record) => grantsOf(hub, record),
+  },
+};
+
+/** True for a request acphub answers itself (a method of its table with a handler). */
+export function isOwnRequest(method: string): boolean {
+  return hubExtensionRow(method)?.kind === "request" && method in HANDLERS;
+}
+
+// Answers one of acphub's own requests: the handler's early refusals, the caller check of the
+// method's row, then the handler.
+export async function answerOwnRequest(
+  hub: SessionHub,
+  services: ExtensionServices,
+  client: HubClient,
+  method: string,
+  params: Params,
+): Promise<unknown> {
+  const row = hubExtensionRow(method);
+  const handler = HANDLERS[method];
+  if (!row || !handler) throw new Error(`${method} is not acphub's own`);
+  const call = { hub, services, client, params };
+  handler.before?.(call);
+  if ("run" in handler) return handler.run(call);
+  return handler.on(call, await callerCheck(call, row.caller));
+}
+
+// Who may call a method about a session: the one named in params, as the row's caller says.
+async function callerCheck(
+  { hub, client, params }: Call,
+  caller: HubCaller,
+): Promise<SessionRecord> {
+  const id = params["sessionId"];
+  if (caller === "sees") return hub.record(id, client);
+  if (caller === "attached") return hub.attachedRecord(client, id);
+  if (caller !== "owner")
+    throw new Error(`a method for ${caller} names no session`);
+  const record = await hub.record(id, client);
+  await hub.access.mustOwn(client.user, record.id);
+  return record;
+}
+
+/** The methods whose handler acts on a session (for the test that the table's callers fit). */
+export function sessionHandled(method: string): boolean | undefined {
+  const handler = HANDLERS[method];
+  return handler && "on" in handler;
+}
+
+// `_acphub/whoami`: the connection's user (the built-in admin on a hub without users).
+function whoami(user: HubUser | undefined): Whoami {
+  return user
+    ? { name: user.name, role: user.role }
+    : { name: "admin", role: "admin" };
+}
+
+// `_acphub/agents`: the agents this user may start and the folder their sessions start in (an
+// admin's: the hub's; a member's: their first root, never the hub's own folder).
+async function agentsOf(
+  services: ExtensionServices,
+  user: HubUser | undefined,
+): Promise<AgentsAnswer> {
+  const agents = await services.listAgents(user);
+  const cwd = await services.defaultFolder?.(user);
+  return cwd === undefined ? { agents } : { agents, cwd };
+}
