@@ -139,7 +139,6 @@ export async function openServeHub(
     ledger: metrics.timeLedger(ledger),
     defaultAgent,
     agentRules: rules,
-    checkFolders: folders.check,
     createGateway,
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,

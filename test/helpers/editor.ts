@@ -45,11 +45,10 @@ export function mockConfig(
 ): void {
   const agents = {
     mock: { command: process.execPath, args: [CLI, "mock-agent", ...flags] },
-    ...(extra["agents"] as Record<string, unknown> | undefined),
   };
   writeFileSync(
     join(home, "config.json"),
-    JSON.stringify({ defaultAgent: "mock", ...extra, agents }),
+    JSON.stringify({ defaultAgent: "mock", agents, ...extra }),
   );
 }
 

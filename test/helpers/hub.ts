@@ -222,10 +222,13 @@ export function hubFixture() {
     ) {
       const home = tempDir();
       const marker = join(home, "agent-marker.json");
-      mockConfig(home, ["--sessions-file", marker, ...flags], {
-        ...config,
-        serve,
-      });
+      const mockFlags = ["--sessions-file", marker, ...flags];
+      const mock = {
+        command: process.execPath,
+        args: [CLI, "mock-agent", ...mockFlags],
+      };
+      const agents = { mock, ...(config["agents"] as object | undefined) };
+      mockConfig(home, mockFlags, { ...config, agents, serve });
       const h = await startHub(home, serveArgs(home));
       hubs.push(h);
       return { h, home, marker };
