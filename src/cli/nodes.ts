@@ -3,7 +3,8 @@
 import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import { ledgerUrl, openLedger } from "../app/wiring.js";
-import { DEFAULT_LEASE_MS, readNodes, type NodeRow } from "../cluster/index.js";
+import { DEFAULT_LEASE_MS } from "../cluster/index.js";
+import type { NodeRow } from "../contracts/cluster-store.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 import { safeText } from "./tty/safe-text.js";
@@ -26,15 +27,21 @@ function line(n: NodeRow & { alive: boolean }): string {
 export async function nodesList(options: NodesOptions): Promise<ExitCode> {
   try {
     const ctx = cliContext(options);
-    const url = ledgerUrl(ctx);
-    if (!/^postgres(ql)?:/.test(url))
-      throw new HubError(
-        "USAGE",
-        "nodes are `acphub serve` processes sharing a PostgreSQL ledger: set ledger.url or ACPHUB_LEDGER_URL",
-      );
-    await (await openLedger(ctx)).close(); // brings the schema up to date
+    const usage = new HubError(
+      "USAGE",
+      "nodes are `acphub serve` processes sharing a PostgreSQL ledger: set ledger.url or ACPHUB_LEDGER_URL",
+    );
+    if (!/^postgres(ql)?:/.test(ledgerUrl(ctx))) throw usage;
+    const ledger = await openLedger(ctx); // brings the schema up to date
+    let rows: NodeRow[];
+    try {
+      if (!ledger.cluster) throw usage;
+      rows = await ledger.cluster.listNodes();
+    } finally {
+      await ledger.close();
+    }
     const leaseMs = ctx.config.cluster?.leaseMs ?? DEFAULT_LEASE_MS;
-    const nodes = (await readNodes(url)).map((n) => ({
+    const nodes = rows.map((n) => ({
       ...n,
       alive: n.heartbeatAgeMs <= leaseMs,
     }));
