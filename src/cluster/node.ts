@@ -200,8 +200,11 @@ export class ClusterNode implements SessionRunner {
     return claim;
   }
 
+  // Retried while the lease still holds: a lease given up (the database unreachable past it) is
+  // not waited for, as the turn's answer waits for this.
   async turnEnded(sessionId: string): Promise<void> {
-    await this.store.leaseIdle(sessionId, this.id);
+    const holds = (this.validUntil.get(sessionId) ?? 0) - Date.now();
+    await this.store.leaseIdle(sessionId, this.id, Math.max(0, holds));
   }
 
   async relayCancel(sessionId: string): Promise<void> {

@@ -55,8 +55,11 @@ export interface ClusterStore {
   ): Promise<Set<string>>;
   /** Takes a session's lease when free, lapsed or this node's; for a turn also when idle. */
   claimLease(claim: LeaseClaim): Promise<Claim>;
-  /** The turn the node ran ended: the lease stays, no longer busy. */
-  leaseIdle(sessionId: string, nodeId: string): Promise<void>;
+  /**
+   * The turn the node ran ended: the lease stays, no longer busy (a lost connection retried for
+   * at most `retryMs`).
+   */
+  leaseIdle(sessionId: string, nodeId: string, retryMs: number): Promise<void>;
   /** The node that holds a session's unexpired lease, if any. */
   holderOf(sessionId: string): Promise<string | undefined>;
   /** The nodes with their heartbeat age and the sessions each runs. */

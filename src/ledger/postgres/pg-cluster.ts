@@ -28,10 +28,11 @@ export function pgClusterStore(
     heartbeat: (nodeId, leaseMs, retryMs) =>
       heartbeat(db, nodeId, leaseMs, retryMs),
     claimLease: (claim) => claimLease(db, claim),
-    leaseIdle: async (sessionId, nodeId) => {
+    leaseIdle: async (sessionId, nodeId, retryMs) => {
       await db.query(
         "UPDATE acphub_leases SET busy = FALSE WHERE session_id = $1 AND node_id = $2",
         [sessionId, nodeId],
+        retryMs,
       );
     },
     holderOf: (sessionId) => holderOf(db, sessionId),
