@@ -91,6 +91,7 @@ export class PgListener {
       try {
         await client.connect();
         await this.listenAll(client);
+        if (this.closed) continue; // closed meanwhile: the connection ends below
         this.client = client;
         backoff = FIRST_BACKOFF_MS;
         if (lost) this.logger.info("ledger: LISTEN connection open again");
@@ -100,10 +101,11 @@ export class PgListener {
         if (!this.closed)
           this.logger.warn("ledger: LISTEN connection lost; opening it again");
       } catch (error) {
-        this.logger.warn(
-          { err: error, retryInMs: backoff },
-          "ledger: LISTEN connection failed; trying again",
-        );
+        if (!this.closed)
+          this.logger.warn(
+            { err: error, retryInMs: backoff },
+            "ledger: LISTEN connection failed; trying again",
+          );
         lost = true;
       } finally {
         if (this.client === client) this.client = undefined;
