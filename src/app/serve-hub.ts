@@ -15,23 +15,17 @@ import { resourceNotFound } from "../protocol/wire-errors.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
 import { hubFolders, type ServeFiles } from "./hub-folders.js";
-import {
-  createClusterNode,
-  joinHub,
-  type ClusterNode,
-  type FollowableLedger,
-} from "../cluster/index.js";
+import { createClusterNode, type ClusterNode } from "../cluster/index.js";
+import { ledgerWith } from "../engine/events.js";
 import {
   buildGateway,
   hostForEditor,
-  ledgerUrl,
   openLedger,
   tracingFor,
 } from "./wiring.js";
 import type { UserStore } from "../contracts/users.js";
 import { budgetsOf } from "../telemetry/budgets.js";
-import { userStoreOf } from "../ledger/open.js";
-import type { PostgresLedger } from "../ledger/postgres/pg-ledger.js";
+import type { OpenLedger } from "../ledger/open.js";
 import type { HubUser } from "../contracts/users.js";
 import { agentsFor, serveAgentRules } from "./serve-agents.js";
 import { serveUsers, type ServeUsers } from "./serve-users.js";
@@ -127,16 +121,23 @@ export async function openServeHub(
     hostOf.set(name, host);
     return gateway;
   };
-  const users = userStoreOf(ledger);
+  const users = ledger.users;
   const people = await serveUsers(ctx, o.serveToken, users);
-  const cluster = clusterOf(ctx, ledger);
-  const hub = new SessionHub({
+  const cluster = clusterOf(ctx, ledger, () => hub);
+  const timed = metrics.timeLedger(ledger);
+  const hub: SessionHub = new SessionHub({
     audit: auditWriter(users),
     authorOf: people.authorOf,
     checkFolders: folders.check,
     access: users,
     runner: cluster,
-    ledger: metrics.timeLedger(ledger),
+    // The hub closes the ledger after its agents; the node leaves the cluster in between: its
+    // last turn ends are written under its leases, and it leaves through the ledger's pool.
+    ledger: cluster
+      ? ledgerWith(timed, {
+          close: () => cluster.stop().then(() => timed.close()),
+        })
+      : timed,
     defaultAgent,
     agentRules: rules,
     createGateway,
@@ -147,7 +148,6 @@ export async function openServeHub(
     logger,
   });
   if (cluster) {
-    joinHub(cluster, hub, ledger as unknown as FollowableLedger, logger);
     metrics.cluster(() => ({
       node: cluster.nodeId,
       running: hub.liveTurns,
@@ -175,7 +175,6 @@ export async function openServeHub(
       people.directory.stop();
       await hub.close();
       for (const host of hostOf.values()) host.close();
-      await cluster?.stop();
       await tracing?.shutdown();
     },
   };
@@ -184,17 +183,16 @@ export async function openServeHub(
 // A PostgreSQL ledger makes this process a node of a cluster (docs/deploy.md).
 function clusterOf(
   ctx: AppContext,
-  ledger: LedgerPort,
+  ledger: OpenLedger,
+  hub: () => SessionHub,
 ): ClusterNode | undefined {
-  const url = ledgerUrl(ctx);
-  if (!/^postgres(ql)?:/.test(url) || !("follow" in ledger)) return undefined;
+  if (!ledger.cluster) return undefined;
   const { leaseMs, heartbeatMs } = ctx.config.cluster ?? {};
-  const fenced = ledger as Partial<Pick<PostgresLedger, "fenceAs">>;
   return createClusterNode({
-    url,
+    store: ledger.cluster,
+    hub,
     leaseMs,
     heartbeatMs,
     logger: ctx.logger,
-    fenceAs: (id) => fenced.fenceAs?.(id),
   });
 }

@@ -17,7 +17,7 @@ import type {
   LedgerPort,
 } from "../engine/ports.js";
 import { HubError } from "../shared/errors.js";
-import { openLedgerAt } from "../ledger/open.js";
+import { openLedgerAt, type OpenLedger } from "../ledger/open.js";
 import { agentServers, withAgentServers } from "../agents/agent-mcp.js";
 import { connectionLimits } from "../agents/limits.js";
 import type { AppContext } from "../config/context.js";
@@ -151,7 +151,7 @@ export function ledgerUrl(ctx: AppContext): string {
 export function openLedger(
   ctx: AppContext,
   tracing?: Tracing,
-): Promise<LedgerPort> {
+): Promise<OpenLedger> {
   const { url: _url, retryMs, ...caps } = ctx.config.ledger ?? {};
   const where = ledgerUrl(ctx);
   const masker = SecretMasker.fromEnv(process.env);

@@ -3,47 +3,38 @@
 // heartbeat, lost ones dropped here), and cancels relayed to a session's runner by NOTIFY. A lease
 // not renewed within leaseMs (the database unreachable) is given up here at once: its turn is
 // cancelled, as another node may take the session over from then on (fencing; the ledger also
-// refuses this node's writes for a session another node holds).
-import pg from "pg";
+// refuses this node's writes for a session another node holds). The SQL, the pool, its retry
+// and the LISTEN connection are the ledger's (ClusterStore); this file is the policy.
 import type { Logger } from "../shared/logger.js";
+import type { ClusterStore } from "../contracts/cluster-store.js";
 import type { Claim, SessionRunner } from "../hub/runner.js";
-import {
-  claimLease,
-  heartbeat,
-  holderOf,
-  leaveCluster,
-  registerNode,
-} from "./leases.js";
+import type { SessionHub } from "../hub/session-hub.js";
+import { ClusterFeed } from "./feed.js";
 
 export const DEFAULT_LEASE_MS = 10_000;
 export const DEFAULT_DRAIN_MS = 30_000;
 const CHANNEL = "acphub_cluster";
 
 export interface ClusterOptions {
-  url: string;
+  /** The ledger's cluster store: nodes, leases and messages over its pool and LISTEN. */
+  store: ClusterStore;
+  /**
+   * The hub this node runs sessions for. The hub takes the node as its runner, so it is built
+   * after it: asked for only once the node runs (a lease lost, a cancel heard, a client attached).
+   */
+  hub: () => SessionHub;
   leaseMs?: number;
   heartbeatMs?: number;
   logger: Logger;
-  /** Called with the node's id when it joins: the ledger fences this node's writes by it. */
-  fenceAs?: (nodeId: string) => void;
-}
-
-export interface ClusterHooks {
-  /** Another node took a session this node ran, or its lease lapsed unrenewed: stop running it. */
-  lost(sessionId: string): void;
-  /** Another node asks this one to cancel the session's turn. */
-  cancel(sessionId: string): void;
-  /** A client here attached to a session (to follow what other nodes run). */
-  attached(sessionId: string): void;
-  /** Each heartbeat: catch up what a missed notification did not tell. */
-  tick(): void;
 }
 
 export class ClusterNode implements SessionRunner {
   readonly leaseMs: number;
   readonly heartbeatMs: number;
-  private readonly pool: pg.Pool;
-  private listener: pg.Client | undefined;
+  private readonly store: ClusterStore;
+  private readonly logger: Logger;
+  private unlisten: (() => void) | undefined;
+  private feedOnce: ClusterFeed | undefined;
   private timer: NodeJS.Timeout | undefined;
   private id = "";
   private held = new Set<string>();
@@ -51,26 +42,32 @@ export class ClusterNode implements SessionRunner {
   private readonly validUntil = new Map<string, number>();
   private fenceTimer: NodeJS.Timeout | undefined;
   private lastBeat = 0;
-  private stopped = false;
+  /** A heartbeat under way: a beat due meanwhile is skipped. */
+  private beating = false;
   private ready: Promise<void>;
   private readyNow!: () => void;
-  hooks: ClusterHooks | undefined;
 
   constructor(private readonly options: ClusterOptions) {
+    this.store = options.store;
+    this.logger = options.logger;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.heartbeatMs =
       options.heartbeatMs ?? Math.max(200, Math.floor(this.leaseMs / 4));
-    this.pool = new pg.Pool({
-      connectionString: options.url,
-      max: 2,
-      connectionTimeoutMillis: 5000,
-      // A claim's transaction holds the session's row: not for longer when this node is cut off.
-      idle_in_transaction_session_timeout: 5000,
-    });
-    this.pool.on("error", (e) =>
-      options.logger.warn({ err: e.message }, "cluster: connection lost"),
-    );
     this.ready = new Promise((resolve) => (this.readyNow = resolve));
+  }
+
+  // The feed of other nodes' turns, made when first needed (the hub exists by then).
+  private get feed(): ClusterFeed {
+    if (!this.feedOnce) {
+      const hub = this.options.hub();
+      this.feedOnce = new ClusterFeed(
+        hub,
+        (id, listener) => hub.ledger.follow(id, listener),
+        (id) => this.runs(id),
+        this.logger,
+      );
+    }
+    return this.feedOnce;
   }
 
   get nodeId(): string {
@@ -80,10 +77,10 @@ export class ClusterNode implements SessionRunner {
   /** Joins the cluster once the server listens (its URL and default id known). */
   async start(nodeId: string, url: string): Promise<void> {
     this.id = nodeId;
-    this.options.fenceAs?.(nodeId);
-    await registerNode(this.pool, nodeId, url);
+    this.store.fenceAs(nodeId);
+    await this.store.registerNode(nodeId, url);
     this.lastBeat = Date.now();
-    await this.listen();
+    this.unlisten = await this.store.listen(CHANNEL, (p) => this.heard(p));
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs);
     this.timer.unref();
     const check = Math.max(50, Math.min(500, this.heartbeatMs / 2));
@@ -92,12 +89,19 @@ export class ClusterNode implements SessionRunner {
     this.readyNow();
   }
 
-  // One heartbeat: renew; sessions whose leases another node took are dropped here.
+  // One heartbeat: renew; sessions whose leases another node took are dropped here. A lost
+  // connection is retried until the next heartbeat is due, not longer (it renews then).
   private async beat(): Promise<void> {
+    if (this.beating) return;
+    this.beating = true;
     const sent = Date.now();
     const before = new Map(this.validUntil);
     try {
-      const still = await heartbeat(this.pool, this.id, this.leaseMs);
+      const still = await this.store.heartbeat(
+        this.id,
+        this.leaseMs,
+        this.heartbeatMs,
+      );
       this.lastBeat = Date.now();
       // A lease claimed while the heartbeat ran is not in `still`, and not lost.
       const claimed = (id: string) =>
@@ -114,9 +118,12 @@ export class ClusterNode implements SessionRunner {
         this.validUntil.set(id, until);
       }
     } catch (error) {
-      this.options.logger.warn({ err: error }, "cluster: heartbeat failed");
+      this.logger.warn({ err: error }, "cluster: heartbeat failed");
+    } finally {
+      this.beating = false;
     }
-    this.hooks?.tick();
+    // What a lost notification did not tell is read now.
+    this.feedOnce?.tick();
   }
 
   // Gives up the leases whose renewal is overdue: from their expiry on another node may run them.
@@ -124,7 +131,7 @@ export class ClusterNode implements SessionRunner {
     const now = Date.now();
     for (const id of this.held)
       if ((this.validUntil.get(id) ?? 0) <= now) {
-        this.options.logger.warn(
+        this.logger.warn(
           { sessionId: id, leaseMs: this.leaseMs },
           "cluster: lease not renewed in time; its turn here is cancelled",
         );
@@ -132,11 +139,18 @@ export class ClusterNode implements SessionRunner {
       }
   }
 
-  // This node no longer runs the session.
+  // This node no longer runs the session: the hub gives it up here.
   private drop(sessionId: string): void {
     this.held.delete(sessionId);
     this.validUntil.delete(sessionId);
-    this.hooks?.lost(sessionId);
+    this.logger.info(
+      { sessionId },
+      "cluster: this node no longer runs the session",
+    );
+    void this.options
+      .hub()
+      .giveUp(sessionId, () => this.runs(sessionId))
+      .catch(() => undefined);
   }
 
   /** This node's figures for /metrics. */
@@ -169,14 +183,13 @@ export class ClusterNode implements SessionRunner {
     // The lease runs from its write, which may come long after the claim was sent (the row
     // was locked by a batch of a node cut off mid-transaction): counted from there.
     let sent = Date.now();
-    const claim = await claimLease(
-      this.pool,
+    const claim = await this.store.claimLease({
       sessionId,
-      this.id,
-      this.leaseMs,
+      nodeId: this.id,
+      leaseMs: this.leaseMs,
       turn,
-      () => (sent = Date.now()),
-    );
+      locked: () => (sent = Date.now()),
+    });
     if (claim.held) {
       this.held.add(sessionId);
       this.validUntil.set(sessionId, sent + this.leaseMs);
@@ -187,62 +200,50 @@ export class ClusterNode implements SessionRunner {
     return claim;
   }
 
+  // Retried while the lease still holds: a lease given up (the database unreachable past it) is
+  // not waited for, as the turn's answer waits for this.
   async turnEnded(sessionId: string): Promise<void> {
-    await this.pool.query(
-      "UPDATE acphub_leases SET busy = FALSE WHERE session_id = $1 AND node_id = $2",
-      [sessionId, this.id],
-    );
+    const holds = (this.validUntil.get(sessionId) ?? 0) - Date.now();
+    await this.store.leaseIdle(sessionId, this.id, Math.max(0, holds));
   }
 
   async relayCancel(sessionId: string): Promise<void> {
-    const holder = await holderOf(this.pool, sessionId);
+    const holder = await this.store.holderOf(sessionId);
     if (!holder || holder === this.id) return;
-    await this.pool.query("SELECT pg_notify($1, $2)", [
+    await this.store.notify(
       CHANNEL,
       JSON.stringify({ to: holder, cancel: sessionId }),
-    ]);
+    );
   }
 
   attached(sessionId: string): void {
-    this.hooks?.attached(sessionId);
+    this.feed.attached(sessionId);
   }
 
-  // The connection that hears cancels meant for this node; re-opened when lost.
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.url });
-    client.on("notification", (m) => this.heard(m.payload));
-    const lost = () => {
-      if (this.listener !== client || this.stopped) return;
-      this.listener = undefined;
-      setTimeout(() => void this.listen().catch(() => undefined), 500).unref();
-    };
-    client.on("error", lost);
-    client.on("end", lost);
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    this.listener = client;
-  }
-
-  private heard(payload: string | undefined): void {
+  // A cancel another node relays to the session this node runs.
+  private heard(payload: string): void {
     try {
-      const message = JSON.parse(payload ?? "") as {
-        to?: string;
-        cancel?: string;
-      };
-      if (message.to === this.id && message.cancel)
-        this.hooks?.cancel(message.cancel);
+      const message = JSON.parse(payload) as { to?: string; cancel?: string };
+      if (message.to === this.id && message.cancel) {
+        const sessionId = message.cancel;
+        void this.options
+          .hub()
+          .cancel({ sessionId })
+          .catch(() => undefined);
+      }
     } catch {
-      this.options.logger.warn({ payload }, "cluster: unreadable notification");
+      this.logger.warn({ payload }, "cluster: unreadable notification");
     }
   }
 
-  /** Leaves the cluster: leases and row deleted so other nodes need not wait for them. */
+  /**
+   * Leaves the cluster: leases and row deleted so other nodes need not wait for them. Before the
+   * ledger closes (its pool and LISTEN connection are the ones used here).
+   */
   async stop(): Promise<void> {
-    this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.fenceTimer);
-    if (this.id) await leaveCluster(this.pool, this.id).catch(() => undefined);
-    await this.listener?.end().catch(() => undefined);
-    await this.pool.end().catch(() => undefined);
+    this.unlisten?.();
+    if (this.id) await this.store.leave(this.id).catch(() => undefined);
   }
 }

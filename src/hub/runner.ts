@@ -1,17 +1,8 @@
 // The port through which the hub asks whether this process may run a session's agent: with one
 // process it always may (no runner given); in a cluster (src/cluster/) a lease decides.
+import type { Claim } from "../contracts/cluster-store.js";
 
-/** What a claim on a session's lease found. */
-export type Claim =
-  | {
-      held: true;
-      /** The previous holder died mid-turn: that turn ended with it. */ interrupted: boolean;
-    }
-  | {
-      held: false;
-      /** The node that runs the session now. */ holder: string;
-      busy: boolean;
-    };
+export type { Claim };
 
 export interface SessionRunner {
   /** Takes the lease when free, expired or ours; `turn` also takes an idle one and marks it busy. */

@@ -17,6 +17,11 @@ export class Followers {
     };
   }
 
+  /** The sessions someone follows now. */
+  ids(): string[] {
+    return [...this.listeners.keys()];
+  }
+
   has(sessionId: string): boolean {
     return this.listeners.has(sessionId);
   }

@@ -6,16 +6,26 @@ import type { PgConnectionOptions } from "./postgres/pg-connection.js";
 import { PostgresLedger } from "./postgres/pg-ledger.js";
 import { SqliteLedger } from "./sqlite/sqlite-ledger.js";
 import type { UserStore } from "../contracts/users.js";
+import type { ClusterStore } from "../contracts/cluster-store.js";
 import { HubError } from "../shared/errors.js";
 
 export function isPostgresUrl(where: string): boolean {
   return /^postgres(ql)?:\/\//i.test(where);
 }
 
+/**
+ * A ledger as opened: the port, the users kept in its database, and — PostgreSQL only — the
+ * store that `acphub serve` processes sharing it as a cluster use (nodes, leases, messages).
+ */
+export type OpenLedger = LedgerPort & {
+  readonly users: UserStore;
+  readonly cluster?: ClusterStore;
+};
+
 export async function openLedgerAt(
   where: string,
   options: LedgerOptions & Pick<PgConnectionOptions, "retryMs"> = {},
-): Promise<LedgerPort> {
+): Promise<OpenLedger> {
   return isPostgresUrl(where)
     ? PostgresLedger.open(where, options)
     : new SqliteLedger(where, options);

@@ -42,10 +42,18 @@ export function clusterFixture() {
   return {
     /** A fresh database on the file's PostgreSQL: its URL. */
     database: (): Promise<string> => server!.database(),
+    /** Stops the file's PostgreSQL (fast: connections are closed), waits, starts it again. */
+    restartDatabase: (pauseMs: number): Promise<void> =>
+      server!.restart(pauseMs),
     // A node on the shared ledger, with its own home (config, token) and node id.
-    async node(url: string, id: string, leaseMs = 2000): Promise<ClusterNode> {
+    async node(
+      url: string,
+      id: string,
+      leaseMs = 2000,
+      heartbeatMs?: number,
+    ): Promise<ClusterNode> {
       const home = tempDir();
-      mockConfig(home, [], { cluster: { leaseMs } });
+      mockConfig(home, [], { cluster: { leaseMs, heartbeatMs } });
       const h = await startHub(home, ["--node-id", id], {
         ACPHUB_LEDGER_URL: url,
         ACPHUB_TOKEN: CLUSTER_TOKEN,

@@ -71,7 +71,7 @@ describe("PostgreSQL batch (one statement)", () => {
            ('mine', 'node-a', ${NOW_MS} + 60000), ('theirs', 'node-b', ${NOW_MS} + 60000),
            ('lapsed', 'node-b', ${NOW_MS} - 1)`,
       );
-      ledger.fenceAs("node-a");
+      ledger.cluster.fenceAs("node-a");
       const results = await Promise.allSettled([
         ledger.append("mine", "update", { i: 1 }),
         ledger.append("theirs", "update", { i: 2 }),
@@ -100,8 +100,8 @@ describe("PostgreSQL batch (one statement)", () => {
     try {
       await ledger.createSession(session("s1"));
       expect(await ledger.append("s1", "update", { i: 1 })).toBe(1);
-      ledger.fenceAs("node-a");
-      // Another node's claim, as src/cluster/leases.ts makes it: the session's row locked first.
+      ledger.cluster.fenceAs("node-a");
+      // Another node's claim, as src/ledger/postgres/pg-cluster.ts makes it: the session's row locked first.
       await claim.query("BEGIN");
       await claim.query(
         "SELECT id FROM acphub_sessions WHERE id = 's1' FOR UPDATE",

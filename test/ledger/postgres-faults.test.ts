@@ -1,7 +1,8 @@
 // The PostgreSQL ledger's own faults: an unreachable server (one line, password masked), a
 // restart mid-session (appends retry, nothing lost), a COMMIT whose answer is lost (the retried
 // batch is not stored twice), a server gone past the retry budget, a
-// ledger from a newer acphub, and a session followed live from another ledger connection.
+// ledger from a newer acphub, and a session followed live from another ledger connection, also
+// after its LISTEN connection was lost (a restart, a killed backend: issue 38).
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresLedger } from "../../src/ledger/postgres/pg-ledger.js";
@@ -28,6 +29,23 @@ async function listening(url: string): Promise<void> {
     await client.end();
   }
 }
+// The seqs a ledger's follower of one session is told, and a wait until they say enough.
+function follower(ledger: PostgresLedger, sessionId: string) {
+  const seqs: number[] = [];
+  let check = () => undefined as void;
+  ledger.follow(sessionId, (seq) => {
+    seqs.push(seq);
+    check();
+  });
+  return {
+    until: (enough: (seqs: number[]) => boolean) =>
+      new Promise<number[]>((resolve) => {
+        check = () => void (enough(seqs) && resolve([...seqs]));
+        check();
+      }),
+  };
+}
+
 beforeAll(async () => {
   server = await startPostgres({ fsync: false });
 });
@@ -129,6 +147,60 @@ describe("PostgreSQL ledger faults", () => {
     ).toEqual([{ i: 2 }]);
     await writer.close();
     await reader.close();
+  });
+
+  it("follows again after the server restarts: the LISTEN connection is opened again and told of the next batch", async () => {
+    const url = await server.database();
+    const writer = await PostgresLedger.open(url, { retryMs: 20_000 });
+    const reader = await PostgresLedger.open(url, { retryMs: 20_000 });
+    try {
+      await writer.createSession(session("s1"));
+      const told = follower(reader, "s1");
+      await listening(url);
+      await writer.append("s1", "update", { i: 1 });
+      await told.until((seqs) => seqs.includes(1));
+      // Away for longer than a single quick retry (issue 38: it never listened again).
+      await server.restart(1500);
+      await listening(url);
+      // Once listening again, the follower is told its session's last seq (a batch may have
+      // been missed while no connection listened): 1 again. Then the next batch is NOTIFY's.
+      await told.until((seqs) => seqs.filter((s) => s === 1).length === 2);
+      await writer.append("s1", "update", { i: 2 });
+      expect(await told.until((seqs) => seqs.includes(2))).toEqual([1, 1, 2]);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
+  it("follows again after its LISTEN backend is killed, and catches up what was written before it listened again", async () => {
+    const url = await server.database();
+    const writer = await PostgresLedger.open(url);
+    const reader = await PostgresLedger.open(url);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await writer.createSession(session("s1"));
+      const told = follower(reader, "s1");
+      await listening(url);
+      await admin.query(
+        `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
+         WHERE datname = current_database() AND query ILIKE 'LISTEN %'`,
+      );
+      // Written while no connection of the reader listens: only the catch-up can tell it.
+      await writer.append("s1", "update", { i: 1 });
+      await told.until((seqs) => seqs.includes(1));
+      await listening(url);
+      await writer.append("s1", "update", { i: 2 });
+      await told.until((seqs) => seqs.includes(2));
+      expect((await reader.events("s1")).map((e) => e.payload["i"])).toEqual([
+        1, 2,
+      ]);
+    } finally {
+      await admin.end();
+      await writer.close();
+      await reader.close();
+    }
   });
 
   it("retries appends while the server restarts, then fails clearly once it stays away", async () => {

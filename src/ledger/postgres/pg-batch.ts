@@ -12,6 +12,28 @@ import { SEPARATOR } from "./pg-batch-fn.js";
 /** The NOTIFY channel of committed batches (the function sends on it). */
 export const CHANNEL = "acphub_events";
 
+/** What the function's NOTIFY says: the writing process, a session and its last seq. */
+export interface BatchNotice {
+  instance: string;
+  sessionId: string;
+  seq: number;
+}
+
+// Reads a NOTIFY of the batch channel; undefined when it is not one.
+export function readBatchNotice(payload: string): BatchNotice | undefined {
+  try {
+    const value: unknown = JSON.parse(payload);
+    if (!Array.isArray(value)) return undefined;
+    const [instance, sessionId, seq] = value as unknown[];
+    if (typeof instance !== "string" || typeof sessionId !== "string")
+      return undefined;
+    if (typeof seq !== "number") return undefined;
+    return { instance, sessionId, seq };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A batch's identity: its id and acknowledged ids to delete. */
 export interface BatchTag {
   id: string;

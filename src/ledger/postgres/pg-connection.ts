@@ -21,6 +21,12 @@ export const IDLE_IN_TRANSACTION_MS = 5000;
  */
 const WARM_CONNECTIONS = 2;
 
+/**
+ * The pool's bound: the ledger's reads and batches, and a cluster node's heartbeats and claims
+ * (a claim may wait for a session's row lock), which had a pool of 2 of their own before.
+ */
+const MAX_CONNECTIONS = 6;
+
 /** A first read of each table, so that a warm connection has their catalog entries cached. */
 const WARM_UP =
   "SELECT (SELECT 1 FROM acphub_sessions WHERE id = '') AS s, (SELECT 1 FROM acphub_events WHERE session_id = '' AND seq > 0 LIMIT 1) AS e";
@@ -47,7 +53,7 @@ export class PgConnection {
     this.retryMs = options.retryMs ?? DEFAULT_PG_RETRY_MS;
     this.pool = new pg.Pool({
       connectionString: url,
-      max: 4,
+      max: MAX_CONNECTIONS,
       min: WARM_CONNECTIONS,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
@@ -86,10 +92,13 @@ export class PgConnection {
     }
   }
 
-  query<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []) {
-    return withRetry(this.where, this.retryMs, () =>
-      this.pool.query<R>(sql, args),
-    );
+  // One statement, retried while the server is away (for `retryMs`, else the ledger's budget).
+  query<R extends pg.QueryResultRow>(
+    sql: string,
+    args: unknown[] = [],
+    retryMs = this.retryMs,
+  ) {
+    return withRetry(this.where, retryMs, () => this.pool.query<R>(sql, args));
   }
 
   // A named prepared statement (parsed and planned once per connection), retried as a whole.

@@ -1,19 +1,28 @@
 // The ledger on PostgreSQL, for several acphub processes (or machines) sharing one ledger: the
 // same port and guarantees as the SQLite ledger (what both share lives in ../core.ts), the same
 // group commit, and LISTEN/NOTIFY so that a session written through one process can be followed
-// live through another. This adapter runs its SQL over a retrying pool and writes batches.
+// live through another. This adapter runs its SQL over a retrying pool and writes batches; the
+// same pool and its one LISTEN connection serve a cluster of `acphub serve` nodes (`cluster`).
 import { randomUUID } from "node:crypto";
 import { silentLogger } from "../../shared/logger.js";
 import type { LedgerOptions } from "../caps.js";
 import type { MergedRun } from "../compaction.js";
 import { LedgerCore, type Dialect, type Row, type Sql } from "../core.js";
 import type { PendingEvent } from "../group-commit.js";
-import { batchCall, columnsOf, seqsOf } from "./pg-batch.js";
+import {
+  batchCall,
+  CHANNEL,
+  columnsOf,
+  readBatchNotice,
+  seqsOf,
+} from "./pg-batch.js";
 import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
 import { pgUserStore } from "./pg-users.js";
+import { pgClusterStore } from "./pg-cluster.js";
 import type { UserStore } from "../../contracts/users.js";
+import type { ClusterStore } from "../../contracts/cluster-store.js";
 
 export interface PostgresLedgerOptions
   extends LedgerOptions, PgConnectionOptions {}
@@ -39,6 +48,10 @@ export class PostgresLedger extends LedgerCore {
   private node: string | undefined;
   /** The hub's users, grants and audit log (issue 22), in this database. */
   readonly users: UserStore;
+  /** The nodes, leases and messages of a cluster of `acphub serve` processes on this ledger. */
+  readonly cluster: ClusterStore;
+  /** Set once something follows: this process hears other processes' batches from then on. */
+  private heard: Promise<unknown> | undefined;
 
   private constructor(
     private readonly db: PgConnection,
@@ -46,17 +59,43 @@ export class PostgresLedger extends LedgerCore {
   ) {
     super(options, POSTGRES);
     this.users = pgUserStore(db);
-    this.listener = new PgListener(
-      db.url,
-      this.instance,
-      this.log.followers,
-      this.logger,
-    );
-    // Following starts the LISTEN connection (once): other processes' batches arrive too.
+    this.listener = new PgListener(db.url, this.logger);
+    this.cluster = pgClusterStore(db, this.listener, (id) => {
+      this.node = id;
+    });
     this.follow = (sessionId, listener) => {
-      void this.listener.start();
+      this.heard ??= this.listener.listen(
+        CHANNEL,
+        (payload) => this.heardBatch(payload),
+        () => void this.catchUp(),
+      );
       return this.log.follow(sessionId, listener);
     };
+  }
+
+  // Passes on what another process committed (this process's own batches are told directly).
+  private heardBatch(payload: string): void {
+    const notice = readBatchNotice(payload);
+    if (!notice)
+      this.logger.warn({ payload }, "ledger: unreadable notification");
+    else if (notice.instance !== this.instance)
+      this.log.followers.emit(notice.sessionId, notice.seq);
+  }
+
+  // After the LISTEN connection was lost, every followed session may be behind: each follower
+  // is told its session's last seq (one read), so it reads what no notification told.
+  private async catchUp(): Promise<void> {
+    const ids = this.log.followers.ids();
+    if (ids.length === 0) return;
+    try {
+      const { rows } = await this.db.query<{ id: string; last: string }>(
+        "SELECT id, next_seq - 1 AS last FROM acphub_sessions WHERE id = ANY ($1)",
+        [ids],
+      );
+      for (const row of rows) this.log.followers.emit(row.id, Number(row.last));
+    } catch (error) {
+      this.logger.warn({ err: error }, "ledger: followers not caught up");
+    }
   }
 
   /** The URL with its password masked, as errors and logs name it. */
@@ -79,11 +118,6 @@ export class PostgresLedger extends LedgerCore {
       Date.now() - BATCH_ID_KEEP_MS,
     ]);
     return ledger;
-  }
-
-  /** Writes as cluster node `id` from now on: a session another node holds is not written. */
-  fenceAs(id: string): void {
-    this.node = id;
   }
 
   /** Core: one statement on a pooled connection, retried while the server is away. */

@@ -1,30 +1,52 @@
-// The SQL of a cluster's nodes and leases (tables of the PostgreSQL ledger's schemas 5–6). Times
-// are the database's clock, so that nodes on machines whose clocks differ agree on expiry.
-import pg from "pg";
-import type { Claim } from "../hub/runner.js";
+// The cluster's store in the PostgreSQL ledger (contracts/cluster-store.ts): the SQL of the
+// nodes and leases (tables of schemas 5–6 in pg-schema.ts) over the ledger's retrying pool, and
+// messages between nodes over its one LISTEN connection. Times are the database's clock.
+import type pg from "pg";
+import type {
+  Claim,
+  ClusterStore,
+  LeaseClaim,
+  NodeRow,
+} from "../../contracts/cluster-store.js";
+import type { PgConnection } from "./pg-connection.js";
+import type { PgListener } from "./pg-listen.js";
 
 /** The database's clock in ms. */
-export const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
-export interface NodeRow {
-  id: string;
-  url: string;
-  started: number;
-  heartbeatAgeMs: number;
-  /** Sessions whose lease this node holds (unexpired). */
-  sessions: number;
-  /** Of them, with a turn running. */
-  running: number;
+type Db = Pick<PgConnection, "query">;
+
+// The store over the ledger's pool and listener; `fenceAs` is the ledger's own.
+export function pgClusterStore(
+  db: PgConnection,
+  listener: PgListener,
+  fenceAs: (nodeId: string) => void,
+): ClusterStore {
+  return {
+    fenceAs,
+    registerNode: (nodeId, url) => registerNode(db, nodeId, url),
+    heartbeat: (nodeId, leaseMs, retryMs) =>
+      heartbeat(db, nodeId, leaseMs, retryMs),
+    claimLease: (claim) => claimLease(db, claim),
+    leaseIdle: async (sessionId, nodeId, retryMs) => {
+      await db.query(
+        "UPDATE acphub_leases SET busy = FALSE WHERE session_id = $1 AND node_id = $2",
+        [sessionId, nodeId],
+        retryMs,
+      );
+    },
+    holderOf: (sessionId) => holderOf(db, sessionId),
+    listNodes: () => listNodes(db),
+    leave: (nodeId) => leave(db, nodeId),
+    notify: async (channel, payload) => {
+      await db.query("SELECT pg_notify($1, $2)", [channel, payload]);
+    },
+    listen: (channel, onMessage, reconnected) =>
+      listener.listen(channel, onMessage, reconnected),
+  };
 }
 
-type Db = Pick<pg.Pool, "query">;
-
-// A node's row, written when it starts; its leases from before a restart read as lapsed.
-export async function registerNode(
-  db: Db,
-  id: string,
-  url: string,
-): Promise<void> {
+async function registerNode(db: Db, id: string, url: string): Promise<void> {
   await db.query(
     `INSERT INTO acphub_nodes (id, url, started, heartbeat) VALUES ($1, $2, ${NOW_MS}, ${NOW_MS})
      ON CONFLICT (id) DO UPDATE SET url = $2, started = ${NOW_MS}, heartbeat = ${NOW_MS}`,
@@ -36,62 +58,43 @@ export async function registerNode(
 }
 
 // Renews the node's row and leases; the sessions whose leases it still holds.
-export async function heartbeat(
+async function heartbeat(
   db: Db,
   id: string,
   leaseMs: number,
+  retryMs: number,
 ): Promise<Set<string>> {
   await db.query(
     `UPDATE acphub_nodes SET heartbeat = ${NOW_MS} WHERE id = $1`,
     [id],
+    retryMs,
   );
   const { rows } = await db.query<{ session_id: string }>(
     `UPDATE acphub_leases SET expires = ${NOW_MS} + $2 WHERE node_id = $1 AND expires > 0 RETURNING session_id`,
     [id, leaseMs],
+    retryMs,
   );
   return new Set(rows.map((r) => r.session_id));
 }
 
-// Takes a session's lease when free, lapsed or this node's; for a turn also when idle. The
-// session's row is locked first, as a ledger batch locks it: a batch of the node that held the
-// lease commits before the claim, or sees the new holder and is fenced.
-export async function claimLease(
-  pool: pg.Pool,
-  sessionId: string,
-  nodeId: string,
-  leaseMs: number,
-  turn: boolean,
-  /** Called once the session's row is locked, just before the lease is written. */
-  locked: () => void = () => undefined,
-): Promise<Claim> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query("BEGIN");
+// The session's row is locked first, as a ledger batch locks it: a batch of the node that held
+// the lease commits before the claim, or sees the new holder and is fenced. Retried as a whole
+// after a lost connection (a claim is this node's upsert: doing it twice is doing it once).
+function claimLease(db: PgConnection, claim: LeaseClaim): Promise<Claim> {
+  return db.transaction(async (client) => {
     await client.query(
       "SELECT id FROM acphub_sessions WHERE id = $1 FOR UPDATE",
-      [sessionId],
+      [claim.sessionId],
     );
-    locked();
-    const claim = await upsertLease(client, sessionId, nodeId, leaseMs, turn);
-    await client.query("COMMIT");
-    return claim;
-  } catch (error) {
-    broken = error as Error;
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+    claim.locked?.();
+    return upsertLease(client, claim);
+  });
 }
 
 // The claim's upsert (a session that does not exist gets no lease: the foreign key).
 async function upsertLease(
-  db: Db,
-  sessionId: string,
-  nodeId: string,
-  leaseMs: number,
-  turn: boolean,
+  db: Pick<pg.PoolClient, "query">,
+  { sessionId, nodeId, leaseMs, turn }: LeaseClaim,
 ): Promise<Claim> {
   const { rows } = await db.query<{ interrupted: boolean | null }>(
     `WITH prev AS (SELECT busy, expires FROM acphub_leases WHERE session_id = $1)
@@ -118,8 +121,7 @@ async function upsertLease(
   };
 }
 
-/** The node that holds a session's unexpired lease, if any. */
-export async function holderOf(
+async function holderOf(
   db: Db,
   sessionId: string,
 ): Promise<string | undefined> {
@@ -130,8 +132,7 @@ export async function holderOf(
   return rows[0]?.node_id;
 }
 
-// The nodes with their heartbeat age and the sessions each runs.
-export async function listNodes(db: Db): Promise<NodeRow[]> {
+async function listNodes(db: Db): Promise<NodeRow[]> {
   const { rows } = await db.query<Record<string, string>>(
     `SELECT n.id, n.url, n.started, ${NOW_MS} - n.heartbeat AS age,
        count(l.session_id) AS sessions, count(l.session_id) FILTER (WHERE l.busy) AS running
@@ -150,19 +151,7 @@ export async function listNodes(db: Db): Promise<NodeRow[]> {
   }));
 }
 
-// A node stopping cleanly: its leases go at once (others need not wait), and its row.
-export async function leaveCluster(db: Db, id: string): Promise<void> {
+async function leave(db: Db, id: string): Promise<void> {
   await db.query("DELETE FROM acphub_leases WHERE node_id = $1", [id]);
   await db.query("DELETE FROM acphub_nodes WHERE id = $1", [id]);
-}
-
-// The nodes as one short-lived connection sees them (for `acphub nodes list`).
-export async function readNodes(url: string): Promise<NodeRow[]> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  pool.on("error", () => undefined);
-  try {
-    return await listNodes(pool);
-  } finally {
-    await pool.end();
-  }
 }

@@ -1,0 +1,86 @@
+// A node's one LISTEN connection (issue 35, item 8; issue 38): the ledger's follow and the
+// cluster's messages share one connection per node, and after a PostgreSQL restart it is opened
+// again, so another node's turn reaches a client here through a NOTIFY — not through the
+// heartbeat's catch-up, which this test puts minutes away.
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import {
+  INIT,
+  openSession,
+  seqOf,
+  text,
+  until,
+  type HubTestClient,
+} from "../helpers/hub.js";
+import { steps } from "../helpers/mock.js";
+import { clusterFixture } from "../helpers/cluster.js";
+
+const cluster = clusterFixture();
+
+/** Heartbeats (and so the feed's catch-up read) 5 minutes apart: longer than the test runs. */
+const LEASE_MS = 1_200_000;
+const HEARTBEAT_MS = 300_000;
+
+// How many connections of the database LISTEN now (0 while the server is down).
+async function listening(url: string): Promise<number> {
+  const db = new pg.Client({ connectionString: url });
+  try {
+    await db.connect();
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND query ILIKE 'LISTEN %'`,
+    );
+    return rows[0]!.n;
+  } catch {
+    return 0;
+  } finally {
+    await db.end().catch(() => undefined);
+  }
+}
+
+const said = (c: HubTestClient, sessionId: string) =>
+  c
+    .updates(sessionId)
+    .map((u) => u["update"] as { sessionUpdate?: string; content?: unknown })
+    .filter((u) => u.sessionUpdate === "agent_message_chunk")
+    .map((u) => (u.content as { text?: string }).text ?? "")
+    .join("");
+
+describe("a node's LISTEN connection", () => {
+  it("is one per node, and after PostgreSQL restarts it listens again: B hears A's next turn by NOTIFY", async () => {
+    const url = await cluster.database();
+    const a = await cluster.node(url, "node-a", LEASE_MS, HEARTBEAT_MS);
+    const b = await cluster.node(url, "node-b", LEASE_MS, HEARTBEAT_MS);
+    const onA = cluster.client(a.h);
+    const sessionId = await openSession(onA, a.home);
+    await onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "before " })),
+    });
+    const onB = cluster.client(b.h);
+    await onB.agent.request("initialize", INIT);
+    await onB.agent.request("session/load", {
+      sessionId,
+      cwd: a.home,
+      mcpServers: [],
+    });
+    expect(said(onB, sessionId)).toBe("before ");
+    // Both nodes follow the session and hear the cluster's channel: one connection each.
+    await until(async () => (await listening(url)) === 2);
+
+    // Away for longer than one quick retry: the connection must be opened again with back-off.
+    await cluster.restartDatabase(1500);
+    await until(async () => (await listening(url)) === 2);
+
+    await onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "after the restart ", chunks: 3 })),
+    });
+    const lastA = onA.updates(sessionId).map(seqOf).at(-1);
+    // Bounded by the test's timeout, far below the next heartbeat: a NOTIFY told B.
+    await until(() => onB.updates(sessionId).map(seqOf).at(-1) === lastA);
+    expect(said(onB, sessionId)).toBe(said(onA, sessionId));
+    expect(said(onB, sessionId)).toMatch(/^before after the restart /);
+    expect(await listening(url)).toBe(2);
+  }, 90_000);
+});
