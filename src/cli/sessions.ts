@@ -2,7 +2,7 @@
 import { maskedServerSecrets } from "../shared/mcp-servers.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { replayItems } from "../engine/history.js";
+import { shownParams } from "../engine/wire-updates.js";
 import type {
   LedgerEvent,
   LedgerPort,
@@ -100,8 +100,8 @@ export function sessionsShow(
 ): Promise<ExitCode> {
   return withLedger(options, async (ledger) => {
     const record = await requireSession(ledger, id);
-    const events = await ledger.events(id);
     if (options.json) {
+      const events = await ledger.events(id);
       out(inertJson({ session: shownRecord(record), events }) + "\n");
       return;
     }
@@ -109,7 +109,10 @@ export function sessionsShow(
     say(
       `cwd: ${record.cwd}\nagent session: ${record.agentSessionId ?? "-"}\n\n`,
     );
-    const items = replayItems(events);
+    const items = shownParams(await ledger.read(id)).map((p) => ({
+      update: (p["update"] ?? {}) as Record<string, unknown>,
+      ...(p["_meta"] ? { meta: p["_meta"] as Record<string, unknown> } : {}),
+    }));
     for (const line of readable(items)) say(line + "\n");
     if (items.some((i) => authorOf(i) !== undefined))
       await showWhoDidWhat(ledger, id);

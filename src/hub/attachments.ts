@@ -218,10 +218,3 @@ function deliver(
   else for (const note of notes as Note[]) a.client.notify(note, catchUp);
   return true;
 }
-
-/** The params of a session/update with the hub's sequence number in `_meta.acphub.seq`. */
-export function withSeq(params: Params, seq: number): Params {
-  const meta = (params["_meta"] as Params | undefined) ?? {};
-  const acphub = (meta["acphub"] as Params | undefined) ?? {};
-  return { ...params, _meta: { ...meta, acphub: { ...acphub, seq } } };
-}

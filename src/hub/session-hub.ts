@@ -18,7 +18,8 @@ import {
 } from "./hub-editor.js";
 import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
-import { lastSeq, updatesAfter } from "./turn-records.js";
+import { lastSeq } from "./turn-records.js";
+import { stampedParams } from "../engine/wire-updates.js";
 import type { SessionRunner } from "./runner.js";
 import type { HubUser } from "../contracts/users.js";
 import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
@@ -206,10 +207,10 @@ export class SessionHub {
   async replay(client: HubClient, params: Params): Promise<Params> {
     const record = await this.attachedRecord(client, params["sessionId"]);
     const afterSeq = Number(params["afterSeq"] ?? 0);
-    const events = await this.shared.events(record.id, { afterSeq });
+    const stored = await this.shared.read(record.id, { afterSeq });
     return {
-      updates: updatesAfter(record.id, events, afterSeq).map((i) => i.params),
-      lastSeq: lastSeq(events, afterSeq),
+      updates: stampedParams(record.id, stored, afterSeq),
+      lastSeq: lastSeq(stored, afterSeq),
       running: this.running.has(record.id),
     };
   }

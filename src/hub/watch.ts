@@ -5,10 +5,10 @@
 // Every attached client also sees prompts that other clients sent (user_message_chunk with the
 // prompt's sequence number); the prompter gets its own only when it watches.
 import type { Attachments, HubClient } from "./attachments.js";
-import { offer, withSeq } from "./attachments.js";
+import { offer } from "./attachments.js";
 import { Note } from "./frames.js";
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
-import { authorMetaOf } from "../engine/history.js";
+import { promptUpdates, withSeq } from "../engine/wire-updates.js";
 
 /** What a session list shows of a session: a turn running, a question waiting for an answer,
  *  the last turn failed, or nothing happening. */
@@ -72,19 +72,9 @@ export class HubWatch {
     author?: string,
   ): void {
     const owner = this.attachments.owner(sessionId);
-    const batch = blocks.map(
-      (content) =>
-        new Note(
-          "session/update",
-          withSeq(
-            {
-              sessionId,
-              update: { sessionUpdate: "user_message_chunk", content },
-              ...authorMeta(author),
-            },
-            seq,
-          ),
-        ),
+    const batch = promptUpdates(blocks, author).map(
+      (params) =>
+        new Note("session/update", withSeq({ sessionId, ...params }, seq)),
     );
     for (const a of this.attachments.attached(sessionId)) {
       if (a.client.closed || (a.client === owner && !a.client.watch)) continue;
@@ -178,12 +168,6 @@ export function askingEditor(editor: EditorPort, watch: HubWatch): EditorPort {
       }
     },
   };
-}
-
-/** `_meta.acphub.author` of a prompt's user_message_chunk updates ({} without an author). */
-export function authorMeta(author: unknown): { _meta?: Params } {
-  const meta = authorMetaOf(author);
-  return meta ? { _meta: meta } : {};
 }
 
 /** The name a client gave at initialize (clientInfo.name), if any. */
