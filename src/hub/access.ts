@@ -101,10 +101,9 @@ export class SessionAccess {
     return grants.find((g) => g.role === "owner")?.user ?? BUILTIN_ADMIN;
   }
 
-  /** The sessions a user may see: all, or these ids. */
-  async visible(user: HubUser | undefined): Promise<"all" | Set<string>> {
-    if (!this.restricted(user)) return "all";
-    return new Set((await this.store!.sessionsOf(user.name)).keys());
+  /** Whose grants bound what a user sees in the ledger's lists: theirs, or none (all). */
+  sharedWith(user: HubUser | undefined): string | undefined {
+    return this.restricted(user) ? user.name : undefined;
   }
 
   /** From what was seen lately: may this user be told about this session (no ledger read)? */

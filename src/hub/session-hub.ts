@@ -26,7 +26,8 @@ import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
 import { RunningTurns } from "./running-turns.js";
 import { InterruptedTurns } from "./interrupted-turns.js";
 import { ClusterClaims } from "./cluster-claims.js";
-import { listVisible, SessionChecks } from "./session-checks.js";
+import { SessionChecks } from "./session-checks.js";
+import { listPage } from "../engine/session-ops.js";
 import { HubPrompts } from "./prompts.js";
 import { SessionOpening } from "./session-opening.js";
 import type { AgentRules } from "./agent-rules.js";
@@ -244,13 +245,14 @@ export class SessionHub {
       await this.options.runner?.relayCancel(record.id);
   }
 
-  async listSessions(params: Params, client?: HubClient): Promise<Params> {
-    const list = (p: Params) =>
-      this.gatewayFor(this.options.defaultAgent).then((g) => g.listSessions(p));
-    const visible = await this.access.visible(client?.user);
-    return visible === "all"
-      ? list(params)
-      : listVisible(list, params, visible);
+  // session/list: one ledger query (only the sessions the user may see), each session with its
+  // agent and its state as the watch knows it.
+  listSessions(params: Params, client?: HubClient): Promise<Params> {
+    const sharedWith = this.access.sharedWith(client?.user);
+    return listPage({ ledger: this.shared }, params, {
+      ...(sharedWith === undefined ? {} : { sharedWith }),
+      acphub: (s) => ({ agent: s.agent, ...this.watch.listed(s.id) }),
+    });
   }
 
   // Closing a session detaches this connection; the agent's session ends only when nobody

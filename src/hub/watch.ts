@@ -7,7 +7,7 @@
 import type { Attachments, HubClient } from "./attachments.js";
 import { offer } from "./attachments.js";
 import { Note } from "./frames.js";
-import type { EditorPort, LedgerPort } from "../engine/ports.js";
+import type { EditorPort } from "../engine/ports.js";
 import { promptUpdates, withSeq } from "../engine/wire-updates.js";
 
 /** What a session list shows of a session: a turn running, a question waiting for an answer,
@@ -98,13 +98,20 @@ export class HubWatch {
     this.tellState(sessionId, { running: false, ...payload });
   }
 
+  /** What a session list shows of a session's state (session/list's `_meta.acphub`). */
+  listed(sessionId: string): Params {
+    return {
+      running: this.running.has(sessionId),
+      state: this.stateOf(sessionId),
+      ...this.askedOf(sessionId),
+    };
+  }
+
   // Something a session list shows changed.
   changed(sessionId: string, title?: unknown): void {
     const params = {
       sessionId,
-      running: this.running.has(sessionId),
-      state: this.stateOf(sessionId),
-      ...this.askedOf(sessionId),
+      ...this.listed(sessionId),
       ...(typeof title === "string" && title ? { title } : {}),
     };
     const note = new Note(WATCH_METHODS.changed, params);
@@ -124,32 +131,6 @@ export class HubWatch {
       if (a.client.watch && !a.client.closed) a.client.notify(note);
     this.changed(sessionId);
   }
-}
-
-/** session/list's answer with each session's agent and whether a turn runs in it. */
-export async function listWithState(
-  result: Params,
-  ledger: LedgerPort,
-  watch: HubWatch,
-): Promise<Params> {
-  const sessions = (result["sessions"] as Params[] | undefined) ?? [];
-  return {
-    ...result,
-    sessions: await Promise.all(
-      sessions.map(async (s) => {
-        const id = String(s["sessionId"]);
-        const meta = (s["_meta"] as Params | undefined) ?? {};
-        const acphub = {
-          ...((meta["acphub"] as Params | undefined) ?? {}),
-          agent: (await ledger.getSession(id))?.agent,
-          running: watch.isRunning(id),
-          state: watch.stateOf(id),
-          ...watch.askedOf(id),
-        };
-        return { ...s, _meta: { ...meta, acphub } };
-      }),
-    ),
-  };
 }
 
 /** The hub's editor port, telling the watch while a permission question waits for an answer. */

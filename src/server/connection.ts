@@ -11,7 +11,7 @@ import {
 import { FixedWindowLimiter } from "../engine/limits.js";
 import type { HubClient } from "../hub/attachments.js";
 import type { SessionHub } from "../hub/session-hub.js";
-import { clientNameOf, listWithState, wantsWatch } from "../hub/watch.js";
+import { clientNameOf, wantsWatch } from "../hub/watch.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
@@ -207,13 +207,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       ),
     )
     .onRequest(m.session.list, raw<Params>, ({ params }) =>
-      edge(async () =>
-        listWithState(
-          await hub.listSessions(params, client),
-          hub.ledger,
-          hub.watch,
-        ),
-      ),
+      edge(() => hub.listSessions(params, client)),
     )
     .onRequest(m.session.resume, raw<Params>, ({ params }) =>
       edge(() =>
@@ -296,11 +290,7 @@ async function extension(
   if (method === "_acphub/whoami") return whoami(conn);
   if (method === "_acphub/agents") return agentsOf(o, conn);
   if (method === SESSIONS_SEARCH)
-    return searchSessions(
-      o.hub.ledger,
-      params ?? {},
-      await o.hub.access.visible(conn.client.user),
-    );
+    return searchSessions(o.hub, conn.client.user, params ?? {});
   if (method === "_acphub/session/replay")
     return o.hub.replay(conn.client, params ?? {});
   if (method === HISTORY) return historyPage(o.hub, conn.client, params ?? {});
