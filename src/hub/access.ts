@@ -14,7 +14,7 @@ import { HubError } from "../shared/errors.js";
 /** What the rules read and write of the ledger's users store. */
 export type AccessStore = Pick<
   UserStore,
-  "grant" | "revoke" | "grantsOf" | "sessionsOf" | "audit" | "getUser"
+  "grant" | "revoke" | "grantsOf" | "audit" | "getUser"
 >;
 
 /** A user's standing in one session: everything, or their grant. */
