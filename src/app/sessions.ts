@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { maskedServerSecrets } from "../shared/mcp-servers.js";
 import { HubError } from "../shared/errors.js";
-import { replayItems } from "../engine/history.js";
+import { shownParams } from "../engine/wire-updates.js";
 import type {
   LedgerEvent,
   LedgerPort,
@@ -92,10 +92,14 @@ export function sessionHistory<T>(
   return withLedger(ctx, async (ledger) => {
     const record = shownRecord(await requireSession(ledger, id));
     const events = await ledger.events(id);
+    const items = shownParams(await ledger.read(id)).map((p) => ({
+      update: (p["update"] ?? {}) as Record<string, unknown>,
+      ...(p["_meta"] ? { meta: p["_meta"] as Record<string, unknown> } : {}),
+    }));
     return body({
       record,
       events,
-      items: replayItems(events),
+      items,
       audit: async () =>
         (await userStoreOf(ledger).auditLog({ sessionId: id })).filter(
           (e) => e.action !== "prompt",

@@ -2,19 +2,18 @@
 // (LISTEN/NOTIFY, the wake-up) says a session grew; what is after each client's last sequence
 // number is read from the ledger (the truth) and offered, so each update arrives once, in
 // order, with the seq the runner's own clients saw. A client's cursor skips what it already has.
+// Each update's frame is its stored text with the session id and seq spliced in (frames.ts).
 import { offer, type Attached } from "../hub/attachments.js";
-import { Note } from "../hub/frames.js";
+import { storedNotes } from "../hub/frames.js";
 import type { SessionHub } from "../hub/session-hub.js";
-import { updatesAfter } from "../hub/turn-records.js";
-import type { LedgerEvent } from "../engine/ports.js";
+import type { StoredEvent } from "../engine/ports.js";
+import { parseObject } from "../engine/stored-events.js";
 import type { Logger } from "../shared/logger.js";
 
 export type Follow = (
   sessionId: string,
   listener: (seq: number) => void,
 ) => () => void;
-
-type Params = Record<string, unknown>;
 
 export class ClusterFeed {
   private readonly followed = new Map<string, () => void>();
@@ -58,10 +57,10 @@ export class ClusterFeed {
     this.reading.add(sessionId);
     try {
       const after = Math.min(...clients.map((a) => a.seq));
-      const events = await this.hub.ledger.events(sessionId, {
+      const stored = await this.hub.ledger.read(sessionId, {
         afterSeq: after,
       });
-      this.offerAll(sessionId, events, after, clients);
+      this.offerAll(sessionId, stored, clients);
     } catch (error) {
       this.logger.warn({ err: error, sessionId }, "cluster: follow failed");
     } finally {
@@ -70,25 +69,21 @@ export class ClusterFeed {
     }
   }
 
+  // Offers each event's notes to the clients (each skips what it has); for a session another
+  // node runs, tells the watch of its turns starting and ending.
   private offerAll(
     sessionId: string,
-    events: LedgerEvent[],
-    after: number,
+    stored: StoredEvent[],
     clients: Attached[],
   ): void {
     const remote = !this.runsHere(sessionId);
-    const bySeq = new Map<number, Note[]>();
-    for (const item of updatesAfter(sessionId, events, after)) {
-      const note = new Note("session/update", item.params);
-      bySeq.set(item.seq, [...(bySeq.get(item.seq) ?? []), note]);
-    }
-    for (const event of events) {
-      const batch = bySeq.get(event.seq) ?? [];
-      if (batch.length > 0) for (const a of clients) offer(a, batch, event.seq);
+    for (const event of stored) {
+      const notes = storedNotes(sessionId, event) ?? [];
+      if (notes.length > 0) for (const a of clients) offer(a, notes, event.seq);
       if (!remote) continue;
       if (event.kind === "prompt") this.hub.watch.started(sessionId);
       if (event.kind === "turn_end")
-        this.hub.watch.ended(sessionId, event.payload as Params);
+        this.hub.watch.ended(sessionId, parseObject(event.text) ?? {});
     }
   }
 }

@@ -102,8 +102,6 @@ export interface UserStore {
   grant(grant: SessionGrant): Promise<void>;
   revoke(sessionId: string, user: string): Promise<boolean>;
   grantsOf(sessionId: string): Promise<SessionGrant[]>;
-  /** Every session a user may see but does not administer, with their role in it. */
-  sessionsOf(user: string): Promise<Map<string, ShareRole>>;
   audit(entry: AuditEntry): Promise<void>;
   auditLog(filter: AuditFilter): Promise<AuditEntry[]>;
 }

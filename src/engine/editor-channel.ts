@@ -6,11 +6,15 @@ import { isAvailable } from "../protocol/capabilities.js";
 import { methodEntry } from "../protocol/method-table.js";
 import { notServed } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
-import { replayItems } from "./history.js";
 import { noticeParams, type NoticePayload } from "./notices.js";
-import { parseEvents } from "./stored-events.js";
 import type { EditorPort, StoredEvent } from "./ports.js";
-import { replayChunks, storedUpdateFrame, updateFrameHead } from "./replay.js";
+import {
+  frameHead,
+  replayChunks,
+  shownUpdates,
+  updateFrame,
+  updateParams,
+} from "./wire-updates.js";
 import type { SessionTable } from "./session-table.js";
 
 interface EditorCapabilities {
@@ -98,8 +102,8 @@ export class EditorChannel {
         { seq, text },
       );
     if (this.head?.hubId !== hubId)
-      this.head = { hubId, text: updateFrameHead(hubId) };
-    this.editor.writeFrames(storedUpdateFrame(this.head.text, text));
+      this.head = { hubId, text: frameHead(hubId) };
+    this.editor.writeFrames(updateFrame(this.head.text, text));
     return undefined;
   }
 
@@ -111,13 +115,9 @@ export class EditorChannel {
       for (const chunk of replayChunks(hubId, events, this.noticesShown))
         editor.writeFrames(chunk);
     } else {
-      const parsed = parseEvents(events, () => undefined);
-      for (const item of replayItems(parsed, this.noticesShown))
-        await editor?.notify("session/update", {
-          sessionId: hubId,
-          update: item.update,
-          ...(item.meta ? { _meta: item.meta } : {}),
-        });
+      for (const event of events)
+        for (const shown of shownUpdates(event, this.noticesShown) ?? [])
+          await editor?.notify("session/update", updateParams(hubId, shown));
     }
   }
 

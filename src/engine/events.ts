@@ -93,6 +93,7 @@ export function ledgerWith(
     updateSession: (id, patch) => inner.updateSession(id, patch),
     deleteSession: (id) => inner.deleteSession(id),
     listSessions: (filter) => inner.listSessions(filter),
+    searchSessions: (filter) => inner.searchSessions(filter),
     append: (id, kind, payload) => inner.append(id, kind, payload),
     read: (id, options) => inner.read(id, options),
     readPage: (id, options) => inner.readPage(id, options),

@@ -1,59 +1,6 @@
-// Turning the ledger back into what an editor or an agent needs: session/update notifications
-// for replay, a title, and a transcript to prime a fresh agent session.
-import { noticeParams, type NoticePayload } from "./notices.js";
+// Turning the ledger back into what an agent needs: a title, and a transcript to prime a fresh
+// agent session (what editors are shown is wire-updates.ts).
 import type { LedgerEvent } from "./ports.js";
-
-export interface ReplayItem {
-  update: Record<string, unknown>;
-  meta?: Record<string, unknown>;
-}
-
-// Every update the editor saw, in order, with each prompt as user_message_chunk updates and each
-// notice in the form the editor takes (`asNotice`).
-export function replayItems(
-  events: LedgerEvent[],
-  asNotice = false,
-): ReplayItem[] {
-  const items: ReplayItem[] = [];
-  for (const event of events) {
-    if (event.kind === "prompt") {
-      const meta = authorMetaOf(event.payload["author"]);
-      for (const content of (event.payload["prompt"] as unknown[]) ?? []) {
-        items.push({
-          update: { sessionUpdate: "user_message_chunk", content },
-          ...(meta ? { meta } : {}),
-        });
-      }
-    } else if (event.kind === "notice") {
-      const shown = noticeParams(
-        event.payload as unknown as NoticePayload,
-        asNotice,
-      );
-      const meta = shown["_meta"] as Record<string, unknown> | undefined;
-      items.push({
-        update: shown["update"] as Record<string, unknown>,
-        ...(meta ? { meta } : {}),
-      });
-    } else if (event.kind === "update") {
-      const meta = event.payload["_meta"] as
-        Record<string, unknown> | undefined;
-      items.push({
-        update: event.payload["update"] as Record<string, unknown>,
-        ...(meta ? { meta } : {}),
-      });
-    }
-  }
-  return items;
-}
-
-/** A prompt's `_meta` in replay: `{acphub: {author}}` when a hub user sent it (issue 22). */
-export function authorMetaOf(
-  author: unknown,
-): Record<string, unknown> | undefined {
-  return typeof author === "string" && author
-    ? { acphub: { author } }
-    : undefined;
-}
 
 function textOf(content: unknown): string {
   const c = content as { type?: string; text?: unknown } | undefined;

@@ -137,6 +137,23 @@ export interface ListFilter {
   cwd?: string;
   cursor?: string | null;
   limit?: number;
+  /** Only the sessions this hub user holds a grant on (owner, driver or viewer; issue 22). */
+  sharedWith?: string;
+}
+
+/** What `searchSessions` looks for, and how far. */
+export interface SearchFilter {
+  /**
+   * Looked for case-insensitively in a session's title and in the text of its prompts and
+   * message chunks (a message's chunks joined: a phrase may span two of them). Not empty.
+   */
+  text: string;
+  /** Only the sessions this hub user holds a grant on. */
+  sharedWith?: string;
+  /** How many of the newest sessions (after `sharedWith`) are looked at. */
+  scan: number;
+  /** Matches returned at most. */
+  limit: number;
 }
 
 export interface ListPage {
@@ -172,6 +189,8 @@ export interface LedgerPort {
   deleteSession(id: string): Promise<boolean>;
   /** Newest first; `cursor` is the `nextCursor` of the previous page. */
   listSessions(filter: ListFilter): Promise<ListPage>;
+  /** The ids of the sessions whose title or text holds `filter.text`, newest first: one query. */
+  searchSessions(filter: SearchFilter): Promise<string[]>;
   /**
    * Appends one event; `payload` is a JSON object or its serialized text (serialize once).
    * Resolves with its sequence number when the batch holding it is committed; rejects with a

@@ -50,14 +50,24 @@ export async function openSession(
   return { ...session.state, sessionId: id };
 }
 
-// One page of the ledger's sessions, as session/list answers it.
+/** What a hub's session/list adds to the engine's: only a user's sessions, and more of each. */
+export interface HubListing {
+  /** Only the sessions shared with this hub user (ListFilter.sharedWith). */
+  sharedWith?: string;
+  /** Each session's `_meta.acphub` (its agent, its state). */
+  acphub?: (record: SessionRecord) => Params;
+}
+
+// One page of the ledger's sessions, as session/list answers it: one query.
 export async function listPage(
   parts: Pick<GatewayParts, "ledger">,
   params: Params,
+  hub: HubListing = {},
 ): Promise<Params> {
   const page = await parts.ledger.listSessions({
     cwd: params["cwd"] as string | undefined,
     cursor: params["cursor"] as string | undefined,
+    ...(hub.sharedWith === undefined ? {} : { sharedWith: hub.sharedWith }),
   });
   return {
     sessions: page.sessions.map((s) => ({
@@ -65,6 +75,7 @@ export async function listPage(
       cwd: s.cwd,
       title: s.title,
       updatedAt: new Date(s.updatedAt).toISOString(),
+      ...(hub.acphub ? { _meta: { acphub: hub.acphub(s) } } : {}),
     })),
     ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
   };

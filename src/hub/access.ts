@@ -15,7 +15,7 @@ import { HubError } from "../shared/errors.js";
 /** What the rules read and write of the ledger's users store. */
 export type AccessStore = Pick<
   UserStore,
-  "grant" | "revoke" | "grantsOf" | "sessionsOf" | "getUser"
+  "grant" | "revoke" | "grantsOf" | "getUser"
 >;
 
 /** A user's standing in one session: everything, or their grant. */
@@ -110,10 +110,9 @@ export class SessionAccess {
     return grants.find((g) => g.role === "owner")?.user ?? BUILTIN_ADMIN;
   }
 
-  /** The sessions a user may see: all, or these ids. */
-  async visible(user: HubUser | undefined): Promise<"all" | Set<string>> {
-    if (!this.restricted(user)) return "all";
-    return new Set((await this.store!.sessionsOf(user.name)).keys());
+  /** Whose grants bound what a user sees in the ledger's lists: theirs, or none (all). */
+  sharedWith(user: HubUser | undefined): string | undefined {
+    return this.restricted(user) ? user.name : undefined;
   }
 
   /** From what was seen lately: may this user be told about this session (no ledger read)? */

@@ -2,7 +2,6 @@
 // what each was last sent (fan-out.ts sends through this).
 import type { HubUser } from "../contracts/users.js";
 import type { Note } from "./frames.js";
-import { withOwnMeta } from "../shared/hub-extension.js";
 
 type Params = Record<string, unknown>;
 /** The notifications of one ledger event: one note (a relayed update), or several. */
@@ -218,9 +217,4 @@ function deliver(
   if (!Array.isArray(notes)) a.client.notify(notes as Note, catchUp);
   else for (const note of notes as Note[]) a.client.notify(note, catchUp);
   return true;
-}
-
-/** The params of a session/update with the hub's sequence number in `_meta.acphub.seq`. */
-export function withSeq(params: Params, seq: number): Params {
-  return { ...params, _meta: withOwnMeta(params["_meta"], { seq }) };
 }

@@ -57,8 +57,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   [M.whoami]: { run: ({ client }) => whoami(client.user) },
   [M.agents]: { run: ({ services, client }) => agentsOf(services, client.user) },
   [M.sessionsSearch]: {
-    run: async ({ hub, client, params }) =>
-      searchSessions(hub.ledger, params, await hub.access.visible(client.user)),
+    run: ({ hub, client, params }) => searchSessions(hub, client.user, params),
   },
   [M.sessionReplay]: { on: ({ hub, params }, record) => hub.replay(record, params) },
   [M.history]: { on: ({ hub, params }, record) => historyPage(hub, record, params) },

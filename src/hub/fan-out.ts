@@ -7,13 +7,9 @@ import { ANSWERED_BY, BUILTIN_ADMIN } from "../contracts/users.js";
 import { outcomeFor } from "../protocol/permission-options.js";
 import { HubError } from "../shared/errors.js";
 import type { EditorPort } from "../engine/ports.js";
-import { Note, stampedUpdateText } from "./frames.js";
-import {
-  offer,
-  withSeq,
-  type Attachments,
-  type HubClient,
-} from "./attachments.js";
+import { withSeq } from "../engine/wire-updates.js";
+import { Note, shownNote } from "./frames.js";
+import { offer, type Attachments, type HubClient } from "./attachments.js";
 
 type Params = Record<string, unknown>;
 
@@ -102,11 +98,9 @@ function stampedNote(
   const seq = delivery?.seq;
   if (seq === undefined) return new Note(method, params);
   const stored = delivery?.text;
-  const text =
-    stored !== undefined && method === "session/update"
-      ? stampedUpdateText(sessionId, stored, seq, params)
-      : undefined;
-  return new Note(method, () => withSeq(params, seq), text);
+  if (stored !== undefined && method === "session/update")
+    return shownNote(sessionId, stored, seq, params);
+  return new Note(method, () => withSeq(params, seq));
 }
 
 // The prompting editor first, then every other attached editor.

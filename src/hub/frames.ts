@@ -1,6 +1,15 @@
 // A notification the hub sends, as JSON-RPC bytes built once for every client that receives it.
 // A relayed update used to be serialized again for each client (and validated on its way through
 // the SDK); a client that writes frames itself (a WebSocket) now writes these bytes as they are.
+import type { StoredEvent } from "../engine/ledger-port.js";
+import {
+  shownUpdates,
+  stampedFrame,
+  updateParams,
+  withSeq,
+  type Shown,
+} from "../engine/wire-updates.js";
+
 type Params = Record<string, unknown>;
 
 /** One notification to one or more hub clients: its params, and its whole frame on demand. */
@@ -36,22 +45,52 @@ export class Note {
 }
 
 /**
- * The frame of a stored session/update stamped with its seq, from the stored JSON text of its
- * params without the session id (`{"update":…}`, exactly JSON.stringify of them): the same text
- * JSON.stringify gives for `{sessionId, …payload, _meta: {acphub: {seq}}}`. Undefined when the
- * payload has its own `_meta` (merging into it needs the object).
+ * The note of one update a stored event shows, stamped with its seq: a stored update's frame is
+ * its stored text with the session id and seq spliced in (wire-updates.ts), never serialized
+ * again per client; its params are made only for a client that asks (Streamable HTTP), or are
+ * the live ones (`live`: the relay's params, whose `_meta` decides whether splicing can do).
  */
-export function stampedUpdateText(
+export function shownNote(
   sessionId: string,
-  stored: string,
+  shown: Shown,
   seq: number,
-  payload: Params,
-): string | undefined {
-  if (payload["_meta"] !== undefined || !isSpliceable(stored)) return undefined;
-  return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},${stored.slice(1, -1)},"_meta":{"acphub":{"seq":${seq}}}}}`;
+  live?: Params,
+): Note {
+  const text =
+    typeof shown === "string"
+      ? stampedFrame(sessionId, shown, seq, live && live["_meta"] !== undefined)
+      : undefined;
+  const params = live
+    ? () => withSeq(live, seq)
+    : () => updateParams(sessionId, shown, seq);
+  return new Note("session/update", params, text);
 }
 
-// A JSON object's text with at least one member, braces at its very ends (no whitespace).
-function isSpliceable(text: string): boolean {
-  return text.length > 2 && text[0] === "{" && text[text.length - 1] === "}";
+/** The notes of one stored event a hub client is sent (a notice as agent text); undefined
+ *  for a damaged row. */
+export function storedNotes(
+  sessionId: string,
+  event: StoredEvent,
+): Note[] | undefined {
+  return shownUpdates(event, false)?.map((shown) =>
+    shownNote(sessionId, shown, event.seq),
+  );
+}
+
+/** The notes of a catch-up (what a client missed after `afterSeq`), read as stored; a damaged
+ *  row is reported and left out. */
+export function catchUpNotes(
+  sessionId: string,
+  stored: readonly StoredEvent[],
+  afterSeq: number,
+  onDamaged: (seq: number) => void,
+): Note[] {
+  const notes: Note[] = [];
+  for (const event of stored) {
+    if (event.seq <= afterSeq) continue;
+    const some = storedNotes(sessionId, event);
+    if (some) notes.push(...some);
+    else onDamaged(event.seq);
+  }
+  return notes;
 }

@@ -4,10 +4,9 @@
 // update carries its sequence number, as on session/load; a session/resume with the last page's
 // seq as `afterSeq` then continues live without a gap. Editors keep session/load's whole replay.
 import type { SessionHub } from "./session-hub.js";
-import { updatesAfter } from "./turn-records.js";
 import type { PageOptions, StoredEvent } from "../engine/ledger-port.js";
-import { parseEvents } from "../engine/stored-events.js";
 import type { SessionRecord } from "../engine/ports.js";
+import { stampedParams } from "../engine/wire-updates.js";
 import type { Params } from "../protocol/raw.js";
 import { invalidParams } from "../protocol/wire-errors.js";
 import { HUB_METHOD, type HistoryAnswer } from "../shared/hub-extension.js";
@@ -27,9 +26,8 @@ export async function historyPage(
 ): Promise<HistoryAnswer> {
   const options = pageOptions(params);
   const { stored, more } = await readWithMore(hub, record.id, options);
-  const events = parseEvents(stored, () => undefined);
   return {
-    updates: updatesAfter(record.id, events, 0).map((item) => item.params),
+    updates: stampedParams(record.id, stored),
     firstSeq: stored[0]?.seq ?? null,
     lastSeq: stored.at(-1)?.seq ?? null,
     more,

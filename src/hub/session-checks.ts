@@ -1,6 +1,6 @@
 // The checks a client's request about a session passes first: the session exists and its user
 // may see it (else exactly "no session"), may drive it, has it open on this connection; and
-// the session list cut down to what the user may see.
+// watch-only marking.
 import { HubError } from "../shared/errors.js";
 import type { LedgerPort, SessionRecord } from "../engine/ports.js";
 import {
@@ -10,8 +10,6 @@ import {
   type Standing,
 } from "./access.js";
 import type { Attachments, HubClient } from "./attachments.js";
-
-type Params = Record<string, unknown>;
 
 export class SessionChecks {
   constructor(
@@ -67,28 +65,4 @@ export class SessionChecks {
     this.attachments.setWatchOnly(sessionId, client, standing === "viewer");
     return standing;
   }
-}
-
-/** Pages read at most to fill one filtered page (each is the ledger's page size). */
-const MAX_LIST_PAGES = 50;
-
-// session/list of only the visible sessions: ledger pages read until one has some (bounded).
-export async function listVisible(
-  list: (p: Params) => Promise<Params>,
-  params: Params,
-  visible: Set<string>,
-): Promise<Params> {
-  let cursor = params["cursor"];
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await list({ ...params, cursor });
-    const sessions = (result["sessions"] as Params[] | undefined) ?? [];
-    const shown = sessions.filter((x) => visible.has(String(x["sessionId"])));
-    cursor = result["nextCursor"];
-    if (shown.length > 0 || cursor === undefined)
-      return { ...result, sessions: shown };
-  }
-  return {
-    sessions: [],
-    ...(cursor === undefined ? {} : { nextCursor: cursor }),
-  };
 }

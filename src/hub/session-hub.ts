@@ -18,7 +18,8 @@ import {
 } from "./hub-editor.js";
 import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
-import { lastSeq, updatesAfter } from "./turn-records.js";
+import { lastSeq } from "./turn-records.js";
+import { stampedParams } from "../engine/wire-updates.js";
 import type { SessionRunner } from "./runner.js";
 import type { AuditPort, HubUser } from "../contracts/users.js";
 import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
@@ -27,7 +28,8 @@ import { TurnGate } from "../engine/turn-gate.js";
 import type { Quotas } from "./quotas.js";
 import { InterruptedTurns } from "./interrupted-turns.js";
 import { ClusterClaims } from "./cluster-claims.js";
-import { listVisible, SessionChecks } from "./session-checks.js";
+import { SessionChecks } from "./session-checks.js";
+import { listPage } from "../engine/session-ops.js";
 import { HubPrompts } from "./prompts.js";
 import { SessionOpening } from "./session-opening.js";
 import type { AgentRules } from "./agent-rules.js";
@@ -221,10 +223,10 @@ export class SessionHub {
   /** What a client missed: the updates after its cursor, and how the last turn stands. */
   async replay(record: SessionRecord, params: Params): Promise<ReplayAnswer> {
     const afterSeq = Number(params["afterSeq"] ?? 0);
-    const events = await this.shared.events(record.id, { afterSeq });
+    const stored = await this.shared.read(record.id, { afterSeq });
     return {
-      updates: updatesAfter(record.id, events, afterSeq).map((i) => i.params),
-      lastSeq: lastSeq(events, afterSeq),
+      updates: stampedParams(record.id, stored, afterSeq),
+      lastSeq: lastSeq(stored, afterSeq),
       running: this.running.has(record.id),
     };
   }
@@ -259,13 +261,14 @@ export class SessionHub {
       await this.options.runner?.relayCancel(record.id);
   }
 
-  async listSessions(params: Params, client?: HubClient): Promise<Params> {
-    const list = (p: Params) =>
-      this.gatewayFor(this.options.defaultAgent).then((g) => g.listSessions(p));
-    const visible = await this.access.visible(client?.user);
-    return visible === "all"
-      ? list(params)
-      : listVisible(list, params, visible);
+  // session/list: one ledger query (only the sessions the user may see), each session with its
+  // agent and its state as the watch knows it.
+  listSessions(params: Params, client?: HubClient): Promise<Params> {
+    const sharedWith = this.access.sharedWith(client?.user);
+    return listPage({ ledger: this.shared }, params, {
+      ...(sharedWith === undefined ? {} : { sharedWith }),
+      acphub: (s) => ({ agent: s.agent, ...this.watch.listed(s.id) }),
+    });
   }
 
   // Closing a session detaches this connection; the agent's session ends only when nobody

@@ -6,13 +6,13 @@ import type { LedgerPort } from "../engine/ports.js";
 import type { SessionAccess } from "./access.js";
 import type { Attachments, HubClient } from "./attachments.js";
 import type { ClusterClaims } from "./cluster-claims.js";
-import { Note } from "./frames.js";
+import { catchUpNotes, Note } from "./frames.js";
 import type { GatewayPool } from "./gateway-pool.js";
 import { afterSeqOf, agentOf } from "./meta.js";
 import { checkSessionFolder, type FolderCheck } from "./session-folder.js";
 import type { SessionChecks } from "./session-checks.js";
 import type { Logger } from "../shared/logger.js";
-import { catchUpNotes, lastSeq } from "./turn-records.js";
+import { lastSeq } from "./turn-records.js";
 import type { AgentRules } from "./agent-rules.js";
 
 type Params = Record<string, unknown>;

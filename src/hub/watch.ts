@@ -5,11 +5,11 @@
 // Every attached client also sees prompts that other clients sent (user_message_chunk with the
 // prompt's sequence number); the prompter gets its own only when it watches.
 import type { Attachments, HubClient } from "./attachments.js";
-import { offer, withSeq } from "./attachments.js";
+import { offer } from "./attachments.js";
 import { Note } from "./frames.js";
-import type { EditorPort, LedgerPort } from "../engine/ports.js";
-import { authorMetaOf } from "../engine/history.js";
-import { HUB_METHOD, ownMetaOf, withOwnMeta } from "../shared/hub-extension.js";
+import type { EditorPort } from "../engine/ports.js";
+import { promptUpdates, withSeq } from "../engine/wire-updates.js";
+import { HUB_METHOD, ownMetaOf } from "../shared/hub-extension.js";
 
 /** What a session list shows of a session: a turn running, a question waiting for an answer,
  *  the last turn failed, or nothing happening. */
@@ -68,19 +68,9 @@ export class HubWatch {
     author?: string,
   ): void {
     const owner = this.attachments.owner(sessionId);
-    const batch = blocks.map(
-      (content) =>
-        new Note(
-          "session/update",
-          withSeq(
-            {
-              sessionId,
-              update: { sessionUpdate: "user_message_chunk", content },
-              ...authorMeta(author),
-            },
-            seq,
-          ),
-        ),
+    const batch = promptUpdates(blocks, author).map(
+      (params) =>
+        new Note("session/update", withSeq({ sessionId, ...params }, seq)),
     );
     for (const a of this.attachments.attached(sessionId)) {
       if (a.client.closed || (a.client === owner && !a.client.watch)) continue;
@@ -104,13 +94,20 @@ export class HubWatch {
     this.tellState(sessionId, { running: false, ...payload });
   }
 
+  /** What a session list shows of a session's state (session/list's `_meta.acphub`). */
+  listed(sessionId: string): Params {
+    return {
+      running: this.running.has(sessionId),
+      state: this.stateOf(sessionId),
+      ...this.askedOf(sessionId),
+    };
+  }
+
   // Something a session list shows changed.
   changed(sessionId: string, title?: unknown): void {
     const params = {
       sessionId,
-      running: this.running.has(sessionId),
-      state: this.stateOf(sessionId),
-      ...this.askedOf(sessionId),
+      ...this.listed(sessionId),
       ...(typeof title === "string" && title ? { title } : {}),
     };
     const note = new Note(HUB_METHOD.sessionsChanged, params);
@@ -132,30 +129,6 @@ export class HubWatch {
   }
 }
 
-/** session/list's answer with each session's agent and whether a turn runs in it. */
-export async function listWithState(
-  result: Params,
-  ledger: LedgerPort,
-  watch: HubWatch,
-): Promise<Params> {
-  const sessions = (result["sessions"] as Params[] | undefined) ?? [];
-  return {
-    ...result,
-    sessions: await Promise.all(
-      sessions.map(async (s) => {
-        const id = String(s["sessionId"]);
-        const _meta = withOwnMeta(s["_meta"], {
-          agent: (await ledger.getSession(id))?.agent,
-          running: watch.isRunning(id),
-          state: watch.stateOf(id),
-          ...watch.askedOf(id),
-        });
-        return { ...s, _meta };
-      }),
-    ),
-  };
-}
-
 /** The hub's editor port, telling the watch while a permission question waits for an answer. */
 export function askingEditor(editor: EditorPort, watch: HubWatch): EditorPort {
   return {
@@ -172,12 +145,6 @@ export function askingEditor(editor: EditorPort, watch: HubWatch): EditorPort {
       }
     },
   };
-}
-
-/** `_meta.acphub.author` of a prompt's user_message_chunk updates ({} without an author). */
-export function authorMeta(author: unknown): { _meta?: Params } {
-  const meta = authorMetaOf(author);
-  return meta ? { _meta: meta } : {};
 }
 
 /** The name a client gave at initialize (clientInfo.name), if any. */

@@ -7,6 +7,7 @@ import type {
   ListFilter,
   ListPage,
   NewSessionRecord,
+  SearchFilter,
   SessionPatch,
   SessionRecord,
   StoredUsage,
@@ -24,7 +25,9 @@ import {
 import type { MergedRun } from "./compaction.js";
 import { EventLog, type EventMethods, type EventStore } from "./event-log.js";
 import type { PendingEvent } from "./group-commit.js";
+import type { Dialect } from "./dialect.js";
 import { listQuery, toPage } from "./list-query.js";
+import { searchQuery } from "./search-query.js";
 import { checkedSession, sessionValues } from "./row-checks.js";
 import { insertUsage, selectUsage, toUsage, usageArgs } from "./usage-table.js";
 
@@ -35,20 +38,6 @@ export interface Sql {
 }
 
 export type Row = Record<string, unknown>;
-
-/** What tells one engine's SQL from the other's. */
-export interface Dialect {
-  sessions: string;
-  events: string;
-  /** The usage table (one row per turn that ran: usage-table.ts). */
-  usage: string;
-  /** The placeholder of the nth argument, from 1 (`?` or `$n`). */
-  param(n: number): string;
-  /** A boolean as the engine binds it. */
-  bool(value: boolean): unknown;
-  /** The LIMIT clause that means "every row", before an OFFSET ("LIMIT -1" or nothing). */
-  noLimit: string;
-}
 
 /** The record's fields as stored, column by column: the one column map of a session row. */
 const COLUMNS = {
@@ -244,8 +233,14 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
   }
 
   async listSessions(filter: ListFilter): Promise<ListPage> {
-    const q = listQuery(this.dialect.sessions, filter, this.dialect.param);
+    const q = listQuery(this.dialect, filter);
     return toPage(await this.query({ text: q.sql, args: q.args }), q.limit);
+  }
+
+  async searchSessions(filter: SearchFilter): Promise<string[]> {
+    const q = searchQuery(this.dialect, filter);
+    const rows = await this.query({ text: q.sql, args: q.args });
+    return rows.map((row) => String(row["id"]));
   }
 
   async saveSettings(

@@ -1,4 +1,5 @@
-// The session listing both ledgers run: newest first, optionally one cwd, after a cursor, one row
+// The session listing both ledgers run: newest first, optionally one cwd or only the sessions
+// shared with a user (one query: no page is read to be thrown away), after a cursor, one row
 // more than the page to know whether another page follows.
 import type {
   ListFilter,
@@ -6,6 +7,7 @@ import type {
   SessionRecord,
 } from "../engine/ledger-port.js";
 import { decodeCursor, encodeCursor, pageLimit } from "./cursor.js";
+import type { Dialect } from "./dialect.js";
 import { toSession } from "./row-checks.js";
 
 export interface ListQuery {
@@ -14,23 +16,23 @@ export interface ListQuery {
   limit: number;
 }
 
-// Builds the query; `param` returns the placeholder for the next argument (? or $n).
-export function listQuery(
-  table: string,
-  filter: ListFilter,
-  param: (index: number) => string,
-): ListQuery {
+// Builds the query; its arguments in the order their placeholders appear.
+export function listQuery(d: Dialect, filter: ListFilter): ListQuery {
   const limit = pageLimit(filter.limit);
   const after = decodeCursor(filter.cursor);
   const args: unknown[] = [];
-  const arg = (value: unknown) => param(args.push(value));
+  const arg = (value: unknown) => d.param(args.push(value));
   const where: string[] = [];
   if (filter.cwd) where.push(`cwd = ${arg(filter.cwd)}`);
+  if (filter.sharedWith !== undefined)
+    where.push(
+      `id IN (SELECT session_id FROM ${d.access} WHERE user_name = ${arg(filter.sharedWith)})`,
+    );
   if (after)
     where.push(
       `(updated_at < ${arg(after.updatedAt)} OR (updated_at = ${arg(after.updatedAt)} AND id > ${arg(after.id)}))`,
     );
-  const sql = `SELECT * FROM ${table} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+  const sql = `SELECT * FROM ${d.sessions} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
     ORDER BY updated_at DESC, id ASC LIMIT ${arg(limit + 1)}`;
   return { sql, args, limit };
 }

@@ -195,19 +195,6 @@ export class SqlUserStore implements UserStore {
     }));
   }
 
-  async sessionsOf(user: string): Promise<Map<string, ShareRole>> {
-    const rows = await this.db.all(
-      `SELECT session_id, role FROM ${this.t("session_access")} WHERE user_name = $1`,
-      [user],
-    );
-    return new Map(
-      rows.map((r) => [
-        String(r["session_id"]),
-        String(r["role"]) as ShareRole,
-      ]),
-    );
-  }
-
   async audit(e: AuditEntry): Promise<void> {
     await this.db.run(
       `INSERT INTO ${this.t("audit")} (at, user_name, action, session_id, detail) VALUES ($1, $2, $3, $4, $5)`,

@@ -11,7 +11,7 @@ import {
 import { perMinute, RateWindow } from "../engine/limits.js";
 import type { HubClient } from "../hub/attachments.js";
 import type { SessionHub } from "../hub/session-hub.js";
-import { clientNameOf, listWithState, wantsWatch } from "../hub/watch.js";
+import { clientNameOf, wantsWatch } from "../hub/watch.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
@@ -208,13 +208,7 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       ),
     )
     .onRequest(m.session.list, raw<Params>, ({ params }) =>
-      edge(async () =>
-        listWithState(
-          await hub.listSessions(params, client),
-          hub.ledger,
-          hub.watch,
-        ),
-      ),
+      edge(() => hub.listSessions(params, client)),
     )
     .onRequest(m.session.resume, raw<Params>, ({ params }) =>
       edge(() =>

@@ -2,16 +2,15 @@
 // same note, whose frame is built from the stored JSON text with the seq stamped in, and is
 // byte for byte what serializing the stamped params would give.
 import { describe, expect, it } from "vitest";
-import {
-  Attachments,
-  withSeq,
-  type HubClient,
-} from "../../src/hub/attachments.js";
+import { Attachments, type HubClient } from "../../src/hub/attachments.js";
 import { fanOutEditor } from "../../src/hub/fan-out.js";
-import type { Note } from "../../src/hub/frames.js";
-import { catchUpNotes, updatesAfter } from "../../src/hub/turn-records.js";
-import { toEvent } from "../../src/engine/stored-events.js";
-import type { LedgerEvent, StoredEvent } from "../../src/engine/ports.js";
+import { catchUpNotes, type Note } from "../../src/hub/frames.js";
+import type { StoredEvent } from "../../src/engine/ports.js";
+import {
+  replayChunks,
+  stampedParams,
+  withSeq,
+} from "../../src/engine/wire-updates.js";
 
 type Params = Record<string, unknown>;
 
@@ -111,35 +110,51 @@ describe("a catch-up's frames", () => {
     at: 0,
   });
 
+  const stored = [
+    row(1, "update", chunk("before the cursor")),
+    row(2, "prompt", { prompt: [{ type: "text", text: "hi" }], author: "ann" }),
+    row(3, "update", chunk('é "q" \u2028')),
+    row(4, "update", { ...chunk("meta"), _meta: { agent: 1 } }),
+    row(5, "update", "{damaged"),
+    row(6, "turn_end", { stopReason: "end_turn" }),
+    row(7, "notice", { severity: "warning", title: "restored" }),
+    row(8, "update", chunk("last")),
+  ];
+
   it("are the stored texts stamped, as serializing the parsed events would give", () => {
-    const stored = [
-      row(1, "update", chunk("before the cursor")),
-      row(2, "prompt", { prompt: [{ type: "text", text: "hi" }] }),
-      row(3, "update", chunk('é "q" \u2028')),
-      row(4, "update", { ...chunk("meta"), _meta: { agent: 1 } }),
-      row(5, "update", "{damaged"),
-      row(6, "turn_end", { stopReason: "end_turn" }),
-      row(7, "update", chunk("last")),
-    ];
     const damaged: number[] = [];
     const notes = catchUpNotes("s1", stored, 1, (seq) => damaged.push(seq));
-    const events = stored
-      .map((r) => toEvent(r))
-      .filter((e): e is LedgerEvent => e !== undefined);
-    const expected = updatesAfter("s1", events, 1).map((i) =>
-      JSON.stringify({
-        jsonrpc: "2.0",
-        method: "session/update",
-        params: i.params,
-      }),
+    const expected = stampedParams("s1", stored, 1).map((params) =>
+      JSON.stringify({ jsonrpc: "2.0", method: "session/update", params }),
     );
     expect(notes.map((n) => n.bytes().toString())).toEqual(expected);
-    expect(expected).toHaveLength(4);
+    expect(expected).toHaveLength(5);
+    expect(JSON.parse(expected[0]!)).toMatchObject({
+      params: {
+        update: { sessionUpdate: "user_message_chunk" },
+        _meta: { acphub: { author: "ann", seq: 2 } },
+      },
+    });
     expect(damaged).toEqual([5]);
     // Params are made on demand, the same as the frame says.
     for (const note of notes)
       expect(note.params).toEqual(
         (JSON.parse(note.bytes().toString()) as { params: Params }).params,
       );
+  });
+
+  it("are, for an editor's replay, the same updates without the seq", () => {
+    const frames = replayChunks("s1", stored.slice(1)).join("").split("\n");
+    expect(frames.pop()).toBe("");
+    const expected = stampedParams("s1", stored, 1).map((params) => {
+      const { acphub, ...meta } = params["_meta"] as Params;
+      const { seq: _seq, ...rest } = acphub as Params;
+      const kept = Object.keys(rest).length ? { ...meta, acphub: rest } : meta;
+      const { _meta: _dropped, ...bare } = params;
+      return { ...bare, ...(Object.keys(kept).length ? { _meta: kept } : {}) };
+    });
+    expect(
+      frames.map((f) => (JSON.parse(f) as { params: Params }).params),
+    ).toEqual(expected);
   });
 });

@@ -7,7 +7,9 @@ import { randomUUID } from "node:crypto";
 import { silentLogger } from "../../shared/logger.js";
 import type { LedgerOptions } from "../caps.js";
 import type { MergedRun } from "../compaction.js";
-import { LedgerCore, type Dialect, type Row, type Sql } from "../core.js";
+import { LedgerCore, type Row, type Sql } from "../core.js";
+import type { Dialect } from "../dialect.js";
+import { POSTGRES_SEARCH } from "../search-query.js";
 import type { PendingEvent } from "../group-commit.js";
 import {
   batchCall,
@@ -33,10 +35,13 @@ const BATCH_ID_KEEP_MS = 60 * 60 * 1000;
 const POSTGRES: Dialect = {
   sessions: "acphub_sessions",
   events: "acphub_events",
+  eventTables: ["acphub_events"],
+  access: "acphub_session_access",
   usage: "acphub_usage",
   param: (n) => `$${n}`,
   bool: (value) => value,
   noLimit: "",
+  search: POSTGRES_SEARCH,
 };
 
 export class PostgresLedger extends LedgerCore {

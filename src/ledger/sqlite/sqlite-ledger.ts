@@ -7,7 +7,9 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { LedgerOptions } from "../caps.js";
 import type { MergedRun } from "../compaction.js";
-import { LedgerCore, type Dialect, type Row, type Sql } from "../core.js";
+import { LedgerCore, type Row, type Sql } from "../core.js";
+import type { Dialect } from "../dialect.js";
+import { SQLITE_SEARCH } from "../search-query.js";
 import type { PendingEvent } from "../group-commit.js";
 import { CounterCache } from "./counter-cache.js";
 import { Journal } from "./journal.js";
@@ -26,10 +28,13 @@ export interface SqliteLedgerOptions extends LedgerOptions {
 const SQLITE: Dialect = {
   sessions: "sessions",
   events: "events",
+  eventTables: ["events", "event_journal"],
+  access: "session_access",
   usage: "usage",
   param: () => "?",
   bool: (value) => (value ? 1 : 0),
   noLimit: "LIMIT -1",
+  search: SQLITE_SEARCH,
 };
 
 export class SqliteLedger extends LedgerCore {
@@ -52,6 +57,10 @@ export class SqliteLedger extends LedgerCore {
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("foreign_keys = ON");
       this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      // The search folds case as JavaScript does (SQLite's lower() knows only ASCII).
+      this.db.function("acphub_lower", { deterministic: true }, (text) =>
+        typeof text === "string" ? text.toLowerCase() : text,
+      );
       migrate(this.db, file);
       this.stmt = prepareStatements(this.db);
       this.writer = {
