@@ -12,7 +12,7 @@ import {
 } from "../app/flow-run.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { flowApprover, terminalAsker, type AskLine } from "./flow-approver.js";
-import { reportError } from "./run.js";
+import { reportError } from "./guard.js";
 import { flowRenderer, stdio } from "./flow-render.js";
 
 export interface FlowRunOptions extends GlobalOptions {

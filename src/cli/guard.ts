@@ -1,5 +1,5 @@
 // Runs a command's body: an error becomes one line on stderr and its exit code.
-import { errorMessage } from "../shared/errors.js";
+import { errorMessage, isHubError } from "../shared/errors.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { safeText } from "./tty/safe-text.js";
 
@@ -16,4 +16,23 @@ export function guarded(body: () => void): ExitCode {
   } catch (error) {
     return fail(error);
   }
+}
+
+// A command's error for people (one line on stderr, its stack with --verbose) or, with --json,
+// as an `error` line on stdout (run, flow run).
+export function reportError(
+  error: unknown,
+  json: boolean,
+  verbose = false,
+): void {
+  const code = isHubError(error) ? error.code : "INTERNAL";
+  if (json)
+    process.stdout.write(
+      JSON.stringify({ type: "error", code, message: errorMessage(error) }) +
+        "\n",
+    );
+  else
+    process.stderr.write(
+      `acphub: ${safeText(errorMessage(error))}\n${verbose && error instanceof Error && error.stack ? `${error.stack}\n` : ""}`,
+    );
 }

@@ -42,3 +42,11 @@ export async function sessionsShare(
     return fail(error);
   }
 }
+
+// Takes back a user's access to a session (`sessions unshare`).
+export function sessionsUnshare(
+  id: string,
+  o: ShareOptions,
+): Promise<ExitCode> {
+  return sessionsShare(id, o, true);
+}

@@ -19,7 +19,13 @@ import { inertJson, safeText } from "./tty/safe-text.js";
 export interface SessionsOptions extends GlobalOptions {
   json?: boolean;
   cwd?: string;
+  /** A running hub to ask instead (sessions-hub.ts). */
+  hub?: string;
+  tokenFile?: string;
 }
+
+// The hub's own command when --hub names one (loaded only then).
+const onHub = () => import("./sessions-hub.js");
 
 // Runs the command with the context; an error is one line and its exit code.
 async function withContext(
@@ -50,7 +56,10 @@ function line(s: SessionRecord): string {
   return `${s.id}  ${when(s.updatedAt)}  ${s.agent.padEnd(8)} ${String(s.eventCount).padStart(5)} events  ${s.title ?? "(untitled)"}${flags ? `  [${flags}]` : ""}\n`;
 }
 
-export function sessionsList(options: SessionsOptions): Promise<ExitCode> {
+export async function sessionsList(o: SessionsOptions): Promise<ExitCode> {
+  if (typeof o.hub === "string")
+    return (await onHub()).hubSessionsList(o.hub, o);
+  const options = o;
   return withContext(options, async (ctx) => {
     const all = await listSessions(ctx, options.cwd);
     if (options.json) out(inertJson(all) + "\n");
@@ -59,10 +68,12 @@ export function sessionsList(options: SessionsOptions): Promise<ExitCode> {
   });
 }
 
-export function sessionsShow(
+export async function sessionsShow(
   id: string,
   options: SessionsOptions,
 ): Promise<ExitCode> {
+  if (typeof options.hub === "string")
+    return (await onHub()).hubSessionsShow(options.hub, id, options);
   return withContext(options, (ctx) =>
     sessionHistory(ctx, id, async (history) => {
       const { record, events, items } = history;
