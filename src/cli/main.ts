@@ -24,6 +24,11 @@ function integer(value: string): number {
   return n;
 }
 
+// `--permissions MODE` of run and chat.
+const permissions = (description: string) =>
+  new Option("--permissions <mode>", description).choices(MODES);
+const MODES = ["approve-all", "approve-reads", "deny-all", "ask"];
+
 const program = new Command("acphub")
   .description(
     "A gateway for the Agent Client Protocol: run, pool and host coding agents.",
@@ -69,14 +74,7 @@ program
     "bound the whole command to SECONDS: start-up, turn and cancel grace (exit 3)",
     positiveNumber,
   )
-  .addOption(
-    new Option("--permissions <mode>", "permission mode for this run").choices([
-      "approve-all",
-      "approve-reads",
-      "deny-all",
-      "ask",
-    ]),
-  )
+  .addOption(permissions("permission mode for this run"))
   .addHelpText(
     "after",
     `
@@ -106,12 +104,7 @@ program
     "resume this session, showing its history first",
   )
   .option("--thoughts", "show the agent's thoughts (folded by default)")
-  .addOption(
-    new Option(
-      "--permissions <mode>",
-      "permission mode (default: ask at a terminal)",
-    ).choices(["approve-all", "approve-reads", "deny-all", "ask"]),
-  )
+  .addOption(permissions("permission mode (default: ask at a terminal)"))
   .addHelpText(
     "after",
     `

@@ -7,7 +7,7 @@ import type { GlobalOptions } from "../app/context.js";
 import { loadCliConfig } from "../app/load-config.js";
 import { workingDir } from "./cwd.js";
 import { toExitCode, type ExitCode } from "./exit-codes.js";
-import { reportError } from "./guard.js";
+import { readStdin, reportError } from "./guard.js";
 import {
   commandDeadline,
   timeoutError,
@@ -38,12 +38,6 @@ const stdio: Sink = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
 };
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 // The prompt from the arguments, or from stdin with `-`. One trailing newline is dropped from
 // stdin: `echo "fix it" | acphub run -` means the same prompt as `acphub run "fix it"`; any

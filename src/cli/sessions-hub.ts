@@ -3,18 +3,16 @@
 import { cliContext } from "../app/context.js";
 import { hubSessionHistory, hubSessions } from "../app/hub-sessions.js";
 import { readable, type SessionsOptions } from "./sessions.js";
-import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import type { ExitCode } from "./exit-codes.js";
+import { guarded, out } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
-const out = (text: string) => process.stdout.write(text);
-
 // Lists the hub's sessions, one line each (id, last update, folder, title) or as JSON.
-export async function hubSessionsList(
+export function hubSessionsList(
   hub: string,
   o: SessionsOptions,
 ): Promise<ExitCode> {
-  try {
+  return guarded(async () => {
     const all = await hubSessions(cliContext(o), hub, o.tokenFile, o.cwd);
     if (o.json) out(inertJson(all) + "\n");
     else if (all.length === 0) out("no sessions\n");
@@ -23,19 +21,16 @@ export async function hubSessionsList(
         out(
           `${safeText(`${s.sessionId}  ${s.updatedAt ?? ""}  ${s.cwd}  ${s.title ?? "(untitled)"}`)}\n`,
         );
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
+  });
 }
 
 // Shows a hub session's history: who said what (a prompt's author), or its updates as JSON.
-export async function hubSessionsShow(
+export function hubSessionsShow(
   hub: string,
   id: string,
   o: SessionsOptions,
 ): Promise<ExitCode> {
-  try {
+  return guarded(async () => {
     const items = await hubSessionHistory(cliContext(o), hub, o.tokenFile, id);
     if (o.json) {
       const updates = items.map((i) => ({ update: i.update, _meta: i.meta }));
@@ -44,8 +39,5 @@ export async function hubSessionsShow(
       out(safeText(`${id}  (on ${hub})\n\n`));
       for (const line of readable(items)) out(safeText(line + "\n"));
     }
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
+  });
 }

@@ -1,7 +1,7 @@
 // `acphub sessions list|show|delete|export|import`: the ledger that run, chat and acp write.
 import { writeFileSync, readFileSync } from "node:fs";
 import { errorMessage } from "../shared/errors.js";
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import type { GlobalOptions } from "../app/context.js";
 import {
   deleteSession,
   listSessions,
@@ -11,9 +11,9 @@ import {
   type ShownItem,
 } from "../app/sessions.js";
 import { exportSession, importSession } from "../app/session-transfer.js";
-import type { AppContext } from "../config/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import { out, readStdin, withContext } from "./guard.js";
+import { ownMetaOf } from "../shared/hub-extension.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
 export interface SessionsOptions extends GlobalOptions {
@@ -27,20 +27,6 @@ export interface SessionsOptions extends GlobalOptions {
 // The hub's own command when --hub names one (loaded only then).
 const onHub = () => import("./sessions-hub.js");
 
-// Runs the command with the context; an error is one line and its exit code.
-async function withContext(
-  options: GlobalOptions,
-  body: (ctx: AppContext) => Promise<void>,
-): Promise<ExitCode> {
-  try {
-    await body(cliContext(options));
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
-}
-
-const out = (text: string) => process.stdout.write(text);
 // Text for people: titles, cwd and history came from agents and editors (no escape sequences).
 const say = (text: string) => out(safeText(text));
 const when = (ms: number) =>
@@ -114,8 +100,7 @@ type Shown = ShownItem;
 
 // The hub user who sent a replayed prompt chunk, if one is recorded.
 function authorOf(item: Shown): string | undefined {
-  const author = (item.meta?.["acphub"] as { author?: unknown } | undefined)
-    ?.author;
+  const { author } = ownMetaOf(item.meta);
   return typeof author === "string" && author ? author : undefined;
 }
 
@@ -189,8 +174,7 @@ export async function sessionsImport(
 ): Promise<ExitCode> {
   let text: string;
   try {
-    text =
-      file === "-" ? await readAll(process.stdin) : readFileSync(file, "utf8");
+    text = file === "-" ? await readStdin() : readFileSync(file, "utf8");
   } catch (error) {
     process.stderr.write(
       `acphub: cannot read ${file}: ${errorMessage(error)}\n`,
@@ -210,10 +194,4 @@ export async function sessionsImport(
         : `imported ${id} (${events} events)\n`,
     );
   });
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
 }

@@ -2,6 +2,7 @@
 // (folded unless asked for), one line per tool call with a status mark updated in place, the
 // plan as a checklist updated in place, a spinner while waiting, and a summary at the end.
 import type { RunEvent } from "../../contracts/events.js";
+import { isAllowed } from "../../protocol/permission-options.js";
 import { CLEAR_LINE, type Style } from "./ansi.js";
 import { renderDiff } from "./diff.js";
 import { eraseTyped, LiveBlock } from "./live-block.js";
@@ -225,15 +226,7 @@ export function ttyRenderer(
       held = false;
       if (event.type === "session_update") update(event.update as Update);
       else if (event.type === "permission") {
-        const allowed =
-          event.outcome.outcome === "selected" &&
-          /allow/.test(
-            event.request.options.find(
-              (o) =>
-                o.optionId ===
-                (event.outcome as { optionId?: string }).optionId,
-            )?.kind ?? "",
-          );
+        const allowed = isAllowed(event.outcome, event.request.options);
         const title =
           event.request.toolCall.title ?? event.request.toolCall.toolCallId;
         if (event.decidedBy !== "host" || !allowed)
