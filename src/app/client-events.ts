@@ -45,3 +45,29 @@ export function isRefusal(event: RunEvent): boolean {
     return !isAllowed(event.outcome, event.request.options);
   return event.type === "audit" && !event.allowed;
 }
+
+/** A tool call as its updates so far describe it. */
+export interface ToolCallState {
+  title: string;
+  kind: string;
+  status: string;
+  locations: { path: string; line?: number }[];
+  content: Record<string, unknown>[];
+}
+
+// A tool call after one more update: what the update omits keeps its value (ACP's
+// tool_call_update); a new call is titled by its id, of kind "other", pending, until told.
+export function toolCallState(
+  update: Record<string, unknown>,
+  known?: ToolCallState,
+): ToolCallState {
+  const field = <K extends keyof ToolCallState>(key: K) =>
+    (update[key] as ToolCallState[K] | undefined) ?? known?.[key];
+  return {
+    title: String(field("title") ?? update["toolCallId"]),
+    kind: String(field("kind") ?? "other"),
+    status: String(field("status") ?? "pending"),
+    locations: field("locations") ?? [],
+    content: field("content") ?? [],
+  };
+}

@@ -74,21 +74,12 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     renderer.say(style.dim("cancelling… (Ctrl-C again to exit)"));
     turnAbort?.abort();
   });
-  let commands: { name: string; description?: string }[] = [];
   const onEvent = (raw: CliEvent) => {
     const event = safeDeep(raw); // agent text reaches the terminal harmless
     if (event.type === "notice") {
       if (renderer.notice) renderer.notice(event);
       else renderer.say(style.dim(noticeLine(event)));
       return;
-    }
-    if (
-      event.type === "session_update" &&
-      event.update.sessionUpdate === "available_commands_update"
-    ) {
-      commands =
-        (event.update as { availableCommands?: typeof commands })
-          .availableCommands ?? [];
     }
     renderer.event(event);
   };
@@ -164,7 +155,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       sessionId: hub.sessionId,
       style,
       say,
-      agentCommands: () => commands,
+      agentCommands: () => safeDeep(hub.agentCommands()),
       exit,
     };
     const text = line.startsWith("/")
