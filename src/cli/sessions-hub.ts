@@ -2,15 +2,22 @@
 // shown like the ledger's.
 import { cliContext } from "../app/context.js";
 import { hubSessionHistory, hubSessions } from "../app/hub-sessions.js";
-import { readable, type SessionsOptions } from "./sessions.js";
+import type { GlobalOptions } from "../app/context.js";
+import { readable } from "./history-text.js";
 import type { ExitCode } from "./exit-codes.js";
 import { guarded, out } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
+type HubSessionsOptions = GlobalOptions & {
+  json?: boolean;
+  cwd?: string;
+  tokenFile?: string;
+};
+
 // Lists the hub's sessions, one line each (id, last update, folder, title) or as JSON.
 export function hubSessionsList(
   hub: string,
-  o: SessionsOptions,
+  o: HubSessionsOptions,
 ): Promise<ExitCode> {
   return guarded(async () => {
     const all = await hubSessions(cliContext(o), hub, o.tokenFile, o.cwd);
@@ -28,7 +35,7 @@ export function hubSessionsList(
 export function hubSessionsShow(
   hub: string,
   id: string,
-  o: SessionsOptions,
+  o: HubSessionsOptions,
 ): Promise<ExitCode> {
   return guarded(async () => {
     const items = await hubSessionHistory(cliContext(o), hub, o.tokenFile, id);
