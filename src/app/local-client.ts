@@ -56,6 +56,12 @@ export interface LocalClientOptions {
   signal?: AbortSignal;
 }
 
+/** A command the agent offers (sent to it as a `/name` prompt). */
+export interface AgentCommand {
+  name: string;
+  description?: string;
+}
+
 export interface LocalClient {
   gateway: Gateway;
   agentName: string;
@@ -64,6 +70,8 @@ export interface LocalClient {
   mockByDefault: boolean;
   /** One-line warnings for the user (the sandbox is missing). */
   notices: string[];
+  /** The agent's commands, as it last announced them (available_commands_update). */
+  agentCommands(): AgentCommand[];
   close(): Promise<void>;
 }
 
@@ -198,7 +206,16 @@ export async function openLocalClient(
     await gateway.close();
     host.close();
   };
-  gateway.attachEditor(cliEditor(o.render, o.approver));
+  // The agent's commands as it last announced them (chat's /help and slash commands).
+  let commands: AgentCommand[] = [];
+  const render = (event: CliEvent) => {
+    const u = event.type === "session_update" ? event.update : undefined;
+    if (u?.sessionUpdate === "available_commands_update")
+      commands =
+        (u as { availableCommands?: AgentCommand[] }).availableCommands ?? [];
+    o.render(event);
+  };
+  gateway.attachEditor(cliEditor(render, o.approver));
   // Giving up on starting closes everything started so far, which fails what is pending.
   const onAbort = () => void close();
   o.signal?.addEventListener("abort", onAbort, { once: true });
@@ -229,7 +246,16 @@ export async function openLocalClient(
       !record &&
       !config.defaultAgent;
     const notices = host.sandboxWarning ? [host.sandboxWarning] : [];
-    return { gateway, agentName, sessionId, mockByDefault, notices, close };
+    const agentCommands = () => commands;
+    return {
+      gateway,
+      agentName,
+      sessionId,
+      mockByDefault,
+      notices,
+      agentCommands,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

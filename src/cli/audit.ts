@@ -4,8 +4,8 @@ import { cliContext, type GlobalOptions } from "../app/context.js";
 import { readAuditLog } from "../app/audit-log.js";
 import type { AuditEntry } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
-import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import type { ExitCode } from "./exit-codes.js";
+import { guarded, out } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
 export interface AuditOptions extends GlobalOptions {
@@ -44,15 +44,12 @@ function line(e: AuditEntry): string {
   return `${when}  ${e.user.padEnd(16)} ${e.action.padEnd(18)} ${e.sessionId ?? "-"}${detail}\n`;
 }
 
-export async function auditCommand(o: AuditOptions): Promise<ExitCode> {
-  try {
+export function auditCommand(o: AuditOptions): Promise<ExitCode> {
+  return guarded(async () => {
     const since = sinceOf(o.since);
     const entries = await readAuditLog(cliContext(o), { since, user: o.user });
-    if (o.json) process.stdout.write(`${inertJson(entries)}\n`);
-    else if (entries.length === 0) process.stdout.write("no audit entries\n");
-    else for (const e of entries) process.stdout.write(safeText(line(e)));
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
+    if (o.json) out(`${inertJson(entries)}\n`);
+    else if (entries.length === 0) out("no audit entries\n");
+    else for (const e of entries) out(safeText(line(e)));
+  });
 }

@@ -5,21 +5,20 @@ import { createInterface } from "node:readline";
 import type { PermissionMode } from "../config/schema.js";
 import { errorMessage } from "../shared/errors.js";
 import { chatHistory } from "../app/chat-history.js";
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import type { GlobalOptions } from "../app/context.js";
+import { loadCliConfig } from "../app/load-config.js";
+import { openCommandClient } from "../app/command-client.js";
+import type { LocalClient } from "../app/local-client.js";
 import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { openLocalClient, type LocalClient } from "../app/local-client.js";
-import type { AgentLaunch } from "../app/hub-client.js";
-import { DEFAULT_HUB_WAIT_MS, hubUnanswered } from "./deadline.js";
 import {
   noticeLine,
   type CliEvent,
   type NoticeEvent,
 } from "../app/client-events.js";
 import { plainRenderer } from "./render.js";
-import { mockNoticeOnce } from "../app/mock-notice.js";
 import { runSlash } from "./slash.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyApprover } from "./tty/approver.js";
@@ -75,21 +74,12 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     renderer.say(style.dim("cancelling… (Ctrl-C again to exit)"));
     turnAbort?.abort();
   });
-  let commands: { name: string; description?: string }[] = [];
   const onEvent = (raw: CliEvent) => {
     const event = safeDeep(raw); // agent text reaches the terminal harmless
     if (event.type === "notice") {
       if (renderer.notice) renderer.notice(event);
       else renderer.say(style.dim(noticeLine(event)));
       return;
-    }
-    if (
-      event.type === "session_update" &&
-      event.update.sessionUpdate === "available_commands_update"
-    ) {
-      commands =
-        (event.update as { availableCommands?: typeof commands })
-          .availableCommands ?? [];
     }
     renderer.event(event);
   };
@@ -104,48 +94,28 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
   });
   let hub: LocalClient;
   let stateDir: string;
-  let hubStart: AbortSignal | undefined;
   try {
-    const ctx = cliContext(options);
-    stateDir = ctx.paths.stateDir;
-    const launch = options.hub
-      ? await chatHubLaunch(options.hub, ctx.paths.stateDir, options.tokenFile)
-      : undefined;
-    // Reaching the hub and opening the session are bounded (DEFAULT_HUB_WAIT_MS).
-    if (launch) hubStart = AbortSignal.timeout(DEFAULT_HUB_WAIT_MS);
-    hub = await openLocalClient({
-      ctx,
-      launch,
-      viaHub: launch !== undefined,
-      signal: hubStart,
+    const loaded = loadCliConfig(options);
+    stateDir = loaded.paths.stateDir;
+    hub = await openCommandClient(loaded, options, {
       agent: options.agent,
+      hub: options.hub,
+      tokenFile: options.tokenFile,
       sessionId: options.session,
       replay: true,
       cwd: workingDir(options.cwd),
       mode:
         options.permissions ??
-        ctx.config.permissions?.mode ??
+        loaded.config.permissions?.mode ??
         (interactive ? "ask" : "approve-reads"),
       approver: interactive ? ttyApprover(keys, renderer, style) : undefined,
       render: onEvent,
       workflows: true,
+      mockNotice: (notice) => process.stderr.write(notice),
     });
-    const notice = hub.mockByDefault ? mockNoticeOnce(ctx.paths) : undefined;
-    if (notice) process.stderr.write(notice);
-    for (const title of hub.notices)
-      onEvent({
-        type: "notice",
-        sessionId: hub.sessionId,
-        severity: "warning",
-        title,
-      });
   } catch (error) {
     undoPipe();
-    return fail(
-      hubStart?.aborted
-        ? hubUnanswered(options.hub!, DEFAULT_HUB_WAIT_MS)
-        : error,
-    );
+    return fail(error);
   }
   renderer.say(
     style.dim(
@@ -185,7 +155,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       sessionId: hub.sessionId,
       style,
       say,
-      agentCommands: () => commands,
+      agentCommands: () => safeDeep(hub.agentCommands()),
       exit,
     };
     const text = line.startsWith("/")
@@ -262,14 +232,4 @@ function readLine(
     rl.prompt();
     if (typedAhead) rl.write(typedAhead.replace(/\r/g, "\n"));
   });
-}
-
-// The shim to the hub as the agent to launch, once something answers at the hub's address.
-async function chatHubLaunch(
-  url: string,
-  stateDir: string,
-  tokenFile: string | undefined,
-): Promise<AgentLaunch> {
-  const { reachedHubLaunch } = await import("../app/hub-client.js");
-  return reachedHubLaunch(stateDir, url, tokenFile, DEFAULT_HUB_WAIT_MS);
 }

@@ -1,8 +1,11 @@
 // The `acphub sessions` commands: the ledger that run, chat and acp write.
 import type { Command } from "commander";
+import { act } from "./command-kit.js";
 
 // Adds `sessions list|show|delete|export|import` to the program.
 export function addLedgerCommands(program: Command): void {
+  const m = () => import("./sessions.js");
+  const share = () => import("./sessions-share.js");
   const sessions = program
     .command("sessions")
     .description(
@@ -25,19 +28,7 @@ export function addLedgerCommands(program: Command): void {
     .option("-C, --cwd <dir>", "only sessions in this folder")
     .option("--hub <url>", "list a running `acphub serve`'s sessions instead")
     .option("--token-file <file>", "the hub's bearer token (with --hub)")
-    .action(async (options: Record<string, unknown>) => {
-      if (typeof options["hub"] === "string") {
-        const { hubSessionsList } = await import("./sessions-hub.js");
-        process.exitCode = await hubSessionsList({
-          ...program.opts(),
-          ...options,
-          hub: options["hub"],
-        });
-        return;
-      }
-      const { sessionsList } = await import("./sessions.js");
-      process.exitCode = await sessionsList({ ...program.opts(), ...options });
-    });
+    .action(act(program, m, "sessionsList"));
   sessions
     .command("show")
     .description("show a session's history")
@@ -45,34 +36,13 @@ export function addLedgerCommands(program: Command): void {
     .option("--json", "print the session and its events as JSON")
     .option("--hub <url>", "show a running `acphub serve`'s session instead")
     .option("--token-file <file>", "the hub's bearer token (with --hub)")
-    .action(async (id: string, options: Record<string, unknown>) => {
-      if (typeof options["hub"] === "string") {
-        const { hubSessionsShow } = await import("./sessions-hub.js");
-        process.exitCode = await hubSessionsShow(id, {
-          ...program.opts(),
-          ...options,
-          hub: options["hub"],
-        });
-        return;
-      }
-      const { sessionsShow } = await import("./sessions.js");
-      process.exitCode = await sessionsShow(id, {
-        ...program.opts(),
-        ...options,
-      });
-    });
+    .action(act(program, m, "sessionsShow"));
   sessions
     .command("delete")
     .description("delete a session from the ledger")
     .argument("<id>", "session id")
     .option("--json", 'print {"deleted": ID} as JSON')
-    .action(async (id: string, options: Record<string, unknown>) => {
-      const { sessionsDelete } = await import("./sessions.js");
-      process.exitCode = await sessionsDelete(id, {
-        ...program.opts(),
-        ...options,
-      });
-    });
+    .action(act(program, m, "sessionsDelete"));
 
   sessions
     .command("export")
@@ -81,17 +51,7 @@ export function addLedgerCommands(program: Command): void {
     )
     .argument("<id>", "session id")
     .option("-o, --output <file>", "write to FILE instead of stdout")
-    .action(async (id: string, options: Record<string, unknown>) => {
-      const { sessionsExport } = await import("./sessions.js");
-      process.exitCode = await sessionsExport(id, {
-        ...program.opts(),
-        ...options,
-      });
-    });
-  const share = async (id: string, o: Record<string, unknown>, un: boolean) => {
-    const { sessionsShare } = await import("./sessions-share.js");
-    process.exitCode = await sessionsShare(id, { ...program.opts(), ...o }, un);
-  };
+    .action(act(program, m, "sessionsExport"));
   sessions
     .command("share")
     .description(
@@ -101,25 +61,19 @@ export function addLedgerCommands(program: Command): void {
     .requiredOption("--with <user>", "the user")
     .option("--role <role>", "viewer or driver", "viewer")
     .option("--json", 'print {"sessionId","user","role"}')
-    .action((id: string, o: Record<string, unknown>) => share(id, o, false));
+    .action(act(program, share, "sessionsShare"));
   sessions
     .command("unshare")
     .description("take back a user's access to a hub session")
     .argument("<id>", "session id")
     .requiredOption("--with <user>", "the user")
     .option("--json", 'print {"sessionId","user","removed"}')
-    .action((id: string, o: Record<string, unknown>) => share(id, o, true));
+    .action(act(program, share, "sessionsUnshare"));
   sessions
     .command("import")
     .description("read a session written by export back into the ledger")
     .argument("<file>", "the export file, or - for stdin")
     .option("--replace", "overwrite a session with the same id")
     .option("--json", 'print {"imported": ID, "events": N} as JSON')
-    .action(async (file: string, options: Record<string, unknown>) => {
-      const { sessionsImport } = await import("./sessions.js");
-      process.exitCode = await sessionsImport(file, {
-        ...program.opts(),
-        ...options,
-      });
-    });
+    .action(act(program, m, "sessionsImport"));
 }

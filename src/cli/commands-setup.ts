@@ -1,8 +1,11 @@
 // The commands that look at acphub's setup: `agents`, `config`, `permissions`.
 import type { Command } from "commander";
+import { act } from "./command-kit.js";
 
 // Adds `agents list|doctor`, `config path|show|validate` and `permissions list|forget`.
 export function addSetupCommands(program: Command): void {
+  const configCmd = () => import("./config-cmd.js");
+  const permissionsCmd = () => import("./permissions.js");
   const agents = program
     .command("agents")
     .description("the agents acphub knows and how they launch");
@@ -12,10 +15,7 @@ export function addSetupCommands(program: Command): void {
       "registry and config entries, whether each is installed, how it would launch",
     )
     .option("--json", "print them as JSON")
-    .action(async (options: Record<string, unknown>) => {
-      const { agentsList } = await import("./agents-cmd.js");
-      process.exitCode = agentsList({ ...program.opts(), ...options });
-    });
+    .action(act(program, () => import("./agents-cmd.js"), "agentsList"));
   agents
     .command("doctor")
     .description(
@@ -23,25 +23,14 @@ export function addSetupCommands(program: Command): void {
     )
     .argument("[name]", "agent name (default: the default agent)")
     .option("--json", "print the report as one JSON object")
-    .action(
-      async (name: string | undefined, options: Record<string, unknown>) => {
-        const { agentsDoctor } = await import("./agents-doctor.js");
-        process.exitCode = await agentsDoctor(name, {
-          ...program.opts(),
-          ...options,
-        });
-      },
-    );
+    .action(act(program, () => import("./agents-doctor.js"), "agentsDoctor"));
 
   const config = program.command("config").description("the config file");
   config
     .command("path")
     .description("where the config file and the state folder are")
     .option("--json", 'print {"config", "exists", "state"} as JSON')
-    .action(async (options: Record<string, unknown>) => {
-      const { configPath } = await import("./config-cmd.js");
-      process.exitCode = configPath({ ...program.opts(), ...options });
-    });
+    .action(act(program, configCmd, "configPath"));
   config
     .command("show")
     .description(
@@ -51,10 +40,7 @@ export function addSetupCommands(program: Command): void {
       "--json",
       "print the file, the merged config and the default keys as JSON",
     )
-    .action(async (options: Record<string, unknown>) => {
-      const { configShow } = await import("./config-cmd.js");
-      process.exitCode = configShow({ ...program.opts(), ...options });
-    });
+    .action(act(program, configCmd, "configShow"));
   config
     .command("validate")
     .description(
@@ -62,15 +48,7 @@ export function addSetupCommands(program: Command): void {
     )
     .argument("[file]", "the file (default: the config file in use)")
     .option("--json", 'print {"file", "exists", "valid", "error"} as JSON')
-    .action(
-      async (file: string | undefined, options: Record<string, unknown>) => {
-        const { configValidate } = await import("./config-cmd.js");
-        process.exitCode = configValidate(file, {
-          ...program.opts(),
-          ...options,
-        });
-      },
-    );
+    .action(act(program, configCmd, "configValidate"));
 
   const permissions = program
     .command("permissions")
@@ -80,10 +58,7 @@ export function addSetupCommands(program: Command): void {
     .description("list remembered decisions (with the user each belongs to)")
     .option("--user <name>", "only this user's decisions")
     .option("--json", "print them as JSON")
-    .action(async (options: Record<string, unknown>) => {
-      const { permissionsList } = await import("./permissions.js");
-      process.exitCode = permissionsList({ ...program.opts(), ...options });
-    });
+    .action(act(program, permissionsCmd, "permissionsList"));
   permissions
     .command("forget")
     .description("forget one decision by id, one user's, or all of them")
@@ -91,13 +66,5 @@ export function addSetupCommands(program: Command): void {
     .option("--user <name>", "only this user's decisions (alone: all of them)")
     .option("--all", "forget every decision")
     .option("--json", 'print {"forgot": N} as JSON')
-    .action(
-      async (id: string | undefined, options: Record<string, unknown>) => {
-        const { permissionsForget } = await import("./permissions.js");
-        process.exitCode = permissionsForget(id, {
-          ...program.opts(),
-          ...options,
-        });
-      },
-    );
+    .action(act(program, permissionsCmd, "permissionsForget"));
 }

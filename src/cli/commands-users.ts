@@ -1,10 +1,6 @@
 // The `acphub users` commands: who may use `acphub serve` (issue 22; docs/serve.md, "Users").
 import type { Command } from "commander";
-
-type Run = (
-  m: typeof import("./users.js"),
-  opts: Record<string, unknown>,
-) => Promise<number>;
+import { act } from "./command-kit.js";
 
 // Adds `users add|list|remove|rotate|login-link|limits` to the program.
 export function addUserCommands(program: Command): void {
@@ -23,32 +19,19 @@ export function addUserCommands(program: Command): void {
     acphub users add alice --role member --json
     acphub users login-link alice --url https://hub.example.com`,
     );
-  const act =
-    (run: Run) =>
-    async (...args: unknown[]) => {
-      const m = await import("./users.js");
-      const options = args.find(
-        (a) => typeof a === "object" && a !== null && !("opts" in a),
-      ) as Record<string, unknown>;
-      const name = typeof args[0] === "string" ? args[0] : undefined;
-      process.exitCode = await run(m, {
-        ...program.opts(),
-        ...options,
-        name,
-      });
-    };
+  const m = () => import("./users.js");
   users
     .command("add")
     .description("add a user and print their token (once)")
     .argument("<name>", "user name")
     .option("--role <role>", "admin, member or viewer", "member")
     .option("--json", 'print {"name","role","token"}')
-    .action(act((m, o) => m.usersAdd(String(o["name"]), o)));
+    .action(act(program, m, "usersAdd"));
   users
     .command("list")
     .description("list the users")
     .option("--json", "print them as JSON")
-    .action(act((m, o) => m.usersList(o)));
+    .action(act(program, m, "usersList"));
   users
     .command("remove")
     .description(
@@ -56,13 +39,13 @@ export function addUserCommands(program: Command): void {
     )
     .argument("<name>", "user name")
     .option("--json", 'print {"removed": NAME}')
-    .action(act((m, o) => m.usersRemove(String(o["name"]), o)));
+    .action(act(program, m, "usersRemove"));
   users
     .command("rotate")
     .description("give a user a new token; the old one stops working at once")
     .argument("<name>", "user name")
     .option("--json", 'print {"name","role","token"}')
-    .action(act((m, o) => m.usersRotate(String(o["name"]), o)));
+    .action(act(program, m, "usersRotate"));
   users
     .command("login-link")
     .description("print a one-time web login URL for a user (15 minutes)")
@@ -72,7 +55,7 @@ export function addUserCommands(program: Command): void {
       "the hub's URL (default: the one the running serve wrote, else http://127.0.0.1:8787)",
     )
     .option("--json", 'print {"name","url","expiresAt"}')
-    .action(act((m, o) => m.usersLoginLink(String(o["name"]), o)));
+    .action(act(program, m, "usersLoginLink"));
   users
     .command("limits")
     .description(
@@ -85,7 +68,7 @@ export function addUserCommands(program: Command): void {
     .option("--prompt-bytes <n>", "bytes per prompt")
     .option("--clear", "drop the user's own limits first")
     .option("--json", 'print {"name","limits"}')
-    .action(act((m, o) => m.usersLimits(String(o["name"]), o)));
+    .action(act(program, m, "usersLimits"));
 }
 
 // Adds `acphub audit`.
@@ -98,8 +81,5 @@ export function addAuditCommand(program: Command): void {
     .option("--since <when>", "only since then: 30m, 2h, 7d or a date")
     .option("--user <name>", "only this user's entries")
     .option("--json", "print them as JSON")
-    .action(async (options: Record<string, unknown>) => {
-      const { auditCommand } = await import("./audit.js");
-      process.exitCode = await auditCommand({ ...program.opts(), ...options });
-    });
+    .action(act(program, () => import("./audit.js"), "auditCommand"));
 }

@@ -6,14 +6,12 @@ import type { GlobalOptions } from "../app/context.js";
 import { annotatedJson, DEFAULT_NOTES } from "../app/config-defaults.js";
 import { checkConfigFile, effectiveConfig } from "../app/config-report.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
-import { fail, guarded } from "./guard.js";
-
-const out = (text: string) => process.stdout.write(text);
+import { fail, guarded, out } from "./guard.js";
 
 // Where the config file and the state folder are; `--json` gives the same as data.
 export function configPath(
   options: GlobalOptions & { json?: boolean },
-): ExitCode {
+): Promise<ExitCode> {
   return guarded(() => {
     const paths = resolvePaths(process.env, options.config);
     const exists = existsSync(paths.configFile);
@@ -35,7 +33,7 @@ export function configPath(
 // masked. `--json` gives the same as data: the file, the merged config, the default paths.
 export function configShow(
   options: GlobalOptions & { json?: boolean },
-): ExitCode {
+): Promise<ExitCode> {
   return guarded(() => {
     const { file, paths, merged, fromDefaults } = effectiveConfig(options);
     if (options.json) {

@@ -3,17 +3,14 @@
 // wants — never the tool call's raw, step-prefixed id.
 import { createInterface } from "node:readline/promises";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
-import type { Approver } from "../app/flow-run.js";
-import { outcomeFor } from "../protocol/permission-options.js";
-import type { WorkflowStep } from "../app/flow-run.js";
-import { stepLabel } from "../app/flow-run.js";
+import { askingApprover, type AskLine } from "../app/flow-gates.js";
+import {
+  stepLabel,
+  type Approver,
+  type WorkflowStep,
+} from "../app/flow-run.js";
+import { ownMetaOf } from "../shared/hub-extension.js";
 import { safeText } from "./tty/safe-text.js";
-
-/** Asks one question on the terminal and resolves with the line typed. */
-export type AskLine = (
-  question: string,
-  signal: AbortSignal,
-) => Promise<string>;
 
 // Questions on stderr, answers from stdin; parallel steps' questions wait their turn.
 export function terminalAsker(): AskLine {
@@ -44,8 +41,7 @@ export function permissionQuestion(
   steps: readonly WorkflowStep[],
   request: RequestPermissionRequest,
 ): string {
-  const step = (request._meta?.["acphub"] as { step?: unknown } | undefined)
-    ?.step;
+  const { step } = ownMetaOf(request._meta);
   const who = typeof step === "string" ? stepLabel(steps, step) : "the agent";
   const { title, kind, rawInput } = request.toolCall;
   const raw = rawInput as { command?: unknown; path?: unknown } | undefined;
@@ -64,9 +60,5 @@ export function flowApprover(
   steps: readonly WorkflowStep[],
   ask: AskLine,
 ): Approver {
-  return async (request, signal) => {
-    const answer = await ask(permissionQuestion(steps, request), signal);
-    const yes = /^y(es)?$/i.test(answer.trim());
-    return outcomeFor(yes ? "allow" : "reject", request.options);
-  };
+  return askingApprover((request) => permissionQuestion(steps, request), ask);
 }

@@ -1,10 +1,8 @@
 // `acphub flow …` registered on the program; each action loads its module when run.
 import type { Command } from "commander";
-
-type Opts = Record<string, unknown>;
+import { act } from "./command-kit.js";
 
 export function registerFlow(program: Command): void {
-  const all = (options: Opts) => ({ ...program.opts(), ...options });
   const flow = program
     .command("flow")
     .description(
@@ -15,20 +13,14 @@ export function registerFlow(program: Command): void {
     .description("workflows in .acphub/workflows/ here and in acphub's home")
     .option("-C, --cwd <dir>", "the project folder (default: here)")
     .option("--json", "print them as JSON")
-    .action(async (options: Opts) => {
-      const { flowList } = await import("./flow.js");
-      process.exitCode = flowList(all(options));
-    });
+    .action(act(program, () => import("./flow.js"), "flowList"));
   flow
     .command("show")
     .description("show a workflow's steps and file")
     .argument("<name>", "workflow name")
     .option("-C, --cwd <dir>", "the project folder (default: here)")
     .option("--json", "print it as JSON")
-    .action(async (name: string, options: Opts) => {
-      const { flowShow } = await import("./flow.js");
-      process.exitCode = flowShow(name, all(options));
-    });
+    .action(act(program, () => import("./flow.js"), "flowShow"));
   flow
     .command("validate")
     .description(
@@ -40,10 +32,7 @@ export function registerFlow(program: Command): void {
       "--json",
       "print each file's problems (line, column, message) as JSON",
     )
-    .action(async (file: string | undefined, options: Opts) => {
-      const { flowValidate } = await import("./flow.js");
-      process.exitCode = flowValidate(file, all(options));
-    });
+    .action(act(program, () => import("./flow.js"), "flowValidate"));
   flow
     .command("run")
     .description("run a workflow; its progress is kept in the ledger")
@@ -62,10 +51,7 @@ export function registerFlow(program: Command): void {
       "after",
       "\nExit codes: 0 done, 1 a step failed, 2 invalid or unknown workflow, 3 timeout,\n5 a gate rejected (or no terminal to ask: the run waits, see flow runs), 130 interrupted.",
     )
-    .action(async (name: string, words: string[], options: Opts) => {
-      const { flowRun } = await import("./flow-run.js");
-      process.exitCode = await flowRun(name, words, all(options));
-    });
+    .action(act(program, () => import("./flow-run.js"), "flowRun"));
   flow
     .command("runs")
     .description(
@@ -73,10 +59,7 @@ export function registerFlow(program: Command): void {
     )
     .option("--all", "completed and rejected runs too")
     .option("--json", "print them as JSON")
-    .action(async (options: Opts) => {
-      const { flowRuns } = await import("./flow-runs.js");
-      process.exitCode = await flowRuns(all(options));
-    });
+    .action(act(program, () => import("./flow-runs.js"), "flowRuns"));
   flow
     .command("resume")
     .description(
@@ -85,8 +68,5 @@ export function registerFlow(program: Command): void {
     .argument("<run-id>", "the run id flow run printed")
     .option("--json", "NDJSON events, then a result line")
     .option("--approve", "approve every gate still to be answered")
-    .action(async (runId: string, options: Opts) => {
-      const { flowResume } = await import("./flow-run.js");
-      process.exitCode = await flowResume(runId, all(options));
-    });
+    .action(act(program, () => import("./flow-run.js"), "flowResume"));
 }

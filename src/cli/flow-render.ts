@@ -2,6 +2,7 @@
 // named by step and agent (`look · mock`), not by raw ids; or NDJSON with --json.
 import type { WorkflowStep } from "../app/flow-run.js";
 import { stepLabel } from "../app/flow-run.js";
+import { ownMetaOf } from "../shared/hub-extension.js";
 import { jsonRenderer, plainRenderer, type Renderer } from "./render.js";
 
 export const stdio = {
@@ -29,8 +30,7 @@ function readableStepTool(
 
 // True for the updates of a step a resumed run took from its journal.
 const doneEarlier = (u: Update) =>
-  (u["_meta"] as { acphub?: { doneEarlier?: boolean } } | undefined)?.acphub
-    ?.doneEarlier === true;
+  ownMetaOf(u["_meta"])["doneEarlier"] === true;
 
 // "done earlier", or "failed earlier" for a failed attempt the run then jumped on from.
 const earlierWords = (u: Update) =>
@@ -52,8 +52,7 @@ export function flowRenderer(
     if (event.type !== "session_update") return plain(event);
     const u = event.update as Update;
     const kind = u["sessionUpdate"];
-    const step = (u["_meta"] as { acphub?: { step?: string } } | undefined)
-      ?.acphub?.step;
+    const { step } = ownMetaOf(u["_meta"]);
     const isTool = kind === "tool_call" || kind === "tool_call_update";
     const ofStepAgent = step && String(u["toolCallId"]).startsWith(`${step}/`);
     if (kind === "plan") return;

@@ -3,44 +3,21 @@
 // rendered like `acphub run`, gates asked at the terminal or answered by --approve.
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import {
-  outcomeError,
   runFlow,
   type FlowStart,
   type FlowTarget,
-  type GatePort,
   type RunOutcome,
 } from "../app/flow-run.js";
+import { flowRunError, gatePolicy } from "../app/flow-gates.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
-import { flowApprover, terminalAsker, type AskLine } from "./flow-approver.js";
-import { reportError } from "./run.js";
+import { flowApprover, terminalAsker } from "./flow-approver.js";
+import { reportError } from "./guard.js";
 import { flowRenderer, stdio } from "./flow-render.js";
 
 export interface FlowRunOptions extends GlobalOptions {
   cwd?: string;
   json?: boolean;
   approve?: boolean;
-}
-
-// Gates: --approve answers yes; a terminal asks; with neither, a gate is refused.
-function gatePort(
-  options: FlowRunOptions,
-  ask: AskLine | undefined,
-  refusedUnasked: () => void,
-): GatePort {
-  return {
-    ask: async (q, signal) => {
-      if (options.approve) return true;
-      if (!ask) {
-        refusedUnasked();
-        return undefined;
-      }
-      const answer = await ask(
-        `\n${q.text}\n${q.title}: approve? [y/N] `,
-        signal,
-      );
-      return /^y(es)?$/i.test(answer.trim());
-    },
-  };
 }
 
 export function flowRun(
@@ -76,7 +53,12 @@ async function flowCommand(
     const io = (s: FlowStart) => ({
       emit: flowRenderer(json, s.steps),
       ...(ask ? { approver: flowApprover(s.steps, ask) } : {}),
-      gate: gatePort(options, ask, () => (unasked = true)),
+      gate: gatePolicy(
+        options.approve === true,
+        ask,
+        (q) => `\n${q.text}\n${q.title}: approve? [y/N] `,
+        () => (unasked = true),
+      ),
       started: () => {
         if (!json)
           stdio.err(
@@ -125,12 +107,8 @@ function report(
     );
   else stdio.out("\n");
   if (outcome.status === "cancelled") return EXIT_CODES.interrupted;
-  const error = outcomeError(outcome);
+  const error = flowRunError(outcome, runId, unasked);
   if (!error) return EXIT_CODES.ok;
-  if (unasked && outcome.status === "waiting")
-    error.message = `the gate ${outcome.step} needs an answer and there is no terminal to ask: the run waits there (approve it with acphub flow resume ${runId} --approve)`;
-  else
-    error.message += ` (run ${runId}; continue with acphub flow resume ${runId})`;
   reportError(error, json);
   return toExitCode(error);
 }

@@ -7,9 +7,9 @@ import {
   workflowNamed,
   type FileReport,
 } from "../app/flows.js";
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import type { GlobalOptions } from "../app/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import { out, withContext } from "./guard.js";
 import { safeText } from "./tty/safe-text.js";
 
 export interface FlowListOptions extends GlobalOptions {
@@ -17,12 +17,9 @@ export interface FlowListOptions extends GlobalOptions {
   json?: boolean;
 }
 
-const out = (text: string) => process.stdout.write(text);
-
 // Every workflow found, with its description (or why it does not load).
-export function flowList(options: FlowListOptions): ExitCode {
-  try {
-    const ctx = cliContext(options);
+export function flowList(options: FlowListOptions): Promise<ExitCode> {
+  return withContext(options, (ctx) => {
     const rows = workflowEntries(ctx, options.cwd);
     if (options.json) out(JSON.stringify(rows, null, 2) + "\n");
     else if (!rows.length)
@@ -32,16 +29,15 @@ export function flowList(options: FlowListOptions): ExitCode {
     else
       for (const r of rows)
         out(`${r.name.padEnd(20)} ${r.source.padEnd(8)} ${r.description}\n`);
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
+  });
 }
 
 // One workflow: its file, steps and the file as validated.
-export function flowShow(name: string, options: FlowListOptions): ExitCode {
-  try {
-    const ctx = cliContext(options);
+export function flowShow(
+  name: string,
+  options: FlowListOptions,
+): Promise<ExitCode> {
+  return withContext(options, (ctx) => {
     const wf = workflowNamed(ctx, name, options.cwd);
     if (options.json)
       out(JSON.stringify({ file: wf.file, ...wf.spec }, null, 2) + "\n");
@@ -52,10 +48,7 @@ export function flowShow(name: string, options: FlowListOptions): ExitCode {
       for (const step of wf.spec.steps) out(`  ${stepTitle(step)}\n`);
       out(`\n${stringify(wf.spec)}`);
     }
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
+  });
 }
 
 // Checks one file, or every workflow found; every problem of a file names file:line:column.
@@ -63,9 +56,8 @@ export function flowShow(name: string, options: FlowListOptions): ExitCode {
 export function flowValidate(
   file: string | undefined,
   options: FlowListOptions,
-): ExitCode {
-  try {
-    const ctx = cliContext(options);
+): Promise<ExitCode> {
+  return withContext(options, (ctx) => {
     const reports = validateWorkflows(ctx, file, options.cwd);
     if (options.json) out(JSON.stringify({ files: reports }) + "\n");
     else
@@ -73,9 +65,7 @@ export function flowValidate(
         if (r.valid) out(`${r.file}: ok\n`);
         else process.stderr.write(`acphub: ${safeText(problemLines(r))}\n`);
     return reports.every((r) => r.valid) ? EXIT_CODES.ok : EXIT_CODES.usage;
-  } catch (error) {
-    return fail(error);
-  }
+  });
 }
 
 // A file's problems as `file:line:column: message` lines (line 0: the file as a whole).

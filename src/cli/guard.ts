@@ -1,5 +1,8 @@
-// Runs a command's body: an error becomes one line on stderr and its exit code.
-import { errorMessage } from "../shared/errors.js";
+// What every command does with its input and output: runs its body (an error becomes one line
+// on stderr and its exit code), writes its answer, reads stdin.
+import type { GlobalOptions } from "../app/context.js";
+import type { AppContext } from "../config/context.js";
+import { errorMessage, isHubError } from "../shared/errors.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { safeText } from "./tty/safe-text.js";
 
@@ -9,11 +12,56 @@ export function fail(error: unknown): ExitCode {
   return toExitCode(error);
 }
 
-export function guarded(body: () => void): ExitCode {
+type Body<T extends unknown[]> = (
+  ...args: T
+) => ExitCode | void | Promise<ExitCode | void>;
+
+// The body's exit code (0 unless it says otherwise), or its error's.
+export async function guarded(body: Body<[]>): Promise<ExitCode> {
   try {
-    body();
-    return EXIT_CODES.ok;
+    return (await body()) ?? EXIT_CODES.ok;
   } catch (error) {
     return fail(error);
   }
+}
+
+// The same with the context the global options name (config, paths, logger); loaded when
+// asked, so that `run`, which reports errors here too, starts its agent before loading it.
+export function withContext(
+  options: GlobalOptions,
+  body: Body<[AppContext]>,
+): Promise<ExitCode> {
+  return guarded(async () => {
+    const { cliContext } = await import("../app/context.js");
+    return body(cliContext(options));
+  });
+}
+
+/** Writes to stdout: what a command answers. */
+export const out = (text: string): void => void process.stdout.write(text);
+
+// All of stdin as text (`run -`, `sessions import -`).
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+// A command's error for people (one line on stderr, its stack with --verbose) or, with --json,
+// as an `error` line on stdout (run, flow run).
+export function reportError(
+  error: unknown,
+  json: boolean,
+  verbose = false,
+): void {
+  const code = isHubError(error) ? error.code : "INTERNAL";
+  if (json)
+    out(
+      JSON.stringify({ type: "error", code, message: errorMessage(error) }) +
+        "\n",
+    );
+  else
+    process.stderr.write(
+      `acphub: ${safeText(errorMessage(error))}\n${verbose && error instanceof Error && error.stack ? `${error.stack}\n` : ""}`,
+    );
 }

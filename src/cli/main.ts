@@ -2,6 +2,7 @@
 // The `acphub` command: commander wiring only; each command lives in its own module.
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ACPHUB_VERSION } from "../shared/version.js";
+import { act } from "./command-kit.js";
 import { registerFlow } from "./flow-cmd.js";
 import { addLedgerCommands } from "./commands-sessions.js";
 import { addSetupCommands } from "./commands-setup.js";
@@ -22,6 +23,11 @@ function integer(value: string): number {
     throw new InvalidArgumentError(`expected an integer, got "${value}"`);
   return n;
 }
+
+// `--permissions MODE` of run and chat.
+const permissions = (description: string) =>
+  new Option("--permissions <mode>", description).choices(MODES);
+const MODES = ["approve-all", "approve-reads", "deny-all", "ask"];
 
 const program = new Command("acphub")
   .description(
@@ -68,14 +74,7 @@ program
     "bound the whole command to SECONDS: start-up, turn and cancel grace (exit 3)",
     positiveNumber,
   )
-  .addOption(
-    new Option("--permissions <mode>", "permission mode for this run").choices([
-      "approve-all",
-      "approve-reads",
-      "deny-all",
-      "ask",
-    ]),
-  )
+  .addOption(permissions("permission mode for this run"))
   .addHelpText(
     "after",
     `
@@ -89,13 +88,7 @@ Examples:
   acphub run --agent claude --cwd ~/src/app "explain this repository"
   echo "fix the tests" | acphub run --json -`,
   )
-  .action(async (words: string[], options: Record<string, unknown>) => {
-    const { runCommand } = await import("./run.js");
-    process.exitCode = await runCommand(words, {
-      ...program.opts(),
-      ...options,
-    });
-  });
+  .action(act(program, () => import("./run.js"), "runCommand"));
 
 program
   .command("chat")
@@ -111,12 +104,7 @@ program
     "resume this session, showing its history first",
   )
   .option("--thoughts", "show the agent's thoughts (folded by default)")
-  .addOption(
-    new Option(
-      "--permissions <mode>",
-      "permission mode (default: ask at a terminal)",
-    ).choices(["approve-all", "approve-reads", "deny-all", "ask"]),
-  )
+  .addOption(permissions("permission mode (default: ask at a terminal)"))
   .addHelpText(
     "after",
     `
@@ -126,10 +114,7 @@ Examples:
   acphub chat --agent claude
   acphub chat --session hub-1f0c…   (resume; see acphub sessions list)`,
   )
-  .action(async (options: Record<string, unknown>) => {
-    const { chatCommand } = await import("./chat.js");
-    process.exitCode = await chatCommand({ ...program.opts(), ...options });
-  });
+  .action(act(program, () => import("./chat.js"), "chatCommand"));
 
 program
   .command("usage")
@@ -140,10 +125,7 @@ program
     "one row per agent (default), session or user (who sent the prompts)",
   )
   .option("--json", "print the rows as JSON")
-  .action(async (options: Record<string, unknown>) => {
-    const { usageCommand } = await import("./usage.js");
-    process.exitCode = await usageCommand({ ...program.opts(), ...options });
-  });
+  .action(act(program, () => import("./usage.js"), "usageCommand"));
 
 program
   .command("acp")
@@ -167,19 +149,7 @@ program
 An editor launches this command as if it were the agent. Example (Zed settings.json):
   "agent_servers": { "acphub": { "command": "acphub", "args": ["acp", "--agent", "claude"] } }`,
   )
-  .action(async (options: Record<string, unknown>) => {
-    if (typeof options["hub"] === "string") {
-      const { acpHubCommand } = await import("./acp-hub.js");
-      process.exitCode = await acpHubCommand({
-        ...program.opts(),
-        ...options,
-        hub: options["hub"],
-      });
-      return;
-    }
-    const { acpCommand } = await import("./acp.js");
-    process.exitCode = await acpCommand({ ...program.opts(), ...options });
-  });
+  .action(act(program, () => import("./acp.js"), "acpCommand"));
 
 program
   .command("serve")
@@ -212,10 +182,7 @@ program
 The token: --token-file, else ACPHUB_TOKEN, else generated into the state folder (serve-token).
 Editors connect through the stdio shim: acphub acp --hub ws://127.0.0.1:8787/acp`,
   )
-  .action(async (options: Record<string, unknown>) => {
-    const { serveCommand } = await import("./serve.js");
-    process.exitCode = await serveCommand({ ...program.opts(), ...options });
-  });
+  .action(act(program, () => import("./serve.js"), "serveCommand"));
 
 registerFlow(program);
 addLedgerCommands(program);
@@ -226,10 +193,7 @@ program
   .command("list")
   .description("nodes, heartbeat age, and the sessions each runs")
   .option("--json", "print them as JSON")
-  .action(async (options: Record<string, unknown>) => {
-    const { nodesList } = await import("./nodes.js");
-    process.exitCode = await nodesList({ ...program.opts(), ...options });
-  });
+  .action(act(program, () => import("./nodes.js"), "nodesList"));
 addSetupCommands(program);
 addUserCommands(program);
 addAuditCommand(program);

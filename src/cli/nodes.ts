@@ -1,16 +1,14 @@
 // `acphub nodes list`: the `acphub serve` nodes sharing this PostgreSQL ledger, how long ago
 // each last beat, and the sessions whose agents each runs.
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import type { GlobalOptions } from "../app/context.js";
 import { clusterNodes, type NodeRow } from "../app/reports.js";
-import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import type { ExitCode } from "./exit-codes.js";
+import { out, withContext } from "./guard.js";
 import { safeText } from "./tty/safe-text.js";
 
 export interface NodesOptions extends GlobalOptions {
   json?: boolean;
 }
-
-const out = (text: string) => process.stdout.write(text);
 
 // One line per node; a node silent for longer than the lease is shown as down.
 function line(n: NodeRow & { alive: boolean }): string {
@@ -21,14 +19,11 @@ function line(n: NodeRow & { alive: boolean }): string {
   );
 }
 
-export async function nodesList(options: NodesOptions): Promise<ExitCode> {
-  try {
-    const nodes = await clusterNodes(cliContext(options));
+export function nodesList(options: NodesOptions): Promise<ExitCode> {
+  return withContext(options, async (ctx) => {
+    const nodes = await clusterNodes(ctx);
     if (options.json) out(`${JSON.stringify({ nodes })}\n`);
     else if (nodes.length === 0) out("no nodes\n");
     else for (const n of nodes) out(line(n));
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
+  });
 }

@@ -1,7 +1,7 @@
 // One turn of `acphub run`: the prompt, its cancellation (Ctrl-C, --timeout, a closed
 // stdout), and the exit code for how it ended.
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
-import { timeoutError, type Deadline } from "./deadline.js";
+import { timeoutError, type Deadline } from "../app/deadline.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import type { LocalClient } from "../app/local-client.js";
 import type { Sink } from "./render.js";

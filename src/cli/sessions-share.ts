@@ -3,8 +3,8 @@
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import { changeShare, shareRoleOf } from "../app/session-grants.js";
 import { HubError } from "../shared/errors.js";
-import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import type { ExitCode } from "./exit-codes.js";
+import { guarded, out } from "./guard.js";
 
 export interface ShareOptions extends GlobalOptions {
   with?: string;
@@ -12,15 +12,13 @@ export interface ShareOptions extends GlobalOptions {
   json?: boolean;
 }
 
-const out = (text: string): void => void process.stdout.write(text);
-
 // Grants (or with `unshare`, takes back) a user's access to a session, and audits it.
-export async function sessionsShare(
+export function sessionsShare(
   id: string,
   o: ShareOptions,
   unshare = false,
 ): Promise<ExitCode> {
-  try {
+  return guarded(async () => {
     const user = o.with;
     if (!user) throw new HubError("USAGE", "--with USER is required");
     const role = unshare ? undefined : shareRoleOf(o.role);
@@ -37,8 +35,13 @@ export async function sessionsShare(
             ? `unshared ${id} from ${user}\n`
             : `${user} had no access to ${id} to take back\n`,
     );
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
+  });
+}
+
+// Takes back a user's access to a session (`sessions unshare`).
+export function sessionsUnshare(
+  id: string,
+  o: ShareOptions,
+): Promise<ExitCode> {
+  return sessionsShare(id, o, true);
 }

@@ -1,40 +1,31 @@
 // `acphub sessions list|show|delete|export|import`: the ledger that run, chat and acp write.
 import { writeFileSync, readFileSync } from "node:fs";
 import { errorMessage } from "../shared/errors.js";
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import type { GlobalOptions } from "../app/context.js";
 import {
   deleteSession,
   listSessions,
   sessionHistory,
   type SessionHistory,
   type SessionRecord,
-  type ShownItem,
 } from "../app/sessions.js";
 import { exportSession, importSession } from "../app/session-transfer.js";
-import type { AppContext } from "../config/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import { out, readStdin, withContext } from "./guard.js";
+import { authorOf, readable } from "./history-text.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
 export interface SessionsOptions extends GlobalOptions {
   json?: boolean;
   cwd?: string;
+  /** A running hub to ask instead (sessions-hub.ts). */
+  hub?: string;
+  tokenFile?: string;
 }
 
-// Runs the command with the context; an error is one line and its exit code.
-async function withContext(
-  options: GlobalOptions,
-  body: (ctx: AppContext) => Promise<void>,
-): Promise<ExitCode> {
-  try {
-    await body(cliContext(options));
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
-}
+// The hub's own command when --hub names one (loaded only then).
+const onHub = () => import("./sessions-hub.js");
 
-const out = (text: string) => process.stdout.write(text);
 // Text for people: titles, cwd and history came from agents and editors (no escape sequences).
 const say = (text: string) => out(safeText(text));
 const when = (ms: number) =>
@@ -50,7 +41,10 @@ function line(s: SessionRecord): string {
   return `${s.id}  ${when(s.updatedAt)}  ${s.agent.padEnd(8)} ${String(s.eventCount).padStart(5)} events  ${s.title ?? "(untitled)"}${flags ? `  [${flags}]` : ""}\n`;
 }
 
-export function sessionsList(options: SessionsOptions): Promise<ExitCode> {
+export async function sessionsList(o: SessionsOptions): Promise<ExitCode> {
+  if (typeof o.hub === "string")
+    return (await onHub()).hubSessionsList(o.hub, o);
+  const options = o;
   return withContext(options, async (ctx) => {
     const all = await listSessions(ctx, options.cwd);
     if (options.json) out(inertJson(all) + "\n");
@@ -59,10 +53,12 @@ export function sessionsList(options: SessionsOptions): Promise<ExitCode> {
   });
 }
 
-export function sessionsShow(
+export async function sessionsShow(
   id: string,
   options: SessionsOptions,
 ): Promise<ExitCode> {
+  if (typeof options.hub === "string")
+    return (await onHub()).hubSessionsShow(options.hub, id, options);
   return withContext(options, (ctx) =>
     sessionHistory(ctx, id, async (history) => {
       const { record, events, items } = history;
@@ -91,60 +87,6 @@ async function showWhoDidWhat(history: SessionHistory): Promise<void> {
   if (entries.length === 0) return;
   say("\nwho did what (acphub audit):\n");
   for (const entry of entries) say(entry);
-}
-
-const SPEAKER: Record<string, string> = {
-  user_message_chunk: "user",
-  agent_message_chunk: "agent",
-  agent_thought_chunk: "thought",
-};
-
-type Shown = ShownItem;
-
-// The hub user who sent a replayed prompt chunk, if one is recorded.
-function authorOf(item: Shown): string | undefined {
-  const author = (item.meta?.["acphub"] as { author?: unknown } | undefined)
-    ?.author;
-  return typeof author === "string" && author ? author : undefined;
-}
-
-// "alice> " for a hub user's prompt, else "user: " / "agent: " / "thought: ".
-function speakerOf(item: Shown): string | undefined {
-  const who = SPEAKER[String(item.update["sessionUpdate"])];
-  const author = authorOf(item);
-  if (who === "user" && author) return `${author}> `;
-  return who === undefined ? undefined : `${who}: `;
-}
-
-// The history as a person reads it: consecutive chunks joined into one paragraph per speaker
-// (a hub user's prompts under their name), tool calls and other updates one line each.
-export function readable(items: Shown[]): string[] {
-  const lines: string[] = [];
-  let speaker = "";
-  for (const item of items) {
-    const u = item.update;
-    const kind = String(u["sessionUpdate"]);
-    const who = speakerOf(item);
-    if (who) {
-      const content = u["content"] as
-        { type?: string; text?: string } | undefined;
-      const text =
-        content?.type === "text"
-          ? (content.text ?? "")
-          : `[${content?.type ?? "?"}]`;
-      if (who === speaker) lines[lines.length - 1] += text;
-      else lines.push(`${who}${text}`);
-      speaker = who;
-      continue;
-    }
-    speaker = "";
-    if (kind === "tool_call" || kind === "tool_call_update") {
-      lines.push(
-        `  [tool] ${String(u["title"] ?? u["toolCallId"])} ${u["status"] ? `(${String(u["status"])})` : ""}`.trimEnd(),
-      );
-    } else lines.push(`  [${kind}]`);
-  }
-  return lines.map((l) => l.trimEnd());
 }
 
 export function sessionsDelete(
@@ -178,8 +120,7 @@ export async function sessionsImport(
 ): Promise<ExitCode> {
   let text: string;
   try {
-    text =
-      file === "-" ? await readAll(process.stdin) : readFileSync(file, "utf8");
+    text = file === "-" ? await readStdin() : readFileSync(file, "utf8");
   } catch (error) {
     process.stderr.write(
       `acphub: cannot read ${file}: ${errorMessage(error)}\n`,
@@ -199,10 +140,4 @@ export async function sessionsImport(
         : `imported ${id} (${events} events)\n`,
     );
   });
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
 }

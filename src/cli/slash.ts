@@ -1,6 +1,13 @@
 // Slash commands in `acphub chat`: acphub's own, then the agent's (from
 // available_commands_update), which are sent to the agent as a prompt.
 import type { Gateway } from "../app/local-client.js";
+import {
+  modelOption,
+  sessionSettings,
+  type ConfigOption,
+  type Models,
+  type SessionSettings,
+} from "../app/session-settings.js";
 import type { Style } from "./tty/ansi.js";
 import { safeDeep } from "./tty/safe-text.js";
 
@@ -13,19 +20,6 @@ export interface SlashContext {
   agentCommands: () => { name: string; description?: string }[];
   exit: () => void;
 }
-
-type Mode = { id: string; name?: string };
-type Models = {
-  currentModelId: string;
-  availableModels: { modelId: string; name?: string }[];
-};
-type ConfigOption = {
-  id: string;
-  name?: string;
-  category?: string | null;
-  currentValue?: unknown;
-  options?: { value: string; name?: string }[];
-};
 
 export const HELP: [string, string][] = [
   ["/help", "this list"],
@@ -75,13 +69,9 @@ export async function runSlash(
 ): Promise<string | undefined> {
   const [command = "", ...args] = line.trim().split(/\s+/);
   const { gateway, sessionId, style, say } = ctx;
-  const state = async () =>
-    // The agent's mode and option names are shown: made terminal-safe.
-    safeDeep(await gateway.sessionState(sessionId)) as {
-      modes?: { currentModeId: string; availableModes: Mode[] };
-      models?: Models;
-      configOptions?: ConfigOption[];
-    };
+  // The agent's mode and option names are shown: made terminal-safe.
+  const state = async (): Promise<SessionSettings> =>
+    safeDeep(await sessionSettings(gateway, sessionId));
   switch (command) {
     case "/help":
       for (const [name, what] of HELP)
@@ -132,10 +122,9 @@ export async function runSlash(
         return models(ctx, (await state()).models!, args[0]);
     // falls through: the agent describes its model as a config option
     case "/config": {
-      const options = (await state()).configOptions ?? [];
-      const model = options.find(
-        (o) => o.category === "model" || o.id === "model",
-      );
+      const settings = await state();
+      const options = settings.configOptions ?? [];
+      const model = modelOption(settings);
       const target =
         command === "/model" ? model : options.find((o) => o.id === args[0]);
       const value = command === "/model" ? args[0] : args[1];

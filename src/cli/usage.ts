@@ -3,8 +3,8 @@
 import { usageRows, type UsageRow } from "../app/reports.js";
 import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
-import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import type { ExitCode } from "./exit-codes.js";
+import { guarded, out } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
 export interface UsageOptions extends GlobalOptions {
@@ -38,19 +38,16 @@ function line(r: UsageRow): string {
   return `${r.key.padEnd(24)} ${String(r.turns).padStart(5)} turns  ${r.inputTokens} in  ${r.outputTokens} out  ${r.totalTokens} total tokens${cost}\n`;
 }
 
-export async function usageCommand(options: UsageOptions): Promise<ExitCode> {
-  try {
+export function usageCommand(options: UsageOptions): Promise<ExitCode> {
+  return guarded(async () => {
     const by = options.by ?? "agent";
     if (by !== "agent" && by !== "session" && by !== "user")
       throw new HubError("USAGE", `--by ${by}: give agent, session or user`);
     const since =
       options.since === undefined ? undefined : parseSince(options.since);
     const rows = await usageRows(cliContext(options), by, since);
-    if (options.json) process.stdout.write(inertJson(rows) + "\n");
-    else if (rows.length === 0) process.stdout.write("no usage recorded\n");
-    else for (const r of rows) process.stdout.write(safeText(line(r)));
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
+    if (options.json) out(inertJson(rows) + "\n");
+    else if (rows.length === 0) out("no usage recorded\n");
+    else for (const r of rows) out(safeText(line(r)));
+  });
 }

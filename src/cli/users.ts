@@ -1,5 +1,5 @@
 // `acphub users add|list|remove|rotate|login-link|limits`: the hub's users, kept in the ledger.
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import type { GlobalOptions } from "../app/context.js";
 import {
   addUser,
   hubBaseUrl,
@@ -15,8 +15,8 @@ import {
 import { withUserStore } from "../app/user-store.js";
 import type { UserLimits, UserStore } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
-import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import type { ExitCode } from "./exit-codes.js";
+import { out, withContext } from "./guard.js";
 
 export interface UsersOptions extends GlobalOptions {
   json?: boolean;
@@ -54,20 +54,14 @@ function limitsGiven(o: UsersOptions): UserLimits {
   return limits;
 }
 
-const out = (text: string): void => void process.stdout.write(text);
-
 // Opens the ledger's user store, runs the command, closes; an error is one line and its code.
-async function withUsers(
+function withUsers(
   options: GlobalOptions,
   body: (store: UserStore, stateDir: string) => Promise<void>,
 ): Promise<ExitCode> {
-  try {
-    const ctx = cliContext(options);
-    await withUserStore(ctx, (store) => body(store, ctx.paths.stateDir));
-    return EXIT_CODES.ok;
-  } catch (error) {
-    return fail(error);
-  }
+  return withContext(options, (ctx) =>
+    withUserStore(ctx, (store) => body(store, ctx.paths.stateDir)),
+  );
 }
 
 // The token is shown once: afterwards only its hash exists.

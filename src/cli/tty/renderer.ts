@@ -2,6 +2,8 @@
 // (folded unless asked for), one line per tool call with a status mark updated in place, the
 // plan as a checklist updated in place, a spinner while waiting, and a summary at the end.
 import type { RunEvent } from "../../contracts/events.js";
+import { isAllowed } from "../../protocol/permission-options.js";
+import { toolCallState, type ToolCallState } from "../../app/client-events.js";
 import { CLEAR_LINE, type Style } from "./ansi.js";
 import { renderDiff } from "./diff.js";
 import { eraseTyped, LiveBlock } from "./live-block.js";
@@ -31,12 +33,7 @@ const MARKS: Record<string, (s: Style) => string> = {
 };
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-interface ToolState {
-  title: string;
-  kind: string;
-  status: string;
-  locations: string;
-  content: Record<string, unknown>[];
+interface ToolState extends ToolCallState {
   /** The header and content lines as last printed, to print only what changed. */
   header?: string;
   body?: string;
@@ -90,8 +87,12 @@ export function ttyRenderer(
     live.print(undefined, lines);
   };
 
-  const toolLine = (t: ToolState) =>
-    `${(MARKS[t.status] ?? MARKS["pending"]!)(s)} ${s.dim(t.kind.padEnd(8))}${t.title}${t.locations ? s.dim(` ${t.locations}`) : ""}`;
+  const toolLine = (t: ToolState) => {
+    const where = t.locations.map((l) =>
+      l.line ? `${l.path}:${l.line}` : l.path,
+    );
+    return `${(MARKS[t.status] ?? MARKS["pending"]!)(s)} ${s.dim(t.kind.padEnd(8))}${t.title}${where.length ? s.dim(` ${where.join(", ")}`) : ""}`;
+  };
 
   const contentLines = (content: Record<string, unknown>[]) =>
     content.flatMap((c) => {
@@ -107,34 +108,13 @@ export function ttyRenderer(
       return [];
     });
 
-  // A tool call's state after an update: omitted fields keep their value.
-  function toolState(update: Update, known: ToolState | undefined): ToolState {
-    const id = String(update["toolCallId"]);
-    const locations = (
-      update["locations"] as { path: string; line?: number }[] | undefined
-    )
-      ?.map((l) => (l.line ? `${l.path}:${l.line}` : l.path))
-      .join(", ");
-    return {
-      ...known,
-      title: String(update["title"] ?? known?.title ?? id),
-      kind: String(update["kind"] ?? known?.kind ?? "other"),
-      status: String(update["status"] ?? known?.status ?? "pending"),
-      locations: locations ?? known?.locations ?? "",
-      content:
-        (update["content"] as Record<string, unknown>[] | undefined) ??
-        known?.content ??
-        [],
-    };
-  }
-
   // One block per tool call, updated in place while it is last; once something else was
   // printed, only what changed (the status line, new content) is printed again, below.
   function tool(update: Update) {
     const id = String(update["toolCallId"]);
     const key = `tool:${id}`;
     const known = tools.get(id);
-    const state = toolState(update, known);
+    const state: ToolState = { ...known, ...toolCallState(update, known) };
     tools.set(id, state);
     const header = toolLine(state);
     const body = contentLines(state.content);
@@ -225,15 +205,7 @@ export function ttyRenderer(
       held = false;
       if (event.type === "session_update") update(event.update as Update);
       else if (event.type === "permission") {
-        const allowed =
-          event.outcome.outcome === "selected" &&
-          /allow/.test(
-            event.request.options.find(
-              (o) =>
-                o.optionId ===
-                (event.outcome as { optionId?: string }).optionId,
-            )?.kind ?? "",
-          );
+        const allowed = isAllowed(event.outcome, event.request.options);
         const title =
           event.request.toolCall.title ?? event.request.toolCall.toolCallId;
         if (event.decidedBy !== "host" || !allowed)
