@@ -2,6 +2,7 @@
 // The `acphub` command: commander wiring only; each command lives in its own module.
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ACPHUB_VERSION } from "../shared/version.js";
+import { mockAgentCommand } from "../app/mock-agent-command.js";
 import { act } from "./command-kit.js";
 import { registerFlow } from "./flow-cmd.js";
 import { addLedgerCommands } from "./commands-sessions.js";
@@ -14,13 +15,6 @@ function positiveNumber(value: string): number {
     throw new InvalidArgumentError(
       `expected a positive number, got "${value}"`,
     );
-  return n;
-}
-
-function integer(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n))
-    throw new InvalidArgumentError(`expected an integer, got "${value}"`);
   return n;
 }
 
@@ -198,80 +192,7 @@ addSetupCommands(program);
 addUserCommands(program);
 addAuditCommand(program);
 
-program
-  .command("mock-agent")
-  .description(
-    "run acphub's scriptable mock ACP agent on stdio (for testing ACP clients)",
-  )
-  .option(
-    "--scenario <file>",
-    'JSON scenario for every turn, or {"turns": [...]}',
-  )
-  .option("--load-session", "advertise loadSession")
-  .option(
-    "--session-capabilities <list>",
-    "advertise list,resume,close,delete,fork,status,title,archive",
-    (v) => v.split(","),
-  )
-  .option("--auth-required", "session/new fails with -32000 until authenticate")
-  .option("--modes", "offer session modes (ask, code)")
-  .option("--config-options", "offer a model config option")
-  .option("--models", "offer models and session/set_model (legacy unstable)")
-  .option(
-    "--forget-settings",
-    "session/load, resume and fork answer the default mode, model and config",
-  )
-  .option(
-    "--advertise <list>",
-    "advertise logout,auth-status,providers,mcp-acp",
-    (v) => v.split(","),
-  )
-  .option(
-    "--ignore-eof",
-    "keep running after stdin closes (like a leaky agent)",
-  )
-  .option("--init-delay-ms <ms>", "wait before answering initialize", integer)
-  .option(
-    "--resume-delay-ms <ms>",
-    "wait before answering session/resume",
-    integer,
-  )
-  .option("--no-init-answer", "never answer initialize")
-  .option(
-    "--exit-before-init <code>",
-    "exit with CODE before initialize",
-    integer,
-  )
-  .option(
-    "--sessions-file <file>",
-    "keep sessions in FILE so load/resume survive restarts",
-  )
-  .option("--banner <text>", "print TEXT (not JSON) to stdout at start")
-  .option(
-    "--own-shell",
-    "the shell step runs sh -c in this process (to test an agent's own sandbox); without it, shell goes through the client's terminal/create",
-  )
-  .option(
-    "--protocol-version <n>",
-    "answer initialize with this version",
-    integer,
-  )
-  .addHelpText("after", () => `\n${mockHelp}`)
-  .action(async (options: Record<string, unknown>) => {
-    const { runMockAgent } = await import("../app/mock-agent.js");
-    await runMockAgent({
-      ...options,
-      noInitAnswer: options["initAnswer"] === false,
-    });
-  });
-
-let mockHelp = "";
-if (
-  process.argv.includes("mock-agent") &&
-  (process.argv.includes("--help") || process.argv.includes("-h"))
-) {
-  mockHelp = (await import("../app/mock-agent.js")).helpText();
-}
+program.addCommand(await mockAgentCommand(process.argv));
 
 await program.parseAsync(process.argv);
 // The OS sandbox runtime belongs to the process: stopped once, when the command has ended.
