@@ -2,21 +2,16 @@
 // Streamable HTTP on /acp, bearer token on every request, one session hub shared by all.
 import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
-import { startServe, type Serving } from "../app/serve.js";
+import { startServe, type ServeRequest, type Serving } from "../app/serve.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { fail } from "./guard.js";
 
-export interface ServeOptions extends GlobalOptions {
+export interface ServeOptions
+  extends GlobalOptions, Omit<ServeRequest, "host" | "port"> {
   host?: string;
+  /** As typed; parsed here. */
   port?: string;
-  agent?: string;
-  tokenFile?: string;
-  allowOrigin?: string[];
-  tlsCert?: string;
-  tlsKey?: string;
-  allowPlainHttp?: boolean;
   json?: boolean;
-  nodeId?: string;
 }
 
 const out = (text: string) => process.stdout.write(text);
