@@ -128,6 +128,8 @@ export interface OwnMeta {
   workflow?: string;
   step?: string;
   parentSession?: string;
+  /** A continued workflow run's step finished in an earlier attempt (its final status at once). */
+  doneEarlier?: boolean;
 }
 
 /** The `_meta.acphub` keys, as docs/protocol.md lists them. */
@@ -148,6 +150,7 @@ export const OWN_META_KEYS: readonly (keyof OwnMeta)[] = [
   "workflow",
   "step",
   "parentSession",
+  "doneEarlier",
 ];
 
 type Params = Record<string, unknown>;
