@@ -4,7 +4,7 @@
 // session that does not exist says so. Long sessions are paged: older history is read as the
 // reader nears the top, newer again as they come back down (history-pager.ts).
 import type { RefObject } from "preact";
-import { useEffect, useMemo } from "preact/hooks";
+import { useEffect, useMemo, useRef } from "preact/hooks";
 import type { HubStore } from "../state/hub-store.js";
 import { currentPlan } from "../state/session-model.js";
 import { Composer } from "./composer.js";
@@ -76,16 +76,22 @@ export function SessionView({
   store: HubStore;
   sessionId: string;
 }) {
+  // The session's opening (its history, then session/resume): reads that need the session
+  // attached on this connection wait for it.
+  const opened = useRef<Promise<void>>(Promise.resolve());
   useEffect(() => {
-    void store.open(sessionId);
+    opened.current = store.open(sessionId);
   }, [sessionId]);
-  // Tool cards read this session's terminals from the hub.
+  // Tool cards read this session's terminals from the hub, once it is attached (a card replayed
+  // from history asks at once; asked before session/resume's answer, the hub says "not open").
   const readTerminal = useMemo<ReadTerminal>(
-    () => (terminalId) =>
-      store.request<TerminalOutput>(HUB_METHOD.terminalOutput, {
+    () => async (terminalId) => {
+      await opened.current;
+      return store.request<TerminalOutput>(HUB_METHOD.terminalOutput, {
         sessionId,
         terminalId,
-      }),
+      });
+    },
     [store, sessionId],
   );
   const m = store.model;
