@@ -73,3 +73,24 @@ export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   for await (const item of iterable) out.push(item);
   return out;
 }
+
+/** A mock turn whose prompt answer reports `tokens` tokens, after a cumulative `cost` (USD) when
+ *  given: what budgets and `acphub usage` count. */
+export const usageTurn = (tokens: number, cost?: number): string =>
+  JSON.stringify({
+    steps: [
+      ...(cost === undefined
+        ? []
+        : [
+            {
+              usage: {
+                used: 1,
+                size: 10,
+                cost: { amount: cost, currency: "USD" },
+              },
+            },
+          ]),
+      { text: "ok" },
+    ],
+    usage: { inputTokens: tokens, outputTokens: 0, totalTokens: tokens },
+  });

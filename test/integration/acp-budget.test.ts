@@ -6,29 +6,9 @@ import { describe, expect, it } from "vitest";
 import { INIT, mockConfig } from "../helpers/editor.js";
 import { useEditors, text } from "../helpers/acp-session.js";
 import { runCli } from "../helpers/cli.js";
-import { tempDir } from "../helpers/mock.js";
+import { tempDir, usageTurn } from "../helpers/mock.js";
 
 const start = useEditors();
-
-// A turn whose prompt answer reports `tokens` tokens (and a cumulative cost, when given).
-const turnWith = (tokens: number, cost?: number) =>
-  JSON.stringify({
-    steps: [
-      ...(cost === undefined
-        ? []
-        : [
-            {
-              usage: {
-                used: 1,
-                size: 10,
-                cost: { amount: cost, currency: "USD" },
-              },
-            },
-          ]),
-      { text: "ok" },
-    ],
-    usage: { inputTokens: tokens, outputTokens: 0, totalTokens: tokens },
-  });
 
 type Update = {
   sessionUpdate: string;
@@ -87,17 +67,17 @@ describe("budgets through acphub acp", () => {
       });
 
     let from = e.updates().length;
-    expect((await prompt(turnWith(50))).stopReason).toBe("end_turn");
+    expect((await prompt(usageTurn(50))).stopReason).toBe("end_turn");
     expect(noticesSince(e.updates(), from)).toBe("");
 
     from = e.updates().length;
-    expect((await prompt(turnWith(35))).stopReason).toBe("end_turn");
+    expect((await prompt(usageTurn(35))).stopReason).toBe("end_turn");
     expect(noticesSince(e.updates(), from)).toMatch(
       /85 % of the daily budget of agent mock \(limits\.budget\.agents\.mock\) is used \(85 of 100 tokens\); it resets at \d{4}-\d\d-\d\d 00:00 UTC/,
     );
 
     from = e.updates().length;
-    expect((await prompt(turnWith(40))).stopReason).toBe("end_turn");
+    expect((await prompt(usageTurn(40))).stopReason).toBe("end_turn");
     expect(noticesSince(e.updates(), from)).toMatch(
       /the daily budget of agent mock .* is spent \(125 of 100 tokens\): the next prompt is refused until/,
     );
@@ -113,7 +93,7 @@ describe("budgets through acphub acp", () => {
       ).events.length;
     const stored = await events();
     from = e.updates().length;
-    const refused = prompt(turnWith(1));
+    const refused = prompt(usageTurn(1));
     await expect(refused).rejects.toMatchObject({
       code: -32602,
       message: expect.stringMatching(
@@ -150,7 +130,7 @@ describe("budgets through acphub acp", () => {
       "session/prompt",
       {
         sessionId,
-        prompt: text(turnWith(10)),
+        prompt: text(usageTurn(10)),
       },
     );
     expect(again.stopReason).toBe("end_turn");
@@ -172,9 +152,9 @@ describe("budgets through acphub acp", () => {
     );
     const prompt = (t: string) =>
       e.agent.request("session/prompt", { sessionId, prompt: text(t) });
-    await prompt(turnWith(1, 0.4));
-    await prompt(turnWith(1, 1.1)); // cumulative: 1.1 in all
-    await expect(prompt(turnWith(1, 1.2))).rejects.toMatchObject({
+    await prompt(usageTurn(1, 0.4));
+    await prompt(usageTurn(1, 1.1)); // cumulative: 1.1 in all
+    await expect(prompt(usageTurn(1, 1.2))).rejects.toMatchObject({
       message: expect.stringMatching(
         /^the monthly budget of agent mock \(limits\.budget\.agents\["\*"\]\) is spent: 1\.1 of 1 USD cost used; it resets at \d{4}-\d\d-01 00:00 UTC/,
       ),

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { text, useEditors } from "../helpers/acp-session.js";
 import { runCli } from "../helpers/cli.js";
 import { INIT, mockConfig, openSession } from "../helpers/editor.js";
-import { tempDir } from "../helpers/mock.js";
+import { tempDir, usageTurn } from "../helpers/mock.js";
 import { startPostgres, type PgServer } from "../helpers/postgres.js";
 
 let server: PgServer;
@@ -17,26 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 const startEditor = useEditors();
-
-// A turn whose prompt answer reports `tokens` tokens (after a cumulative `cost`, when given).
-const turnWith = (tokens: number, cost?: number) =>
-  JSON.stringify({
-    steps: [
-      ...(cost === undefined
-        ? []
-        : [
-            {
-              usage: {
-                used: 1,
-                size: 9,
-                cost: { amount: cost, currency: "USD" },
-              },
-            },
-          ]),
-      { text: "ok" },
-    ],
-    usage: { inputTokens: tokens, outputTokens: 0, totalTokens: tokens },
-  });
 
 type Row = Record<string, unknown>;
 const usage = async (home: string, env: Record<string, string>, by = "agent") =>
@@ -54,8 +34,8 @@ describe.each([
     mockConfig(home, [], {
       limits: { budget: { agents: { mock: { tokens: 100 } } } },
     });
-    expect((await runCli(["run", turnWith(60)], { home, env })).code).toBe(0);
-    expect((await runCli(["run", turnWith(60)], { home, env })).code).toBe(0);
+    expect((await runCli(["run", usageTurn(60)], { home, env })).code).toBe(0);
+    expect((await runCli(["run", usageTurn(60)], { home, env })).code).toBe(0);
     const list = await runCli(["sessions", "list", "--json"], { home, env });
     const ids = (JSON.parse(list.stdout) as { id: string }[]).map((s) => s.id);
     expect(ids).toHaveLength(2);
@@ -66,7 +46,7 @@ describe.each([
     const after = await runCli(["sessions", "list", "--json"], { home, env });
     expect(JSON.parse(after.stdout)).toEqual([]);
 
-    const refused = await runCli(["run", turnWith(1)], { home, env });
+    const refused = await runCli(["run", usageTurn(1)], { home, env });
     expect(refused.code).toBe(8);
     expect(refused.stderr).toMatch(
       /the daily budget of agent mock \(limits\.budget\.agents\.mock\) is spent: 120 of 100 tokens used/,
@@ -93,15 +73,15 @@ describe("usage of forks and imports", { timeout: 60_000 }, () => {
     const parent = await openSession(e, home);
     const prompt = (sessionId: string, t: string) =>
       e.agent.request("session/prompt", { sessionId, prompt: text(t) });
-    await prompt(parent, turnWith(60, 0.5));
+    await prompt(parent, usageTurn(60, 0.5));
     const { sessionId: fork } = await e.agent.request<{ sessionId: string }>(
       "session/fork",
       { sessionId: parent, cwd: home, mcpServers: [] },
     );
     // The fork goes on from its parent's cumulative cost: 0.6 after its own turn.
-    await prompt(fork, turnWith(1, 0.6));
+    await prompt(fork, usageTurn(1, 0.6));
     // 61 tokens in all: the budget still admits (the copied turn would make it 121).
-    await prompt(fork, turnWith(1));
+    await prompt(fork, usageTurn(1));
     const bySession = await usage(home, {}, "session");
     expect(bySession.find((r) => r["key"] === parent)).toMatchObject({
       turns: 1,
