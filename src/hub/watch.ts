@@ -54,7 +54,7 @@ export class HubWatch {
     else
       this.asking.set(sessionId, {
         count,
-        of: now?.of ?? this.attachments.owner(sessionId)?.name,
+        of: now?.of ?? whoIsAsked(this.attachments.owner(sessionId)),
       });
     this.changed(sessionId);
   }
@@ -145,6 +145,12 @@ export function askingEditor(editor: EditorPort, watch: HubWatch): EditorPort {
       }
     },
   };
+}
+
+// Who a question put to a client waits for: its hub user (a person), else the program's name
+// (a hub without users: every client is the token's holder).
+function whoIsAsked(client: HubClient | undefined): string | undefined {
+  return client?.user?.name ?? client?.name;
 }
 
 /** The name a client gave at initialize (clientInfo.name), if any. */

@@ -242,9 +242,10 @@ export class HubStore {
 
   // Sends a prompt and waits for its turn to end; one that a dropped connection interrupted
   // is sent again with the same idempotency key (the hub answers it without running it twice).
-  async prompt(text: string): Promise<void> {
+  // False when the hub refused it (a budget, a quota): the page gives its text back.
+  async prompt(text: string): Promise<boolean> {
     const m = this.model;
-    if (!m || this.turn.running) return;
+    if (!m || this.turn.running) return false;
     this.turn = { running: true, own: true };
     this.error = undefined;
     this.changed();
@@ -258,11 +259,13 @@ export class HubStore {
       try {
         const result = await socket.request<Params>("session/prompt", params);
         this.updates.flush();
-        return this.endTurn(m, String(result["stopReason"]));
+        this.endTurn(m, String(result["stopReason"]));
+        return true;
       } catch (error) {
         if (!(await closedSoon(socket)) || tries >= 20) {
           this.error = messageOf(error);
-          return this.endTurn(m, undefined);
+          this.endTurn(m, undefined);
+          return false;
         }
       }
     }
