@@ -78,7 +78,9 @@ describe("acphub serve: who is asked, who answered", () => {
         tokenFile,
         "--cwd",
         TEAM_WORK,
-        steps({ permission: { toolCallId: "e1", title: "Edit it", kind: "edit" } }),
+        steps({
+          permission: { toolCallId: "e1", title: "Edit it", kind: "edit" },
+        }),
       ],
       { home: tempDir() },
     );
