@@ -35,7 +35,7 @@ fx.withBrowser(
 );
 
 // The transcript as the page shows it: each item's kind and text.
-async function transcript(page: Page): Promise<string[][]> {
+async function transcript(page: Page): Promise<[string, string][]> {
   return page
     .locator(".scroller .user, .scroller .agent, .scroller .notice")
     .evaluateAll((els) =>
@@ -47,7 +47,7 @@ async function transcript(page: Page): Promise<string[][]> {
             : "agent",
         (el.textContent ?? "").trim(),
       ]),
-    );
+    ) as Promise<[string, string][]>;
 }
 
 describe("the page: notices, refused prompts, a login that ended", () => {
@@ -108,7 +108,7 @@ describe("the page: notices, refused prompts, a login that ended", () => {
     await context.close();
   });
 
-  it("shows each notice on a line of its own, live and after a reload; keeps a refused prompt", async () => {
+  it("shows each budget notice on a line of its own, live and after a reload", async () => {
     const { page } = await loggedIn(browser, await freshLoginUrl(hub.h));
     await newSession(page);
     await send(page, usageTurn(90));
@@ -128,18 +128,28 @@ describe("the page: notices, refused prompts, a login that ended", () => {
     await page.locator(".scroller .notice").waitFor();
     await expect.poll(() => transcript(page)).toEqual(live);
 
-    // The turn that spends the budget ends with a second notice; the next prompt is refused
-    // and its text stays in the box, the refusal shown.
+    // The turn that spends the budget ends with a second notice.
     await send(page, usageTurn(20));
     await turnEnded(page);
     await expect.poll(() => notice.count()).toBe(2);
     expect(await notice.last().innerText()).toContain("is spent");
+    expect(await axeFindings(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it("keeps a prompt the budget refused in the prompt box, the refusal shown", async () => {
+    // The budget the test above spent refuses the prompt.
+    const { page, context } = await loggedIn(
+      browser,
+      await freshLoginUrl(hub.h),
+    );
+    await newSession(page);
     const refused = usageTurn(1);
     await send(page, refused);
     await page.getByRole("alert").filter({ hasText: "is spent" }).waitFor();
     const box = page.getByRole("textbox", { name: "Prompt" });
     await expect.poll(() => box.inputValue()).toBe(refused);
-    expect(await axeFindings(page)).toEqual([]);
-    await page.context().close();
+    expect(await page.locator(".scroller .msg.user").count()).toBe(0);
+    await context.close();
   });
 });
