@@ -7,6 +7,7 @@
 import type { Attachments, HubClient } from "./attachments.js";
 import { offer } from "./attachments.js";
 import { Note } from "./frames.js";
+import { BUILTIN_ADMIN } from "../contracts/users.js";
 import type { EditorPort } from "../engine/ports.js";
 import { promptUpdates, withSeq } from "../engine/wire-updates.js";
 import { HUB_METHOD, ownMetaOf } from "../shared/hub-extension.js";
@@ -147,10 +148,12 @@ export function askingEditor(editor: EditorPort, watch: HubWatch): EditorPort {
   };
 }
 
-// Who a question put to a client waits for: its hub user (a person), else the program's name
-// (a hub without users: every client is the token's holder).
+// Who a question put to a client waits for: its hub user (a person); for the serve token's
+// holder (every client of a hub without users) the program it uses, as it named itself.
 function whoIsAsked(client: HubClient | undefined): string | undefined {
-  return client?.user?.name ?? client?.name;
+  const user = client?.user?.name;
+  if (user !== undefined && user !== BUILTIN_ADMIN) return user;
+  return client?.name ?? user;
 }
 
 /** The name a client gave at initialize (clientInfo.name), if any. */
