@@ -4,12 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { clusterFixture, CLUSTER_TOKEN } from "../helpers/cluster.js";
 import { mockConfig } from "../helpers/editor.js";
-import {
-  INIT,
-  startHub,
-  text,
-  type HubTestClient,
-} from "../helpers/hub.js";
+import { INIT, startHub, text, type HubTestClient } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp.js";
 import { teamFixture, TEAM_WORK } from "../helpers/team.js";
