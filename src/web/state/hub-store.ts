@@ -240,9 +240,8 @@ export class HubStore {
     return sessionId;
   }
 
-  // Sends a prompt and waits for its turn to end; one that a dropped connection interrupted
-  // is sent again with the same idempotency key (the hub answers it without running it twice).
-  // False when the hub refused it (a budget, a quota): the page gives its text back.
+  // Sends a prompt and waits for its turn to end (false: refused, a budget say); one a dropped
+  // connection interrupted is sent again with its idempotency key (the hub runs it only once).
   async prompt(text: string): Promise<boolean> {
     const m = this.model;
     if (!m || this.turn.running) return false;
@@ -259,22 +258,22 @@ export class HubStore {
       try {
         const result = await socket.request<Params>("session/prompt", params);
         this.updates.flush();
-        this.endTurn(m, String(result["stopReason"]));
-        return true;
+        return this.endTurn(m, String(result["stopReason"]));
       } catch (error) {
         if (!(await closedSoon(socket)) || tries >= 20) {
           this.error = messageOf(error);
-          this.endTurn(m, undefined);
-          return false;
+          return this.endTurn(m, undefined);
         }
       }
     }
   }
 
-  private endTurn(m: SessionModel, stopReason: string | undefined): void {
-    if (this.model !== m) return;
-    this.turn = { running: false, own: false, stopReason };
+  // Ends this page's turn; true (the prompt ran) when it has a stop reason.
+  private endTurn(m: SessionModel, stopReason: string | undefined): boolean {
+    if (this.model === m)
+      this.turn = { running: false, own: false, stopReason };
     this.changed();
+    return stopReason !== undefined;
   }
 
   cancel(): void {
