@@ -68,7 +68,11 @@ export async function decidePermission(
     else {
       decidedBy = "default";
       const reason = "no approver is configured; refused by default";
-      answer = { outcome: outcomeFor("reject", request.options), reason };
+      answer = {
+        outcome: outcomeFor("reject", request.options),
+        reason,
+        byPolicy: true,
+      };
     }
   } catch (error) {
     decidedBy = "cancelled";
@@ -80,15 +84,30 @@ export async function decidePermission(
     scope.aborts.delete(controller);
   }
   const { sessionId } = scope;
+  const { byPolicy, ...said } = answer;
   scope.emit({
     type: "permission",
     sessionId,
     request,
     decidedBy,
     askedAt,
-    ...answer,
+    ...said,
   });
-  return { outcome: answer.outcome };
+  return byPolicy ? policyAnswer(answer) : { outcome: answer.outcome };
+}
+
+// An answer acphub's policy gave, marked as such (`_meta.acphub.decidedBy`): a hub this process
+// answers for (`run --hub`) records it as the policy's, not as its user's own choice.
+function policyAnswer(answer: PermissionAnswer): RequestPermissionResponse {
+  return {
+    outcome: answer.outcome,
+    _meta: {
+      acphub: {
+        decidedBy: "policy",
+        ...(answer.reason ? { reason: answer.reason } : {}),
+      },
+    },
+  };
 }
 
 // Serves an `fs/*` or `terminal/*` request through the host and records it as an event.

@@ -1,12 +1,14 @@
 // Reaching a running `acphub serve` as a client: its /acp URL from what the user typed, the
 // token, a bounded first contact, the stdio shim (`acp --hub`, and `run`/`chat --hub` as agent).
 import { existsSync } from "node:fs";
-import { connect } from "node:net";
+import { connect, isIP } from "node:net";
+import { connect as tlsConnect } from "node:tls";
 import { connectHub, hubLaunch } from "../shim/connect-hub.js";
 import { DEFAULT_LIMITS } from "../agents/limits.js";
 import type { AgentConnection } from "../agents/connection.js";
 import type { AgentLaunch } from "../agents/registry.js";
 import { runHubShim } from "../shim/run.js";
+import { isCertificateError, untrustedCertificate } from "../shim/link.js";
 import { defaultTokenFile, loadToken } from "../server/token.js";
 import { HubError } from "../shared/errors.js";
 import type { AppContext } from "../config/context.js";
@@ -68,29 +70,41 @@ export function hubAgentLaunch(
   return hubLaunch(hubAcpUrls(url).join(","), hubToken(stateDir, tokenFile));
 }
 
-// Something listens at the hub's address within `ms`, or a TIMEOUT error (exit 3) saying the hub
-// is unreachable: run and chat say so at once instead of waiting on the shim's reconnect window.
+// Something listens at the hub's address within `ms` (for wss, with a TLS certificate this
+// process trusts), else a TIMEOUT error (exit 3) saying the hub is unreachable, or the untrusted
+// certificate's config error (exit 2): run and chat say so at once, in their own words, instead
+// of waiting on the shim's reconnect window or reporting how the shim process ended.
 export async function reachHub(url: string, ms: number): Promise<void> {
   const u = new URL(url);
-  const port = Number(u.port || (u.protocol === "wss:" ? 443 : 80));
+  const secure = u.protocol === "wss:";
+  const port = Number(u.port || (secure ? 443 : 80));
   const host = u.hostname.replace(/^\[|\]$/g, "");
   await new Promise<void>((resolve, reject) => {
-    const socket = connect({ host, port });
-    const fail = (reason: string) => {
+    const socket = secure
+      ? tlsConnect({ host, port, servername: isIP(host) ? undefined : host })
+      : connect({ host, port });
+    const fail = (error: HubError) => {
       clearTimeout(timer);
       socket.destroy();
-      reject(
+      reject(error);
+    };
+    const unreachable = (reason: string) =>
+      fail(
         new HubError("TIMEOUT", `the hub at ${url} is unreachable: ${reason}`),
       );
-    };
-    const timer = setTimeout(() => fail(`no answer within ${ms / 1000} s`), ms);
-    socket.once("connect", () => {
+    const timer = setTimeout(
+      () => unreachable(`no answer within ${ms / 1000} s`),
+      ms,
+    );
+    socket.once(secure ? "secureConnect" : "connect", () => {
       clearTimeout(timer);
       socket.destroy();
       resolve();
     });
     socket.once("error", (error: NodeJS.ErrnoException) =>
-      fail(error.code ?? error.message),
+      isCertificateError(error)
+        ? fail(untrustedCertificate(error))
+        : unreachable(error.code ?? error.message),
     );
   });
 }

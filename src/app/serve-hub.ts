@@ -124,6 +124,7 @@ export async function openServeHub(
   const users = ledger.users;
   const people = await serveUsers(ctx, o.serveToken, users);
   const cluster = clusterOf(ctx, ledger, () => hub);
+  if (cluster) tracing?.setNode(() => cluster.nodeId || undefined);
   const timed = metrics.timeLedger(ledger);
   const hub: SessionHub = new SessionHub({
     audit: auditWriter(users),

@@ -24,6 +24,8 @@ export interface SessionFolders {
 export interface PermissionAnswer {
   outcome: RequestPermissionOutcome;
   reason?: string;
+  /** Decided by acphub's policy (a mode, a rule, a remembered decision), not by a person. */
+  byPolicy?: boolean;
 }
 
 export const BRIDGE_METHODS = [

@@ -117,6 +117,7 @@ export class PermissionEngine {
       return {
         outcome: outcomeFor(allow ? "allow" : "reject", request.options),
         reason,
+        byPolicy: true,
       };
     };
     const remembered = this.options.memory?.lookup(
@@ -166,7 +167,11 @@ export class PermissionEngine {
     const approver = this.options.approver;
     if (!approver) {
       const reason = `nobody to ask (no approver); refused "${request.toolCall.title ?? subjectOf(request)}" (${kind})`;
-      return { outcome: outcomeFor("reject", request.options), reason };
+      return {
+        outcome: outcomeFor("reject", request.options),
+        reason,
+        byPolicy: true,
+      };
     }
     const outcome = await approver(request, signal);
     const chosen =

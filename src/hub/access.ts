@@ -11,6 +11,7 @@ import {
   type UserStore,
 } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
+import { ownMetaOf } from "../shared/hub-extension.js";
 
 /** What the rules read and write of the ledger's users store. */
 export type AccessStore = Pick<
@@ -171,6 +172,17 @@ export function permissionDetail(
   };
 }
 
+// An answer the client's own policy gave (`acphub run --hub` refusing by its mode, say), as the
+// client marked it: the audit says the policy answered, not the connection's user.
+function policyOf(answer: unknown): Record<string, unknown> {
+  const own = ownMetaOf((answer as { _meta?: unknown } | null)?._meta);
+  if (own.decidedBy !== "policy") return {};
+  return {
+    by: "policy",
+    ...(typeof own.reason === "string" ? { reason: own.reason } : {}),
+  };
+}
+
 // The audit entry of a permission answer. An "always" answer says whether it was remembered:
 // only for the answering user, and only in a session they own (issue 34).
 export async function noteAnswer(
@@ -180,7 +192,7 @@ export async function noteAnswer(
   answer: unknown,
 ): Promise<void> {
   const sessionId = String(request["sessionId"]);
-  const detail = permissionDetail(request, answer);
+  const detail = { ...permissionDetail(request, answer), ...policyOf(answer) };
   if (detail["kind"] === "allow_always" || detail["kind"] === "reject_always") {
     const by = user?.name ?? BUILTIN_ADMIN;
     const owner = await access.ownerOf(sessionId).catch(() => undefined);

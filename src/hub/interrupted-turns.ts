@@ -5,6 +5,7 @@
 // found the lease lapsed, a re-sent prompt, a load) and nodes try. In a cluster every caller
 // holds the session's lease first, so another node's attempt is fenced or sees this one's end.
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
+import { noticeParams, type NoticePayload } from "../engine/notices.js";
 import type { HubWatch } from "./watch.js";
 
 /** What ending an interrupted turn writes to: the ledger, the clients, the watch. */
@@ -72,20 +73,22 @@ async function lastPromptOpen(
   }
 }
 
-// A turn the hub's restart killed: tell the session why, and record its end as cancelled.
+// A turn the hub's restart killed: tell the session why (a notice of its own, stored as one so a
+// replay shows it apart from the agent's words), and record its end as cancelled.
 async function endInterrupted(
   sinks: InterruptedTurnSinks,
   sessionId: string,
 ): Promise<void> {
-  const update = {
-    sessionUpdate: "agent_message_chunk",
-    content: {
-      type: "text",
-      text: "[acphub] the hub stopped while this turn ran; it ended as cancelled\n",
-    },
+  const notice: NoticePayload = {
+    severity: "warning",
+    title: "the hub stopped while this turn ran; it ended as cancelled",
   };
-  const seq = await sinks.ledger.append(sessionId, "update", { update });
-  await sinks.editor.notify("session/update", { sessionId, update }, { seq });
+  const seq = await sinks.ledger.append(sessionId, "notice", { ...notice });
+  await sinks.editor.notify(
+    "session/update",
+    { sessionId, ...noticeParams(notice, false) },
+    { seq },
+  );
   const end = { stopReason: "cancelled", interrupted: true };
   await sinks.ledger.append(sessionId, "turn_end", end);
   sinks.watch.ended(sessionId, end);

@@ -7,6 +7,7 @@
 import type { Attachments, HubClient } from "./attachments.js";
 import { offer } from "./attachments.js";
 import { Note } from "./frames.js";
+import { BUILTIN_ADMIN } from "../contracts/users.js";
 import type { EditorPort } from "../engine/ports.js";
 import { promptUpdates, withSeq } from "../engine/wire-updates.js";
 import { HUB_METHOD, ownMetaOf } from "../shared/hub-extension.js";
@@ -54,7 +55,7 @@ export class HubWatch {
     else
       this.asking.set(sessionId, {
         count,
-        of: now?.of ?? this.attachments.owner(sessionId)?.name,
+        of: now?.of ?? whoIsAsked(this.attachments.owner(sessionId)),
       });
     this.changed(sessionId);
   }
@@ -145,6 +146,14 @@ export function askingEditor(editor: EditorPort, watch: HubWatch): EditorPort {
       }
     },
   };
+}
+
+// Who a question put to a client waits for: its hub user (a person); for the serve token's
+// holder (every client of a hub without users) the program it uses, as it named itself.
+function whoIsAsked(client: HubClient | undefined): string | undefined {
+  const user = client?.user?.name;
+  if (user !== undefined && user !== BUILTIN_ADMIN) return user;
+  return client?.name ?? user;
 }
 
 /** The name a client gave at initialize (clientInfo.name), if any. */

@@ -82,8 +82,13 @@ export function errorMessage(error: unknown): string {
 }
 
 /** The errors of an acphub hub (the agent of `acp --hub`, `run --hub`) that keep their own code
- *  on this side: a refusal the CLI maps to an exit code of its own. */
-const HUBS_OWN: readonly HubErrorCode[] = ["BUDGET_EXCEEDED"];
+ *  on this side: a refusal (a spent budget, a viewer's prompt, a quota) said in the hub's words,
+ *  which the CLI maps to the exit code of its own kind. */
+const HUBS_OWN: readonly HubErrorCode[] = [
+  "BUDGET_EXCEEDED",
+  "PERMISSION_DENIED",
+  "LIMIT_EXCEEDED",
+];
 
 // A hub's refusal, answered as a JSON-RPC error whose `data.code` names acphub's code, as the
 // same HubError a local acphub would throw (its message, code and details); else `error`.

@@ -130,6 +130,10 @@ export interface OwnMeta {
   parentSession?: string;
   /** A continued workflow run's step finished in an earlier attempt (its final status at once). */
   doneEarlier?: boolean;
+  /** A session/request_permission answer (client → hub): "policy" when the client's policy
+   *  answered (`run --hub`), not a person; `reason` says which rule or mode. */
+  decidedBy?: string;
+  reason?: string;
 }
 
 /** The `_meta.acphub` keys, as docs/protocol.md lists them. */
@@ -151,6 +155,8 @@ export const OWN_META_KEYS: readonly (keyof OwnMeta)[] = [
   "step",
   "parentSession",
   "doneEarlier",
+  "decidedBy",
+  "reason",
 ];
 
 type Params = Record<string, unknown>;

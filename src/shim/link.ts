@@ -108,18 +108,13 @@ export function openHubLink(o: HubLinkOptions): HubLink {
       o.logger.debug({ err: error }, "hub link error");
       if (!isCertificateError(error)) return;
       closed = true;
-      o.onGiveUp(
-        new HubError(
-          "CONFIG_INVALID",
-          `the hub's TLS certificate is not trusted (${error.code}: ${error.message}); for a self-signed hub set NODE_EXTRA_CA_CERTS to its certificate file`,
-          { cause: error },
-        ),
-      );
+      o.onGiveUp(untrustedCertificate(error));
     });
     ws.on("close", (code, why) => {
       if (socket === ws) socket = undefined;
       const reason = `${code} ${why.toString()}`.trim();
-      if (opened) o.onDown(reason);
+      // A close of our own (the editor left) is no loss of the hub: nothing to warn about.
+      if (opened && !closed) o.onDown(reason);
       retry(reason);
     });
   };
@@ -142,8 +137,18 @@ export function openHubLink(o: HubLinkOptions): HubLink {
   };
 }
 
+/** The error for a hub whose TLS certificate this process does not trust: the problem, and how
+ *  to trust it (a config error: exit 2). */
+export function untrustedCertificate(error: NodeJS.ErrnoException): HubError {
+  return new HubError(
+    "CONFIG_INVALID",
+    `the hub's TLS certificate is not trusted (${error.code}: ${error.message}); for a self-signed hub set NODE_EXTRA_CA_CERTS to its certificate file`,
+    { cause: error },
+  );
+}
+
 // A certificate this client does not accept: retrying cannot help, so the link gives up.
-function isCertificateError(error: NodeJS.ErrnoException): boolean {
+export function isCertificateError(error: NodeJS.ErrnoException): boolean {
   return /CERT|SELF_SIGNED|UNABLE_TO_(VERIFY|GET_ISSUER)/.test(
     error.code ?? "",
   );

@@ -2,6 +2,7 @@
 // telemetry never loads it): a tracer provider with the OTLP/HTTP exporter and the sampler asked for.
 import type { Tracer } from "@opentelemetry/api";
 import { HubError } from "../shared/errors.js";
+import { ACPHUB_VERSION } from "../shared/version.js";
 import type { TraceSettings } from "./settings.js";
 
 export interface TraceSdk {
@@ -46,7 +47,10 @@ export async function loadTraceSdk(s: TraceSettings): Promise<TraceSdk> {
     ]);
   const exporter = new OTLPTraceExporter(s.url ? { url: s.url } : {});
   const provider = new sdk.TracerProvider({
-    resource: resourceFromAttributes({ "service.name": s.serviceName }),
+    resource: resourceFromAttributes({
+      "service.name": s.serviceName,
+      "service.version": ACPHUB_VERSION,
+    }),
     sampler: samplerOf(sdk, s),
     spanProcessors: [
       new sdk.BatchSpanProcessor({

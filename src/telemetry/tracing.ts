@@ -16,6 +16,8 @@ export interface Tracing {
   ledgerBatch(report: LedgerBatchReport): void;
   /** Sends the spans left and stops the exporter (at exit). */
   shutdown(): Promise<void>;
+  /** Names this process's cluster node on its turns' spans (read as each turn starts). */
+  setNode(nodeId: () => string | undefined): void;
 }
 
 // Starts tracing when the OTEL_* variables or `telemetry.*` ask for it.
@@ -33,6 +35,7 @@ export async function openTracing(
     "telemetry: tracing on",
   );
   const open = new Map<string, OpenTurn>();
+  let nodeId: (() => string | undefined) | undefined;
   return {
     listener: (agentName) =>
       turnTracer({
@@ -42,9 +45,13 @@ export async function openTracing(
         mask,
         roots: config.fs?.roots ?? [],
         open,
+        nodeId: () => nodeId?.(),
       }),
     ledgerBatch: (report) =>
       batchSpan(sdk.tracer, open, report, settings.ledgerBatchSpanMs),
+    setNode: (of) => {
+      nodeId = of;
+    },
     shutdown: () =>
       sdk
         .shutdown()

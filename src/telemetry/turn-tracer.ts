@@ -57,6 +57,8 @@ export interface TracerOptions {
   roots?: readonly string[];
   /** Each running turn by session (ledger batches find their turn in it). */
   open?: Map<string, OpenTurn>;
+  /** This process's node id when it is a node of a cluster (known once it joined). */
+  nodeId?: () => string | undefined;
 }
 
 // The listener the composition root gives a gateway when tracing is on.
@@ -88,6 +90,15 @@ export function turnTracer(o: TracerOptions): EngineEvents {
   };
 }
 
+// Who prompted (the hub user, when the hub has users) and where the turn ran (a cluster node).
+function whoAndWhere(o: TracerOptions, e: TurnStarted): Record<string, string> {
+  const node = o.nodeId?.();
+  return {
+    ...(e.author ? { "enduser.id": e.author } : {}),
+    ...(node ? { "acphub.node.id": node } : {}),
+  };
+}
+
 // Opens the turn's span under the editor's context.
 function startTurn(o: TracerOptions, e: TurnStarted): TurnTrace {
   const span = o.tracer.startSpan(
@@ -100,6 +111,7 @@ function startTurn(o: TracerOptions, e: TurnStarted): TurnTrace {
         "gen_ai.conversation.id": e.sessionId,
         "acphub.prompt.seq": e.promptSeq,
         ...(e.model ? { "gen_ai.request.model": e.model } : {}),
+        ...whoAndWhere(o, e),
       },
     },
     parentContext(e.meta),

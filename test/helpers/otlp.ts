@@ -13,6 +13,8 @@ export interface ReceivedSpan {
   endTimeUnixNano: string;
   status?: { code?: number; message?: string };
   service?: string;
+  /** Its resource's attributes (service.name, service.version, …). */
+  resource?: Record<string, unknown>;
 }
 
 type AnyValue = Record<string, unknown>;
@@ -57,13 +59,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         }[];
       };
       for (const rs of doc.resourceSpans) {
-        const service = attrs(rs.resource?.attributes)["service.name"];
+        const resource = attrs(rs.resource?.attributes);
+        const service = resource["service.name"];
         for (const ss of rs.scopeSpans)
           for (const s of ss.spans)
             spans.push({
               ...(s as unknown as ReceivedSpan),
               attributes: attrs(s["attributes"] as never),
               service: service as string,
+              resource,
             });
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");

@@ -15,6 +15,7 @@ import {
   INIT as HUB_INIT,
   openSession,
   startHub,
+  until,
   type RunningHub,
 } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
@@ -161,5 +162,61 @@ describe("acphub serve", () => {
     await c3.agent.request("initialize", HUB_INIT);
     await c3.agent.request("session/load", load);
     expect(transcript(c3.updates(sessionId))).toEqual(transcript(live));
+  }, 120_000);
+
+  it("a turn a hub restart cut off ends with a notice stored as one, not as agent text", async () => {
+    const { h, home } = await fx.start();
+    const c1 = fx.connect(h, "ws");
+    const sessionId = await openSession(c1, home);
+    const params = {
+      sessionId,
+      prompt: text(steps({ text: "started " }, { sleep: 60_000 })),
+      _meta: { acphub: { idempotencyKey: "cut-off" } },
+    };
+    void c1.agent.request("session/prompt", params).catch(() => undefined);
+    await until(() => said(c1.updates(sessionId)).includes("started"));
+    h.child.kill("SIGKILL");
+    await h.exited;
+
+    const h2 = await startHub(home);
+    hubs.push(h2);
+    const c2 = fx.connect(h2, "ws");
+    await c2.agent.request("initialize", HUB_INIT);
+    await c2.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    // The prompt sent again (a reconnecting client) ends the cut-off turn; a client loading the
+    // session afterwards is replayed the notice. Both see acphub's notice (marked, on a line of
+    // its own), never the agent's words.
+    expect(await c2.agent.request("session/prompt", params)).toMatchObject({
+      stopReason: "cancelled",
+    });
+    const c3 = fx.connect(h2, "ws");
+    await c3.agent.request("initialize", HUB_INIT);
+    await c3.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    const stopped = [c2, c3].flatMap((c) =>
+      c
+        .updates(sessionId)
+        .filter((u) => JSON.stringify(u).includes("the hub stopped while")),
+    );
+    const marked = expect.objectContaining({
+      update: {
+        sessionUpdate: "agent_message_chunk",
+        content: {
+          type: "text",
+          text: "\n[acphub] the hub stopped while this turn ran; it ended as cancelled\n",
+        },
+      },
+      _meta: {
+        acphub: expect.objectContaining({ notice: { severity: "warning" } }),
+      },
+    });
+    expect(stopped).toEqual([marked, marked]);
   }, 120_000);
 });

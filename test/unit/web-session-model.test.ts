@@ -133,6 +133,36 @@ describe("what the page shows of a session (issue 25)", () => {
     ]);
   });
 
+  it("a notice as the hub sends it (marked, on a line of its own) is its own item, live and in the window (issue 38)", () => {
+    const m = newModel("s");
+    startWindow(m, { updates: [], firstSeq: null, lastSeq: null, more: false });
+    const notice = {
+      sessionId: "s",
+      update: {
+        sessionUpdate: "agent_message_chunk",
+        content: {
+          type: "text",
+          text: "\n[acphub] 85 % of the budget is used\n",
+        },
+      },
+      _meta: { acphub: { seq: 2, notice: { severity: "warning" } } },
+    };
+    receive(m, chunk(1, "The answer."));
+    receive(m, notice);
+    receive(m, chunk(3, "Next turn."));
+    const shown = [
+      ["agent", "The answer."],
+      ["notice", "85 % of the budget is used"],
+      ["agent", "Next turn."],
+    ];
+    expect(m.items.map((i) => [i.kind, i.text])).toEqual(shown);
+    // The window keeps the notice apart, so items rebuilt from it (a reload, paging) match.
+    expect(m.window.updates.length).toBe(3);
+    const again = newModel("s");
+    for (const p of m.window.updates) applyUpdate(again, p);
+    expect(again.items.map((i) => [i.kind, i.text])).toEqual(shown);
+  });
+
   it("a mode change moves the config option for the mode; the plan is current only for its prompt", () => {
     const m = newModel("s");
     m.modes = { currentModeId: "ask", availableModes: [] };

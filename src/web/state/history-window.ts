@@ -7,6 +7,7 @@ import type { Params } from "../acp/hub-client.js";
 import {
   applyUpdate,
   currentPlan,
+  isNoticeChunk,
   newModel,
   seqOf,
   type SessionModel,
@@ -92,8 +93,7 @@ function chunkText(p: Params): string | undefined {
   const c = u?.["content"] as Params | undefined;
   if (!JOINED.has(String(kindOf(p))) || c?.["type"] !== "text")
     return undefined;
-  const text = String(c["text"] ?? "");
-  return text.startsWith("[acphub] ") ? undefined : text;
+  return isNoticeChunk(p) ? undefined : String(c["text"] ?? "");
 }
 
 // The sequence number of an update's last part (a joined update's last chunk).

@@ -57,7 +57,8 @@ export class HubLink {
         return socket;
       } catch {
         this.attempt += 1;
-        if (this.attempt >= 3 && !(await loggedIn())) {
+        // Asked at once: a removed user's page must not keep their name and transcript up.
+        if (!(await loggedIn())) {
           this.setStatus("logged-out");
           throw new Error("not logged in");
         }

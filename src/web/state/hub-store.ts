@@ -240,11 +240,11 @@ export class HubStore {
     return sessionId;
   }
 
-  // Sends a prompt and waits for its turn to end; one that a dropped connection interrupted
-  // is sent again with the same idempotency key (the hub answers it without running it twice).
-  async prompt(text: string): Promise<void> {
+  // Sends a prompt and waits for its turn to end (false: refused, a budget say); one a dropped
+  // connection interrupted is sent again with its idempotency key (the hub runs it only once).
+  async prompt(text: string): Promise<boolean> {
     const m = this.model;
-    if (!m || this.turn.running) return;
+    if (!m || this.turn.running) return false;
     this.turn = { running: true, own: true };
     this.error = undefined;
     this.changed();
@@ -268,10 +268,12 @@ export class HubStore {
     }
   }
 
-  private endTurn(m: SessionModel, stopReason: string | undefined): void {
-    if (this.model !== m) return;
-    this.turn = { running: false, own: false, stopReason };
+  // Ends this page's turn; true (the prompt ran) when it has a stop reason.
+  private endTurn(m: SessionModel, stopReason: string | undefined): boolean {
+    if (this.model === m)
+      this.turn = { running: false, own: false, stopReason };
     this.changed();
+    return stopReason !== undefined;
   }
 
   cancel(): void {

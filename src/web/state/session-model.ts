@@ -125,8 +125,8 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
   const chunk = CHUNK_KINDS[kind];
   if (chunk) {
     const text = contentText(u["content"]);
-    if (chunk === "agent" && NOTICE.test(text))
-      pushItem(m, "notice", text.replace(NOTICE, "").trim(), seq);
+    if (chunk === "agent" && isNoticeChunk(params))
+      pushItem(m, "notice", text.trim().replace(NOTICE, "").trim(), seq);
     else appendText(m, chunk, text, seq);
     if (chunk === "user") noteAuthor(m, params);
     return true;
@@ -248,6 +248,15 @@ function mergeToolCall(m: SessionModel, u: Params): void {
 
 /** acphub's own words sent as agent text to editors that do not show notices. */
 const NOTICE = /^\[acphub\] /;
+
+/** Whether an agent_message_chunk is acphub's notice, not the agent's words: marked
+ *  `_meta.acphub.notice` (the hub sends it on a line of its own, "\n[acphub] …\n"), or an
+ *  older unmarked `[acphub] …` line. A notice is an item of its own, never joined to a reply. */
+export function isNoticeChunk(params: Params): boolean {
+  if (ownMetaOf(params["_meta"]).notice !== undefined) return true;
+  const u = params["update"] as Params | undefined;
+  return NOTICE.test(contentText(u?.["content"]).trimStart());
+}
 
 /** The config option that chooses the same thing as the modes (category "mode"), if any. */
 export function modeOption(m: SessionModel): Params | undefined {

@@ -9,6 +9,7 @@ import { NewSession } from "./new-session.js";
 import { SessionList } from "./session-list.js";
 import { SessionView } from "./session-view.js";
 import { Who } from "./who.js";
+import { LoginEnded } from "./login-ended.js";
 
 function useHash(): string {
   const [hash, setHash] = useState(window.location.hash);
@@ -136,6 +137,8 @@ export function App({ store }: { store: HubStore }) {
     if (session) void store.team.load(session).catch(() => undefined);
   }, [session]);
   const pane = session ? "session" : hash === "#/new" ? "new" : "none";
+  // The hub refused this browser's login: the old transcript and name go with it.
+  if (store.status === "logged-out") return <LoginEnded />;
   return (
     <>
       <TopBar store={store} />

@@ -9,7 +9,8 @@ interface Props {
   turn: Turn;
   online: boolean;
   commands: Params[];
-  onSend(text: string): void;
+  /** Resolves false when the prompt was refused: its text comes back into the box. */
+  onSend(text: string): Promise<boolean>;
   onStop(): void;
 }
 
@@ -28,8 +29,12 @@ export function Composer({ turn, online, commands, onSend, onStop }: Props) {
       : undefined;
   const send = () => {
     if (!text.trim() || turn.running || reason) return;
-    onSend(text);
+    const sent = text;
     setText("");
+    // A refused prompt (a budget, a quota) is not lost: back in the box, unless more was typed.
+    void onSend(sent).then((ok) => {
+      if (!ok) setText((now) => (now.trim() ? now : sent));
+    });
   };
   const matches =
     text.startsWith("/") && !text.includes(" ")

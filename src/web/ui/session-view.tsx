@@ -185,7 +185,7 @@ export function SessionView({
           onSend={(text) => {
             store.pager.latest();
             follow.jump();
-            void store.prompt(text);
+            return store.prompt(text);
           }}
           onStop={() => store.cancel()}
         />
