@@ -13,6 +13,9 @@ import { HubError } from "../shared/errors.js";
 import type { AppContext } from "../config/context.js";
 import { openServeHub, type ServeHub } from "./serve-hub.js";
 import { serveWeb } from "./serve-web.js";
+import type { ServeUsers } from "./serve-users.js";
+import { setUserRoleOverHub } from "./user-admin.js";
+import type { Actor, UserStore } from "../contracts/users.js";
 
 export interface ServeRequest {
   host: string;
@@ -101,6 +104,7 @@ export async function startServe(
     listAgents: hub.listAgents,
     defaultFolder: hub.defaultFolder,
     readTerminal: hub.readTerminal,
+    setUserRole: roleSetter(hub.users, people),
     sessionsPerMinute: limits.sessionsPerMinute,
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
@@ -174,4 +178,14 @@ async function drain(ctx: AppContext, hub: ServeHub): Promise<void> {
   const until = Date.now() + (ctx.config.cluster?.drainMs ?? DEFAULT_DRAIN_MS);
   while (hub.hub.liveTurns > 0 && Date.now() < until)
     await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+// `_acphub/users/role`'s service: the change, then this node's directory reloaded at once (the
+// caller's next request sees it; other nodes within their poll).
+function roleSetter(store: UserStore, people: ServeUsers) {
+  return async (by: Actor, name: unknown, role: unknown) => {
+    const change = await setUserRoleOverHub(store, by, name, role);
+    await people.directory.refresh();
+    return change;
+  };
 }
