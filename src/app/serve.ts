@@ -15,6 +15,7 @@ import { openServeHub, type ServeHub } from "./serve-hub.js";
 import { serveWeb } from "./serve-web.js";
 import type { ServeUsers } from "./serve-users.js";
 import { setUserRoleOverHub } from "./user-admin.js";
+import { markServing } from "./serve-marker.js";
 import type { Actor, UserStore } from "../contracts/users.js";
 
 export interface ServeRequest {
@@ -116,6 +117,7 @@ export async function startServe(
   });
   people.onRevoked.push((name) => connector.closeUser(name));
   let server: HubServer;
+  let unmark = () => {};
   try {
     server = await startHubServer({
       host: o.host,
@@ -151,6 +153,7 @@ export async function startServe(
       o.nodeId ?? `${hostname()}:${new URL(server.url).port}`,
       server.url,
     );
+    unmark = markServing(ctx.paths.stateDir, url);
   } catch (error) {
     await hub.close();
     throw listenError(error, o.host, o.port);
@@ -167,6 +170,7 @@ export async function startServe(
         .close()
         .catch((error: unknown) => ctx.logger.warn({ err: error }, "shutdown"));
       await server.close();
+      unmark();
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   type UserStore,
 } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
+import { HUB_METHOD } from "../shared/hub-extension.js";
 import { hashSecret, newSecret } from "../shared/user-token.js";
 import { userNameProblem } from "../shared/user-names.js";
 import { defaultTokenFile } from "../server/token.js";
@@ -169,7 +170,7 @@ export function setUserRoleOverHub(
   if (typeof name !== "string" || typeof role !== "string")
     throw new HubError(
       "USAGE",
-      `_acphub/users/role takes {name, role}: a user's name and one of ${USER_ROLES.join(", ")}`,
+      `${HUB_METHOD.usersRole} takes {name, role}: a user's name and one of ${USER_ROLES.join(", ")}`,
     );
   return setUserRole(store, name, role, true, by);
 }
