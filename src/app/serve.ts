@@ -94,7 +94,9 @@ export async function startServe(
   liveSessions = () => hub.hub.attachments.sessionCount;
   const tls = tlsOf(o);
   const { people } = hub;
-  const web = serveWeb(ctx.paths.stateDir, tls !== undefined, {
+  // Cookies are `Secure` when browsers reach the hub over HTTPS: its own TLS, or a proxy's.
+  const https = tls !== undefined || /^https:/i.test(serve.publicUrl ?? "");
+  const web = serveWeb(ctx.paths.stateDir, https, {
     store: hub.users,
     serve: people,
   });
