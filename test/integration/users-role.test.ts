@@ -174,7 +174,7 @@ describe("acphub users role", { timeout: 90_000 }, () => {
   it("refuses an unknown user, an unknown role and the last admin without a serve token", async () => {
     const home = tempDir();
     await runCli(["users", "add", "root", "--role", "admin"], { home });
-    for (const [args, message] of [
+    const refusals: [string[], string][] = [
       [["users", "role", "zed", "viewer"], 'no user named "zed"'],
       [
         ["users", "role", "root", "boss"],
@@ -184,7 +184,8 @@ describe("acphub users role", { timeout: 90_000 }, () => {
         ["users", "role", "root", "member"],
         "root is the last admin and there is no serve token (no serve-token file, no ACPHUB_TOKEN): make another user admin first",
       ],
-    ]) {
+    ];
+    for (const [args, message] of refusals) {
       const r = await runCli(args, { home });
       expect([r.code, r.stdout, r.stderr]).toEqual([
         2,
