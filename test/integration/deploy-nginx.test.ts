@@ -118,6 +118,11 @@ ${temp.map((t) => `  ${t === "body" ? "client_body" : t}_temp_path ${prefix}/${t
 const readCa = (prefix: string) =>
   readFileSync(join(prefix, "cert.pem"), "utf8");
 
+it("docs/deploy.md quotes the example whole", () => {
+  const doc = readFileSync(join(ROOT, "docs/deploy.md"), "utf8");
+  expect(doc).toContain(`\`\`\`nginx\n${EXAMPLE}\`\`\``);
+});
+
 describe(
   "acphub behind nginx (deploy/nginx-acphub.conf)",
   { timeout: 120_000 },
