@@ -36,6 +36,11 @@ export async function backupLedger(
   const to = resolve(file);
   if (!existsSync(source))
     throw new HubError("USAGE", `no ledger at ${source}: nothing to back up`);
+  if (to === resolve(source) || to.startsWith(`${resolve(source)}-`))
+    throw new HubError(
+      "USAGE",
+      `${to} is the ledger itself: back it up into another file`,
+    );
   if (existsSync(to) && !force)
     throw new HubError(
       "USAGE",

@@ -103,6 +103,14 @@ describe("acphub ledger backup|restore", { timeout: 120_000 }, () => {
       `acphub serve (pid ${team.h.pid}, ${team.h.url}) runs on ${team.home}: stop it before restoring its ledger`,
     );
 
+    const itself = await runCli(
+      ["ledger", "backup", join(team.home, "ledger.db"), "--force"],
+      { home: team.home },
+    );
+    expect(itself.stderr).toBe(
+      `acphub: ${join(team.home, "ledger.db")} is the ledger itself: back it up into another file\n`,
+    );
+
     // Restored into a new state folder, served there.
     const home = tempDir();
     mockConfig(home, [], { users: { roots: { "*": [TEAM_WORK] } } });
@@ -137,6 +145,18 @@ describe("acphub ledger backup|restore", { timeout: 120_000 }, () => {
       prompt: [{ type: "text", text: "hi" }],
     });
     expect(refused["error"]).toMatchObject({ code: -32001 });
+
+    // A hub killed without stopping leaves its serve.pid behind: it no longer counts.
+    team.h.child.kill("SIGKILL");
+    await team.h.exited;
+    expect(existsSync(join(team.home, "serve.pid"))).toBe(true);
+    const over = await runCli(["ledger", "restore", file, "--force"], {
+      home: team.home,
+    });
+    expect([over.code, over.stdout]).toEqual([
+      0,
+      `restored ${file} to ${join(team.home, "ledger.db")}: schema ${JSON.parse(backup.stdout).schema}, 3 sessions, 2 users\n`,
+    ]);
   });
 
   it("refuses what is not an acphub ledger, a newer schema, and PostgreSQL with the lines to run", async () => {
