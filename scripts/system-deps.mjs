@@ -41,6 +41,12 @@ const NEEDS = [
     pkg: "chromium",
     why: "the web page's tests in a real browser",
   },
+  {
+    // Debian keeps it in /usr/sbin, off a plain user's PATH.
+    program: "/usr/sbin/nginx",
+    pkg: "nginx",
+    why: "the reverse-proxy example (deploy/nginx-acphub.conf) run in front of acphub serve",
+  },
 ];
 
 // True when `program` is an executable on PATH (or an absolute path that exists).

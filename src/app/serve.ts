@@ -13,6 +13,10 @@ import { HubError } from "../shared/errors.js";
 import type { AppContext } from "../config/context.js";
 import { openServeHub, type ServeHub } from "./serve-hub.js";
 import { serveWeb } from "./serve-web.js";
+import type { ServeUsers } from "./serve-users.js";
+import { setUserRoleOverHub } from "./user-admin.js";
+import { markServing } from "./serve-marker.js";
+import type { Actor, UserStore } from "../contracts/users.js";
 
 export interface ServeRequest {
   host: string;
@@ -90,7 +94,9 @@ export async function startServe(
   liveSessions = () => hub.hub.attachments.sessionCount;
   const tls = tlsOf(o);
   const { people } = hub;
-  const web = serveWeb(ctx.paths.stateDir, tls !== undefined, {
+  // Cookies are `Secure` when browsers reach the hub over HTTPS: its own TLS, or a proxy's.
+  const https = tls !== undefined || /^https:/i.test(serve.publicUrl ?? "");
+  const web = serveWeb(ctx.paths.stateDir, https, {
     store: hub.users,
     serve: people,
   });
@@ -101,6 +107,7 @@ export async function startServe(
     listAgents: hub.listAgents,
     defaultFolder: hub.defaultFolder,
     readTerminal: hub.readTerminal,
+    setUserRole: roleSetter(hub.users, people),
     sessionsPerMinute: limits.sessionsPerMinute,
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
@@ -112,6 +119,7 @@ export async function startServe(
   });
   people.onRevoked.push((name) => connector.closeUser(name));
   let server: HubServer;
+  let unmark = () => {};
   try {
     server = await startHubServer({
       host: o.host,
@@ -147,6 +155,7 @@ export async function startServe(
       o.nodeId ?? `${hostname()}:${new URL(server.url).port}`,
       server.url,
     );
+    unmark = markServing(ctx.paths.stateDir, url);
   } catch (error) {
     await hub.close();
     throw listenError(error, o.host, o.port);
@@ -163,6 +172,7 @@ export async function startServe(
         .close()
         .catch((error: unknown) => ctx.logger.warn({ err: error }, "shutdown"));
       await server.close();
+      unmark();
     },
   };
 }
@@ -174,4 +184,14 @@ async function drain(ctx: AppContext, hub: ServeHub): Promise<void> {
   const until = Date.now() + (ctx.config.cluster?.drainMs ?? DEFAULT_DRAIN_MS);
   while (hub.hub.liveTurns > 0 && Date.now() < until)
     await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+// `_acphub/users/role`'s service: the change, then this node's directory reloaded at once (the
+// caller's next request sees it; other nodes within their poll).
+function roleSetter(store: UserStore, people: ServeUsers) {
+  return async (by: Actor, name: unknown, role: unknown) => {
+    const change = await setUserRoleOverHub(store, by, name, role);
+    await people.directory.refresh();
+    return change;
+  };
 }

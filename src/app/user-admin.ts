@@ -12,6 +12,7 @@ import {
   type UserStore,
 } from "../contracts/users.js";
 import { HubError } from "../shared/errors.js";
+import { HUB_METHOD } from "../shared/hub-extension.js";
 import { hashSecret, newSecret } from "../shared/user-token.js";
 import { userNameProblem } from "../shared/user-names.js";
 import { defaultTokenFile } from "../server/token.js";
@@ -97,6 +98,21 @@ export async function requireUser(
   return user;
 }
 
+// Refuses to take away the last admin when no serve token stands in: no one could manage users
+// over the hub any more.
+async function keepLastAdmin(
+  store: UserStore,
+  name: string,
+  instead: string,
+): Promise<void> {
+  const admins = (await store.listUsers()).filter((u) => u.role === "admin");
+  if (admins.length <= 1)
+    throw new HubError(
+      "USAGE",
+      `${name} is the last admin and there is no serve token (no serve-token file, no ACPHUB_TOKEN): ${instead}`,
+    );
+}
+
 // Removes a user; the last admin stays unless a serve token can still administer the hub.
 export async function removeUser(
   store: UserStore,
@@ -104,16 +120,59 @@ export async function removeUser(
   serveTokenExists: boolean,
 ): Promise<void> {
   const user = await requireUser(store, name);
-  if (user.role === "admin" && !serveTokenExists) {
-    const admins = (await store.listUsers()).filter((u) => u.role === "admin");
-    if (admins.length <= 1)
-      throw new HubError(
-        "USAGE",
-        `${name} is the last admin and there is no serve token (no serve-token file, no ACPHUB_TOKEN): add another admin first`,
-      );
-  }
+  if (user.role === "admin" && !serveTokenExists)
+    await keepLastAdmin(store, name, "add another admin first");
   await store.removeUser(name);
   await audit(store, "user.remove", { name });
+}
+
+/** What `acphub users role` (and `_acphub/users/role`) did. */
+export interface RoleChange {
+  name: string;
+  role: UserRole;
+  previous: UserRole;
+}
+
+// Changes a user's role in place: token, shares, limits and login stay (removing and re-adding
+// would lose them). The last admin keeps the role unless a serve token can still administer the
+// hub, as for removal: otherwise no one could manage users over the hub. Audited as `by`.
+export async function setUserRole(
+  store: UserStore,
+  name: string,
+  role: string,
+  serveTokenExists: boolean,
+  by: Actor = CLI_ACTOR,
+): Promise<RoleChange> {
+  const next = roleOf(role);
+  const user = await requireUser(store, name);
+  const change = { name, role: next, previous: user.role };
+  if (user.role === next) return change;
+  if (user.role === "admin" && !serveTokenExists)
+    await keepLastAdmin(store, name, "make another user admin first");
+  if (!(await store.setRole(name, next)))
+    throw new HubError("USAGE", `no user named ${JSON.stringify(name)}`);
+  await auditWriter(store).record(by, "user.role", null, {
+    name,
+    role: next,
+    previous: user.role,
+  });
+  return change;
+}
+
+// `_acphub/users/role` from an admin over the hub: its params checked, then the command line's
+// change. The hub always has a serve token, so the last admin may step down there.
+export function setUserRoleOverHub(
+  store: UserStore,
+  by: Actor,
+  name: unknown,
+  role: unknown,
+): Promise<RoleChange> {
+  if (typeof name !== "string" || typeof role !== "string")
+    throw new HubError(
+      "USAGE",
+      `${HUB_METHOD.usersRole} takes {name, role}: a user's name and one of ${USER_ROLES.join(", ")}`,
+    );
+  return setUserRole(store, name, role, true, by);
 }
 
 // Gives a user a new token; the old one stops working at once.
@@ -135,6 +194,34 @@ export const USER_LIMIT_KEYS = [
   "promptsPerMinute",
   "promptBytes",
 ] as const;
+
+/** The command line's flag for each limit. */
+const LIMIT_FLAGS: Record<keyof UserLimits, string> = {
+  concurrentTurns: "--concurrent-turns",
+  liveSessions: "--live-sessions",
+  promptsPerMinute: "--prompts-per-minute",
+  promptBytes: "--prompt-bytes",
+};
+
+// The limits `acphub users limits` was given (by their option names), each a whole number
+// above 0; a bad one is refused naming its flag.
+export function limitsFromFlags(
+  o: Partial<Record<keyof UserLimits, string>>,
+): UserLimits {
+  const limits: UserLimits = {};
+  for (const [key, flag] of Object.entries(LIMIT_FLAGS)) {
+    const raw = o[key as keyof UserLimits];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n <= 0)
+      throw new HubError(
+        "USAGE",
+        `${flag} ${JSON.stringify(raw)}: give a whole number above 0`,
+      );
+    limits[key as keyof UserLimits] = n;
+  }
+  return limits;
+}
 
 // Sets a user's own quota limits (merged into what they had; `clear` first drops them all);
 // a running hub reads them within a second.

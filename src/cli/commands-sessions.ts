@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { act } from "./command-kit.js";
 
-// Adds `sessions list|show|delete|export|import` to the program.
+// Adds `sessions list|show|delete|export|import|share|unshare` and `ledger` to the program.
 export function addLedgerCommands(program: Command): void {
   const m = () => import("./sessions.js");
   const share = () => import("./sessions-share.js");
@@ -76,4 +76,29 @@ export function addLedgerCommands(program: Command): void {
     .option("--replace", "overwrite a session with the same id")
     .option("--json", 'print {"imported": ID, "events": N} as JSON')
     .action(act(program, m, "sessionsImport"));
+  addBackupCommands(program);
+}
+
+// Adds `ledger backup|restore` (a SQLite ledger; PostgreSQL's are pg_dump and pg_restore).
+function addBackupCommands(program: Command): void {
+  const m = () => import("./ledger.js");
+  const ledger = program
+    .command("ledger")
+    .description("the ledger's database: back it up and restore it (SQLite)");
+  ledger
+    .command("backup")
+    .description("copy the ledger to FILE, also while `acphub serve` runs")
+    .argument("<file>", "the backup file to write")
+    .option("--force", "replace FILE if it exists")
+    .option("--json", 'print {"from","to","schema","sessions","users","notes"}')
+    .action(act(program, m, "ledgerBackup"));
+  ledger
+    .command("restore")
+    .description(
+      "put a backup back as this state folder's ledger (no hub running)",
+    )
+    .argument("<file>", "the backup file to read")
+    .option("--force", "replace the state folder's existing ledger")
+    .option("--json", 'print {"from","to","schema","sessions","users","notes"}')
+    .action(act(program, m, "ledgerRestore"));
 }

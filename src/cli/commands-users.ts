@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { act } from "./command-kit.js";
 
-// Adds `users add|list|remove|rotate|login-link|limits` to the program.
+// Adds `users add|list|remove|role|rotate|login-link|limits` to the program.
 export function addUserCommands(program: Command): void {
   const users = program
     .command("users")
@@ -40,6 +40,13 @@ export function addUserCommands(program: Command): void {
     .argument("<name>", "user name")
     .option("--json", 'print {"removed": NAME}')
     .action(act(program, m, "usersRemove"));
+  users
+    .command("role")
+    .description("change a user's role; token, shares and limits are kept")
+    .argument("<name>", "user name")
+    .argument("<role>", "admin, member or viewer")
+    .option("--json", 'print {"name","role","previous"}')
+    .action(act(program, m, "usersRole"));
   users
     .command("rotate")
     .description("give a user a new token; the old one stops working at once")

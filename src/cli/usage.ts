@@ -1,6 +1,7 @@
 // `acphub usage`: the tokens and cost agents reported, summed per agent or per session from
 // the ledger, over all time or since a moment.
 import { usageRows, type UsageRow } from "../app/reports.js";
+import { sinceOf } from "../app/since.js";
 import { HubError } from "../shared/errors.js";
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import type { ExitCode } from "./exit-codes.js";
@@ -11,25 +12,6 @@ export interface UsageOptions extends GlobalOptions {
   since?: string;
   by?: string;
   json?: boolean;
-}
-
-const UNIT_MS: Record<string, number> = {
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
-// `--since`: a span back from now (30m, 24h, 7d) or a date (2026-12-01, ISO time).
-export function parseSince(text: string, now = Date.now()): number {
-  const span = /^(\d+)([mhd])$/.exec(text.trim());
-  if (span) return now - Number(span[1]) * UNIT_MS[span[2]!]!;
-  const at = Date.parse(text);
-  if (Number.isNaN(at))
-    throw new HubError(
-      "USAGE",
-      `--since ${text}: give a span back from now (30m, 24h, 7d) or a date (2026-12-01)`,
-    );
-  return at;
 }
 
 // One row for people.
@@ -43,8 +25,7 @@ export function usageCommand(options: UsageOptions): Promise<ExitCode> {
     const by = options.by ?? "agent";
     if (by !== "agent" && by !== "session" && by !== "user")
       throw new HubError("USAGE", `--by ${by}: give agent, session or user`);
-    const since =
-      options.since === undefined ? undefined : parseSince(options.since);
+    const since = sinceOf(options.since);
     const rows = await usageRows(cliContext(options), by, since);
     if (options.json) out(inertJson(rows) + "\n");
     else if (rows.length === 0) out("no usage recorded\n");

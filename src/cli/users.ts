@@ -1,4 +1,4 @@
-// `acphub users add|list|remove|rotate|login-link|limits`: the hub's users, kept in the ledger.
+// `acphub users add|list|remove|role|rotate|login-link|limits`: the hub's users, kept in the ledger.
 import type { GlobalOptions } from "../app/context.js";
 import {
   addUser,
@@ -9,12 +9,13 @@ import {
   rotateUser,
   serveTokenExists,
   setUserLimits,
+  setUserRole,
+  limitsFromFlags,
   requireUser,
   type NewToken,
 } from "../app/user-admin.js";
 import { withUserStore } from "../app/user-store.js";
-import type { UserLimits, UserStore } from "../contracts/users.js";
-import { HubError } from "../shared/errors.js";
+import type { UserStore } from "../contracts/users.js";
 import type { ExitCode } from "./exit-codes.js";
 import { out, withContext } from "./guard.js";
 
@@ -27,31 +28,6 @@ export interface UsersOptions extends GlobalOptions {
   promptsPerMinute?: string;
   promptBytes?: string;
   clear?: boolean;
-}
-
-/** The command line's flag for each limit. */
-const LIMIT_FLAGS: Record<keyof UserLimits, string> = {
-  concurrentTurns: "--concurrent-turns",
-  liveSessions: "--live-sessions",
-  promptsPerMinute: "--prompts-per-minute",
-  promptBytes: "--prompt-bytes",
-};
-
-// The limits given on the command line, each a whole number above 0.
-function limitsGiven(o: UsersOptions): UserLimits {
-  const limits: UserLimits = {};
-  for (const [key, flag] of Object.entries(LIMIT_FLAGS)) {
-    const raw = o[key as keyof UserLimits];
-    if (raw === undefined) continue;
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n <= 0)
-      throw new HubError(
-        "USAGE",
-        `${flag} ${JSON.stringify(raw)}: give a whole number above 0`,
-      );
-    limits[key as keyof UserLimits] = n;
-  }
-  return limits;
 }
 
 // Opens the ledger's user store, runs the command, closes; an error is one line and its code.
@@ -102,6 +78,22 @@ export function usersRemove(name: string, o: UsersOptions): Promise<ExitCode> {
   });
 }
 
+export function usersRole(
+  name: string,
+  role: string,
+  o: UsersOptions,
+): Promise<ExitCode> {
+  return withUsers(o, async (store, stateDir) => {
+    const c = await setUserRole(store, name, role, serveTokenExists(stateDir));
+    if (o.json) return out(`${JSON.stringify(c)}\n`);
+    out(
+      c.role === c.previous
+        ? `${name} is already ${c.role}\n`
+        : `${name}: ${c.previous} → ${c.role} (a running hub applies it within a second)\n`,
+    );
+  });
+}
+
 export function usersRotate(name: string, o: UsersOptions): Promise<ExitCode> {
   return withUsers(o, async (store) => {
     printToken(await rotateUser(store, name), o.json);
@@ -125,7 +117,7 @@ export function usersLoginLink(
 // Shows a user's own quota limits, or sets them (merged; --clear drops the old ones first).
 export function usersLimits(name: string, o: UsersOptions): Promise<ExitCode> {
   return withUsers(o, async (store) => {
-    const given = limitsGiven(o);
+    const given = limitsFromFlags(o);
     const limits =
       Object.keys(given).length > 0 || o.clear
         ? await setUserLimits(store, name, given, o.clear)

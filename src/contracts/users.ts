@@ -88,7 +88,9 @@ export interface UserStore {
   setTokenHash(name: string, tokenHash: string): Promise<boolean>;
   /** Sets (or, with null, clears) a user's own quota limits; false when there is no such user. */
   setLimits(name: string, limits: UserLimits | null): Promise<boolean>;
-  /** Grows on every change to users (add, remove, rotate, limits): other processes poll it. */
+  /** Changes a user's role, nothing else (token, shares, limits kept); false when there is none. */
+  setRole(name: string, role: UserRole): Promise<boolean>;
+  /** Grows on every change to users (add, remove, rotate, limits, role): other processes poll it. */
   usersVersion(): Promise<number>;
   addLoginCode(
     codeHash: string,

@@ -2,7 +2,8 @@
 // one per method. Who may call each is its row's `caller`, checked here once before the handler
 // runs, so a handler is given the session record it may use. A method not in the table is not
 // acphub's: the server forwards it to the agent.
-import type { HubUser } from "../contracts/users.js";
+import type { Actor, HubUser } from "../contracts/users.js";
+import { HubError } from "../shared/errors.js";
 import type { SessionRecord } from "../engine/ports.js";
 import type { Params } from "../protocol/raw.js";
 import {
@@ -31,6 +32,9 @@ export interface ExtensionServices {
   defaultFolder?: (user: HubUser | undefined) => Promise<string>;
   /** The hub host's terminals, for `_acphub/terminal/output` (refused without). */
   readTerminal?: TerminalReader;
+  /** Changes a user's role (app/user-admin.ts, the command line's own), for `_acphub/users/role`;
+   *  refused without (a hub that keeps no users). */
+  setUserRole?: (by: Actor, name: unknown, role: unknown) => Promise<unknown>;
 }
 
 /** One call of a method: who asks, with what. */
@@ -77,6 +81,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     before: ({ hub }) => void usersOf(hub),
     on: ({ hub }, record) => grantsOf(hub, record),
   },
+  [M.usersRole]: { run: (call) => changeRole(call) },
 };
 
 /** True for a request acphub answers itself (a method of its table with a handler). */
@@ -98,6 +103,7 @@ export async function answerOwnRequest(
   if (!row || !handler) throw new Error(`${method} is not acphub's own`);
   const call = { hub, services, client, params };
   handler.before?.(call);
+  if (row.caller === "admin") mustBeAdmin(client.user, method);
   if ("run" in handler) return handler.run(call);
   return handler.on(call, await callerCheck(call, row.caller));
 }
@@ -139,4 +145,18 @@ async function agentsOf(
   const agents = await services.listAgents(user);
   const cwd = await services.defaultFolder?.(user);
   return cwd === undefined ? { agents } : { agents, cwd };
+}
+
+// The `admin` caller check: the built-in admin (or the hub without users) and admin users only.
+function mustBeAdmin(user: HubUser | undefined, method: string): void {
+  if (user && user.role !== "admin")
+    throw new HubError("PERMISSION_DENIED", `only an admin may call ${method}`);
+}
+
+// `_acphub/users/role`: the command line's own change of role, as the calling admin.
+function changeRole({ services, client, params }: Call): Promise<unknown> {
+  if (!services.setUserRole)
+    throw new HubError("UNSUPPORTED", "this hub keeps no users");
+  const by: Actor = { user: client.user?.name ?? "admin", via: "hub" };
+  return services.setUserRole(by, params["name"], params["role"]);
 }

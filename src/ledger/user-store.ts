@@ -110,6 +110,15 @@ export class SqlUserStore implements UserStore {
     return changed > 0;
   }
 
+  async setRole(name: string, role: UserRole): Promise<boolean> {
+    const changed = await this.db.run(
+      `UPDATE ${this.t("users")} SET role = $1 WHERE name = $2`,
+      [role, name],
+    );
+    if (changed > 0) await this.bump();
+    return changed > 0;
+  }
+
   async usersVersion(): Promise<number> {
     const rows = await this.db.all(
       `SELECT version FROM ${this.t("users_version")}`,

@@ -1,8 +1,9 @@
 // Who a request to `acphub serve` is (issue 22): the serve token's holder (the built-in admin),
 // a user of the ledger by their token, or — from a trusted proxy's address — the user its header
 // names. Users are cached and reloaded when the ledger's users version changes (polled every
-// second, so a change made by `acphub users` in any process lands within a second); a user
-// removed or rotated is reported so that their connections and web logins close.
+// second, so a change made by `acphub users` in any process lands within a second; a new role
+// reaches open connections too); a user removed or rotated is reported so that their
+// connections and web logins close.
 import type { IncomingMessage } from "node:http";
 import {
   BUILTIN_ADMIN,
@@ -45,6 +46,10 @@ export interface UserDirectoryOptions {
 
 export class UserDirectory {
   private users = new Map<string, UserRecord>();
+  /** One HubUser per stored user, shared by every connection of theirs: a changed role is
+   *  written into it, so a connection opened before `acphub users role` sees the new role at
+   *  its next request. */
+  private live = new Map<string, HubUser>();
   private version = -1;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
@@ -86,6 +91,11 @@ export class UserDirectory {
       .map((u) => u.name);
     this.users = next;
     this.version = version;
+    for (const [name, person] of this.live) {
+      const now = next.get(name);
+      if (!now || revoked.includes(name)) this.live.delete(name);
+      else person.role = now.role;
+    }
     if (revoked.length > 0) this.o.onRevoked?.(revoked);
   }
 
@@ -103,7 +113,15 @@ export class UserDirectory {
   byName(name: string): HubUser | undefined {
     if (name === BUILTIN_ADMIN) return BUILTIN_ADMIN_USER;
     const u = this.users.get(name);
-    return u ? { name: u.name, role: u.role } : undefined;
+    return u ? this.person(u) : undefined;
+  }
+
+  // The shared HubUser of a stored user (made on first use).
+  private person(u: UserRecord): HubUser {
+    let person = this.live.get(u.name);
+    if (!person)
+      this.live.set(u.name, (person = { name: u.name, role: u.role }));
+    return person;
   }
 
   /** The current credentials' generation of a user (changes with a rotation, a removal and
@@ -129,7 +147,7 @@ export class UserDirectory {
     let found: UserRecord | undefined;
     for (const u of this.users.values())
       if (sameHash(hash, u.tokenHash)) found = u;
-    return found ? { name: found.name, role: found.role } : undefined;
+    return found ? this.person(found) : undefined;
   }
 
   /** How a browser's login cookie names its user (the web page's logins). */
@@ -159,7 +177,7 @@ export class UserDirectory {
     const known = this.users.get(header);
     if (known)
       return userNameProblem(header) === undefined
-        ? { name: known.name, role: known.role }
+        ? this.person(known)
         : this.refused(header);
     const problem = userNameProblem(header, this.users.keys());
     if (problem !== undefined) return this.refused(header, problem);
@@ -187,7 +205,7 @@ export class UserDirectory {
     };
     this.users.set(name, user);
     void this.o.storeUser?.(user).catch(() => undefined);
-    return { name, role: "member" };
+    return this.person(user);
   }
 }
 

@@ -17,6 +17,7 @@ export const HUB_METHOD = {
   sessionGrants: "_acphub/session/grants",
   sessionState: "_acphub/session/state",
   sessionsChanged: "_acphub/sessions/changed",
+  usersRole: "_acphub/users/role",
 } as const;
 
 export type HubMethodName = keyof typeof HUB_METHOD;
@@ -24,8 +25,10 @@ export type HubMethod = (typeof HUB_METHOD)[HubMethodName];
 
 /** Who may call a request, checked once before its handler runs (hub/extension-handlers.ts):
  *  anyone connected; a user who may see the session; one with the session open on this
- *  connection; the session's owner or an admin. A notification says whom the hub tells. */
-export type HubCaller = "anyone" | "sees" | "attached" | "owner" | "watchers";
+ *  connection; the session's owner or an admin; an admin only (a method about no session). A
+ *  notification says whom the hub tells. */
+export type HubCaller =
+  "anyone" | "sees" | "attached" | "owner" | "admin" | "watchers";
 
 export interface HubExtensionRow {
   method: HubMethod;
@@ -55,6 +58,7 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionGrants, kind: "request", caller: "sees", params: "{sessionId}", result: "{grants}", does: "who has access to the session (refused, -32601, on a hub without users)" },
   { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended, to the watching clients attached to the session" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
+  { method: M.usersRole, kind: "request", caller: "admin", params: "{name, role}", result: "{name, role, previous}", does: "changes a user's role (admin, member, viewer) in place, token, shares and limits kept; the last admin stays without a serve token; audited" },
 ];
 
 /** The row of a method of the extension, if it is one. */

@@ -84,6 +84,6 @@ describe("acphub usage", () => {
     expect(JSON.parse(later.stdout)).toEqual([]);
     const bad = await runCli(["usage", "--since", "yesterday-ish"], { home });
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain("--since yesterday-ish");
+    expect(bad.stderr).toContain('--since "yesterday-ish"');
   });
 });

@@ -20,6 +20,7 @@ import {
 } from "./pg-batch.js";
 import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
+import { watchSchema } from "./pg-schema-watch.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
 import { pgUserStore } from "./pg-users.js";
 import { pgClusterStore } from "./pg-cluster.js";
@@ -67,6 +68,8 @@ export class PostgresLedger extends LedgerCore {
     this.listener = new PgListener(db.url, this.logger);
     this.cluster = pgClusterStore(db, this.listener, (id) => {
       this.node = id;
+      // A node (`acphub serve`) hears a newer acphub migrating the database under it.
+      void watchSchema(db, this.listener, this.logger);
     });
     this.follow = (sessionId, listener) => {
       this.heard ??= this.listener.listen(

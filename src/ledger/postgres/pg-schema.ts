@@ -86,7 +86,11 @@ export function pgMigrationSql(version: number): string {
 }
 const LOCK_KEY = 0x61637068; // "acph"
 
-// Brings the database to the newest schema; refuses one written by a newer acphub.
+/** Where a migration announces the schema version it wrote (pg-schema-watch.ts listens). */
+export const SCHEMA_CHANNEL = "acphub_schema";
+
+// Brings the database to the newest schema and tells the nodes running on it; refuses one
+// written by a newer acphub.
 export async function migratePg(
   client: PoolClient,
   where: string,
@@ -118,6 +122,9 @@ export async function migratePg(
       await client.query("UPDATE acphub_schema SET version = $1", [
         PG_SCHEMA_VERSION,
       ]);
+    // Delivered at COMMIT: older nodes still running on this database hear that it moved.
+    if (current < PG_SCHEMA_VERSION)
+      await client.query(`NOTIFY ${SCHEMA_CHANNEL}, '${PG_SCHEMA_VERSION}'`);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
