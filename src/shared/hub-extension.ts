@@ -58,7 +58,7 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionGrants, kind: "request", caller: "sees", params: "{sessionId}", result: "{grants}", does: "who has access to the session (refused, -32601, on a hub without users)" },
   { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended, to the watching clients attached to the session" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
-  { method: M.usersRole, kind: "request", caller: "admin", params: "{name, role}", result: "{name, role, previous}", does: "changes a user's role (admin, member, viewer) in place, token, shares and limits kept; the last admin stays without a serve token; audited" },
+  { method: M.usersRole, kind: "request", caller: "admin", params: "{name, role}", result: "{name, role, previous}", does: "changes a user's role in place (token, shares, limits kept), as `acphub users role` does; audited" },
 ];
 
 /** The row of a method of the extension, if it is one. */
