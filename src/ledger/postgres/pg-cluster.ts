@@ -10,6 +10,7 @@ import type {
 } from "../../contracts/cluster-store.js";
 import type { PgConnection } from "./pg-connection.js";
 import type { PgListener } from "./pg-listen.js";
+import { DROP_NODE_HOLDS, pgQuotaStore } from "./pg-quotas.js";
 
 /** The database's clock in ms. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -43,6 +44,7 @@ export function pgClusterStore(
     },
     listen: (channel, onMessage, reconnected) =>
       listener.listen(channel, onMessage, reconnected),
+    quotas: pgQuotaStore(db),
   };
 }
 
@@ -55,6 +57,7 @@ async function registerNode(db: Db, id: string, url: string): Promise<void> {
   await db.query("UPDATE acphub_leases SET expires = 0 WHERE node_id = $1", [
     id,
   ]);
+  await db.query(DROP_NODE_HOLDS, [id]);
 }
 
 // Renews the node's row and leases; the sessions whose leases it still holds.
@@ -153,5 +156,6 @@ async function listNodes(db: Db): Promise<NodeRow[]> {
 
 async function leave(db: Db, id: string): Promise<void> {
   await db.query("DELETE FROM acphub_leases WHERE node_id = $1", [id]);
+  await db.query(DROP_NODE_HOLDS, [id]);
   await db.query("DELETE FROM acphub_nodes WHERE id = $1", [id]);
 }
