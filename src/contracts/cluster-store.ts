@@ -12,6 +12,8 @@ export type Claim =
   | {
       held: true;
       /** The previous holder died mid-turn: that turn ended with it. */ interrupted: boolean;
+      /** The node that held the lease before (when interrupted: the one that ran the turn). */
+      ranOn?: string;
     }
   | {
       held: false;

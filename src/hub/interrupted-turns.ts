@@ -1,10 +1,14 @@
 // Ends a turn that its process's stop cut off (the hub restarted, or a cluster node died mid-
-// turn): the ledger holds its prompt but no end, and nothing will ever write one. Ending it is
+// turn): the ledger holds its prompt but no end, and nothing will ever write one. It ends
+// `cancelled` on the wire (ACP has no other stop reason for it) but is recorded and shown as
+// what it is (issue 37): interrupted, outcome unknown — the agent may have acted before it
+// stopped — with a notice naming the node that ran it, when known. Ending it is
 // idempotent (issue 34): one at a time per session here, and only while the ledger's last prompt
 // still has no end and no turn of the session runs here — however many paths (a claim that
 // found the lease lapsed, a re-sent prompt, a load) and nodes try. In a cluster every caller
 // holds the session's lease first, so another node's attempt is fenced or sees this one's end.
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
+import { noticeParams, type NoticePayload } from "../engine/notices.js";
 import type { HubWatch } from "./watch.js";
 
 /** What ending an interrupted turn writes to: the ledger, the clients, the watch. */
@@ -19,13 +23,20 @@ export interface InterruptedTurnSinks {
 /** Events read per page while looking back for the session's last prompt or end. */
 const PAGE = 500;
 
+/** What a turn_end records of a turn whose runner died: `interrupted`'s value. */
+export const OUTCOME_UNKNOWN = "outcome_unknown";
+
 export class InterruptedTurns {
   private readonly ending = new Map<string, Promise<void>>();
+  /** The node that ran each session's cut-off turn, as a claim of its lease found it. */
+  private readonly ranOn = new Map<string, string>();
 
   constructor(private readonly sinks: InterruptedTurnSinks) {}
 
   // Ends the session's cut-off turn, if it has one; after any end of it already under way.
-  end(sessionId: string): Promise<void> {
+  // `ranOn`: the node that ran it, when the caller knows (any caller's word is kept).
+  end(sessionId: string, ranOn?: string): Promise<void> {
+    if (ranOn) this.ranOn.set(sessionId, ranOn);
     const before = this.ending.get(sessionId) ?? Promise.resolve();
     const next = before.then(() => this.endIfOpen(sessionId));
     const settled = next.catch(() => undefined);
@@ -46,7 +57,9 @@ export class InterruptedTurns {
     if (sinks.runsHere(sessionId)) return;
     if (!(await lastPromptOpen(sinks.ledger, sessionId))) return;
     if (sinks.runsHere(sessionId)) return;
-    await endInterrupted(sinks, sessionId);
+    const node = this.ranOn.get(sessionId);
+    await endInterrupted(sinks, sessionId, node);
+    if (this.ranOn.get(sessionId) === node) this.ranOn.delete(sessionId);
   }
 }
 
@@ -72,21 +85,33 @@ async function lastPromptOpen(
   }
 }
 
-// A turn the hub's restart killed: tell the session why, and record its end as cancelled.
+/** The notice of a turn whose runner died: what it may have done, and where it ran. */
+export function interruptedNotice(node: string | undefined): string {
+  const stopped = node
+    ? `node ${node}, which ran this turn, stopped (or lost the database) before it ended`
+    : "acphub stopped (killed or restarted) before this turn ended";
+  return `interrupted: outcome unknown — ${stopped}. The agent may have acted (changed files, run commands) before it stopped: check before you go on. The turn ended as cancelled.`;
+}
+
+// A turn its runner's death cut off: tell the session (a stored notice), and record its end as
+// cancelled on the wire, interrupted with its outcome unknown in the ledger.
 async function endInterrupted(
   sinks: InterruptedTurnSinks,
   sessionId: string,
+  node: string | undefined,
 ): Promise<void> {
-  const update = {
-    sessionUpdate: "agent_message_chunk",
-    content: {
-      type: "text",
-      text: "[acphub] the hub stopped while this turn ran; it ended as cancelled\n",
-    },
+  const notice: NoticePayload = {
+    severity: "warning",
+    title: interruptedNotice(node),
   };
-  const seq = await sinks.ledger.append(sessionId, "update", { update });
-  await sinks.editor.notify("session/update", { sessionId, update }, { seq });
-  const end = { stopReason: "cancelled", interrupted: true };
+  const seq = await sinks.ledger.append(sessionId, "notice", { ...notice });
+  const shown = noticeParams(notice, false);
+  await sinks.editor.notify("session/update", { sessionId, ...shown }, { seq });
+  const end = {
+    stopReason: "cancelled",
+    interrupted: OUTCOME_UNKNOWN,
+    ...(node ? { node } : {}),
+  };
   await sinks.ledger.append(sessionId, "turn_end", end);
   sinks.watch.ended(sessionId, end);
 }

@@ -135,7 +135,8 @@ export class SessionHub {
       attachments: this.attachments,
       checks: this.checks,
       logger: this.logger,
-      endInterrupted: (id: string) => interrupted.end(id),
+      endInterrupted: (id: string, ranOn?: string) =>
+        interrupted.end(id, ranOn),
       interruptedSettled: (id: string) => interrupted.settled(id),
       authorOf: (user: HubUser | undefined) => this.authorOf(user),
       checkFolders: this.checkFolders,

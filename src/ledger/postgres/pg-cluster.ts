@@ -99,19 +99,28 @@ async function upsertLease(
   db: Pick<pg.PoolClient, "query">,
   { sessionId, nodeId, leaseMs, turn }: LeaseClaim,
 ): Promise<Claim> {
-  const { rows } = await db.query<{ interrupted: boolean | null }>(
-    `WITH prev AS (SELECT busy, expires FROM acphub_leases WHERE session_id = $1)
+  const { rows } = await db.query<{
+    interrupted: boolean | null;
+    ran_on: string | null;
+  }>(
+    `WITH prev AS (SELECT busy, expires, node_id FROM acphub_leases WHERE session_id = $1)
      INSERT INTO acphub_leases AS l (session_id, node_id, expires, busy)
        SELECT $1, $2, ${NOW_MS} + $3, $4
        WHERE EXISTS (SELECT 1 FROM acphub_sessions WHERE id = $1)
      ON CONFLICT (session_id) DO UPDATE SET node_id = $2, expires = ${NOW_MS} + $3,
        busy = CASE WHEN $4 THEN TRUE WHEN l.node_id = $2 THEN l.busy ELSE FALSE END
        WHERE l.node_id = $2 OR l.expires < ${NOW_MS} OR ($4 AND NOT l.busy)
-     RETURNING (SELECT busy AND expires < ${NOW_MS} FROM prev) AS interrupted`,
+     RETURNING (SELECT busy AND expires < ${NOW_MS} FROM prev) AS interrupted,
+       (SELECT node_id FROM prev) AS ran_on`,
     [sessionId, nodeId, leaseMs, turn],
   );
-  if (rows.length > 0)
-    return { held: true, interrupted: rows[0]!.interrupted === true };
+  const took = rows[0];
+  if (took)
+    return {
+      held: true,
+      interrupted: took.interrupted === true,
+      ...(took.ran_on ? { ranOn: took.ran_on } : {}),
+    };
   const holder = await db.query<{ node_id: string; busy: boolean }>(
     "SELECT node_id, busy FROM acphub_leases WHERE session_id = $1",
     [sessionId],
