@@ -8,8 +8,12 @@ import type { LedgerPort } from "../engine/ports.js";
 import type { GatewayPool } from "./gateway-pool.js";
 import type { RunningTurns } from "./running-turns.js";
 import type { Claim, SessionRunner } from "./runner.js";
+import type { EndHow } from "./interrupted-turns.js";
 
 type Params = Record<string, unknown>;
+
+/** When this process started: a prompt recorded since was not cut off by its previous run. */
+const STARTED_AT = Date.now();
 
 /** What the claims read and act on. */
 export interface ClusterClaimsDeps {
@@ -19,7 +23,7 @@ export interface ClusterClaimsDeps {
   ledger: LedgerPort;
   logger: Logger;
   /** Ends the session's cut-off turn (`ranOn`: the node that ran it, when known). */
-  endInterrupted: (sessionId: string, ranOn?: string) => Promise<void>;
+  endInterrupted: (sessionId: string, how?: EndHow) => Promise<void>;
   /** Resolves once no end of the session's interrupted turn is under way here. */
   interruptedSettled: (sessionId: string) => Promise<void>;
 }
@@ -49,8 +53,7 @@ export class ClusterClaims {
     }
     const claim: Claim = await runner.claim(sessionId, true);
     if (!claim.held) return { took: false, runsOn: claim.holder };
-    if (claim.interrupted)
-      await this.deps.endInterrupted(sessionId, claim.ranOn);
+    if (claim.interrupted) await this.endCut(sessionId, claim.ranOn);
     // An end another path of this node began goes first: the turn is not ended after its prompt.
     await this.deps.interruptedSettled(sessionId);
     return { took: true };
@@ -67,23 +70,26 @@ export class ClusterClaims {
     const claim = await runner.claim(sessionId, true);
     if (!claim.held) throw turnRunning(sessionId, claim.holder);
     try {
-      await this.deps.endInterrupted(
-        sessionId,
-        claim.interrupted ? claim.ranOn : undefined,
-      );
+      await this.endCut(sessionId, claim.interrupted ? claim.ranOn : undefined);
     } finally {
       await this.turnEnded(sessionId);
     }
   }
 
+  // Ends the session's cut-off turn, naming the node that ran it when known.
+  private endCut(sessionId: string, ranOn: string | undefined): Promise<void> {
+    return this.deps.endInterrupted(sessionId, ranOn ? { ranOn } : {});
+  }
+
   // One process (no cluster): a turn its previous run left without an end (killed, restarted)
   // is ended the first time the session is used here — once per session, as nothing this
-  // process runs is ever cut off while it lives.
+  // process runs is ever cut off while it lives; and only a prompt recorded before it started
+  // (another process on the same SQLite ledger, `acphub chat`, may run a later one).
   private async endFromBefore(sessionId: string): Promise<void> {
     if (this.checked.has(sessionId)) return;
     this.checked.add(sessionId);
     try {
-      await this.deps.endInterrupted(sessionId);
+      await this.deps.endInterrupted(sessionId, { promptBefore: STARTED_AT });
     } catch (error) {
       this.checked.delete(sessionId);
       throw error;
@@ -117,8 +123,7 @@ export class ClusterClaims {
     runner.attached(sessionId);
     const claim = await runner.claim(sessionId, false);
     if (!claim.held) return gateway.sessionState(sessionId);
-    if (claim.interrupted)
-      await this.deps.endInterrupted(sessionId, claim.ranOn);
+    if (claim.interrupted) await this.endCut(sessionId, claim.ranOn);
     return gateway.resumeSession({ sessionId });
   }
 

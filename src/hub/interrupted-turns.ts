@@ -23,6 +23,12 @@ export interface InterruptedTurnSinks {
 /** Events read per page while looking back for the session's last prompt or end. */
 const PAGE = 500;
 
+/** How a cut-off turn is ended: who ran it, and which prompts may be cut off. */
+export interface EndHow {
+  ranOn?: string;
+  promptBefore?: number;
+}
+
 /** What a turn_end records of a turn whose runner died: `interrupted`'s value. */
 export const OUTCOME_UNKNOWN = "outcome_unknown";
 
@@ -34,11 +40,12 @@ export class InterruptedTurns {
   constructor(private readonly sinks: InterruptedTurnSinks) {}
 
   // Ends the session's cut-off turn, if it has one; after any end of it already under way.
-  // `ranOn`: the node that ran it, when the caller knows (any caller's word is kept).
-  end(sessionId: string, ranOn?: string): Promise<void> {
-    if (ranOn) this.ranOn.set(sessionId, ranOn);
+  // `ranOn`: the node that ran it, when the caller knows (any caller's word is kept);
+  // `promptBefore`: only a prompt recorded before then (ms) is cut off.
+  end(sessionId: string, how: EndHow = {}): Promise<void> {
+    if (how.ranOn) this.ranOn.set(sessionId, how.ranOn);
     const before = this.ending.get(sessionId) ?? Promise.resolve();
-    const next = before.then(() => this.endIfOpen(sessionId));
+    const next = before.then(() => this.endIfOpen(sessionId, how.promptBefore));
     const settled = next.catch(() => undefined);
     this.ending.set(sessionId, settled);
     void settled.then(() => {
@@ -52,10 +59,11 @@ export class InterruptedTurns {
     return this.ending.get(sessionId) ?? Promise.resolve();
   }
 
-  private async endIfOpen(sessionId: string): Promise<void> {
+  private async endIfOpen(sessionId: string, promptBefore = Infinity) {
     const { sinks } = this;
     if (sinks.runsHere(sessionId)) return;
-    if (!(await lastPromptOpen(sinks.ledger, sessionId))) return;
+    const open = await openPromptAt(sinks.ledger, sessionId);
+    if (open === undefined || open >= promptBefore) return;
     if (sinks.runsHere(sessionId)) return;
     const node = this.ranOn.get(sessionId);
     await endInterrupted(sinks, sessionId, node);
@@ -63,11 +71,12 @@ export class InterruptedTurns {
   }
 }
 
-// Whether the session's last prompt has no turn_end after it (paging back from the newest).
-async function lastPromptOpen(
+// When the session's last prompt was recorded, if no turn_end follows it (paging back from the
+// newest); undefined when it has one.
+async function openPromptAt(
   ledger: LedgerPort,
   sessionId: string,
-): Promise<boolean> {
+): Promise<number | undefined> {
   let beforeSeq: number | undefined;
   for (;;) {
     const page = await ledger.readPage(sessionId, {
@@ -76,11 +85,11 @@ async function lastPromptOpen(
       ...(beforeSeq === undefined ? {} : { beforeSeq }),
     });
     for (let i = page.length - 1; i >= 0; i--) {
-      const kind = page[i]!.kind;
-      if (kind === "turn_end") return false;
-      if (kind === "prompt") return true;
+      const event = page[i]!;
+      if (event.kind === "turn_end") return undefined;
+      if (event.kind === "prompt") return event.at;
     }
-    if (page.length < PAGE) return false;
+    if (page.length < PAGE) return undefined;
     beforeSeq = page[0]!.seq;
   }
 }
