@@ -35,7 +35,7 @@ describe("PostgreSQL quota counts", () => {
           staleMs: STALE_MS,
         });
       const ids = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
+        Array.from({ length: 40 }, (_, i) =>
           i % 2 ? ask(one, "n1") : ask(two, "n2"),
         ),
       );
