@@ -15,7 +15,15 @@ import { resourceNotFound } from "../protocol/wire-errors.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
 import { hubFolders, type ServeFiles } from "./hub-folders.js";
-import { createClusterNode, type ClusterNode } from "../cluster/index.js";
+import {
+  ClusterQuotaCounter,
+  createClusterNode,
+  type ClusterNode,
+} from "../cluster/index.js";
+import {
+  InProcessQuotaCounter,
+  type QuotaCounter,
+} from "../hub/quota-counter.js";
 import { ledgerWith } from "../engine/events.js";
 import {
   buildGateway,
@@ -45,6 +53,8 @@ export interface ServeHub {
   readTerminal: TerminalReader;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
   cluster?: ClusterNode;
+  /** Where per-user quotas are counted: the cluster's ledger, else this process. */
+  quotaCounter: QuotaCounter;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
   close(): Promise<void>;
 }
@@ -171,6 +181,10 @@ export async function openServeHub(
     defaultFolder: folders.defaultFolder,
     readTerminal,
     cluster,
+    quotaCounter:
+      cluster && ledger.cluster
+        ? new ClusterQuotaCounter(ledger.cluster.quotas, cluster, logger)
+        : new InProcessQuotaCounter(),
     close: async () => {
       closing = true;
       people.directory.stop();

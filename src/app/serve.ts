@@ -101,6 +101,13 @@ export async function startServe(
     serve: people,
   });
   const limits = { ...DEFAULT_SERVER_LIMITS, ...serve };
+  // Counted where every node of a cluster sees them (its ledger), else in this process.
+  const quotas = new Quotas(
+    { ...ctx.config.users, stored: (name) => people.directory.limitsOf(name) },
+    hub.quotaCounter,
+  );
+  hub.hub.attachments.onOpenChange = (user, id, open) =>
+    quotas.sessionOpen(user, id, open);
   const connector = hubConnector({
     hub: hub.hub,
     logger: ctx.logger,
@@ -112,10 +119,7 @@ export async function startServe(
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
     onClose: metrics.connectionClosed,
-    quotas: new Quotas({
-      ...ctx.config.users,
-      stored: (name) => people.directory.limitsOf(name),
-    }),
+    quotas,
   });
   people.onRevoked.push((name) => connector.closeUser(name));
   let server: HubServer;

@@ -4,11 +4,13 @@ import { resolve } from "node:path";
 import { maskedServerSecrets } from "../shared/mcp-servers.js";
 import { HubError } from "../shared/errors.js";
 import { shownParams } from "../engine/wire-updates.js";
+import { parseObject } from "../engine/stored-events.js";
 import type {
   LedgerEvent,
   LedgerPort,
   ListPage,
   SessionRecord,
+  StoredEvent,
 } from "../engine/ports.js";
 import type { AuditEntry } from "../contracts/users.js";
 import { userStoreOf } from "../ledger/open.js";
@@ -69,10 +71,12 @@ export function listSessions(
   });
 }
 
-/** One replayed update, with its `_meta` (a hub prompt's `acphub.author`). */
+/** One replayed update, with its `_meta` (a hub prompt's `acphub.author`); or, in a ledger's
+ *  history, the end of a turn its runner's death cut off (`interrupted`). */
 export type ShownItem = {
   update: Record<string, unknown>;
   meta?: Record<string, unknown>;
+  interrupted?: { node?: string };
 };
 
 export interface SessionHistory {
@@ -92,10 +96,7 @@ export function sessionHistory<T>(
   return withLedger(ctx, async (ledger) => {
     const record = shownRecord(await requireSession(ledger, id));
     const events = await ledger.events(id);
-    const items = shownParams(await ledger.read(id)).map((p) => ({
-      update: (p["update"] ?? {}) as Record<string, unknown>,
-      ...(p["_meta"] ? { meta: p["_meta"] as Record<string, unknown> } : {}),
-    }));
+    const items = (await ledger.read(id)).flatMap(shownItems);
     return body({
       record,
       events,
@@ -106,6 +107,23 @@ export function sessionHistory<T>(
         ),
     });
   });
+}
+
+// What a stored event shows in a history: its updates, and a turn's end when its runner died
+// mid-turn (recorded `interrupted`: its outcome is unknown, not a cancel).
+function shownItems(event: StoredEvent): ShownItem[] {
+  if (event.kind === "turn_end") {
+    const end = parseObject(event.text);
+    if (!end?.["interrupted"]) return [];
+    const node = end["node"];
+    return [
+      { update: {}, interrupted: typeof node === "string" ? { node } : {} },
+    ];
+  }
+  return shownParams([event]).map((p) => ({
+    update: (p["update"] ?? {}) as Record<string, unknown>,
+    ...(p["_meta"] ? { meta: p["_meta"] as Record<string, unknown> } : {}),
+  }));
 }
 
 // Deletes a session (SESSION_NOT_FOUND when there is none).

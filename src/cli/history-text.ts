@@ -28,6 +28,11 @@ export function readable(items: ShownItem[]): string[] {
   const lines: string[] = [];
   let speaker = "";
   for (const item of items) {
+    if (item.interrupted) {
+      lines.push(interruptedLine(item.interrupted.node));
+      speaker = "";
+      continue;
+    }
     const u = item.update;
     const kind = String(u["sessionUpdate"]);
     const who = speakerOf(item);
@@ -51,4 +56,10 @@ export function readable(items: ShownItem[]): string[] {
     } else lines.push(`  [${kind}]`);
   }
   return lines.map((l) => l.trimEnd());
+}
+
+// A turn whose runner died mid-turn: not a cancel, and what the agent did before is unknown.
+function interruptedLine(node: string | undefined): string {
+  const where = node ? ` (node ${node} stopped while it ran)` : "";
+  return `  [turn interrupted: outcome unknown${where}; the agent may have acted before it stopped]`;
 }

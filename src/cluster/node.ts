@@ -74,6 +74,12 @@ export class ClusterNode implements SessionRunner {
     return this.id;
   }
 
+  /** The node's id, once it has joined the cluster (what it holds in the ledger is its). */
+  async joined(): Promise<string> {
+    await this.ready;
+    return this.id;
+  }
+
   /** Joins the cluster once the server listens (its URL and default id known). */
   async start(nodeId: string, url: string): Promise<void> {
     this.id = nodeId;

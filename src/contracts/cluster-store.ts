@@ -1,14 +1,19 @@
 // What a cluster of `acphub serve` processes keeps in its shared ledger (docs/deploy.md): the
-// nodes, the lease that says which node runs a session's agent, and messages between nodes.
+// nodes, the lease that says which node runs a session's agent, messages between nodes, and
+// the per-user quota counts (quota-store.ts).
 // The PostgreSQL ledger implements it (src/ledger/postgres/pg-cluster.ts) over its own pool,
 // retry and one LISTEN connection; the cluster (src/cluster/) decides when to claim, take over
 // and drain. Times are the database's clock, so that nodes whose clocks differ agree on expiry.
+
+import type { QuotaStore } from "./quota-store.js";
 
 /** What a claim on a session's lease found. */
 export type Claim =
   | {
       held: true;
       /** The previous holder died mid-turn: that turn ended with it. */ interrupted: boolean;
+      /** The node that held the lease before (when interrupted: the one that ran the turn). */
+      ranOn?: string;
     }
   | {
       held: false;
@@ -40,6 +45,8 @@ export interface LeaseClaim {
 }
 
 export interface ClusterStore {
+  /** The per-user counts behind quotas, shared by every node (issue 37). */
+  readonly quotas: QuotaStore;
   /** Writes as cluster node `nodeId` from now on: a session another node holds is not written. */
   fenceAs(nodeId: string): void;
   /** The node's row, written when it starts; its leases from before a restart read as lapsed. */

@@ -50,6 +50,11 @@ export class Attachments {
   private readonly watchOnly = new Set<string>();
   /** Called at the next attach to each session (askPermission's reconnect grace). */
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** How many of a user's clients are attached to a session, by "user\0session". */
+  private readonly byUser = new Map<string, number>();
+  /** Told when a user's connections here first have a session open, and when no longer
+   *  (the live-sessions quota counts it: hub/quotas.ts). */
+  onOpenChange?: (user: HubUser, sessionId: string, open: boolean) => void;
 
   // Registers a connection so that session-less notifications reach it.
   addClient(client: HubClient): void {
@@ -62,6 +67,7 @@ export class Attachments {
     let map = this.bySession.get(sessionId);
     if (!map) this.bySession.set(sessionId, (map = new Map()));
     const prior = map.get(client.id);
+    if (!prior) this.countUser(client, sessionId, 1);
     map.set(client.id, {
       client,
       seq: Math.max(seq, prior?.seq ?? 0),
@@ -122,7 +128,7 @@ export class Attachments {
     const ids = sessionId ? [sessionId] : [...(mine ?? [])];
     for (const id of ids) {
       const map = this.bySession.get(id);
-      map?.delete(client.id);
+      if (map?.delete(client.id)) this.countUser(client, id, -1);
       if (map?.size === 0) this.bySession.delete(id);
       if (this.owners.get(id) === client) this.owners.delete(id);
       this.watchOnly.delete(`${id}\0${client.id}`);
@@ -133,12 +139,25 @@ export class Attachments {
   }
 
   forgetSession(sessionId: string): void {
-    for (const clientId of this.bySession.get(sessionId)?.keys() ?? []) {
+    for (const [clientId, a] of this.bySession.get(sessionId) ?? []) {
+      this.countUser(a.client, sessionId, -1);
       this.byClient.get(clientId)?.delete(sessionId);
       this.watchOnly.delete(`${sessionId}\0${clientId}`);
     }
     this.bySession.delete(sessionId);
     this.owners.delete(sessionId);
+  }
+
+  // One client of a user more (1) or fewer (-1) on a session: told when it is the first or last.
+  private countUser(client: HubClient, sessionId: string, delta: 1 | -1) {
+    const user = client.user;
+    if (!user) return;
+    const key = `${user.name}\0${sessionId}`;
+    const n = (this.byUser.get(key) ?? 0) + delta;
+    if (n > 0) this.byUser.set(key, n);
+    else this.byUser.delete(key);
+    if ((delta === 1 && n === 1) || (delta === -1 && n === 0))
+      this.onOpenChange?.(user, sessionId, delta === 1);
   }
 
   setOwner(sessionId: string, client: HubClient | undefined): void {
@@ -168,16 +187,6 @@ export class Attachments {
   /** The clients attached to a session, without a copy (the relay's per-update path). */
   eachAttached(sessionId: string): Iterable<Attached> {
     return this.bySession.get(sessionId)?.values() ?? NONE;
-  }
-
-  /** The sessions that any connection of this user has open (created, loaded or resumed). */
-  openBy(user: string | undefined): Set<string> {
-    const open = new Set<string>();
-    if (user === undefined) return open;
-    for (const [id, map] of this.bySession)
-      for (const a of map.values())
-        if (a.client.user?.name === user && !a.client.closed) open.add(id);
-    return open;
   }
 
   get sessionCount(): number {

@@ -8,8 +8,12 @@ import type { LedgerPort } from "../engine/ports.js";
 import type { GatewayPool } from "./gateway-pool.js";
 import type { RunningTurns } from "./running-turns.js";
 import type { Claim, SessionRunner } from "./runner.js";
+import type { EndHow } from "./interrupted-turns.js";
 
 type Params = Record<string, unknown>;
+
+/** When this process started: a prompt recorded since was not cut off by its previous run. */
+const STARTED_AT = Date.now();
 
 /** What the claims read and act on. */
 export interface ClusterClaimsDeps {
@@ -18,7 +22,8 @@ export interface ClusterClaimsDeps {
   gateways: GatewayPool;
   ledger: LedgerPort;
   logger: Logger;
-  endInterrupted: (sessionId: string) => Promise<void>;
+  /** Ends the session's cut-off turn (`ranOn`: the node that ran it, when known). */
+  endInterrupted: (sessionId: string, how?: EndHow) => Promise<void>;
   /** Resolves once no end of the session's interrupted turn is under way here. */
   interruptedSettled: (sessionId: string) => Promise<void>;
 }
@@ -31,6 +36,9 @@ export interface LeaseAnswer {
 }
 
 export class ClusterClaims {
+  /** Sessions whose turn cut off before this process started was looked for (one process). */
+  private readonly checked = new Set<string>();
+
   constructor(private readonly deps: ClusterClaimsDeps) {}
 
   // Takes the session's lease for a turn (from an idle or dead runner): taken by this call, or
@@ -38,13 +46,14 @@ export class ClusterClaims {
   async claimTurn(sessionId: string): Promise<LeaseAnswer> {
     const runner = this.deps.runner;
     if (this.deps.running.has(sessionId)) return { took: false };
-    if (!runner)
-      return this.deps
-        .interruptedSettled(sessionId)
-        .then(() => ({ took: false }));
+    if (!runner) {
+      await this.endFromBefore(sessionId);
+      await this.deps.interruptedSettled(sessionId);
+      return { took: false };
+    }
     const claim: Claim = await runner.claim(sessionId, true);
     if (!claim.held) return { took: false, runsOn: claim.holder };
-    if (claim.interrupted) await this.deps.endInterrupted(sessionId);
+    if (claim.interrupted) await this.endCut(sessionId, claim.ranOn);
     // An end another path of this node began goes first: the turn is not ended after its prompt.
     await this.deps.interruptedSettled(sessionId);
     return { took: true };
@@ -61,9 +70,29 @@ export class ClusterClaims {
     const claim = await runner.claim(sessionId, true);
     if (!claim.held) throw turnRunning(sessionId, claim.holder);
     try {
-      await this.deps.endInterrupted(sessionId);
+      await this.endCut(sessionId, claim.interrupted ? claim.ranOn : undefined);
     } finally {
       await this.turnEnded(sessionId);
+    }
+  }
+
+  // Ends the session's cut-off turn, naming the node that ran it when known.
+  private endCut(sessionId: string, ranOn: string | undefined): Promise<void> {
+    return this.deps.endInterrupted(sessionId, ranOn ? { ranOn } : {});
+  }
+
+  // One process (no cluster): a turn its previous run left without an end (killed, restarted)
+  // is ended the first time the session is used here — once per session, as nothing this
+  // process runs is ever cut off while it lives; and only a prompt recorded before it started
+  // (another process on the same SQLite ledger, `acphub chat`, may run a later one).
+  private async endFromBefore(sessionId: string): Promise<void> {
+    if (this.checked.has(sessionId)) return;
+    this.checked.add(sessionId);
+    try {
+      await this.deps.endInterrupted(sessionId, { promptBefore: STARTED_AT });
+    } catch (error) {
+      this.checked.delete(sessionId);
+      throw error;
     }
   }
 
@@ -87,11 +116,14 @@ export class ClusterClaims {
   // here (its runner elsewhere streams through the ledger) and answered from the ledger.
   async restoreIfHeld(sessionId: string, gateway: Gateway): Promise<Params> {
     const runner = this.deps.runner;
-    if (!runner) return gateway.resumeSession({ sessionId });
+    if (!runner) {
+      await this.endFromBefore(sessionId);
+      return gateway.resumeSession({ sessionId });
+    }
     runner.attached(sessionId);
     const claim = await runner.claim(sessionId, false);
     if (!claim.held) return gateway.sessionState(sessionId);
-    if (claim.interrupted) await this.deps.endInterrupted(sessionId);
+    if (claim.interrupted) await this.endCut(sessionId, claim.ranOn);
     return gateway.resumeSession({ sessionId });
   }
 

@@ -1,5 +1,8 @@
 // Ends a turn that its process's stop cut off (the hub restarted, or a cluster node died mid-
-// turn): the ledger holds its prompt but no end, and nothing will ever write one. Ending it is
+// turn): the ledger holds its prompt but no end, and nothing will ever write one. It ends
+// `cancelled` on the wire (ACP has no other stop reason for it) but is recorded and shown as
+// what it is (issue 37): interrupted, outcome unknown — the agent may have acted before it
+// stopped — with a notice naming the node that ran it, when known. Ending it is
 // idempotent (issue 34): one at a time per session here, and only while the ledger's last prompt
 // still has no end and no turn of the session runs here — however many paths (a claim that
 // found the lease lapsed, a re-sent prompt, a load) and nodes try. In a cluster every caller
@@ -20,15 +23,29 @@ export interface InterruptedTurnSinks {
 /** Events read per page while looking back for the session's last prompt or end. */
 const PAGE = 500;
 
+/** How a cut-off turn is ended: who ran it, and which prompts may be cut off. */
+export interface EndHow {
+  ranOn?: string;
+  promptBefore?: number;
+}
+
+/** What a turn_end records of a turn whose runner died: `interrupted`'s value. */
+export const OUTCOME_UNKNOWN = "outcome_unknown";
+
 export class InterruptedTurns {
   private readonly ending = new Map<string, Promise<void>>();
+  /** The node that ran each session's cut-off turn, as a claim of its lease found it. */
+  private readonly ranOn = new Map<string, string>();
 
   constructor(private readonly sinks: InterruptedTurnSinks) {}
 
   // Ends the session's cut-off turn, if it has one; after any end of it already under way.
-  end(sessionId: string): Promise<void> {
+  // `ranOn`: the node that ran it, when the caller knows (any caller's word is kept);
+  // `promptBefore`: only a prompt recorded before then (ms) is cut off.
+  end(sessionId: string, how: EndHow = {}): Promise<void> {
+    if (how.ranOn) this.ranOn.set(sessionId, how.ranOn);
     const before = this.ending.get(sessionId) ?? Promise.resolve();
-    const next = before.then(() => this.endIfOpen(sessionId));
+    const next = before.then(() => this.endIfOpen(sessionId, how.promptBefore));
     const settled = next.catch(() => undefined);
     this.ending.set(sessionId, settled);
     void settled.then(() => {
@@ -42,20 +59,24 @@ export class InterruptedTurns {
     return this.ending.get(sessionId) ?? Promise.resolve();
   }
 
-  private async endIfOpen(sessionId: string): Promise<void> {
+  private async endIfOpen(sessionId: string, promptBefore = Infinity) {
     const { sinks } = this;
     if (sinks.runsHere(sessionId)) return;
-    if (!(await lastPromptOpen(sinks.ledger, sessionId))) return;
+    const open = await openPromptAt(sinks.ledger, sessionId);
+    if (open === undefined || open >= promptBefore) return;
     if (sinks.runsHere(sessionId)) return;
-    await endInterrupted(sinks, sessionId);
+    const node = this.ranOn.get(sessionId);
+    await endInterrupted(sinks, sessionId, node);
+    if (this.ranOn.get(sessionId) === node) this.ranOn.delete(sessionId);
   }
 }
 
-// Whether the session's last prompt has no turn_end after it (paging back from the newest).
-async function lastPromptOpen(
+// When the session's last prompt was recorded, if no turn_end follows it (paging back from the
+// newest); undefined when it has one.
+async function openPromptAt(
   ledger: LedgerPort,
   sessionId: string,
-): Promise<boolean> {
+): Promise<number | undefined> {
   let beforeSeq: number | undefined;
   for (;;) {
     const page = await ledger.readPage(sessionId, {
@@ -64,32 +85,42 @@ async function lastPromptOpen(
       ...(beforeSeq === undefined ? {} : { beforeSeq }),
     });
     for (let i = page.length - 1; i >= 0; i--) {
-      const kind = page[i]!.kind;
-      if (kind === "turn_end") return false;
-      if (kind === "prompt") return true;
+      const event = page[i]!;
+      if (event.kind === "turn_end") return undefined;
+      if (event.kind === "prompt") return event.at;
     }
-    if (page.length < PAGE) return false;
+    if (page.length < PAGE) return undefined;
     beforeSeq = page[0]!.seq;
   }
 }
 
-// A turn the hub's restart killed: tell the session why (a notice of its own, stored as one so a
-// replay shows it apart from the agent's words), and record its end as cancelled.
+/** The notice of a turn whose runner died: what it may have done, and where it ran. */
+export function interruptedNotice(node: string | undefined): string {
+  const stopped = node
+    ? `node ${node}, which ran this turn, stopped (or lost the database) before it ended`
+    : "acphub stopped (killed or restarted) before this turn ended";
+  return `interrupted: outcome unknown — ${stopped}. The agent may have acted (changed files, run commands) before it stopped: check before you go on. The turn ended as cancelled.`;
+}
+
+// A turn its runner's death cut off: tell the session (a stored notice), and record its end as
+// cancelled on the wire, interrupted with its outcome unknown in the ledger.
 async function endInterrupted(
   sinks: InterruptedTurnSinks,
   sessionId: string,
+  node: string | undefined,
 ): Promise<void> {
   const notice: NoticePayload = {
     severity: "warning",
-    title: "the hub stopped while this turn ran; it ended as cancelled",
+    title: interruptedNotice(node),
   };
   const seq = await sinks.ledger.append(sessionId, "notice", { ...notice });
-  await sinks.editor.notify(
-    "session/update",
-    { sessionId, ...noticeParams(notice, false) },
-    { seq },
-  );
-  const end = { stopReason: "cancelled", interrupted: true };
+  const shown = noticeParams(notice, false);
+  await sinks.editor.notify("session/update", { sessionId, ...shown }, { seq });
+  const end = {
+    stopReason: "cancelled",
+    interrupted: OUTCOME_UNKNOWN,
+    ...(node ? { node } : {}),
+  };
   await sinks.ledger.append(sessionId, "turn_end", end);
   sinks.watch.ended(sessionId, end);
 }

@@ -3,7 +3,7 @@
 // `users.perUser` and then by the user's row in the ledger (`acphub users limits`). Over a quota
 // a request is refused before anything is recorded, with the limit's name and when it frees up
 // (the one refusal shape of engine/admission.ts). Counted by a QuotaCounter (this process's
-// counts now; a ledger-backed one counts a cluster's); admins are not limited.
+// counts, or a cluster's in its ledger); admins are not limited.
 import type { HubUser, UserLimits } from "../contracts/users.js";
 import type { HubError } from "../shared/errors.js";
 import { refusal, type AdmissionCheck } from "../engine/admission.js";
@@ -19,9 +19,13 @@ export interface QuotaConfig {
 const MINUTE_MS = 60_000;
 
 export class Quotas {
+  /** The live marks of the sessions users have open here, by "user\0session". */
+  private readonly marks = new Map<string, Promise<() => void>>();
+
   constructor(
     private readonly config: QuotaConfig = {},
-    private readonly counter: QuotaCounter = new InProcessQuotaCounter(),
+    /** Where the counts are kept (other per-user counts, agent processes, use it too). */
+    readonly counter: QuotaCounter = new InProcessQuotaCounter(),
   ) {}
 
   /** A user's limits: the config's, then config `users.perUser`, then the ledger's row. */
@@ -33,30 +37,43 @@ export class Quotas {
     };
   }
 
-  // Admits opening a session (new, load, resume, fork) for a user who has the sessions in
-  // `open` open on this hub, or throws naming the limit; call the returned function once the
-  // open has ended (the session then counts as open, or it failed).
+  // Admits opening a session (new, load, resume, fork; `sessionId`: the one loaded or resumed)
+  // for a user, counting the sessions they have open (on every node of a cluster) and the opens
+  // under way, or throws naming the limit; call the returned function once the open has ended
+  // (the session then counts as open, or it failed).
   async admitOpen(
     user: HubUser | undefined,
-    open: ReadonlySet<string>,
     sessionId?: unknown,
   ): Promise<() => void> {
     if (!user || user.role === "admin") return () => undefined;
-    if (typeof sessionId === "string" && open.has(sessionId))
-      return () => undefined;
     const max = this.limitsOf(user.name).liveSessions;
     if (max === undefined) return () => undefined;
-    const release = await this.counter.hold(
-      user.name,
-      "opening",
-      max - open.size,
-    );
+    const id = typeof sessionId === "string" ? sessionId : undefined;
+    const release = await this.counter.hold(user.name, "opening", max, id);
     if (!release)
       throw over(
         `liveSessions (${max} open at once)`,
         "frees up when you close one of your sessions (session/close) or disconnect",
       );
     return release;
+  }
+
+  // A user's connections here now have the session open (`open`), or no longer: marked in the
+  // counter, so that liveSessions counts it wherever the user opens the next one.
+  sessionOpen(user: HubUser | undefined, sessionId: string, open: boolean) {
+    if (!user || user.role === "admin") return;
+    const key = `${user.name}\0${sessionId}`;
+    const mark = this.marks.get(key);
+    if (open) {
+      if (!mark)
+        this.marks.set(
+          key,
+          this.counter.live(user.name, sessionId).catch(() => () => undefined),
+        );
+      return;
+    }
+    this.marks.delete(key);
+    void mark?.then((release) => release());
   }
 
   /** The quota check of a user's prompts, in the prompt's admission (engine/admission.ts). */

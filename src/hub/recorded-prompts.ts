@@ -23,19 +23,29 @@ export async function recordedAnswer(
 ): Promise<Params | undefined> {
   const live = from.running.get(sessionId);
   if (live?.key === key) return live.done;
-  const turn = recordedTurn(await from.ledger.events(sessionId), key);
+  let turn = recordedTurn(await from.ledger.events(sessionId), key);
   if (!turn) return undefined;
   if (turn.error !== undefined)
     throw new HubError(
       "AGENT_ERROR",
       `the recorded turn failed: ${turn.error}`,
     );
-  const interrupted = turn.stopReason === undefined;
-  if (interrupted) await from.endUnended(sessionId);
+  if (turn.stopReason === undefined) {
+    // Cut off by its runner's death: ended now (once), then answered as recorded.
+    await from.endUnended(sessionId);
+    turn = recordedTurn(await from.ledger.events(sessionId), key) ?? turn;
+  }
+  const interrupted = turn.interrupted === true || !turn.stopReason;
   return {
     stopReason: turn.stopReason ?? "cancelled",
     _meta: {
-      acphub: { replayed: true, promptSeq: turn.promptSeq, interrupted },
+      acphub: {
+        replayed: true,
+        promptSeq: turn.promptSeq,
+        interrupted,
+        ...(interrupted ? { outcome: "unknown" } : {}),
+        ...(turn.node ? { ranOn: turn.node } : {}),
+      },
     },
   };
 }

@@ -26,7 +26,7 @@ import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
 import { RunningTurns } from "./running-turns.js";
 import { TurnGate } from "../engine/turn-gate.js";
 import type { Quotas } from "./quotas.js";
-import { InterruptedTurns } from "./interrupted-turns.js";
+import { InterruptedTurns, type EndHow } from "./interrupted-turns.js";
 import { ClusterClaims } from "./cluster-claims.js";
 import { SessionChecks } from "./session-checks.js";
 import { listPage } from "../engine/session-ops.js";
@@ -135,7 +135,7 @@ export class SessionHub {
       attachments: this.attachments,
       checks: this.checks,
       logger: this.logger,
-      endInterrupted: (id: string) => interrupted.end(id),
+      endInterrupted: (id: string, how?: EndHow) => interrupted.end(id, how),
       interruptedSettled: (id: string) => interrupted.settled(id),
       authorOf: (user: HubUser | undefined) => this.authorOf(user),
       checkFolders: this.checkFolders,

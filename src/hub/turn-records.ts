@@ -21,6 +21,10 @@ export interface RecordedTurn {
   /** The recorded stop reason; undefined while no turn_end follows the prompt. */
   stopReason?: string;
   error?: string;
+  /** The turn's runner died mid-turn: its outcome is unknown (recorded as cancelled). */
+  interrupted?: boolean;
+  /** The node that ran it, when known. */
+  node?: string;
 }
 
 // The turn a prompt with this idempotency key started, as the ledger recorded it.
@@ -36,11 +40,20 @@ export function recordedTurn(
   for (const event of events.slice(index + 1)) {
     if (event.kind === "prompt") break;
     if (event.kind === "turn_end") {
-      const { stopReason, error } = event.payload as {
+      const { stopReason, error, interrupted, node } = event.payload as {
         stopReason?: string;
         error?: string;
+        interrupted?: unknown;
+        node?: unknown;
       };
-      return { promptSeq, stopReason, error };
+      return {
+        promptSeq,
+        stopReason,
+        error,
+        // `true` before issue 37: a runner's death then too.
+        ...(interrupted ? { interrupted: true } : {}),
+        ...(typeof node === "string" ? { node } : {}),
+      };
     }
   }
   return { promptSeq };

@@ -1,5 +1,5 @@
 // What a hub connection checks before it opens a session (issue 22): the user's live-sessions
-// quota. A prompt's admission (role, size, quotas, budgets) is one step in the hub
+// quota (the sessions they have open on any node, hub/quotas.ts). A prompt's admission (role, size, quotas, budgets) is one step in the hub
 // (hub/prompt-admission.ts).
 import type { HubClient } from "../hub/attachments.js";
 import type { SessionHub } from "../hub/session-hub.js";
@@ -19,9 +19,8 @@ export async function opening<T>(
   sessionId: unknown,
   run: () => Promise<T>,
 ): Promise<T> {
-  const open = o.hub.attachments.openBy(client.user?.name);
   const release = o.quotas
-    ? await o.quotas.admitOpen(client.user, open, sessionId)
+    ? await o.quotas.admitOpen(client.user, sessionId)
     : () => undefined;
   try {
     return await run();

@@ -56,7 +56,7 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionShare, kind: "request", caller: "owner", params: "{sessionId, user, role?}", result: "{sessionId, user, role}", does: "shares the session with a user as viewer (default) or driver; audited" },
   { method: M.sessionUnshare, kind: "request", caller: "owner", params: "{sessionId, user}", result: "{removed}", does: "ends a user's share; their connections are detached; audited" },
   { method: M.sessionGrants, kind: "request", caller: "sees", params: "{sessionId}", result: "{grants}", does: "who has access to the session (refused, -32601, on a hub without users)" },
-  { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended, to the watching clients attached to the session" },
+  { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended (and an ended turn's `interrupted`, `node`), to the watching clients attached to it" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
   { method: M.usersRole, kind: "request", caller: "admin", params: "{name, role}", result: "{name, role, previous}", does: "changes a user's role in place (token, shares, limits kept), as `acphub users role` does; audited" },
 ];
@@ -122,7 +122,11 @@ export interface OwnMeta {
   /** An idempotent prompt's answer from the ledger (hub → client). */
   replayed?: boolean;
   promptSeq?: number;
+  /** The recorded turn's runner died mid-turn (answered `cancelled`): `outcome: "unknown"`, the
+   *  agent may have acted before it stopped; `ranOn`: the node that ran it, when known. */
   interrupted?: boolean;
+  outcome?: string;
+  ranOn?: string;
   /** session/list entries (hub → client): a turn runs; running, waiting, failed or idle; who
    *  holds an open question. */
   running?: boolean;
@@ -161,6 +165,8 @@ export const OWN_META_KEYS: readonly (keyof OwnMeta)[] = [
   "doneEarlier",
   "decidedBy",
   "reason",
+  "outcome",
+  "ranOn",
 ];
 
 type Params = Record<string, unknown>;

@@ -166,7 +166,13 @@ describe("a cluster's busy answer and interrupted turns", () => {
     ).toMatchObject({ stopReason: "end_turn" });
     const ends = await endsPerPrompt(url, sessionId);
     expect(ends).toEqual([
-      [{ stopReason: "cancelled", interrupted: true }],
+      [
+        {
+          stopReason: "cancelled",
+          interrupted: "outcome_unknown",
+          node: "node-a",
+        },
+      ],
       [expect.objectContaining({ stopReason: "end_turn" })],
     ]);
   }, 90_000);

@@ -115,7 +115,7 @@ async function takeoverWhileCutOff(cutOff: (p: Partition) => Promise<void>) {
   expect(a.h.stderr()).toContain("lease not renewed in time");
   const events = await stored(url, sessionId);
   const takeover = events.findIndex((e) =>
-    e.payload.includes("the hub stopped while this turn ran"),
+    e.payload.includes("interrupted: outcome unknown — node node-a"),
   );
   expect(takeover).toBeGreaterThan(0);
   const after = events.slice(takeover).map((e) => e.payload);

@@ -205,7 +205,9 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     });
     expect(result).toMatchObject({ stopReason: "end_turn" });
     const all = said(onB, sessionId);
-    expect(all).toContain("the hub stopped while this turn ran");
+    expect(all).toContain(
+      "interrupted: outcome unknown — node node-a, which ran this turn, stopped",
+    );
     expect(all).toContain("This session was restored");
     expect(all.split("remember the lighthouse").length).toBeGreaterThan(2);
     const listed = await nodes(b.home, url);

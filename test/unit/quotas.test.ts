@@ -66,25 +66,35 @@ describe("quotas", () => {
     const stored: Record<string, { liveSessions?: number }> = {
       bob: { liveSessions: 3 },
     };
-    const q = new Quotas({
-      limits: { liveSessions: 1 },
-      perUser: { bob: { liveSessions: 2 } },
-      stored: (name) => stored[name],
-    });
-    const opening = await q.admitOpen(alice, new Set());
+    const counter = new InProcessQuotaCounter();
+    const q = new Quotas(
+      {
+        limits: { liveSessions: 1 },
+        perUser: { bob: { liveSessions: 2 } },
+        stored: (name) => stored[name],
+      },
+      counter,
+    );
+    const opening = await q.admitOpen(alice);
     // A second open while the first is under way counts it.
-    await expect(q.admitOpen(alice, new Set())).rejects.toThrow(
+    await expect(q.admitOpen(alice)).rejects.toThrow(
       "quota users.limits.liveSessions (1 open at once) reached: frees up when you close one of your sessions (session/close) or disconnect",
     );
+    q.sessionOpen(alice, "s1", true);
     opening();
-    await expect(q.admitOpen(alice, new Set(["s1"]))).rejects.toThrow(
-      "liveSessions",
-    );
+    await expect(q.admitOpen(alice)).rejects.toThrow("liveSessions");
     // Loading again a session already open is not one more.
-    (await q.admitOpen(alice, new Set(["s1"]), "s1"))();
+    (await q.admitOpen(alice, "s1"))();
+    q.sessionOpen(alice, "s1", false);
+    await new Promise((resolve) => setImmediate(resolve));
+    (await q.admitOpen(alice))();
     expect(q.limitsOf("bob")).toEqual({ liveSessions: 3 });
-    (await q.admitOpen({ name: "bob", role: "member" }, new Set(["a", "b"])))();
+    const bob = { name: "bob", role: "member" } as const;
+    q.sessionOpen(bob, "a", true);
+    q.sessionOpen(bob, "b", true);
+    (await q.admitOpen(bob))();
     stored["bob"] = {};
     expect(q.limitsOf("bob")).toEqual({ liveSessions: 2 });
+    await expect(q.admitOpen(bob)).rejects.toThrow("liveSessions (2 open");
   });
 });

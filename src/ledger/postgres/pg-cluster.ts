@@ -10,6 +10,7 @@ import type {
 } from "../../contracts/cluster-store.js";
 import type { PgConnection } from "./pg-connection.js";
 import type { PgListener } from "./pg-listen.js";
+import { DROP_NODE_HOLDS, pgQuotaStore } from "./pg-quotas.js";
 
 /** The database's clock in ms. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -43,6 +44,7 @@ export function pgClusterStore(
     },
     listen: (channel, onMessage, reconnected) =>
       listener.listen(channel, onMessage, reconnected),
+    quotas: pgQuotaStore(db),
   };
 }
 
@@ -55,6 +57,7 @@ async function registerNode(db: Db, id: string, url: string): Promise<void> {
   await db.query("UPDATE acphub_leases SET expires = 0 WHERE node_id = $1", [
     id,
   ]);
+  await db.query(DROP_NODE_HOLDS, [id]);
 }
 
 // Renews the node's row and leases; the sessions whose leases it still holds.
@@ -96,19 +99,28 @@ async function upsertLease(
   db: Pick<pg.PoolClient, "query">,
   { sessionId, nodeId, leaseMs, turn }: LeaseClaim,
 ): Promise<Claim> {
-  const { rows } = await db.query<{ interrupted: boolean | null }>(
-    `WITH prev AS (SELECT busy, expires FROM acphub_leases WHERE session_id = $1)
+  const { rows } = await db.query<{
+    interrupted: boolean | null;
+    ran_on: string | null;
+  }>(
+    `WITH prev AS (SELECT busy, expires, node_id FROM acphub_leases WHERE session_id = $1)
      INSERT INTO acphub_leases AS l (session_id, node_id, expires, busy)
        SELECT $1, $2, ${NOW_MS} + $3, $4
        WHERE EXISTS (SELECT 1 FROM acphub_sessions WHERE id = $1)
      ON CONFLICT (session_id) DO UPDATE SET node_id = $2, expires = ${NOW_MS} + $3,
        busy = CASE WHEN $4 THEN TRUE WHEN l.node_id = $2 THEN l.busy ELSE FALSE END
        WHERE l.node_id = $2 OR l.expires < ${NOW_MS} OR ($4 AND NOT l.busy)
-     RETURNING (SELECT busy AND expires < ${NOW_MS} FROM prev) AS interrupted`,
+     RETURNING (SELECT busy AND expires < ${NOW_MS} FROM prev) AS interrupted,
+       (SELECT node_id FROM prev) AS ran_on`,
     [sessionId, nodeId, leaseMs, turn],
   );
-  if (rows.length > 0)
-    return { held: true, interrupted: rows[0]!.interrupted === true };
+  const took = rows[0];
+  if (took)
+    return {
+      held: true,
+      interrupted: took.interrupted === true,
+      ...(took.ran_on ? { ranOn: took.ran_on } : {}),
+    };
   const holder = await db.query<{ node_id: string; busy: boolean }>(
     "SELECT node_id, busy FROM acphub_leases WHERE session_id = $1",
     [sessionId],
@@ -153,5 +165,6 @@ async function listNodes(db: Db): Promise<NodeRow[]> {
 
 async function leave(db: Db, id: string): Promise<void> {
   await db.query("DELETE FROM acphub_leases WHERE node_id = $1", [id]);
+  await db.query(DROP_NODE_HOLDS, [id]);
   await db.query("DELETE FROM acphub_nodes WHERE id = $1", [id]);
 }

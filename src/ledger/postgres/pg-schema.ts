@@ -6,6 +6,7 @@ import { usersSchemaSql } from "../user-store.js";
 import { usageTableSql } from "../usage-table.js";
 import { WRITE_BATCH_FUNCTION } from "./pg-batch-fn.js";
 import { fillUsagePg } from "./pg-usage-fill.js";
+import { QUOTA_SCHEMA_SQL } from "./pg-quotas.js";
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE acphub_sessions (
@@ -71,6 +72,9 @@ const MIGRATIONS: string[] = [
   // 8 (issue 34): one row per turn that ran, apart from the events: deleting a session no
   // longer gives its usage back. Filled from the events of the sessions held (FILLS below).
   usageTableSql("acphub_usage", "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"),
+  // 12 (issue 37; c-count): per-user quota counts a cluster shares — holds owned by the node
+  // that took them, the prompts of each user's last window (pg-quotas.ts).
+  QUOTA_SCHEMA_SQL,
 ];
 
 /** Work in TypeScript a version needs after its statements, in the same transaction. */

@@ -28,6 +28,7 @@ import {
   type SessionState,
 } from "./session-info.js";
 import { HUB_METHOD, type ReplayAnswer } from "../../shared/hub-extension.js";
+import { cutOff, endOf, type Interrupted } from "./turn-outcome.js";
 
 export type { PendingPermission, SessionInfo, SessionState, Status };
 export { isNotFound };
@@ -37,6 +38,8 @@ export interface Turn {
   /** True while this page's own prompt runs (it may Stop it). */
   own: boolean;
   stopReason?: string;
+  /** The turn's runner died mid-turn (issue 37): its outcome is unknown, not a cancel. */
+  interrupted?: Interrupted;
 }
 
 export class HubStore {
@@ -258,7 +261,7 @@ export class HubStore {
       try {
         const result = await socket.request<Params>("session/prompt", params);
         this.updates.flush();
-        return this.endTurn(m, String(result["stopReason"]));
+        return this.endTurn(m, String(result["stopReason"]), cutOff(result));
       } catch (error) {
         if (!(await closedSoon(socket)) || tries >= 20) {
           this.error = messageOf(error);
@@ -269,9 +272,13 @@ export class HubStore {
   }
 
   // Ends this page's turn; true (the prompt ran) when it has a stop reason.
-  private endTurn(m: SessionModel, stopReason: string | undefined): boolean {
+  private endTurn(
+    m: SessionModel,
+    stopReason?: string,
+    cut?: Interrupted,
+  ): boolean {
     if (this.model === m)
-      this.turn = { running: false, own: false, stopReason };
+      this.turn = { running: false, own: false, stopReason, interrupted: cut };
     this.changed();
     return stopReason !== undefined;
   }
@@ -318,11 +325,7 @@ export class HubStore {
     this.updates.flush();
     if (params["running"] === true) this.turn = { ...this.turn, running: true };
     else if (!this.turn.own)
-      this.turn = {
-        running: false,
-        own: false,
-        stopReason: params["stopReason"] as string,
-      };
+      this.turn = { running: false, own: false, ...endOf(params) };
     this.changed();
   }
 }
