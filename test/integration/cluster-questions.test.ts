@@ -1,8 +1,11 @@
 // Issue 37, questions to every node: a permission question of a turn running on node A reaches
 // the clients on node B that may answer it (drivers, never viewers); the first answer on any
 // node is the agent's and the audit log says who gave it on which node; a later answer is told
-// "already answered by bob on node-b"; a cancelled turn withdraws the question on B; no row is
-// left in acphub_questions once a question ended.
+// "already answered by bob on node-b" (and so, on one hub without a cluster, is a second client);
+// a cancelled turn, or its node's death, withdraws the question on B; no row is left in
+// acphub_questions once a question ended.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -276,5 +279,104 @@ describe("permission questions on every node", { timeout: 60_000 }, () => {
     expect((await turn).stopReason).toBe("cancelled");
     await until(() => withdrawn.length === 1);
     await until(async () => (await questionRows(url)) === 0);
+  });
+});
+
+describe("the questions of a node that died", { timeout: 60_000 }, () => {
+  it("are withdrawn on the other nodes once its heartbeat lapsed: B's client gets $/cancel_request", async () => {
+    const { url, a, b, connect } = await team(["bob"]);
+    const onA = connect(a.h, "admin", () => new Promise(() => undefined));
+    await onA.agent.request("initialize", INIT);
+    const { sessionId } = await onA.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: TEAM_WORK, mcpServers: [] },
+    );
+    await onA.agent.request("_acphub/session/share", {
+      sessionId,
+      user: "bob",
+      role: "driver",
+    });
+    const asked: string[] = [];
+    const withdrawn: string[] = [];
+    const bob = connect(b.h, "bob", (_m, _p, signal) => {
+      asked.push("bob");
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener("abort", () => {
+          withdrawn.push("bob");
+          reject(new Error("cancelled"));
+        }),
+      );
+    });
+    await load(bob, sessionId);
+    void onA.agent
+      .request("session/prompt", {
+        sessionId,
+        prompt: text(steps(ask, { text: "after" })),
+      })
+      .catch(() => undefined);
+    await until(() => asked.length === 1);
+    a.h.child.kill("SIGKILL");
+    await a.h.exited;
+    await until(() => withdrawn.length === 1);
+    await until(async () => (await questionRows(url)) === 0);
+  });
+});
+
+describe("one hub without a cluster", { timeout: 60_000 }, () => {
+  it("a second client answering after the first is told 'already answered by', as in a cluster", async () => {
+    const home = tempDir();
+    mockConfig(home);
+    const h = await startHub(home);
+    hubs.push(h);
+    const c = (on?: OnRequest) => {
+      const client = connectClient(h, "ws", on);
+      clients.push(client);
+      return client;
+    };
+    const prompter = c();
+    await prompter.agent.request("initialize", INIT);
+    const { sessionId } = await prompter.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: home, mcpServers: [] },
+    );
+    const go = join(tempDir(), "go");
+    void prompter.agent
+      .request("session/prompt", {
+        sessionId,
+        prompt: text(steps({ text: "start" }, { waitFile: go }, ask)),
+      })
+      .catch(() => undefined);
+    await until(() => prompter.updates(sessionId).length > 0);
+    const first = held();
+    const second = held();
+    const one = c(first.on);
+    const two = c(second.on);
+    for (const x of [one, two]) {
+      await x.agent.request("initialize", INIT);
+      await x.agent.request("session/load", {
+        sessionId,
+        cwd: home,
+        mcpServers: [],
+      });
+    }
+    prompter.close();
+    await prompter.closed;
+    // The prompter's departure is seen by the hub before the question is asked.
+    await until(async () => {
+      const res = await fetch(`${h.url}/metrics`, {
+        headers: { Authorization: `Bearer ${h.token}` },
+      });
+      return /^acphub_connections 2$/m.test(await res.text());
+    });
+    writeFileSync(go, "");
+    await until(() => first.asked.length === 1 && second.asked.length === 1);
+    first.asked[0]!();
+    await until(() => said(one, sessionId).includes("permission granted"));
+    second.asked[0]!();
+    await until(() => said(two, sessionId).includes("already answered by"));
+    expect(said(two, sessionId)).toMatch(
+      /already answered by \w+: your answer to \\"Edit it\\" was not used/,
+    );
+    expect(said(one, sessionId)).not.toContain("already answered");
   });
 });
