@@ -130,6 +130,8 @@ export interface OwnMeta {
   parentSession?: string;
   /** A continued workflow run's step finished in an earlier attempt (its final status at once). */
   doneEarlier?: boolean;
+  /** A notice to a client whose permission answer came too late (hub → client): who was first. */
+  answeredBy?: string;
 }
 
 /** The `_meta.acphub` keys, as docs/protocol.md lists them. */
@@ -151,6 +153,7 @@ export const OWN_META_KEYS: readonly (keyof OwnMeta)[] = [
   "step",
   "parentSession",
   "doneEarlier",
+  "answeredBy",
 ];
 
 type Params = Record<string, unknown>;
