@@ -38,7 +38,7 @@ afterEach(async () => {
 type OnRequest = Parameters<typeof connectClient>[2];
 
 // Two nodes with users on one database, and the users' tokens.
-async function team(users: string[]) {
+async function team(users: string[], extra: Record<string, unknown> = {}) {
   const url = await cluster.database();
   const env = { ACPHUB_LEDGER_URL: url, ACPHUB_TOKEN: CLUSTER_TOKEN };
   const start = async (id: string) => {
@@ -46,6 +46,7 @@ async function team(users: string[]) {
     mockConfig(home, [], {
       cluster: { leaseMs: 2000 },
       users: { roots: { "*": [TEAM_WORK] } },
+      ...extra,
     });
     const h = await startHub(home, ["--node-id", id], env);
     hubs.push(h);
@@ -278,6 +279,48 @@ describe("permission questions on every node", { timeout: 60_000 }, () => {
     await onA.agent.notify("session/cancel", { sessionId });
     expect((await turn).stopReason).toBe("cancelled");
     await until(() => withdrawn.length === 1);
+    await until(async () => (await questionRows(url)) === 0);
+  });
+});
+
+describe("nobody on the runner's node", { timeout: 60_000 }, () => {
+  it("the policy's fallback waits while a client on B is asked: B's answer after serve.answerGraceMs is the agent's", async () => {
+    const { url, a, b, connect } = await team(["bob"], {
+      serve: { answerGraceMs: 500 },
+    });
+    const prompter = connect(a.h, "admin");
+    await prompter.agent.request("initialize", INIT);
+    const { sessionId } = await prompter.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: TEAM_WORK, mcpServers: [] },
+    );
+    await prompter.agent.request("_acphub/session/share", {
+      sessionId,
+      user: "bob",
+      role: "driver",
+    });
+    const bobQ = held();
+    const bob = connect(b.h, "bob", bobQ.on);
+    await load(bob, sessionId);
+    const go = join(tempDir(), "go");
+    void prompter.agent
+      .request("session/prompt", {
+        sessionId,
+        prompt: text(steps({ waitFile: go }, ask, { text: "after" })),
+      })
+      .catch(() => undefined);
+    await until(() => said(bob, sessionId).includes("waitFile"));
+    // The runner's node keeps no client of the session: only bob, on B, may answer.
+    prompter.close();
+    await prompter.closed;
+    writeFileSync(go, "");
+    await until(() => bobQ.asked.length === 1);
+    // Four times the grace: alone, node A would have refused by now.
+    await new Promise((r) => setTimeout(r, 2000));
+    bobQ.asked[0]!();
+    await until(() => said(bob, sessionId).includes("permission "));
+    expect(said(bob, sessionId)).toContain("permission granted (allow");
+    expect(said(bob, sessionId)).toContain('"text":"after"');
     await until(async () => (await questionRows(url)) === 0);
   });
 });
