@@ -7,7 +7,7 @@ import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { BUILTIN_ADMIN } from "../contracts/users.js";
 import { outcomeFor } from "../protocol/permission-options.js";
 import type { Attachments, HubClient } from "./attachments.js";
-import { Askees, type Answerer } from "./askees.js";
+import { Askees, type Answerer, type Won } from "./askees.js";
 
 type Params = Record<string, unknown>;
 
@@ -70,7 +70,7 @@ export async function askEverywhere(
     for (const a of attachments.attached(sessionId))
       if (attachments.mayAnswer(sessionId, a.client)) askees.add(a.client);
   };
-  const ended = Promise.race([
+  const ended: Promise<End> = Promise.race([
     askees.won.then((w) => ({ local: w })),
     question.remote.then((r) => ({ remote: r })),
   ]);
@@ -92,24 +92,37 @@ export async function askEverywhere(
       ),
     ]);
     if (signal?.aborted) throw signal.reason;
-    if (end && "local" in end) {
-      answered(end.local.client, end.local.answer);
-      return end.local.answer;
-    }
-    if (end && "remote" in end) {
-      askees.settle({ user: end.remote.user, node: end.remote.node });
-      answered(undefined, end.remote.answer, end.remote);
-      return end.remote.answer;
-    }
-    if (askees.error) throw askees.error;
-    const options = (params as unknown as RequestPermissionRequest).options;
-    return { outcome: outcomeFor("reject", options) };
+    return outcome(end, askees, params, answered);
   } finally {
     signal?.removeEventListener("abort", onAbort);
     stop.abort();
     askees.settle({});
     question.close();
   }
+}
+
+type End = { local: Won } | { remote: RemoteAnswer } | undefined;
+
+// The question's outcome: the answer that claimed it (here or on another node), else the
+// refusal of a client that would not answer, else the policy's refusal (nobody answered).
+function outcome(
+  end: End,
+  askees: Askees,
+  params: Params,
+  answered: Answered,
+): unknown {
+  if (end && "local" in end) {
+    answered(end.local.client, end.local.answer);
+    return end.local.answer;
+  }
+  if (end && "remote" in end) {
+    askees.settle({ user: end.remote.user, node: end.remote.node });
+    answered(undefined, end.remote.answer, end.remote);
+    return end.remote.answer;
+  }
+  if (askees.error) throw askees.error;
+  const options = (params as unknown as RequestPermissionRequest).options;
+  return { outcome: outcomeFor("reject", options) };
 }
 
 // Resolves (undefined) once nobody here or on another node has been asked for `graceMs`, or on
