@@ -100,11 +100,15 @@ export class ClusterQuestions implements QuestionBoard {
       remote,
       claim: (user, answer) => this.claim(id, user, answer),
       heldElsewhere: () => this.db.heldFor(id),
+      // Its row goes; unanswered, it is withdrawn everywhere (an answer was told already: a
+      // second message could overtake it and name nobody).
       close: () => {
         this.mine.delete(id);
         void this.db
           .withdraw([id])
-          .then((ids) => this.withdrawn(ids))
+          .then((ids) => {
+            if (!this.recent.has(id)) this.withdrawn(ids);
+          })
           .catch(() => undefined);
       },
     };
