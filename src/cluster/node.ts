@@ -1,6 +1,7 @@
 // This `acphub serve` as a node of a cluster on one PostgreSQL ledger: its row in acphub_nodes
 // kept fresh by a heartbeat, the leases of the sessions whose agents it runs (renewed with the
-// heartbeat, lost ones dropped here), and cancels relayed to a session's runner by NOTIFY. A lease
+// heartbeat, lost ones dropped here), cancels relayed to a session's runner by NOTIFY, and the
+// permission questions every node's clients may answer (questions.ts, issue 37). A lease
 // not renewed within leaseMs (the database unreachable) is given up here at once: its turn is
 // cancelled, as another node may take the session over from then on (fencing; the ledger also
 // refuses this node's writes for a session another node holds). The SQL, the pool, its retry
@@ -10,6 +11,7 @@ import type { ClusterStore } from "../contracts/cluster-store.js";
 import type { Claim, SessionRunner } from "../hub/runner.js";
 import type { SessionHub } from "../hub/session-hub.js";
 import { ClusterFeed } from "./feed.js";
+import { ClusterQuestions } from "./questions.js";
 
 export const DEFAULT_LEASE_MS = 10_000;
 export const DEFAULT_DRAIN_MS = 30_000;
@@ -46,6 +48,8 @@ export class ClusterNode implements SessionRunner {
   private beating = false;
   private ready: Promise<void>;
   private readyNow!: () => void;
+  /** Permission questions asked of every node's clients (the hub's `QuestionBoard`). */
+  readonly questions: ClusterQuestions;
 
   constructor(private readonly options: ClusterOptions) {
     this.store = options.store;
@@ -54,6 +58,13 @@ export class ClusterNode implements SessionRunner {
     this.heartbeatMs =
       options.heartbeatMs ?? Math.max(200, Math.floor(this.leaseMs / 4));
     this.ready = new Promise((resolve) => (this.readyNow = resolve));
+    this.questions = new ClusterQuestions({
+      store: this.store,
+      hub: options.hub,
+      nodeId: () => this.id,
+      leaseMs: this.leaseMs,
+      logger: this.logger,
+    });
   }
 
   // The feed of other nodes' turns, made when first needed (the hub exists by then).
@@ -87,6 +98,7 @@ export class ClusterNode implements SessionRunner {
     await this.store.registerNode(nodeId, url);
     this.lastBeat = Date.now();
     this.unlisten = await this.store.listen(CHANNEL, (p) => this.heard(p));
+    await this.questions.start();
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs);
     this.timer.unref();
     const check = Math.max(50, Math.min(500, this.heartbeatMs / 2));
@@ -130,6 +142,7 @@ export class ClusterNode implements SessionRunner {
     }
     // What a lost notification did not tell is read now.
     this.feedOnce?.tick();
+    await this.questions.tick();
   }
 
   // Gives up the leases whose renewal is overdue: from their expiry on another node may run them.
@@ -224,6 +237,7 @@ export class ClusterNode implements SessionRunner {
 
   attached(sessionId: string): void {
     this.feed.attached(sessionId);
+    this.questions.attached(sessionId);
   }
 
   // A cancel another node relays to the session this node runs.
@@ -250,6 +264,7 @@ export class ClusterNode implements SessionRunner {
     clearInterval(this.timer);
     clearInterval(this.fenceTimer);
     this.unlisten?.();
+    if (this.id) await this.questions.stop();
     if (this.id) await this.store.leave(this.id).catch(() => undefined);
   }
 }

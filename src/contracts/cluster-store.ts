@@ -1,6 +1,6 @@
 // What a cluster of `acphub serve` processes keeps in its shared ledger (docs/deploy.md): the
 // nodes, the lease that says which node runs a session's agent, messages between nodes, and
-// the per-user quota counts (quota-store.ts).
+// the per-user quota counts (quota-store.ts) and the permission questions every node may answer.
 // The PostgreSQL ledger implements it (src/ledger/postgres/pg-cluster.ts) over its own pool,
 // retry and one LISTEN connection; the cluster (src/cluster/) decides when to claim, take over
 // and drain. Times are the database's clock, so that nodes whose clocks differ agree on expiry.
@@ -85,4 +85,67 @@ export interface ClusterStore {
     onMessage: (payload: string) => void,
     reconnected?: () => void,
   ): Promise<() => void>;
+  /** Permission questions open to every node (issue 37). */
+  readonly questions: QuestionStore;
+}
+
+/** A permission question another node asked, as a node offering it reads it. */
+export interface OpenQuestion {
+  id: string;
+  sessionId: string;
+  /** The node whose agent asked (it runs the turn). */
+  node: string;
+  /** The session/request_permission params, as JSON text. */
+  request: string;
+}
+
+/** Who claimed a question first: a user on a node; none when it was withdrawn (or taken). */
+export interface QuestionAnswerer {
+  user?: string;
+  node?: string;
+}
+
+/** An answer another node claimed, as the asking node takes it. */
+export interface TakenAnswer {
+  answer: string;
+  user: string;
+  node: string;
+}
+
+/**
+ * Permission questions open to every node (issue 37): the runner node asks (a row), any node
+ * claims it with one answer (the first wins), the runner takes that answer (the row goes).
+ * Messages about them go over the cluster's NOTIFY channel; these rows are the truth.
+ */
+export interface QuestionStore {
+  ask(q: {
+    id: string;
+    sessionId: string;
+    node: string;
+    request: string;
+  }): Promise<void>;
+  /**
+   * Claims the open question for an answer given on `node` by `user`: undefined when this was
+   * the first answer (a retried claim that had landed too), else who was first.
+   */
+  claim(c: {
+    id: string;
+    answer: string;
+    user: string;
+    node: string;
+  }): Promise<QuestionAnswerer | undefined>;
+  /** The answer another node claimed, taken (the row deleted); undefined while unanswered. */
+  take(id: string): Promise<TakenAnswer | undefined>;
+  /** The open questions of these sessions that other nodes than `node` asked. */
+  open(sessionIds: string[], node: string): Promise<OpenQuestion[]>;
+  /** This node's questions another node has answered (a notification lost on the way). */
+  answered(node: string): Promise<string[]>;
+  /** Other nodes ask these questions of their clients for `ms` more (renewed by their heartbeat). */
+  hold(ids: string[], ms: number): Promise<void>;
+  /** How long another node still holds the question (ms; 0: nobody, or it is gone). */
+  heldFor(id: string): Promise<number>;
+  /** Deletes questions (ended here) and, with `node`, all that node asked; the ids deleted. */
+  withdraw(ids: string[], node?: string): Promise<string[]>;
+  /** Deletes the questions of nodes whose heartbeat is older than `staleMs`; the ids deleted. */
+  sweep(staleMs: number): Promise<string[]>;
 }

@@ -184,15 +184,18 @@ function policyOf(answer: unknown): Record<string, unknown> {
 }
 
 // The audit entry of a permission answer. An "always" answer says whether it was remembered:
-// only for the answering user, and only in a session they own (issue 34).
+// only for the answering user, and only in a session they own (issue 34). In a cluster, `node`
+// says on which node it was given (issue 37).
 export async function noteAnswer(
   access: SessionAccess,
   user: HubUser | undefined,
   request: Record<string, unknown>,
   answer: unknown,
+  node?: string,
 ): Promise<void> {
   const sessionId = String(request["sessionId"]);
   const detail = { ...permissionDetail(request, answer), ...policyOf(answer) };
+  if (node) detail["node"] = node;
   if (detail["kind"] === "allow_always" || detail["kind"] === "reject_always") {
     const by = user?.name ?? BUILTIN_ADMIN;
     const owner = await access.ownerOf(sessionId).catch(() => undefined);

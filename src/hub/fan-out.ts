@@ -1,7 +1,8 @@
 // The one EditorPort the hub's shared gateways talk to: it fans each session's updates out to
 // every attached editor (stamped with the ledger sequence number, never one an editor already
 // has) and routes the agent's requests — permission questions first to the editor whose prompt
-// is running, then to the others, waiting a grace period for one to re-attach.
+// is running, then to the others, waiting a grace period for one to re-attach; in a cluster, to
+// every client that may answer on every node at once (ask-everywhere.ts).
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { ANSWERED_BY, BUILTIN_ADMIN } from "../contracts/users.js";
 import { outcomeFor } from "../protocol/permission-options.js";
@@ -10,6 +11,8 @@ import type { EditorPort } from "../engine/ports.js";
 import { withSeq } from "../engine/wire-updates.js";
 import { Note, shownNote } from "./frames.js";
 import { offer, type Attachments, type HubClient } from "./attachments.js";
+import { askEverywhere, type QuestionBoard } from "./ask-everywhere.js";
+import { tellLate } from "./askees.js";
 
 type Params = Record<string, unknown>;
 
@@ -26,11 +29,12 @@ export interface FanOutObserver {
   ): void;
 }
 
-// The EditorPort shared by every gateway of the hub.
+// The EditorPort shared by every gateway of the hub (`board`: the cluster's questions).
 export function fanOutEditor(
   attachments: Attachments,
   observer: FanOutObserver = {},
   graceMs = ANSWER_GRACE_MS,
+  board?: QuestionBoard,
 ): EditorPort {
   return {
     notify: (method, raw, delivery) => {
@@ -51,16 +55,26 @@ export function fanOutEditor(
     request: async <T>(method: string, raw: unknown, signal?: AbortSignal) => {
       const params = raw as Params;
       if (method === "session/request_permission") {
-        const outcome = await askPermission(
-          attachments,
-          params,
-          graceMs,
-          signal,
-          (client, answer) => {
-            stampAnswerer(answer, client);
-            observer.permissionAnswered?.(client, params, answer);
-          },
-        );
+        const answered = (client: HubClient, answer: unknown) => {
+          stampAnswerer(answer, client.user?.name);
+          observer.permissionAnswered?.(client, params, answer);
+        };
+        const question = await board
+          ?.ask(String(params["sessionId"]), params)
+          .catch(() => undefined);
+        const outcome = question
+          ? await askEverywhere(
+              attachments,
+              question,
+              params,
+              graceMs,
+              signal,
+              (client, answer, by) =>
+                client
+                  ? answered(client, answer)
+                  : stampAnswerer(answer, by?.user),
+            )
+          : await askPermission(attachments, params, graceMs, signal, answered);
         observer.permissionDecided?.(
           (outcome as { outcome: { outcome: string } }).outcome.outcome,
         );
@@ -79,11 +93,11 @@ export function fanOutEditor(
 
 // Marks the user who chose an answer on its outcome (a hidden property no client can send): the
 // host remembers an "always" answer as that user's, and only in their own session (issue 34).
-function stampAnswerer(answer: unknown, client: HubClient): void {
+function stampAnswerer(answer: unknown, user: string | undefined): void {
   const outcome = (answer as { outcome?: unknown } | null)?.outcome;
   if (outcome !== null && typeof outcome === "object")
     Object.defineProperty(outcome, ANSWERED_BY, {
-      value: client.user?.name ?? BUILTIN_ADMIN,
+      value: user || BUILTIN_ADMIN,
     });
 }
 
@@ -175,15 +189,22 @@ async function firstAnswer(
   const controllers = clients.map(() => new AbortController());
   const onAbort = () => controllers.forEach((c) => c.abort());
   signal?.addEventListener("abort", onAbort, { once: true });
+  const asked = clients.map(async (c, i) =>
+    c.request("session/request_permission", params, controllers[i]!.signal),
+  );
   try {
     const [client, answer] = await Promise.any(
-      clients.map((c, i) =>
-        c
-          .request("session/request_permission", params, controllers[i]!.signal)
-          .then((a) => [c, a] as const),
-      ),
+      asked.map((p, i) => p.then((a) => [clients[i]!, a] as const)),
     );
     answered(client, answer);
+    // A client whose answer crossed its cancel is told who answered first.
+    const first = { user: client.user?.name ?? BUILTIN_ADMIN };
+    asked.forEach((p, i) => {
+      if (clients[i] !== client)
+        p.then((late) => tellLate(clients[i]!, params, late, first)).catch(
+          () => undefined,
+        );
+    });
     return answer;
   } catch (error) {
     const first = (error as AggregateError).errors?.[0] as unknown;

@@ -6,6 +6,7 @@ import type { EditorPort, LedgerPort } from "../engine/ports.js";
 import { noteAnswer, type SessionAccess } from "./access.js";
 import type { Attachments } from "./attachments.js";
 import { fanOutEditor, type FanOutObserver } from "./fan-out.js";
+import type { QuestionBoard } from "./ask-everywhere.js";
 import { askingEditor, type HubWatch } from "./watch.js";
 
 /** What the hub tells its observers (the metrics). */
@@ -13,13 +14,14 @@ export interface SessionHubObserver extends FanOutObserver {
   turnEnded?(stopReason: string): void;
 }
 
-// The EditorPort shared by every gateway of the hub.
+// The EditorPort shared by every gateway of the hub (`board`: a cluster's questions, issue 37).
 export function hubEditor(
   attachments: Attachments,
   watch: HubWatch,
   access: SessionAccess,
   observer: SessionHubObserver | undefined,
   answerGraceMs: number | undefined,
+  board?: QuestionBoard,
 ): EditorPort {
   return askingEditor(
     fanOutEditor(
@@ -28,9 +30,10 @@ export function hubEditor(
         updateRelayed: (n) => observer?.updateRelayed?.(n),
         permissionDecided: (o) => observer?.permissionDecided?.(o),
         permissionAnswered: (client, request, answer) =>
-          void noteAnswer(access, client.user, request, answer),
+          void noteAnswer(access, client.user, request, answer, board?.nodeId),
       },
       answerGraceMs,
+      board,
     ),
     watch,
   );

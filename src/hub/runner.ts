@@ -1,6 +1,7 @@
 // The port through which the hub asks whether this process may run a session's agent: with one
 // process it always may (no runner given); in a cluster (src/cluster/) a lease decides.
 import type { Claim } from "../contracts/cluster-store.js";
+import type { QuestionBoard } from "./ask-everywhere.js";
 
 export type { Claim };
 
@@ -13,4 +14,6 @@ export interface SessionRunner {
   relayCancel(sessionId: string): Promise<void>;
   /** A client on this node attached to the session (to follow turns run elsewhere). */
   attached(sessionId: string): void;
+  /** Permission questions asked of every node's clients (issue 37); none: this process's only. */
+  readonly questions?: QuestionBoard;
 }

@@ -103,6 +103,7 @@ export class SessionHub {
       this.access,
       options.observer,
       options.answerGraceMs,
+      options.runner?.questions,
     );
     // Every gateway shares the ledger; the hub closes it once, after them all.
     this.shared = ledgerWith(options.ledger, {

@@ -142,6 +142,8 @@ export interface OwnMeta {
    *  answered (`run --hub`), not a person; `reason` says which rule or mode. */
   decidedBy?: string;
   reason?: string;
+  /** A notice to a client whose permission answer came too late (hub → client): who was first. */
+  answeredBy?: string;
 }
 
 /** The `_meta.acphub` keys, as docs/protocol.md lists them. */
@@ -167,6 +169,7 @@ export const OWN_META_KEYS: readonly (keyof OwnMeta)[] = [
   "reason",
   "outcome",
   "ranOn",
+  "answeredBy",
 ];
 
 type Params = Record<string, unknown>;

@@ -1,12 +1,15 @@
 // The cluster's store in the PostgreSQL ledger (contracts/cluster-store.ts): the SQL of the
-// nodes and leases (tables of schemas 5–6 in pg-schema.ts) over the ledger's retrying pool, and
-// messages between nodes over its one LISTEN connection. Times are the database's clock.
+// nodes and leases (tables of schemas 5–6 in pg-schema.ts) and of the questions every node may
+// answer (acphub_questions, issue 37) over the ledger's retrying pool, and messages between
+// nodes over its one LISTEN connection. Times are the database's clock.
 import type pg from "pg";
 import type {
   Claim,
   ClusterStore,
   LeaseClaim,
   NodeRow,
+  OpenQuestion,
+  QuestionStore,
 } from "../../contracts/cluster-store.js";
 import type { PgConnection } from "./pg-connection.js";
 import type { PgListener } from "./pg-listen.js";
@@ -45,6 +48,7 @@ export function pgClusterStore(
     listen: (channel, onMessage, reconnected) =>
       listener.listen(channel, onMessage, reconnected),
     quotas: pgQuotaStore(db),
+    questions: pgQuestions(db),
   };
 }
 
@@ -167,4 +171,102 @@ async function leave(db: Db, id: string): Promise<void> {
   await db.query("DELETE FROM acphub_leases WHERE node_id = $1", [id]);
   await db.query(DROP_NODE_HOLDS, [id]);
   await db.query("DELETE FROM acphub_nodes WHERE id = $1", [id]);
+}
+
+// The questions' SQL: one row per open question; its first answer is set once (the claim).
+function pgQuestions(db: Db): QuestionStore {
+  const Q = "acphub_questions";
+  return {
+    ask: async ({ id, sessionId, node, request }) => {
+      await db.query(
+        `INSERT INTO ${Q} (id, session_id, node_id, request, asked) VALUES ($1, $2, $3, $4, ${NOW_MS})`,
+        [id, sessionId, node, request],
+      );
+    },
+    claim: async ({ id, answer, user, node }) => {
+      const won = await db.query(
+        `UPDATE ${Q} SET answer = $2, answered_by = $3, answered_node = $4
+         WHERE id = $1 AND answer IS NULL RETURNING id`,
+        [id, answer, user, node],
+      );
+      if (won.rows.length > 0) return undefined;
+      const { rows } = await db.query<Record<string, string>>(
+        `SELECT answer, answered_by, answered_node FROM ${Q} WHERE id = $1`,
+        [id],
+      );
+      const row = rows[0];
+      if (!row) return {};
+      // The claim retried after it had landed (its answer came back unheard) was the first.
+      const mine =
+        row["answer"] === answer &&
+        row["answered_by"] === user &&
+        row["answered_node"] === node;
+      return mine
+        ? undefined
+        : { user: row["answered_by"], node: row["answered_node"] };
+    },
+    take: async (id) => {
+      const { rows } = await db.query<Record<string, string>>(
+        `DELETE FROM ${Q} WHERE id = $1 AND answer IS NOT NULL
+         RETURNING answer, answered_by, answered_node`,
+        [id],
+      );
+      const row = rows[0];
+      return row
+        ? {
+            answer: row["answer"]!,
+            user: row["answered_by"]!,
+            node: row["answered_node"]!,
+          }
+        : undefined;
+    },
+    open: async (sessionIds, node) => {
+      const { rows } = await db.query<Record<string, string>>(
+        `SELECT id, session_id, node_id, request FROM ${Q}
+         WHERE session_id = ANY($1) AND node_id <> $2 AND answer IS NULL`,
+        [sessionIds, node],
+      );
+      return rows.map((r): OpenQuestion => ({
+        id: r["id"]!,
+        sessionId: r["session_id"]!,
+        node: r["node_id"]!,
+        request: r["request"]!,
+      }));
+    },
+    answered: async (node) => {
+      const { rows } = await db.query<{ id: string }>(
+        `SELECT id FROM ${Q} WHERE node_id = $1 AND answer IS NOT NULL`,
+        [node],
+      );
+      return rows.map((r) => r.id);
+    },
+    hold: async (ids, ms) => {
+      await db.query(
+        `UPDATE ${Q} SET held_until = greatest(held_until, ${NOW_MS} + $2) WHERE id = ANY($1)`,
+        [ids, ms],
+      );
+    },
+    heldFor: async (id) => {
+      const { rows } = await db.query<{ left: string }>(
+        `SELECT greatest(0, held_until - ${NOW_MS}) AS left FROM ${Q} WHERE id = $1`,
+        [id],
+      );
+      return Number(rows[0]?.left ?? 0);
+    },
+    withdraw: async (ids, node) => {
+      const { rows } = await db.query<{ id: string }>(
+        `DELETE FROM ${Q} WHERE id = ANY($1) OR node_id = $2 RETURNING id`,
+        [ids, node ?? null],
+      );
+      return rows.map((r) => r.id);
+    },
+    sweep: async (staleMs) => {
+      const { rows } = await db.query<{ id: string }>(
+        `DELETE FROM ${Q} q WHERE NOT EXISTS (SELECT 1 FROM acphub_nodes n
+           WHERE n.id = q.node_id AND n.heartbeat > ${NOW_MS} - $1) RETURNING id`,
+        [staleMs],
+      );
+      return rows.map((r) => r.id);
+    },
+  };
 }

@@ -72,6 +72,23 @@ const MIGRATIONS: string[] = [
   // 8 (issue 34): one row per turn that ran, apart from the events: deleting a session no
   // longer gives its usage back. Filled from the events of the sessions held (FILLS below).
   usageTableSql("acphub_usage", "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"),
+  // 11 (issue 37; the integrator renumbers): permission questions open to every node of a
+  // cluster: asked by the node running the turn, claimed by the first answer on any node
+  // (`answer` set once), deleted once the asking node took the answer or the question ended.
+  // `held_until`: another node asks its clients until then (renewed by its heartbeat).
+  `CREATE TABLE acphub_questions (
+     id TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL REFERENCES acphub_sessions (id) ON DELETE CASCADE,
+     node_id TEXT NOT NULL,
+     request TEXT NOT NULL,
+     asked BIGINT NOT NULL,
+     held_until BIGINT NOT NULL DEFAULT 0,
+     answer TEXT,
+     answered_by TEXT,
+     answered_node TEXT
+   );
+   CREATE INDEX acphub_questions_session ON acphub_questions (session_id);
+   CREATE INDEX acphub_questions_node ON acphub_questions (node_id);`,
   // 12 (issue 37; c-count): per-user quota counts a cluster shares — holds owned by the node
   // that took them, the prompts of each user's last window (pg-quotas.ts).
   QUOTA_SCHEMA_SQL,
