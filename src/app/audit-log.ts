@@ -11,6 +11,7 @@ import type {
 } from "../contracts/users.js";
 import type { AppContext } from "../config/context.js";
 import { withUserStore } from "./user-store.js";
+import { HubError } from "../shared/errors.js";
 
 // The writer over a users store; a failed write is not the acting user's problem to see
 // unless the caller awaits it.
@@ -33,4 +34,28 @@ export function readAuditLog(
   filter: AuditFilter,
 ): Promise<AuditEntry[]> {
   return withUserStore(ctx, (store) => store.auditLog(filter));
+}
+
+const UNIT_MS: Record<string, number> = {
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+// `acphub audit --since`: a duration back from now (30m, 2h, 7d) or a date (2026-12-01, an ISO time).
+export function sinceOf(
+  value: string | undefined,
+  now = Date.now(),
+): number | undefined {
+  if (value === undefined) return undefined;
+  const ago = /^(\d+)([smhd])$/.exec(value);
+  if (ago) return now - Number(ago[1]) * UNIT_MS[ago[2]!]!;
+  const at = Date.parse(value);
+  if (Number.isNaN(at))
+    throw new HubError(
+      "USAGE",
+      `--since ${JSON.stringify(value)}: give a duration (30m, 2h, 7d) or a date (2026-12-01T09:00Z)`,
+    );
+  return at;
 }

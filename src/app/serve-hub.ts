@@ -30,6 +30,13 @@ import type { HubUser } from "../contracts/users.js";
 import { agentsFor, serveAgentRules } from "./serve-agents.js";
 import { serveUsers, type ServeUsers } from "./serve-users.js";
 import { auditWriter } from "./audit-log.js";
+import type { UserSecretsPort } from "../contracts/user-secrets.js";
+import type { AgentEnvSource } from "../contracts/agent-env.js";
+import {
+  agentEnvSource,
+  checkSecretsKeyAtStart,
+  userSecretsPort,
+} from "./user-secrets.js";
 
 export interface ServeHub {
   hub: SessionHub;
@@ -43,6 +50,10 @@ export interface ServeHub {
   defaultFolder(user: HubUser | undefined): Promise<string>;
   /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
   readTerminal: TerminalReader;
+  /** The users' secrets for `_acphub/secrets/*` (issue 36): the key stays in app/. */
+  secrets: UserSecretsPort;
+  /** What a user's agent process adds to its environment: their secrets (issue 36). */
+  agentEnv: AgentEnvSource;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
   cluster?: ClusterNode;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
@@ -71,6 +82,13 @@ export async function openServeHub(
   const defaultAgent = rules.defaultAgent;
   const tracing = await tracingFor(ctx);
   const ledger = await openLedger(ctx, tracing);
+  // Secrets stored and no key to open them: refused here, with the line that makes one.
+  await checkSecretsKeyAtStart(ledger.secrets, paths.stateDir, (m) =>
+    logger.warn(m),
+  ).catch(async (error: unknown) => {
+    await ledger.close();
+    throw error;
+  });
   // One budget count for all agents: a user's budget spans them.
   const budgets = budgetsOf(config, ledger);
   /** The host of each agent's current gateway, for `readTerminal`. */
@@ -169,6 +187,16 @@ export async function openServeHub(
     listAgents,
     defaultFolder: folders.defaultFolder,
     readTerminal,
+    secrets: userSecretsPort({
+      users,
+      secrets: ledger.secrets,
+      stateDir: paths.stateDir,
+      audit: auditWriter(users),
+    }),
+    agentEnv: agentEnvSource({
+      secrets: ledger.secrets,
+      stateDir: paths.stateDir,
+    }),
     cluster,
     close: async () => {
       closing = true;

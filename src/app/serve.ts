@@ -101,6 +101,7 @@ export async function startServe(
     listAgents: hub.listAgents,
     defaultFolder: hub.defaultFolder,
     readTerminal: hub.readTerminal,
+    secrets: hub.secrets,
     sessionsPerMinute: limits.sessionsPerMinute,
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,

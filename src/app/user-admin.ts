@@ -208,3 +208,30 @@ export function serveTokenExists(stateDir: string): boolean {
     process.env["ACPHUB_TOKEN"] !== undefined
   );
 }
+
+/** The command line's flag for each limit. */
+const LIMIT_FLAGS: Record<keyof UserLimits, string> = {
+  concurrentTurns: "--concurrent-turns",
+  liveSessions: "--live-sessions",
+  promptsPerMinute: "--prompts-per-minute",
+  promptBytes: "--prompt-bytes",
+};
+
+// The limits `acphub users limits` was given (as typed), each a whole number above 0.
+export function limitsFromFlags(
+  o: Partial<Record<keyof UserLimits, string>>,
+): UserLimits {
+  const limits: UserLimits = {};
+  for (const [key, flag] of Object.entries(LIMIT_FLAGS)) {
+    const raw = o[key as keyof UserLimits];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n <= 0)
+      throw new HubError(
+        "USAGE",
+        `${flag} ${JSON.stringify(raw)}: give a whole number above 0`,
+      );
+    limits[key as keyof UserLimits] = n;
+  }
+  return limits;
+}

@@ -10,11 +10,12 @@ import {
   serveTokenExists,
   setUserLimits,
   requireUser,
+  limitsFromFlags,
   type NewToken,
 } from "../app/user-admin.js";
 import { withUserStore } from "../app/user-store.js";
-import type { UserLimits, UserStore } from "../contracts/users.js";
-import { HubError } from "../shared/errors.js";
+import * as secrets from "../app/secret-commands.js";
+import type { UserStore } from "../contracts/users.js";
 import type { ExitCode } from "./exit-codes.js";
 import { out, withContext } from "./guard.js";
 
@@ -27,31 +28,7 @@ export interface UsersOptions extends GlobalOptions {
   promptsPerMinute?: string;
   promptBytes?: string;
   clear?: boolean;
-}
-
-/** The command line's flag for each limit. */
-const LIMIT_FLAGS: Record<keyof UserLimits, string> = {
-  concurrentTurns: "--concurrent-turns",
-  liveSessions: "--live-sessions",
-  promptsPerMinute: "--prompts-per-minute",
-  promptBytes: "--prompt-bytes",
-};
-
-// The limits given on the command line, each a whole number above 0.
-function limitsGiven(o: UsersOptions): UserLimits {
-  const limits: UserLimits = {};
-  for (const [key, flag] of Object.entries(LIMIT_FLAGS)) {
-    const raw = o[key as keyof UserLimits];
-    if (raw === undefined) continue;
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n <= 0)
-      throw new HubError(
-        "USAGE",
-        `${flag} ${JSON.stringify(raw)}: give a whole number above 0`,
-      );
-    limits[key as keyof UserLimits] = n;
-  }
-  return limits;
+  fromFile?: string;
 }
 
 // Opens the ledger's user store, runs the command, closes; an error is one line and its code.
@@ -125,7 +102,7 @@ export function usersLoginLink(
 // Shows a user's own quota limits, or sets them (merged; --clear drops the old ones first).
 export function usersLimits(name: string, o: UsersOptions): Promise<ExitCode> {
   return withUsers(o, async (store) => {
-    const given = limitsGiven(o);
+    const given = limitsFromFlags(o);
     const limits =
       Object.keys(given).length > 0 || o.clear
         ? await setUserLimits(store, name, given, o.clear)
@@ -137,3 +114,32 @@ export function usersLimits(name: string, o: UsersOptions): Promise<ExitCode> {
     );
   });
 }
+
+// `users secrets set|list|remove`: a user's secrets, never their values (issue 36).
+export const secretsSet = (user: string, name: string, o: UsersOptions) =>
+  withContext(o, async (ctx) => {
+    const s = await secrets.setSecretCommand(ctx, user, name, o.fromFile);
+    out(
+      o.json
+        ? `${JSON.stringify(s)}\n`
+        : `set ${name} for ${user} (value not shown)\n`,
+    );
+  });
+
+export const secretsList = (user: string, o: UsersOptions) =>
+  withContext(o, async (ctx) => {
+    const rows = await secrets.listSecretsCommand(ctx, user);
+    if (o.json) return out(`${JSON.stringify(rows)}\n`);
+    if (rows.length === 0) out(`${user} has no secrets\n`);
+    for (const s of rows) out(`${s.name.padEnd(32)} ${s.updatedAt}\n`);
+  });
+
+export const secretsRemove = (user: string, name: string, o: UsersOptions) =>
+  withContext(o, async (ctx) => {
+    await secrets.removeSecretCommand(ctx, user, name);
+    out(
+      o.json
+        ? `${JSON.stringify({ user, removed: name })}\n`
+        : `removed ${name} of ${user}\n`,
+    );
+  });

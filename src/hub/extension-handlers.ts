@@ -14,6 +14,8 @@ import {
 } from "../shared/hub-extension.js";
 import type { HubClient } from "./attachments.js";
 import { historyPage } from "./history.js";
+import { listSecrets, removeSecret, setSecret } from "./secrets.js";
+import type { UserSecretsPort } from "../contracts/user-secrets.js";
 import { searchSessions } from "./search.js";
 import type { SessionHub } from "./session-hub.js";
 import { changeShare, grantsOf, usersOf } from "./share.js";
@@ -31,6 +33,8 @@ export interface ExtensionServices {
   defaultFolder?: (user: HubUser | undefined) => Promise<string>;
   /** The hub host's terminals, for `_acphub/terminal/output` (refused without). */
   readTerminal?: TerminalReader;
+  /** The users' secrets, for `_acphub/secrets/*` (refused without; the key stays in app/). */
+  secrets?: UserSecretsPort;
 }
 
 /** One call of a method: who asks, with what. */
@@ -77,6 +81,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     before: ({ hub }) => void usersOf(hub),
     on: ({ hub }, record) => grantsOf(hub, record),
   },
+  [M.secretsSet]: { run: ({ services, client, params }) => setSecret(services.secrets, client, params) },
+  [M.secretsList]: { run: ({ services, client, params }) => listSecrets(services.secrets, client, params) },
+  [M.secretsRemove]: { run: ({ services, client, params }) => removeSecret(services.secrets, client, params) },
 };
 
 /** True for a request acphub answers itself (a method of its table with a handler). */
