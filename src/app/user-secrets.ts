@@ -120,6 +120,7 @@ export async function setUserSecret(
   const key = await sealingKey(d);
   const updatedAt = Date.now();
   const sealed = sealSecret(key, user, name, value);
+  learnSecretValues([value]);
   await d.secrets.putSecret({ user, name, sealed, updatedAt });
   await d.audit.record(actor, "secret.set", null, { user, name });
   return { name, updatedAt };
