@@ -171,7 +171,7 @@ export function secretRefs(env: Record<string, string>): string[] {
 export function unresolvedSecret(agent: string, name: string): HubError {
   return new HubError(
     "SECRET_MISSING",
-    `agent ${agent}'s config env names \${secret:${name}}, which only a hub user's agent gets (acphub serve with users: docs/config.md, "Secrets in an agent's env"); here, give the value in the agent's env or pass it from acphub's environment with passEnv`,
+    `agent ${agent}'s config env names \${secret:${name}}, which only a hub user's agent gets (acphub serve with users: docs/cli.md, "Secrets in an agent's env"); here, give the value in the agent's env or pass it from acphub's environment with passEnv`,
     { details: { secret: name, agent } },
   );
 }
