@@ -35,6 +35,7 @@ import type { AgentEnvSource } from "../contracts/agent-env.js";
 import {
   agentEnvSource,
   checkSecretsKeyAtStart,
+  secretsCheck,
   userSecretsPort,
 } from "./user-secrets.js";
 
@@ -147,6 +148,10 @@ export async function openServeHub(
     audit: auditWriter(users),
     authorOf: people.authorOf,
     checkFolders: folders.check,
+    checkSecrets: secretsCheck(
+      ledger.secrets,
+      (agent) => config.agents?.[agent]?.env,
+    ),
     access: users,
     runner: cluster,
     // The hub closes the ledger after its agents; the node leaves the cluster in between: its

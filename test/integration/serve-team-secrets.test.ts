@@ -12,7 +12,8 @@ import {
   resultOf,
   type RawClient,
 } from "../helpers/raw-ws.js";
-import { teamFixture, type TeamHub } from "../helpers/team.js";
+import { TEAM_WORK, teamFixture, type TeamHub } from "../helpers/team.js";
+import { CLI } from "../helpers/mock.js";
 
 const fx = teamFixture();
 afterEach(() => fx.cleanup());
@@ -153,5 +154,77 @@ describe("secrets over the hub", { timeout: 90_000 }, () => {
     ).toEqual({ user: "alice", removed: "OPENAI_API_KEY" });
     expect(await names(alice)).toEqual([]);
     expect(await names(admin, "bob")).toEqual(["OPENAI_API_KEY"]);
+  });
+
+  it("a session whose owner lacks a secret its agent's env names is refused at session/new, before any agent starts", async () => {
+    const team = await fx.start(
+      { alice: "member", bob: "member" },
+      {
+        agents: {
+          mock: {
+            command: process.execPath,
+            args: [CLI, "mock-agent"],
+            env: { OPENAI_API_KEY: "${secret:OPENAI_API_KEY}" },
+          },
+        },
+      },
+    );
+    const bob = await as(team, "bob");
+    const refused = await bob.call("session/new", {
+      cwd: TEAM_WORK,
+      mcpServers: [],
+    });
+    expect(errorOf(refused)).toEqual({
+      code: -32602,
+      message:
+        "agent mock needs the secret OPENAI_API_KEY, which bob has not set: set it with `acphub users secrets set bob OPENAI_API_KEY` (the value on stdin) or in the web page's user menu (Secrets)",
+      data: { code: "SECRET_MISSING", retryable: false },
+    });
+    // Nothing was made: no session in the ledger, no agent spawned.
+    const list = await runCli(["sessions", "list", "--json"], {
+      home: team.home,
+    });
+    expect(JSON.parse(list.stdout)).toEqual([]);
+    // Once bob sets it (over the hub), the check passes: what starts next is his agent.
+    await bob.call("_acphub/secrets/set", {
+      name: "OPENAI_API_KEY",
+      value: "sk-bob-own-key-0123456789",
+    });
+    const again = errorOf(
+      await bob.call("session/new", { cwd: TEAM_WORK, mcpServers: [] }),
+    );
+    expect(again.message).not.toMatch(/which bob has not set/);
+  });
+
+  it("a value the hub was given is masked in what it stores and logs: sessions show --json holds ***", async () => {
+    const team = await fx.start({ alice: "member" });
+    const alice = await as(team, "alice");
+    const VALUE = "sk-alice-pasted-by-mistake-0123456789";
+    resultOf(
+      await alice.call("_acphub/secrets/set", { name: "MY_KEY", value: VALUE }),
+    );
+    const made = resultOf<{ sessionId: string }>(
+      await alice.call("session/new", { cwd: TEAM_WORK, mcpServers: [] }),
+    );
+    resultOf(
+      await alice.call("session/prompt", {
+        sessionId: made.sessionId,
+        prompt: [{ type: "text", text: `here is my key ${VALUE} oops` }],
+      }),
+    );
+    const show = await runCli(["sessions", "show", made.sessionId, "--json"], {
+      home: team.home,
+    });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("here is my key *** oops");
+    expect(show.stdout).not.toContain(VALUE);
+    expect(team.h.stderr()).not.toContain(VALUE);
+    const bytes = Buffer.concat(
+      ["ledger.db", "ledger.db-wal"]
+        .map((f) => join(team.home, f))
+        .filter(existsSync)
+        .map((f) => readFileSync(f)),
+    );
+    expect(bytes.includes(VALUE)).toBe(false);
   });
 });
