@@ -84,12 +84,17 @@ export async function openServeHub(
   const tracing = await tracingFor(ctx);
   const ledger = await openLedger(ctx, tracing);
   // Secrets stored and no key to open them: refused here, with the line that makes one.
-  await checkSecretsKeyAtStart(ledger.secrets, paths.stateDir, (m) =>
-    logger.warn(m),
-  ).catch(async (error: unknown) => {
-    await ledger.close();
-    throw error;
-  });
+  const keyCheck = {
+    secrets: ledger.secrets,
+    users: ledger.users,
+    stateDir: paths.stateDir,
+  };
+  await checkSecretsKeyAtStart(keyCheck, (m) => logger.warn(m)).catch(
+    async (error: unknown) => {
+      await ledger.close();
+      throw error;
+    },
+  );
   // One budget count for all agents: a user's budget spans them.
   const budgets = budgetsOf(config, ledger);
   /** The host of each agent's current gateway, for `readTerminal`. */

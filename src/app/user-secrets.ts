@@ -165,18 +165,23 @@ export function userSecretsPort(d: SecretsDeps): UserSecretsPort {
 }
 
 // Serve refuses to start when secrets are stored and no key can open them; a key that did not
-// seal them is said at once (each opening refuses it later).
+// seal them is said at once (each opening refuses it later). The values that open are learned
+// by every masker from the start, so a value pasted anywhere is masked before its agent runs.
 export async function checkSecretsKeyAtStart(
-  secrets: SecretStore,
-  stateDir: string,
+  d: Pick<SecretsDeps, "secrets" | "stateDir"> & {
+    users: Pick<UserStore, "listUsers">;
+  },
   warn: (message: string) => void,
 ): Promise<void> {
-  const stored = await secrets.anySecret();
+  const stored = await d.secrets.anySecret();
   if (!stored) return;
-  const key = loadSecretsKey(stateDir);
-  if (!key) throw missingKey(stateDir);
+  const key = loadSecretsKey(d.stateDir);
+  if (!key) throw missingKey(d.stateDir);
+  const names = (await d.users.listUsers()).map((u) => u.name);
   try {
-    openSecret(key, stored.user, stored.name, stored.sealed);
+    for (const user of [BUILTIN_ADMIN, ...names])
+      for (const s of await d.secrets.sealedSecrets(user))
+        learnSecretValues([openSecret(key, user, s.name, s.sealed)]);
   } catch (error) {
     warn(errorMessage(error));
   }

@@ -196,8 +196,18 @@ describe("secrets over the hub", { timeout: 90_000 }, () => {
     expect(again.message).not.toMatch(/which bob has not set/);
   });
 
-  it("a value the hub was given is masked in what it stores and logs: sessions show --json holds ***", async () => {
-    const team = await fx.start({ alice: "member" });
+  it("a value set before the hub started, or given to it, is masked in what it stores and logs: sessions show --json holds ***", async () => {
+    const OLD = "sk-alice-set-before-start-0123456789";
+    const team = await fx.start({ alice: "member" }, {}, [], async (home) => {
+      const set = await runCli(
+        ["users", "secrets", "set", "alice", "OLD_KEY"],
+        {
+          home,
+          input: OLD,
+        },
+      );
+      expect(set.code).toBe(0);
+    });
     const alice = await as(team, "alice");
     const VALUE = "sk-alice-pasted-by-mistake-0123456789";
     resultOf(
@@ -209,22 +219,26 @@ describe("secrets over the hub", { timeout: 90_000 }, () => {
     resultOf(
       await alice.call("session/prompt", {
         sessionId: made.sessionId,
-        prompt: [{ type: "text", text: `here is my key ${VALUE} oops` }],
+        prompt: [{ type: "text", text: `here is my key ${VALUE} oops ${OLD}` }],
       }),
     );
     const show = await runCli(["sessions", "show", made.sessionId, "--json"], {
       home: team.home,
     });
     expect(show.code).toBe(0);
-    expect(show.stdout).toContain("here is my key *** oops");
+    expect(show.stdout).toContain("here is my key *** oops ***");
     expect(show.stdout).not.toContain(VALUE);
     expect(team.h.stderr()).not.toContain(VALUE);
+    expect(team.h.stderr()).not.toContain(OLD);
     const bytes = Buffer.concat(
       ["ledger.db", "ledger.db-wal"]
         .map((f) => join(team.home, f))
         .filter(existsSync)
         .map((f) => readFileSync(f)),
     );
-    expect(bytes.includes(VALUE)).toBe(false);
+    expect([bytes.includes(VALUE), bytes.includes(OLD)]).toEqual([
+      false,
+      false,
+    ]);
   });
 });

@@ -122,6 +122,11 @@ describe("acphub users secrets", { timeout: 120_000 }, () => {
       2,
       'acphub: alice has no secret named "ANTHROPIC_API_KEY"\n',
     ]);
+    // The built-in admin (the serve token's holder) keeps secrets too.
+    expect((await set(home, ["admin", "OPENAI_API_KEY"])).code).toBe(0);
+    expect(await listJson(home, "admin")).toEqual([
+      { name: "OPENAI_API_KEY", updatedAt: expect.any(String) },
+    ]);
     // A removed user's secrets go with them: a new user of the same name has none.
     await runCli(["users", "remove", "bob"], { home });
     await runCli(["users", "add", "bob"], { home });
