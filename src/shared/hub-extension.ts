@@ -58,8 +58,8 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionGrants, kind: "request", caller: "sees", params: "{sessionId}", result: "{grants}", does: "who has access to the session (refused, -32601, on a hub without users)" },
   { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended, to the watching clients attached to the session" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
-  { method: M.secretsSet, kind: "request", caller: "anyone", params: "{name, value, user?}", result: "{user, name, updatedAt}", does: "sets one of a user's secrets (encrypted at rest; never answered back): an admin's for anyone, a member's for themselves, not a viewer's; audited" },
-  { method: M.secretsList, kind: "request", caller: "anyone", params: "{user?}", result: "{user, secrets: [{name, updatedAt}]}", does: "a user's secrets' names and times, never their values (an admin: anyone's; others: their own)" },
+  { method: M.secretsSet, kind: "request", caller: "anyone", params: "{name, value, user?}", result: "{user, name, updatedAt}", does: "sets one of a user's secrets (never answered back): an admin anyone's, a member their own, not a viewer; audited" },
+  { method: M.secretsList, kind: "request", caller: "anyone", params: "{user?}", result: "{user, secrets}", does: "a user's secrets as [{name, updatedAt}], never their values (an admin: anyone's; others: their own)" },
   { method: M.secretsRemove, kind: "request", caller: "anyone", params: "{name, user?}", result: "{user, removed}", does: "removes one of a user's secrets (an admin: anyone's; others: their own); audited" },
 ];
 
