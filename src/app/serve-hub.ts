@@ -53,7 +53,7 @@ export interface ServeHub {
   readTerminal: TerminalReader;
   /** The users' secrets for `_acphub/secrets/*` (issue 36): the key stays in app/. */
   secrets: UserSecretsPort;
-  /** What a user's agent process adds to its environment: their secrets (issue 36). */
+  /** What a user's agent process adds to its environment: the option's, else their secrets. */
   agentEnv: AgentEnvSource;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
   cluster?: ClusterNode;
@@ -68,6 +68,8 @@ export interface ServeHubOptions {
   files?: ServeFiles;
   /** The serve token: its holder is the built-in admin. */
   serveToken: string;
+  /** What each user's agent gets added to its environment; none: their secrets (issue 36). */
+  agentEnv?: AgentEnvSource;
 }
 
 // Opens the ledger first: one that cannot be opened (Postgres unreachable) stops serve here.
@@ -153,10 +155,15 @@ export async function openServeHub(
     audit: auditWriter(users),
     authorOf: people.authorOf,
     checkFolders: folders.check,
-    checkSecrets: secretsCheck(
-      ledger.secrets,
-      (agent) => config.agents?.[agent]?.env,
-    ),
+    // A port given instead of the secrets' (tests) does its own refusing.
+    ...(o.agentEnv
+      ? {}
+      : {
+          checkSecrets: secretsCheck(
+            ledger.secrets,
+            (agent) => config.agents?.[agent]?.env,
+          ),
+        }),
     access: users,
     runner: cluster,
     // The hub closes the ledger after its agents; the node leaves the cluster in between: its
@@ -203,10 +210,9 @@ export async function openServeHub(
       stateDir: paths.stateDir,
       audit: auditWriter(users),
     }),
-    agentEnv: agentEnvSource({
-      secrets: ledger.secrets,
-      stateDir: paths.stateDir,
-    }),
+    agentEnv:
+      o.agentEnv ??
+      agentEnvSource({ secrets: ledger.secrets, stateDir: paths.stateDir }),
     cluster,
     close: async () => {
       closing = true;
