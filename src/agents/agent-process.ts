@@ -1,5 +1,6 @@
 // One agent subprocess: argv spawn (no shell) in its own process group, stderr kept as a
 // bounded tail and forwarded to the logger, and an escalating shutdown.
+import { secretRefs, unresolvedSecret } from "../shared/secrets.js";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
@@ -33,6 +34,9 @@ export class AgentProcess {
     options: AgentProcessOptions,
   ) {
     this.stderr = new TailBuffer(options.stderrTailBytes);
+    const unresolved = secretRefs(launch.env)[0];
+    if (unresolved !== undefined)
+      throw unresolvedSecret(launch.name, unresolved);
     this.child = spawn(launch.command, launch.args, {
       cwd: options.cwd,
       env: launch.env,

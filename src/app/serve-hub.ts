@@ -38,6 +38,14 @@ import type { HubUser } from "../contracts/users.js";
 import { agentsFor, serveAgentRules } from "./serve-agents.js";
 import { serveUsers, type ServeUsers } from "./serve-users.js";
 import { auditWriter } from "./audit-log.js";
+import type { UserSecretsPort } from "../contracts/user-secrets.js";
+import type { AgentEnvSource } from "../contracts/agent-env.js";
+import {
+  agentEnvSource,
+  checkSecretsKeyAtStart,
+  secretsCheck,
+  userSecretsPort,
+} from "./user-secrets.js";
 
 export interface ServeHub {
   hub: SessionHub;
@@ -51,6 +59,10 @@ export interface ServeHub {
   defaultFolder(user: HubUser | undefined): Promise<string>;
   /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
   readTerminal: TerminalReader;
+  /** The users' secrets for `_acphub/secrets/*` (issue 36): the key stays in app/. */
+  secrets: UserSecretsPort;
+  /** What a user's agent process adds to its environment: the option's, else their secrets. */
+  agentEnv: AgentEnvSource;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
   cluster?: ClusterNode;
   /** Where per-user quotas are counted: the cluster's ledger, else this process. */
@@ -66,6 +78,8 @@ export interface ServeHubOptions {
   files?: ServeFiles;
   /** The serve token: its holder is the built-in admin. */
   serveToken: string;
+  /** What each user's agent gets added to its environment; none: their secrets (issue 36). */
+  agentEnv?: AgentEnvSource;
 }
 
 // Opens the ledger first: one that cannot be opened (Postgres unreachable) stops serve here.
@@ -81,6 +95,18 @@ export async function openServeHub(
   const defaultAgent = rules.defaultAgent;
   const tracing = await tracingFor(ctx);
   const ledger = await openLedger(ctx, tracing);
+  // Secrets stored and no key to open them: refused here, with the line that makes one.
+  const keyCheck = {
+    secrets: ledger.secrets,
+    users: ledger.users,
+    stateDir: paths.stateDir,
+  };
+  await checkSecretsKeyAtStart(keyCheck, (m) => logger.warn(m)).catch(
+    async (error: unknown) => {
+      await ledger.close();
+      throw error;
+    },
+  );
   // One budget count for all agents: a user's budget spans them.
   const budgets = budgetsOf(config, ledger);
   /** The host of each agent's current gateway, for `readTerminal`. */
@@ -140,6 +166,15 @@ export async function openServeHub(
     audit: auditWriter(users),
     authorOf: people.authorOf,
     checkFolders: folders.check,
+    // A port given instead of the secrets' (tests) does its own refusing.
+    ...(o.agentEnv
+      ? {}
+      : {
+          checkSecrets: secretsCheck(
+            ledger.secrets,
+            (agent) => config.agents?.[agent]?.env,
+          ),
+        }),
     access: users,
     runner: cluster,
     // The hub closes the ledger after its agents; the node leaves the cluster in between: its
@@ -180,6 +215,15 @@ export async function openServeHub(
     listAgents,
     defaultFolder: folders.defaultFolder,
     readTerminal,
+    secrets: userSecretsPort({
+      users,
+      secrets: ledger.secrets,
+      stateDir: paths.stateDir,
+      audit: auditWriter(users),
+    }),
+    agentEnv:
+      o.agentEnv ??
+      agentEnvSource({ secrets: ledger.secrets, stateDir: paths.stateDir }),
     cluster,
     quotaCounter:
       cluster && ledger.cluster

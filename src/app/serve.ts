@@ -115,6 +115,7 @@ export async function startServe(
     defaultFolder: hub.defaultFolder,
     readTerminal: hub.readTerminal,
     setUserRole: roleSetter(hub.users, people),
+    secrets: hub.secrets,
     sessionsPerMinute: limits.sessionsPerMinute,
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,

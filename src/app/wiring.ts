@@ -217,7 +217,8 @@ export function buildGateway(w: GatewayWiring): Gateway {
     logger,
     editor: w.editor,
     ...(w.commands ? { commands: w.commands } : {}),
-    ...(masker.size ? { mask: (text: string) => masker.maskJson(text) } : {}),
+    // Always: the masker learns hub users' secrets after the gateway is built (issue 36).
+    mask: (text: string) => masker.maskJson(text),
     ...(w.agentIsHub ? { agentIsHub: w.agentIsHub } : {}),
     limits: {
       maxPromptBytes: limits.maxPromptBytes,

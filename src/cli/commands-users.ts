@@ -76,6 +76,34 @@ export function addUserCommands(program: Command): void {
     .option("--clear", "drop the user's own limits first")
     .option("--json", 'print {"name","limits"}')
     .action(act(program, m, "usersLimits"));
+  const secrets = users
+    .command("secrets")
+    .description("a user's secrets for their agents (encrypted in the ledger)");
+  const key = [
+    "<key>",
+    "the secret's name (an environment variable's)",
+  ] as const;
+  secrets
+    .command("set")
+    .description("set a secret; the value from stdin or --from-file")
+    .argument("<name>", "user name")
+    .argument(...key)
+    .option("--from-file <file>", "read the value from FILE")
+    .option("--json", 'print {"user","name","updatedAt"}')
+    .action(act(program, m, "secretsSet"));
+  secrets
+    .command("list")
+    .description("a user's secrets: names and times, never values")
+    .argument("<name>", "user name")
+    .option("--json", 'print [{"name","updatedAt"}]')
+    .action(act(program, m, "secretsList"));
+  secrets
+    .command("remove")
+    .description("remove a secret")
+    .argument("<name>", "user name")
+    .argument(...key)
+    .option("--json", 'print {"user","removed"}')
+    .action(act(program, m, "secretsRemove"));
 }
 
 // Adds `acphub audit`.

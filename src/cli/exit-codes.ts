@@ -35,6 +35,7 @@ const BY_CODE: Partial<Record<HubErrorCode, ExitCode>> = {
   WORKFLOW_NOT_FOUND: EXIT_CODES.usage,
   WORKFLOW_TIMEOUT: EXIT_CODES.timeout,
   WORKFLOW_GATE_REJECTED: EXIT_CODES.permissionDenied,
+  SECRET_MISSING: EXIT_CODES.usage,
 };
 
 export function toExitCode(error: unknown): ExitCode {

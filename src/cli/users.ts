@@ -15,6 +15,7 @@ import {
   type NewToken,
 } from "../app/user-admin.js";
 import { withUserStore } from "../app/user-store.js";
+import * as secrets from "../app/secret-commands.js";
 import type { UserStore } from "../contracts/users.js";
 import type { ExitCode } from "./exit-codes.js";
 import { out, withContext } from "./guard.js";
@@ -28,6 +29,7 @@ export interface UsersOptions extends GlobalOptions {
   promptsPerMinute?: string;
   promptBytes?: string;
   clear?: boolean;
+  fromFile?: string;
 }
 
 // Opens the ledger's user store, runs the command, closes; an error is one line and its code.
@@ -129,3 +131,32 @@ export function usersLimits(name: string, o: UsersOptions): Promise<ExitCode> {
     );
   });
 }
+
+// `users secrets set|list|remove`: a user's secrets, never their values (issue 36).
+export const secretsSet = (user: string, name: string, o: UsersOptions) =>
+  withContext(o, async (ctx) => {
+    const s = await secrets.setSecretCommand(ctx, user, name, o.fromFile);
+    out(
+      o.json
+        ? `${JSON.stringify(s)}\n`
+        : `set ${name} for ${user} (value not shown)\n`,
+    );
+  });
+
+export const secretsList = (user: string, o: UsersOptions) =>
+  withContext(o, async (ctx) => {
+    const rows = await secrets.listSecretsCommand(ctx, user);
+    if (o.json) return out(`${JSON.stringify(rows)}\n`);
+    if (rows.length === 0) out(`${user} has no secrets\n`);
+    for (const s of rows) out(`${s.name.padEnd(32)} ${s.updatedAt}\n`);
+  });
+
+export const secretsRemove = (user: string, name: string, o: UsersOptions) =>
+  withContext(o, async (ctx) => {
+    await secrets.removeSecretCommand(ctx, user, name);
+    out(
+      o.json
+        ? `${JSON.stringify({ user, removed: name })}\n`
+        : `removed ${name} of ${user}\n`,
+    );
+  });

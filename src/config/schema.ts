@@ -13,11 +13,25 @@ const agentSandboxSchema = z.union([
   }),
 ]);
 
+/** An env value: text, with `${secret:NAME}` taking the session owner's secret (issue 36). */
+const agentEnvValue = z
+  .string()
+  .refine(
+    (v) =>
+      !v
+        .replace(/\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}/g, "")
+        .includes("${secret:"),
+    {
+      message:
+        "write a secret as ${secret:NAME}, NAME an environment variable's name",
+    },
+  );
+
 export const agentEntrySchema = z.strictObject({
   /** Absent: the entry only sets options (such as `sandbox`) of a registry agent. */
   command: z.string().min(1).optional(),
   args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
+  env: z.record(z.string(), agentEnvValue).optional(),
   /** Names of variables from acphub's environment this agent may see, beyond the base set. */
   passEnv: z.array(z.string().min(1)).optional(),
   description: z.string().optional(),

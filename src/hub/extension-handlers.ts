@@ -15,6 +15,8 @@ import {
 } from "../shared/hub-extension.js";
 import type { HubClient } from "./attachments.js";
 import { historyPage } from "./history.js";
+import { listSecrets, removeSecret, setSecret } from "./secrets.js";
+import type { UserSecretsPort } from "../contracts/user-secrets.js";
 import { searchSessions } from "./search.js";
 import type { SessionHub } from "./session-hub.js";
 import { changeShare, grantsOf, usersOf } from "./share.js";
@@ -35,6 +37,8 @@ export interface ExtensionServices {
   /** Changes a user's role (app/user-admin.ts, the command line's own), for `_acphub/users/role`;
    *  refused without (a hub that keeps no users). */
   setUserRole?: (by: Actor, name: unknown, role: unknown) => Promise<unknown>;
+  /** The users' secrets, for `_acphub/secrets/*` (refused without; the key stays in app/). */
+  secrets?: UserSecretsPort;
 }
 
 /** One call of a method: who asks, with what. */
@@ -82,6 +86,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     on: ({ hub }, record) => grantsOf(hub, record),
   },
   [M.usersRole]: { run: (call) => changeRole(call) },
+  [M.secretsSet]: { run: ({ services, client, params }) => setSecret(services.secrets, client, params) },
+  [M.secretsList]: { run: ({ services, client, params }) => listSecrets(services.secrets, client, params) },
+  [M.secretsRemove]: { run: ({ services, client, params }) => removeSecret(services.secrets, client, params) },
 };
 
 /** True for a request acphub answers itself (a method of its table with a handler). */

@@ -31,7 +31,7 @@ import { ClusterClaims } from "./cluster-claims.js";
 import { SessionChecks } from "./session-checks.js";
 import { listPage } from "../engine/session-ops.js";
 import { HubPrompts } from "./prompts.js";
-import { SessionOpening } from "./session-opening.js";
+import { SessionOpening, type SecretsCheck } from "./session-opening.js";
 import type { AgentRules } from "./agent-rules.js";
 import type { FolderCheck } from "./session-folder.js";
 import type { ReplayAnswer } from "../shared/hub-extension.js";
@@ -65,6 +65,8 @@ export interface SessionHubOptions {
   authorOf?: (user: HubUser | undefined) => string | undefined;
   /** Refuses session folders outside the user's roots (issue 34); none: any folder. */
   checkFolders?: FolderCheck;
+  /** Refuses a session whose agent needs a secret its user lacks (issue 36); none: no check. */
+  checkSecrets?: SecretsCheck;
 }
 
 export class SessionHub {
@@ -140,6 +142,7 @@ export class SessionHub {
       interruptedSettled: (id: string) => interrupted.settled(id),
       authorOf: (user: HubUser | undefined) => this.authorOf(user),
       checkFolders: this.checkFolders,
+      checkSecrets: options.checkSecrets,
     };
     this.claims = new ClusterClaims(parts);
     this.prompts = new HubPrompts({ ...parts, claims: this.claims });

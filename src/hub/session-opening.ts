@@ -14,8 +14,12 @@ import type { SessionChecks } from "./session-checks.js";
 import type { Logger } from "../shared/logger.js";
 import { lastSeq } from "./turn-records.js";
 import type { AgentRules } from "./agent-rules.js";
+import { BUILTIN_ADMIN } from "../contracts/users.js";
 
 type Params = Record<string, unknown>;
+
+/** Refuses a user's new session of an agent whose config names a secret the user lacks. */
+export type SecretsCheck = (user: string, agent: string) => Promise<void>;
 
 /** The hub's parts opening a session goes through. */
 export interface SessionOpeningDeps {
@@ -30,6 +34,7 @@ export interface SessionOpeningDeps {
   claims: ClusterClaims;
   logger: Logger;
   checkFolders: FolderCheck;
+  checkSecrets?: SecretsCheck | undefined;
 }
 
 /** What a client is told when the ledger kept only the later part of a session. */
@@ -77,6 +82,7 @@ export class SessionOpening {
     const agent = agentOf(params["_meta"]) ?? this.deps.defaultAgent;
     this.deps.agentRules?.mayStart(client.user, agent);
     this.deps.agentRules?.mayGiveServers(client.user, params);
+    await this.deps.checkSecrets?.(client.user?.name ?? BUILTIN_ADMIN, agent);
     const gateway = await this.deps.gateways.gatewayFor(agent);
     const result = await gateway.newSession(params);
     const id = String(result["sessionId"]);

@@ -7,6 +7,7 @@ import { PostgresLedger } from "./postgres/pg-ledger.js";
 import { SqliteLedger } from "./sqlite/sqlite-ledger.js";
 import type { UserStore } from "../contracts/users.js";
 import type { ClusterStore } from "../contracts/cluster-store.js";
+import type { SecretStore } from "../contracts/user-secrets.js";
 import { HubError } from "../shared/errors.js";
 
 export function isPostgresUrl(where: string): boolean {
@@ -19,6 +20,7 @@ export function isPostgresUrl(where: string): boolean {
  */
 export type OpenLedger = LedgerPort & {
   readonly users: UserStore;
+  readonly secrets: SecretStore;
   readonly cluster?: ClusterStore;
 };
 
@@ -36,4 +38,11 @@ export function userStoreOf(ledger: LedgerPort): UserStore {
   if (ledger instanceof SqliteLedger || ledger instanceof PostgresLedger)
     return ledger.users;
   throw new HubError("USAGE", "this ledger keeps no users");
+}
+
+/** The users' sealed secrets kept in a ledger's database (issue 36; both engines keep them). */
+export function secretStoreOf(ledger: LedgerPort): SecretStore {
+  if (ledger instanceof SqliteLedger || ledger instanceof PostgresLedger)
+    return ledger.secrets;
+  throw new HubError("USAGE", "this ledger keeps no secrets");
 }

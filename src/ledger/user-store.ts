@@ -82,6 +82,11 @@ export class SqlUserStore implements UserStore {
       `DELETE FROM ${this.t("session_access")} WHERE user_name = $1`,
       [name],
     );
+    // A later user of the same name must not inherit these (issue 36).
+    await this.db.run(
+      `DELETE FROM ${this.t("user_secrets")} WHERE user_name = $1`,
+      [name],
+    );
     await this.bump();
     return true;
   }

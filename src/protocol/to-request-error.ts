@@ -34,6 +34,7 @@ export const WIRE_CODE_OF: Record<HubErrorCode, number> = {
   WORKFLOW_STEP_FAILED: -32603,
   WORKFLOW_GATE_REJECTED: -32001,
   WORKFLOW_TIMEOUT: -32603,
+  SECRET_MISSING: -32602,
 };
 
 export function toRequestError(error: unknown): RequestError {

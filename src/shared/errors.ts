@@ -29,6 +29,7 @@ export const HUB_ERROR_CODES = [
   "WORKFLOW_STEP_FAILED",
   "WORKFLOW_GATE_REJECTED",
   "WORKFLOW_TIMEOUT",
+  "SECRET_MISSING",
 ] as const;
 
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];

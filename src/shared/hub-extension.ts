@@ -18,6 +18,9 @@ export const HUB_METHOD = {
   sessionState: "_acphub/session/state",
   sessionsChanged: "_acphub/sessions/changed",
   usersRole: "_acphub/users/role",
+  secretsSet: "_acphub/secrets/set",
+  secretsList: "_acphub/secrets/list",
+  secretsRemove: "_acphub/secrets/remove",
 } as const;
 
 export type HubMethodName = keyof typeof HUB_METHOD;
@@ -59,6 +62,9 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended (and an ended turn's `interrupted`, `node`), to the watching clients attached to it" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
   { method: M.usersRole, kind: "request", caller: "admin", params: "{name, role}", result: "{name, role, previous}", does: "changes a user's role in place (token, shares, limits kept), as `acphub users role` does; audited" },
+  { method: M.secretsSet, kind: "request", caller: "anyone", params: "{name, value, user?}", result: "{user, name, updatedAt}", does: "sets one of a user's secrets (never answered back): an admin anyone's, a member their own, not a viewer; audited" },
+  { method: M.secretsList, kind: "request", caller: "anyone", params: "{user?}", result: "{user, secrets}", does: "a user's secrets as [{name, updatedAt}], never their values (an admin: anyone's; others: their own)" },
+  { method: M.secretsRemove, kind: "request", caller: "anyone", params: "{name, user?}", result: "{user, removed}", does: "removes one of a user's secrets (an admin: anyone's; others: their own); audited" },
 ];
 
 /** The row of a method of the extension, if it is one. */

@@ -4,6 +4,7 @@
 // longer word that happens to contain one is left alone and stored JSON stays valid.
 
 import { userinfoOf } from "./env-filter.js";
+import { HubError } from "./errors.js";
 
 const SECRET_NAME =
   /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTH)/i;
@@ -44,21 +45,53 @@ function urlCredentials(value: string): string[] {
   return out.filter((s) => s !== "");
 }
 
-export class SecretMasker {
-  private readonly secrets: string[];
-  /** Every secret's whole occurrences, longest first. */
-  private readonly pattern: RegExp | undefined;
-  /** The secrets as they appear inside JSON strings: a cheap test before parsing. */
-  private readonly escaped: string[];
+/** Secret values this process learned after start (hub users' secrets as they are decrypted). */
+const learned = new Set<string>();
+/** Grows with each new learned value: a learning masker rebuilds when it sees a new one. */
+let learnedGeneration = 0;
 
-  constructor(values: Iterable<string>) {
-    this.secrets = [...new Set(values)]
+// Every masker made from the environment masks these values too, from now on (issue 36: a
+// user's secrets, decrypted into their agent's environment, are masked in every log and span).
+export function learnSecretValues(values: Iterable<string>): void {
+  for (const v of values)
+    if (maskable(v) && !learned.has(v)) {
+      learned.add(v);
+      learnedGeneration++;
+    }
+}
+
+export class SecretMasker {
+  private secrets: string[] = [];
+  /** Every secret's whole occurrences, longest first. */
+  private pattern: RegExp | undefined;
+  /** The secrets as they appear inside JSON strings: a cheap test before parsing. */
+  private escaped: string[] = [];
+  /** The learned values' generation this masker was built with; -1: it does not learn. */
+  private seen = -1;
+  private readonly values: string[];
+
+  constructor(values: Iterable<string>, learns = false) {
+    this.values = [...values];
+    this.build(learns ? learnedGeneration : -1);
+  }
+
+  // The patterns for the given values (and, for a learning masker, the learned ones).
+  private build(generation: number): void {
+    this.seen = generation;
+    const all = generation < 0 ? this.values : [...this.values, ...learned];
+    this.secrets = [...new Set(all)]
       .filter(maskable)
       .sort((a, b) => b.length - a.length);
     this.pattern = this.secrets.length
       ? new RegExp(this.secrets.map(wholePattern).join("|"), "g")
       : undefined;
     this.escaped = this.secrets.map((s) => JSON.stringify(s).slice(1, -1));
+  }
+
+  // Rebuilds a learning masker once values were learned since it last built.
+  private fresh(): void {
+    if (this.seen >= 0 && this.seen !== learnedGeneration)
+      this.build(learnedGeneration);
   }
 
   // The secrets in an environment: values of variables whose names look like secrets.
@@ -70,15 +103,17 @@ export class SecretMasker {
     const inUrls = Object.values(env).flatMap((v) =>
       v === undefined ? [] : urlCredentials(v),
     );
-    return new SecretMasker([...values, ...inUrls]);
+    return new SecretMasker([...values, ...inUrls], true);
   }
 
   get size(): number {
+    this.fresh();
     return this.secrets.length;
   }
 
   /** Replaces whole occurrences of a secret in one text (a value, a log line, a command). */
   mask(text: string): string {
+    this.fresh();
     if (!this.pattern || !this.secrets.some((s) => text.includes(s)))
       return text;
     return text.replace(this.pattern, "***");
@@ -90,6 +125,7 @@ export class SecretMasker {
    * result is always valid JSON with numbers and keys untouched.
    */
   maskJson(json: string): string {
+    this.fresh();
     if (!this.escaped.some((s) => json.includes(s))) return json;
     let value: unknown;
     try {
@@ -102,6 +138,7 @@ export class SecretMasker {
 
   // Masks every string inside a JSON-like value, keeping its structure.
   maskValue<T>(value: T): T {
+    this.fresh();
     if (this.secrets.length === 0) return value;
     return this.walk(value) as T;
   }
@@ -116,4 +153,25 @@ export class SecretMasker {
     }
     return value;
   }
+}
+
+/** `${secret:NAME}` in an agent's config `env`: its session owner's secret (issue 36). */
+export const SECRET_REF = /\$\{secret:([^}]*)\}/g;
+
+// The names an agent's config `env` takes from its user's secrets.
+export function secretRefs(env: Record<string, string>): string[] {
+  const names = Object.values(env).flatMap((v) =>
+    [...v.matchAll(SECRET_REF)].map((m) => m[1] as string),
+  );
+  return [...new Set(names)];
+}
+
+// The refusal of an agent about to start with a `${secret:NAME}` nobody resolved: secrets are
+// a hub user's, for their own agents; a process of no user (run, chat, acp, flow) has none.
+export function unresolvedSecret(agent: string, name: string): HubError {
+  return new HubError(
+    "SECRET_MISSING",
+    `agent ${agent}'s config env names \${secret:${name}}, which only a hub user's agent gets (acphub serve with users: docs/cli.md, "Secrets in an agent's env"); here, give the value in the agent's env or pass it from acphub's environment with passEnv`,
+    { details: { secret: name, agent } },
+  );
 }

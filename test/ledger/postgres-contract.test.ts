@@ -32,7 +32,7 @@ describe("PostgreSQL ledger contract", () => {
     async downgradeUsage(where) {
       const client = new pg.Client({ connectionString: where });
       await client.connect();
-      await client.query("DROP TABLE acphub_usage");
+      await client.query("DROP TABLE acphub_usage, acphub_user_secrets");
       await client.query("UPDATE acphub_schema SET version = 7");
       await client.end();
     },

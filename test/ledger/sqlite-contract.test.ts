@@ -26,7 +26,7 @@ describe("SQLite ledger contract", () => {
     },
     async downgradeUsage(where) {
       const db = new Database(where);
-      db.exec("DROP TABLE usage");
+      db.exec("DROP TABLE usage; DROP TABLE user_secrets");
       db.pragma("user_version = 5");
       db.close();
     },

@@ -34,6 +34,7 @@ const EXPECTED: Record<HubErrorCode, number> = {
   WORKFLOW_STEP_FAILED: 1,
   WORKFLOW_GATE_REJECTED: 5,
   WORKFLOW_TIMEOUT: 3,
+  SECRET_MISSING: 2,
 };
 
 describe("toExitCode", () => {

@@ -22,7 +22,8 @@ import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
 import { watchSchema } from "./pg-schema-watch.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
-import { pgUserStore } from "./pg-users.js";
+import { pgSecretStore, pgUserStore } from "./pg-users.js";
+import type { SecretStore } from "../../contracts/user-secrets.js";
 import { pgClusterStore } from "./pg-cluster.js";
 import type { UserStore } from "../../contracts/users.js";
 import type { ClusterStore } from "../../contracts/cluster-store.js";
@@ -54,6 +55,8 @@ export class PostgresLedger extends LedgerCore {
   private node: string | undefined;
   /** The hub's users, grants and audit log (issue 22), in this database. */
   readonly users: UserStore;
+  /** The users' secrets, sealed (issue 36), in this database. */
+  readonly secrets: SecretStore;
   /** The nodes, leases and messages of a cluster of `acphub serve` processes on this ledger. */
   readonly cluster: ClusterStore;
   /** Set once something follows: this process hears other processes' batches from then on. */
@@ -65,6 +68,7 @@ export class PostgresLedger extends LedgerCore {
   ) {
     super(options, POSTGRES);
     this.users = pgUserStore(db);
+    this.secrets = pgSecretStore(db);
     this.listener = new PgListener(db.url, this.logger);
     this.cluster = pgClusterStore(db, this.listener, (id) => {
       this.node = id;

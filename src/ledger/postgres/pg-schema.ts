@@ -4,6 +4,7 @@ import type { PoolClient } from "pg";
 import { HubError } from "../../shared/errors.js";
 import { usersSchemaSql } from "../user-store.js";
 import { usageTableSql } from "../usage-table.js";
+import { secretsSchemaSql } from "../secret-store.js";
 import { WRITE_BATCH_FUNCTION } from "./pg-batch-fn.js";
 import { fillUsagePg } from "./pg-usage-fill.js";
 import { QUOTA_SCHEMA_SQL } from "./pg-quotas.js";
@@ -72,6 +73,8 @@ const MIGRATIONS: string[] = [
   // 8 (issue 34): one row per turn that ran, apart from the events: deleting a session no
   // longer gives its usage back. Filled from the events of the sessions held (FILLS below).
   usageTableSql("acphub_usage", "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"),
+  // 9 (issue 36): each hub user's secrets, sealed with a key the ledger never holds.
+  secretsSchemaSql("acphub_"),
   // 11 (issue 37; the integrator renumbers): permission questions open to every node of a
   // cluster: asked by the node running the turn, claimed by the first answer on any node
   // (`answer` set once), deleted once the asking node took the answer or the question ended.

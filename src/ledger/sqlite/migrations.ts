@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import { HubError } from "../../shared/errors.js";
 import { usersSchemaSql } from "../user-store.js";
 import { usageTableSql } from "../usage-table.js";
+import { secretsSchemaSql } from "../secret-store.js";
 import { fillUsage } from "./usage-fill.js";
 
 const MIGRATIONS: string[] = [
@@ -58,6 +59,8 @@ const MIGRATIONS: string[] = [
   // 6 (issue 34): one row per turn that ran, apart from the events: deleting a session no
   // longer gives its usage back. Filled from the events of the sessions held (FILLS below).
   usageTableSql("usage", "INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
+  // 7 (issue 36): each hub user's secrets, sealed with a key the ledger never holds.
+  secretsSchemaSql(""),
 ];
 
 /** Work in TypeScript a version needs after its statements, in the same transaction. */

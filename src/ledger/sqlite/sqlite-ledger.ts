@@ -17,7 +17,8 @@ import { migrate } from "./migrations.js";
 import { writeBatch, type BatchWriter } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
 import { prepareStatements, type Statements } from "./statements.js";
-import { sqliteUserStore } from "./sqlite-users.js";
+import { sqliteSecretStore, sqliteUserStore } from "./sqlite-users.js";
+import type { SecretStore } from "../../contracts/user-secrets.js";
 import type { UserStore } from "../../contracts/users.js";
 
 export interface SqliteLedgerOptions extends LedgerOptions {
@@ -44,6 +45,8 @@ export class SqliteLedger extends LedgerCore {
   private readonly statements = new Map<string, Database.Statement>();
   /** The hub's users, grants and audit log (issue 22), in this database. */
   readonly users: UserStore;
+  /** The users' secrets, sealed (issue 36), in this database. */
+  readonly secrets: SecretStore;
 
   constructor(
     readonly file: string,
@@ -71,6 +74,7 @@ export class SqliteLedger extends LedgerCore {
         journal: new Journal(this.db, this.stmt, this.logger),
       };
       this.users = sqliteUserStore(this.db);
+      this.secrets = sqliteSecretStore(this.db);
     } catch (error) {
       throw ledgerError(file, error);
     }

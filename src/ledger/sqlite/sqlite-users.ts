@@ -1,9 +1,19 @@
 // The user store (issue 22) on the SQLite ledger's connection.
 import type Database from "better-sqlite3";
 import { SqlUserStore, type SqlRunner } from "../user-store.js";
+import { SqlSecretStore } from "../secret-store.js";
 
-// Runs the store's `$n` statements (each placeholder once, in order) as SQLite `?` ones.
+// The users' secrets (issue 36), sealed, on the same connection.
+export function sqliteSecretStore(db: Database.Database): SqlSecretStore {
+  return new SqlSecretStore(sqliteRunner(db), "");
+}
+
 export function sqliteUserStore(db: Database.Database): SqlUserStore {
+  return new SqlUserStore(sqliteRunner(db), "");
+}
+
+// Runs the stores' `$n` statements (each placeholder once, in order) as SQLite `?` ones.
+function sqliteRunner(db: Database.Database): SqlRunner {
   const cache = new Map<string, Database.Statement>();
   const prepared = (sql: string) => {
     let s = cache.get(sql);
@@ -20,5 +30,5 @@ export function sqliteUserStore(db: Database.Database): SqlUserStore {
         String((error as { code?: unknown }).code),
       ),
   };
-  return new SqlUserStore(runner, "");
+  return runner;
 }

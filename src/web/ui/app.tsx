@@ -10,6 +10,7 @@ import { SessionList } from "./session-list.js";
 import { SessionView } from "./session-view.js";
 import { Who } from "./who.js";
 import { LoginEnded } from "./login-ended.js";
+import { SecretsButton } from "./secrets-dialog.js";
 
 function useHash(): string {
   const [hash, setHash] = useState(window.location.hash);
@@ -99,6 +100,7 @@ function TopBar({ store }: { store: HubStore }) {
       </a>
       <div class="top-actions">
         <Who me={store.team.me} />
+        <SecretsButton store={store} />
         {!notify && typeof Notification !== "undefined" && (
           <button
             type="button"
