@@ -77,6 +77,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     before: ({ hub }) => void usersOf(hub),
     on: ({ hub }, record) => grantsOf(hub, record),
   },
+  [M.queueRevoke]: {
+    on: ({ hub, client, params }, record) => hub.queue.revoke(client, record.id, params),
+  },
 };
 
 /** True for a request acphub answers itself (a method of its table with a handler). */

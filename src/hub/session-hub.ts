@@ -35,6 +35,7 @@ import { SessionOpening } from "./session-opening.js";
 import type { AgentRules } from "./agent-rules.js";
 import type { FolderCheck } from "./session-folder.js";
 import type { ReplayAnswer } from "../shared/hub-extension.js";
+import { DEFAULT_MAX_QUEUED_PROMPTS, PromptQueue } from "./prompt-queue.js";
 
 type Params = Record<string, unknown>;
 
@@ -65,6 +66,8 @@ export interface SessionHubOptions {
   authorOf?: (user: HubUser | undefined) => string | undefined;
   /** Refuses session folders outside the user's roots (issue 34); none: any folder. */
   checkFolders?: FolderCheck;
+  /** The most prompts queued per session (serve.maxQueuedPrompts; default 16). */
+  maxQueuedPrompts?: number;
 }
 
 export class SessionHub {
@@ -83,6 +86,8 @@ export class SessionHub {
   private readonly checks: SessionChecks;
   private readonly claims: ClusterClaims;
   private readonly prompts: HubPrompts;
+  /** Prompts queued while a turn runs (issue 37). */
+  readonly queue: PromptQueue;
   private readonly opening: SessionOpening;
   private readonly logger: Logger;
   private readonly idle: IdleSessions;
@@ -141,8 +146,21 @@ export class SessionHub {
       checkFolders: this.checkFolders,
     };
     this.claims = new ClusterClaims(parts);
-    this.prompts = new HubPrompts({ ...parts, claims: this.claims });
-    this.opening = new SessionOpening({ ...parts, claims: this.claims });
+    this.queue = new PromptQueue({
+      ...parts,
+      editor: this.editor,
+      maxQueued: options.maxQueuedPrompts ?? DEFAULT_MAX_QUEUED_PROMPTS,
+    });
+    this.prompts = new HubPrompts({
+      ...parts,
+      claims: this.claims,
+      queue: this.queue,
+    });
+    this.opening = new SessionOpening({
+      ...parts,
+      claims: this.claims,
+      dropLeftOver: (id) => this.queue.dropLeftOver(id),
+    });
     this.idle = new IdleSessions(
       options.idleSessionMs ?? DEFAULT_IDLE_SESSION_MS,
       () => this.gateways.ready,

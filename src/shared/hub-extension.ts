@@ -17,6 +17,7 @@ export const HUB_METHOD = {
   sessionGrants: "_acphub/session/grants",
   sessionState: "_acphub/session/state",
   sessionsChanged: "_acphub/sessions/changed",
+  queueRevoke: "_acphub/queue/revoke",
 } as const;
 
 export type HubMethodName = keyof typeof HUB_METHOD;
@@ -54,6 +55,7 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionUnshare, kind: "request", caller: "owner", params: "{sessionId, user}", result: "{removed}", does: "ends a user's share; their connections are detached; audited" },
   { method: M.sessionGrants, kind: "request", caller: "sees", params: "{sessionId}", result: "{grants}", does: "who has access to the session (refused, -32601, on a hub without users)" },
   { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended, to the watching clients attached to the session" },
+  { method: M.queueRevoke, kind: "request", caller: "sees", params: "{sessionId, queueId}", result: "{queueId, revoked}", does: "revokes a queued prompt before it runs: its author, the session's owner or an admin; its request is answered cancelled; audited" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
 ];
 
@@ -130,6 +132,15 @@ export interface OwnMeta {
   parentSession?: string;
   /** A continued workflow run's step finished in an earlier attempt (its final status at once). */
   doneEarlier?: boolean;
+  /** session/prompt params (client → hub): while a turn runs, wait for it instead of refusing. */
+  queue?: boolean;
+  /** A queued prompt's notice (hub → client): it joined the line — its id, prompt and author. */
+  queued?: { queueId: string; prompt: unknown[]; author?: string };
+  /** A queued prompt's notice (hub → client): it left the line — started, revoked or dropped. */
+  dequeued?: { queueId: string; reason: string; by?: string };
+  /** A queued prompt's answer (hub → client): its line id; `revoked` when it never ran. */
+  queueId?: string;
+  revoked?: boolean;
 }
 
 /** The `_meta.acphub` keys, as docs/protocol.md lists them. */
@@ -151,6 +162,11 @@ export const OWN_META_KEYS: readonly (keyof OwnMeta)[] = [
   "step",
   "parentSession",
   "doneEarlier",
+  "queue",
+  "queued",
+  "dequeued",
+  "queueId",
+  "revoked",
 ];
 
 type Params = Record<string, unknown>;
