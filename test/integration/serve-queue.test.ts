@@ -25,6 +25,7 @@ afterEach(async () => {
 });
 
 const INIT = { protocolVersion: 1, clientCapabilities: {} };
+
 const USERS = { alice: "member", bob: "member", carol: "member" } as const;
 const QUEUE = { acphub: { queue: true } };
 
@@ -370,6 +371,54 @@ describe(
         await runCli(["sessions", "show", s.sessionId], { home: team.home })
       ).stdout;
       expect(text).toContain("dropped: the hub stopped before it ran");
+    });
+
+    it("a disconnect does not revoke it (it runs); the request's own $/cancel_request does", async () => {
+      const team = await fx.start(USERS);
+      const s = await busySession(team);
+      const carol = fx.connect(team, "carol", "ws");
+      await carol.agent.request("initialize", INIT);
+      await carol.agent.request("session/load", {
+        sessionId: s.sessionId,
+        cwd: TEAM_WORK,
+        mcpServers: [],
+      });
+      const controller = new AbortController();
+      const withdrawn = carol.agent.request<Frame>(
+        "session/prompt",
+        {
+          sessionId: s.sessionId,
+          prompt: [{ type: "text", text: steps({ text: "carol-withdrawn" }) }],
+          _meta: QUEUE,
+        },
+        { cancellationSignal: controller.signal },
+      );
+      await until(() => queuedSeen(s.alice, s.sessionId).length === 1);
+      void prompt(s.bob, s.sessionId, "bob-gone").catch(() => undefined);
+      await until(() => queuedSeen(s.alice, s.sessionId).length === 2);
+      s.bob.close();
+      controller.abort();
+      expect(await withdrawn).toMatchObject({
+        stopReason: "cancelled",
+        _meta: { acphub: { revoked: true } },
+      });
+      writeFileSync(s.gate, "");
+      await s.turn;
+      await until(
+        async () =>
+          (await events(team.home, s.sessionId)).filter(
+            (e) => e.kind === "turn_end",
+          ).length === 2,
+      );
+      const evs = await events(team.home, s.sessionId);
+      const all = JSON.stringify(promptsRun(evs));
+      expect(all).toContain("bob-gone");
+      expect(all).not.toContain("carol-withdrawn");
+      expect(
+        evs
+          .filter((e) => e.kind === "prompt_dequeued")
+          .map((e) => e.payload["reason"]),
+      ).toEqual(["revoked", "started"]);
     });
   },
 );
