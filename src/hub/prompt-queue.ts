@@ -52,6 +52,8 @@ export interface PromptQueueDeps {
 interface InLine {
   sessionId: string;
   waiter: TurnWaiter;
+  /** Its idempotency key: a re-sent request with it is not queued twice. */
+  key?: string;
   /** The hub user who queued it (none: the serve token's holder, or a hub without users). */
   by?: string;
 }
@@ -109,6 +111,7 @@ export class PromptQueue {
     const id = a.facts.record.id;
     if (!wantsQueue(a.facts.prompt.params))
       return { claim: turns.claim(id, lease.runsOn), lease };
+    if (a.key !== undefined) this.notTwice(id, a.key);
     const queueId = `q-${randomUUID()}`;
     const held = turns.claimOrWait(id, lease.runsOn, {
       id: queueId,
@@ -120,6 +123,7 @@ export class PromptQueue {
       sessionId: id,
       waiter: held,
       ...(by ? { by } : {}),
+      ...(a.key !== undefined ? { key: a.key } : {}),
     });
     try {
       await this.record(id, "prompt_queued", {
@@ -171,6 +175,33 @@ export class PromptQueue {
       claim.release();
       throw error;
     }
+  }
+
+  // Refuses a re-sent request (a reconnecting client's) whose first copy waits in the line.
+  private notTwice(sessionId: string, key: string): void {
+    for (const [queueId, entry] of this.lines)
+      if (entry.sessionId === sessionId && entry.key === key)
+        throw new HubError(
+          "USAGE",
+          `a prompt with this idempotency key is already queued (${queueId}); it runs once, when the turns before it ended`,
+          { details: { reason: "already_queued", queueId } },
+        );
+  }
+
+  /**
+   * Empties a session's line (every session's without one), each prompt recorded as `reason`
+   * and answered cancelled: the session is deleted, or the hub stops.
+   */
+  async clear(
+    sessionId: string | undefined,
+    reason: DequeueReason,
+    by?: string,
+  ): Promise<void> {
+    const ids = [...this.lines]
+      .filter(([, e]) => sessionId === undefined || e.sessionId === sessionId)
+      .map(([queueId]) => queueId);
+    for (const queueId of ids)
+      await this.leave(queueId, reason, by).catch(() => false);
   }
 
   // Takes a prompt out of the line and records why (ledger first, then every client is told);

@@ -302,6 +302,7 @@ export class SessionHub {
   async deleteSession(params: Params, client?: HubClient): Promise<Params> {
     const record = await this.record(params["sessionId"], client);
     if (client) await this.access.mustOwn(client.user, record.id);
+    await this.queue.clear(record.id, "revoked", client?.user?.name ?? "admin");
     const result = await (
       await this.gatewayFor(record.agent)
     ).deleteSession(params);
@@ -326,6 +327,8 @@ export class SessionHub {
   // then the ledger.
   async close(): Promise<void> {
     this.idle.stop();
+    // Nothing queued starts once the hub stops: each is recorded as dropped and answered.
+    await this.queue.clear(undefined, "dropped");
     await this.gateways.close();
     await this.options.ledger.close();
     this.logger.info("session hub closed");

@@ -420,5 +420,56 @@ describe(
           .map((e) => e.payload["reason"]),
       ).toEqual(["revoked", "started"]);
     });
+    it("a stop drops the line (recorded at once, nothing starts); a re-sent key is not queued twice; a delete revokes", async () => {
+      const team = await fx.start(USERS);
+      const s = await busySession(team);
+      const params = {
+        sessionId: s.sessionId,
+        prompt: [{ type: "text", text: steps({ text: "stopped-before" }) }],
+        _meta: { acphub: { queue: true, idempotencyKey: "k-1" } },
+      };
+      void s.bob.call("session/prompt", params).catch(() => undefined);
+      await until(() => queuedSeen(s.alice, s.sessionId).length === 1);
+      const again = await s.bob.call("session/prompt", params);
+      expect(JSON.stringify(again["error"])).toContain("already_queued");
+      team.h.child.kill("SIGTERM");
+      await team.h.exited;
+      const evs = await events(team.home, s.sessionId);
+      expect(JSON.stringify(promptsRun(evs))).not.toContain("stopped-before");
+      expect(
+        evs
+          .filter((e) => e.kind === "prompt_dequeued")
+          .map((e) => e.payload["reason"]),
+      ).toEqual(["dropped"]);
+      // A delete: the session's queued prompts are revoked, their requests answered.
+      const h = await startHub(team.home);
+      extra.push(h);
+      const alice = await as(h.acpUrl, team.tokens["alice"]!);
+      const made = await alice.call("session/new", {
+        cwd: TEAM_WORK,
+        mcpServers: [],
+      });
+      const { sessionId } = made["result"] as { sessionId: string };
+      const gate = join(tempDir(), "go");
+      const turn = alice.call("session/prompt", {
+        sessionId,
+        prompt: [
+          { type: "text", text: steps({ text: "busy " }, { waitFile: gate }) },
+        ],
+      });
+      await until(() => JSON.stringify(alice.frames).includes('"busy "'));
+      const queued = prompt(alice, sessionId, "deleted-before");
+      await until(() => queuedSeen(alice, sessionId).length === 1);
+      const other = await as(h.acpUrl, team.tokens["alice"]!);
+      expect(
+        (await other.call("session/delete", { sessionId }))["error"],
+      ).toBeUndefined();
+      expect((await queued)["result"]).toMatchObject({
+        stopReason: "cancelled",
+        _meta: { acphub: { revoked: true } },
+      });
+      writeFileSync(gate, "");
+      await turn;
+    });
   },
 );
