@@ -16,6 +16,7 @@ import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from "../cluster/index.js";
 import { DEFAULT_IDLE_SESSION_MS } from "../hub/idle-sessions.js";
 import { ANSWER_GRACE_MS } from "../hub/fan-out.js";
+import { DEFAULT_MAX_QUEUED_PROMPTS } from "../hub/prompt-queue.js";
 
 type Tree = Record<string, unknown>;
 
@@ -62,6 +63,7 @@ export function configDefaults(): Tree {
       publicUrl: null,
       idleSessionMs: DEFAULT_IDLE_SESSION_MS,
       answerGraceMs: ANSWER_GRACE_MS,
+      maxQueuedPrompts: DEFAULT_MAX_QUEUED_PROMPTS,
       ...serve,
       trustedProxy: {
         addresses: [],

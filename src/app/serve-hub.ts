@@ -189,6 +189,7 @@ export async function openServeHub(
     createGateway,
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,
+    maxQueuedPrompts: config.serve?.maxQueuedPrompts,
     answerGraceMs: config.serve?.answerGraceMs,
     observer: metrics.observer,
     logger,

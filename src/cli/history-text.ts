@@ -1,4 +1,5 @@
 // A session's history as a person reads it (`sessions show`, with or without --hub).
+import { queueText } from "../app/queue-text.js";
 import type { ShownItem } from "../app/sessions.js";
 import { ownMetaOf } from "../shared/hub-extension.js";
 
@@ -35,6 +36,12 @@ export function readable(items: ShownItem[]): string[] {
     }
     const u = item.update;
     const kind = String(u["sessionUpdate"]);
+    const queued = queueText(item.meta);
+    if (queued !== undefined) {
+      lines.push(queued);
+      speaker = "";
+      continue;
+    }
     const who = speakerOf(item);
     if (who) {
       const content = u["content"] as

@@ -239,6 +239,8 @@ export const configSchema = z.strictObject({
       maxBodyBytes: z.number().int().positive().optional(),
       maxFrameBytes: z.number().int().positive().optional(),
       maxQueuedMessages: z.number().int().positive().optional(),
+      /** Prompts queued per session while a turn runs (`_meta.acphub.queue`; default 16). */
+      maxQueuedPrompts: z.number().int().positive().optional(),
       maxBufferedBytes: z.number().int().positive().optional(),
       sessionsPerMinute: z.number().int().positive().optional(),
       headersTimeoutMs: positiveMs.optional(),

@@ -27,6 +27,9 @@ export interface PromptFacts {
   author?: string;
   /** The prompt runs one of acphub's session commands (a workflow), not an agent turn. */
   command?: { name: string; input: string };
+  /** It waits in line for a turn running now (a hub's queued prompt): it is not one of its
+   *  user's turns running at once (`concurrentTurns`) while it waits. */
+  waits?: boolean;
 }
 
 /** Ends what an admitted prompt holds (a quota's turn at once), once its turn ended. */

@@ -67,7 +67,10 @@ export type SessionPatch = Partial<
  * (exactly a `session/update`'s params without `sessionId`); `permission` {toolCall, outcome,
  * decidedBy, reason}; `turn_end` {stopReason, usage?} or {error}; `restore` {mode, agentSessionId};
  * `workflow` a workflow run's progress: run and step starts and ends (workflows/ports.ts);
- * `notice` {severity, title} one of acphub's notices, at the place it was shown (notices.ts).
+ * `notice` {severity, title} one of acphub's notices, at the place it was shown (notices.ts);
+ * `prompt_queued` {queueId, prompt, author?} a prompt sent while a turn ran, waiting for its own;
+ * `prompt_dequeued` {queueId, reason, by?} it left the line: `started` (its `prompt` follows),
+ * `revoked` (by `by`) or `dropped` (the hub stopped before it ran) (engine/queued-prompts.ts).
  */
 export type LedgerEventKind =
   | "prompt"
@@ -76,7 +79,9 @@ export type LedgerEventKind =
   | "turn_end"
   | "restore"
   | "workflow"
-  | "notice";
+  | "notice"
+  | "prompt_queued"
+  | "prompt_dequeued";
 
 export const LEDGER_EVENT_KINDS: readonly LedgerEventKind[] = [
   "prompt",
@@ -86,6 +91,8 @@ export const LEDGER_EVENT_KINDS: readonly LedgerEventKind[] = [
   "restore",
   "workflow",
   "notice",
+  "prompt_queued",
+  "prompt_dequeued",
 ];
 
 /** An event parsed and checked. */

@@ -8,6 +8,7 @@ import type { Params } from "../protocol/raw.js";
 import type { StoredEvent } from "./ledger-port.js";
 import { noticeParams, type NoticePayload } from "./notices.js";
 import { parseObject } from "./stored-events.js";
+import { queueEventParams } from "./queued-prompts.js";
 import { OWN_META_KEY, withOwnMeta } from "../shared/hub-extension.js";
 
 /**
@@ -47,6 +48,11 @@ export function shownUpdates(
   if (event.kind === "update") {
     if (event.text === "{}") return [];
     return isJsonObjectText(event.text) ? [event.text] : undefined;
+  }
+  if (event.kind === "prompt_queued" || event.kind === "prompt_dequeued") {
+    const payload = parseObject(event.text);
+    const shown = payload && queueEventParams(event.kind, payload, asNotice);
+    return shown ? [shown] : undefined;
   }
   if (event.kind !== "notice" && event.kind !== "prompt") return [];
   const payload = parseObject(event.text);

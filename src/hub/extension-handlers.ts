@@ -89,6 +89,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   [M.secretsSet]: { run: ({ services, client, params }) => setSecret(services.secrets, client, params) },
   [M.secretsList]: { run: ({ services, client, params }) => listSecrets(services.secrets, client, params) },
   [M.secretsRemove]: { run: ({ services, client, params }) => removeSecret(services.secrets, client, params) },
+  [M.queueRevoke]: {
+    on: ({ hub, client, params }, record) => hub.queue.revoke(client, record.id, params),
+  },
 };
 
 /** True for a request acphub answers itself (a method of its table with a handler). */

@@ -25,6 +25,8 @@ export interface PromptAdmissionDeps extends RecordedPromptSources {
   gateways: GatewayPool;
   /** The name recorded as the prompt's author. */
   authorOf: (user: HubUser | undefined) => string | undefined;
+  /** True when the prompt asks to queue and its session's turn is held now (prompt-queue.ts). */
+  waits?: (sessionId: string, params: Params) => boolean;
 }
 
 /** A prompt let in: what its run reads, the gateway that runs it, what it holds until it ends. */
@@ -52,6 +54,7 @@ export async function admitPrompt(
   const gateway = await deps.gateways.gatewayFor(record.agent);
   const route = gateway.route;
   const facts = await route.facts(record, params, deps.authorOf(client.user));
+  if (deps.waits?.(record.id, params)) facts.waits = true;
   const quota = quotas ? [quotas.check(client.user)] : [];
   const release = await admit(route.checks(quota), facts);
   deps.access.note(client.user, "prompt", record.id, {

@@ -10,6 +10,7 @@ import {
   type AdmittedPrompt,
   type PromptAdmissionDeps,
 } from "./prompt-admission.js";
+import type { PromptQueue } from "./prompt-queue.js";
 import type { Quotas } from "./quotas.js";
 
 type Params = Record<string, unknown>;
@@ -22,6 +23,8 @@ export interface HubPromptsDeps extends Omit<
   turns: TurnGate;
   attachments: Attachments;
   claims: ClusterClaims;
+  /** Prompts that asked to wait while a turn runs (prompt-queue.ts). */
+  queue: PromptQueue;
 }
 
 export class HubPrompts {
@@ -39,14 +42,18 @@ export class HubPrompts {
     const scope = turns.cancelScope(String(params["sessionId"]), signal);
     try {
       const admission = await admitPrompt(
-        { ...this.deps, endUnended: (id) => claims.endUnended(id) },
+        {
+          ...this.deps,
+          endUnended: (id) => claims.endUnended(id),
+          waits: (id, p) => this.deps.queue.waits(id, p),
+        },
         client,
         params,
         quotas,
       );
       if ("answer" in admission) return admission.answer;
       try {
-        return await this.run(client, admission, scope.signal);
+        return await this.run(client, admission, scope.signal, signal);
       } finally {
         admission.release();
       }
@@ -62,15 +69,20 @@ export class HubPrompts {
     client: HubClient,
     a: AdmittedPrompt,
     signal: AbortSignal,
+    /** The request's own signal (a queued prompt's: not the turn before it's cancel). */
+    own: AbortSignal,
   ): Promise<Params> {
-    const { attachments, running, claims, turns } = this.deps;
+    const { attachments, running, claims, turns, queue } = this.deps;
     const id = a.facts.record.id;
-    const lease = await claims.claimTurn(id);
+    const first = await claims.claimTurn(id);
     const live = running.get(id);
     if (live && a.key !== undefined && live.key === a.key) return live.done;
-    const claim = turns.claim(id, lease.runsOn);
+    // The gate's claim, or (asked with queue) a place in the session's line until it is ours.
+    const held = await queue.turnFor(client, a, first, claims, own);
+    if ("answer" in held) return held.answer;
+    const { claim, lease, scope } = held;
     attachments.setOwner(id, client);
-    const done = a.gateway.route.run(a.facts, claim, signal);
+    const done = a.gateway.route.run(a.facts, claim, scope?.signal ?? signal);
     running.set(id, {
       key: a.key,
       done,
@@ -80,8 +92,11 @@ export class HubPrompts {
     try {
       return await done;
     } finally {
-      // The answer goes out once the lease says idle: another node may take the session next.
-      if (lease.took) await claims.turnEnded(id);
+      scope?.release();
+      // The answer goes out once the lease says idle: another node may take the session next
+      // (not while a queued prompt holds the turn now: it keeps the lease busy).
+      if (lease.took && turns.claimOf(id)?.waited === undefined)
+        await claims.turnEnded(id);
       running.delete(id);
       if (attachments.owner(id) === client) attachments.setOwner(id, undefined);
     }

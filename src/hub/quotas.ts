@@ -80,13 +80,18 @@ export class Quotas {
   check(user: HubUser | undefined): AdmissionCheck {
     return {
       kind: "quota",
-      admit: ({ prompt }) => this.admit(user, prompt.bytes),
+      admit: ({ prompt, waits }) => this.admit(user, prompt.bytes, waits),
     };
   }
 
   // Admits one prompt request of `bytes` (all of it, `_meta` included) for a user, or throws
-  // naming the limit; call the returned function when its turn ends.
-  async admit(user: HubUser | undefined, bytes: number): Promise<() => void> {
+  // naming the limit; call the returned function when its turn ends. A prompt queued behind a
+  // running turn (`waits`) is not counted as a turn running at once.
+  async admit(
+    user: HubUser | undefined,
+    bytes: number,
+    waits = false,
+  ): Promise<() => void> {
     if (!user || user.role === "admin") return () => undefined;
     const l = this.limitsOf(user.name);
     if (l.promptBytes !== undefined && bytes > l.promptBytes)
@@ -94,7 +99,7 @@ export class Quotas {
         `promptBytes (${l.promptBytes} bytes; this prompt request is ${bytes} bytes, _meta included)`,
         "send a smaller prompt",
       );
-    const turns = l.concurrentTurns;
+    const turns = waits ? undefined : l.concurrentTurns;
     if (turns !== undefined) {
       if ((await this.counter.held(user.name, "turns")) >= turns)
         throw turnsOver(turns);

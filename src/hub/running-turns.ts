@@ -16,6 +16,8 @@ export interface RunningTurn {
 
 export class RunningTurns {
   private readonly running = new Map<string, RunningTurn>();
+  /** Who waits for a session's turn to be forgotten here (a queued prompt next in line). */
+  private readonly leaving = new Map<string, (() => void)[]>();
 
   has(sessionId: string): boolean {
     return this.running.has(sessionId);
@@ -31,6 +33,19 @@ export class RunningTurns {
 
   delete(sessionId: string): void {
     this.running.delete(sessionId);
+    for (const resolve of this.leaving.get(sessionId)?.splice(0) ?? [])
+      resolve();
+    this.leaving.delete(sessionId);
+  }
+
+  // Resolves once no turn of the session is known here: the one before a queued prompt has
+  // finished its bookkeeping (its lease, its owner) before the queued one starts.
+  gone(sessionId: string): Promise<void> {
+    if (!this.running.has(sessionId)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.leaving.get(sessionId) ?? [];
+      this.leaving.set(sessionId, [...list, resolve]);
+    });
   }
 
   /** True when a turn runs in the session that a user other than `user` drives. */

@@ -35,6 +35,7 @@ import { SessionOpening, type SecretsCheck } from "./session-opening.js";
 import type { AgentRules } from "./agent-rules.js";
 import type { FolderCheck } from "./session-folder.js";
 import type { ReplayAnswer } from "../shared/hub-extension.js";
+import { DEFAULT_MAX_QUEUED_PROMPTS, PromptQueue } from "./prompt-queue.js";
 
 type Params = Record<string, unknown>;
 
@@ -67,6 +68,8 @@ export interface SessionHubOptions {
   checkFolders?: FolderCheck;
   /** Refuses a session whose agent needs a secret its user lacks (issue 36); none: no check. */
   checkSecrets?: SecretsCheck;
+  /** The most prompts queued per session (serve.maxQueuedPrompts; default 16). */
+  maxQueuedPrompts?: number;
 }
 
 export class SessionHub {
@@ -85,6 +88,8 @@ export class SessionHub {
   private readonly checks: SessionChecks;
   private readonly claims: ClusterClaims;
   private readonly prompts: HubPrompts;
+  /** Prompts queued while a turn runs (issue 37). */
+  readonly queue: PromptQueue;
   private readonly opening: SessionOpening;
   private readonly logger: Logger;
   private readonly idle: IdleSessions;
@@ -145,8 +150,21 @@ export class SessionHub {
       checkSecrets: options.checkSecrets,
     };
     this.claims = new ClusterClaims(parts);
-    this.prompts = new HubPrompts({ ...parts, claims: this.claims });
-    this.opening = new SessionOpening({ ...parts, claims: this.claims });
+    this.queue = new PromptQueue({
+      ...parts,
+      editor: this.editor,
+      maxQueued: options.maxQueuedPrompts ?? DEFAULT_MAX_QUEUED_PROMPTS,
+    });
+    this.prompts = new HubPrompts({
+      ...parts,
+      claims: this.claims,
+      queue: this.queue,
+    });
+    this.opening = new SessionOpening({
+      ...parts,
+      claims: this.claims,
+      dropLeftOver: (id) => this.queue.dropLeftOver(id),
+    });
     this.idle = new IdleSessions(
       options.idleSessionMs ?? DEFAULT_IDLE_SESSION_MS,
       () => this.gateways.ready,
@@ -288,6 +306,7 @@ export class SessionHub {
   async deleteSession(params: Params, client?: HubClient): Promise<Params> {
     const record = await this.record(params["sessionId"], client);
     if (client) await this.access.mustOwn(client.user, record.id);
+    await this.queue.clear(record.id, "revoked", client?.user?.name ?? "admin");
     const result = await (
       await this.gatewayFor(record.agent)
     ).deleteSession(params);
@@ -312,6 +331,8 @@ export class SessionHub {
   // then the ledger.
   async close(): Promise<void> {
     this.idle.stop();
+    // Nothing queued starts once the hub stops: each is recorded as dropped and answered.
+    await this.queue.clear(undefined, "dropped");
     await this.gateways.close();
     await this.options.ledger.close();
     this.logger.info("session hub closed");

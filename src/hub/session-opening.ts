@@ -35,6 +35,8 @@ export interface SessionOpeningDeps {
   logger: Logger;
   checkFolders: FolderCheck;
   checkSecrets?: SecretsCheck | undefined;
+  /** Records as dropped the prompts a stopped hub left queued (prompt-queue.ts). */
+  dropLeftOver?: (sessionId: string) => Promise<void>;
 }
 
 /** What a client is told when the ledger kept only the later part of a session. */
@@ -98,6 +100,7 @@ export class SessionOpening {
     this.deps.agentRules?.mayGiveServers(client.user, params);
     const record = await this.openable(client, params);
     const gateway = await this.deps.gateways.gatewayFor(record.agent);
+    await this.deps.dropLeftOver?.(record.id);
     if (record.incomplete)
       client.notify(
         new Note("session/update", {
@@ -118,6 +121,7 @@ export class SessionOpening {
     const record = await this.openable(client, params);
     const gateway = await this.deps.gateways.gatewayFor(record.agent);
     const after = afterSeqOf(params["_meta"]);
+    await this.deps.dropLeftOver?.(record.id);
     // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
     if (after !== undefined) await this.catchUp(client, record.id, after);
     else this.deps.attachments.attach(record.id, client);

@@ -65,6 +65,8 @@ export function toRequestError(error: unknown): RequestError {
     "retryAfterS",
     "budget",
     "node",
+    "reason",
+    "queueId",
   ] as const) {
     if (error.details[key] !== undefined)
       data[key === "code" ? "exitCode" : key] = error.details[key];

@@ -21,6 +21,7 @@ export const HUB_METHOD = {
   secretsSet: "_acphub/secrets/set",
   secretsList: "_acphub/secrets/list",
   secretsRemove: "_acphub/secrets/remove",
+  queueRevoke: "_acphub/queue/revoke",
 } as const;
 
 export type HubMethodName = keyof typeof HUB_METHOD;
@@ -59,6 +60,7 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionShare, kind: "request", caller: "owner", params: "{sessionId, user, role?}", result: "{sessionId, user, role}", does: "shares the session with a user as viewer (default) or driver; audited" },
   { method: M.sessionUnshare, kind: "request", caller: "owner", params: "{sessionId, user}", result: "{removed}", does: "ends a user's share; their connections are detached; audited" },
   { method: M.sessionGrants, kind: "request", caller: "sees", params: "{sessionId}", result: "{grants}", does: "who has access to the session (refused, -32601, on a hub without users)" },
+  { method: M.queueRevoke, kind: "request", caller: "sees", params: "{sessionId, queueId}", result: "{queueId, revoked}", does: "revokes a queued prompt before it runs: by its author, the session's owner or an admin; audited" },
   { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended (and an ended turn's `interrupted`, `node`), to the watching clients attached to it" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
   { method: M.usersRole, kind: "request", caller: "admin", params: "{name, role}", result: "{name, role, previous}", does: "changes a user's role in place (token, shares, limits kept), as `acphub users role` does; audited" },
@@ -150,6 +152,15 @@ export interface OwnMeta {
   reason?: string;
   /** A notice to a client whose permission answer came too late (hub → client): who was first. */
   answeredBy?: string;
+  /** session/prompt params (client → hub): while a turn runs, wait for it instead of refusing. */
+  queue?: boolean;
+  /** A queued prompt's notice (hub → client): it joined the line — its id, prompt and author. */
+  queued?: { queueId: string; prompt: unknown[]; author?: string };
+  /** A queued prompt's notice (hub → client): it left the line — started, revoked or dropped. */
+  dequeued?: { queueId: string; reason: string; by?: string };
+  /** A queued prompt's answer (hub → client): its line id; `revoked` when it never ran. */
+  queueId?: string;
+  revoked?: boolean;
 }
 
 /** The `_meta.acphub` keys, as docs/protocol.md lists them. */
@@ -176,6 +187,11 @@ export const OWN_META_KEYS: readonly (keyof OwnMeta)[] = [
   "outcome",
   "ranOn",
   "answeredBy",
+  "queue",
+  "queued",
+  "dequeued",
+  "queueId",
+  "revoked",
 ];
 
 type Params = Record<string, unknown>;

@@ -1,6 +1,6 @@
 // The chores of a session done from the page: rename (session/set_title), fork, delete, and
 // export as Markdown (from what the page shows) or JSON (the hub's replay of its updates).
-import type { HubStore } from "./hub-store.js";
+import { messageOf, type HubStore } from "./hub-store.js";
 import type { Params, SessionModel } from "./session-model.js";
 import { HUB_METHOD, type ReplayAnswer } from "../../shared/hub-extension.js";
 
@@ -15,6 +15,44 @@ export async function rename(store: HubStore, title: string): Promise<void> {
   m.title = title.trim();
   store.titles.set(m.sessionId, m.title);
   store.changed();
+}
+
+// Queues a prompt behind the running turn (issue 37): it runs when the turns before it ended,
+// and shows in the queued list until then (the hub tells every page, this one included).
+export async function queuePrompt(
+  store: HubStore,
+  text: string,
+): Promise<void> {
+  const m = store.model;
+  if (!m || !text.trim()) return;
+  try {
+    await store.request("session/prompt", {
+      sessionId: m.sessionId,
+      prompt: [{ type: "text", text }],
+      _meta: { acphub: { queue: true, idempotencyKey: crypto.randomUUID() } },
+    });
+  } catch (error) {
+    store.error = messageOf(error);
+    store.changed();
+  }
+}
+
+// Takes a queued prompt out of the line before it runs (its author, the owner or an admin).
+export async function revokeQueued(
+  store: HubStore,
+  queueId: string,
+): Promise<void> {
+  const m = store.model;
+  if (!m) return;
+  try {
+    await store.request(HUB_METHOD.queueRevoke, {
+      sessionId: m.sessionId,
+      queueId,
+    });
+  } catch (error) {
+    store.error = messageOf(error);
+    store.changed();
+  }
 }
 
 // Forks the open session (a copy of its history, continued separately); resolves with its id.

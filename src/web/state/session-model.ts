@@ -45,6 +45,15 @@ export interface SessionModel {
   authors: Set<string>;
   /** The part of the history the page holds (history-window.ts). */
   window: HistoryWindow;
+  /** Prompts queued to run after the turn (issue 37), first queued first, by queue id. */
+  queued: Map<string, QueuedPrompt>;
+}
+
+/** A prompt waiting for the running turn to end, as the hub's notice told it. */
+export interface QueuedPrompt {
+  queueId: string;
+  author?: string;
+  text: string;
 }
 
 /** The updates the page holds: a stretch of the history, paged from the ledger. */
@@ -83,6 +92,7 @@ export function newModel(sessionId: string): SessionModel {
     count: 0,
     tools: new Map(),
     authors: new Set(),
+    queued: new Map(),
     window: {
       updates: [],
       firstSeq: 0,
@@ -120,6 +130,7 @@ export function applyUpdate(m: SessionModel, params: Params): boolean {
     m.lastSeq = seq;
   }
   m.count += 1;
+  noteQueue(m, params);
   const u = (params["update"] ?? {}) as Params;
   const kind = String(u["sessionUpdate"] ?? "");
   const chunk = CHUNK_KINDS[kind];
@@ -244,6 +255,20 @@ function mergeToolCall(m: SessionModel, u: Params): void {
   };
   m.tools.set(id, item);
   m.items.push(item);
+}
+
+// A queued prompt's notice: it joined the line (kept until it leaves) or left it.
+function noteQueue(m: SessionModel, params: Params): void {
+  const { queued, dequeued } = ownMetaOf(params["_meta"]);
+  if (queued && typeof queued.queueId === "string")
+    m.queued.set(queued.queueId, {
+      queueId: queued.queueId,
+      ...(queued.author ? { author: queued.author } : {}),
+      text: (Array.isArray(queued.prompt) ? queued.prompt : [])
+        .map(contentText)
+        .join("\n"),
+    });
+  if (dequeued) m.queued.delete(dequeued.queueId);
 }
 
 /** acphub's own words sent as agent text to editors that do not show notices. */

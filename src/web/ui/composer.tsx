@@ -1,6 +1,6 @@
 // The prompt box: Enter sends, Shift+Enter is a newline, the agent's slash commands are
-// offered as you type "/", Stop cancels the running turn; disabled (saying why) while another
-// client's turn runs.
+// offered as you type "/", Stop cancels the running turn; while a turn runs (this page's or
+// another client's) Enter queues the prompt to run after it (issue 37); disabled while offline.
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Turn } from "../state/hub-store.js";
 import type { Params } from "../state/session-model.js";
@@ -11,26 +11,31 @@ interface Props {
   commands: Params[];
   /** Resolves false when the prompt was refused: its text comes back into the box. */
   onSend(text: string): Promise<boolean>;
+  /** Queues the prompt behind the running turn. */
+  onQueue(text: string): void;
   onStop(): void;
 }
 
-export function Composer({ turn, online, commands, onSend, onStop }: Props) {
+export function Composer({
+  turn,
+  online,
+  commands,
+  onSend,
+  onQueue,
+  onStop,
+}: Props) {
   const [text, setText] = useState("");
   const box = useRef<HTMLTextAreaElement>(null);
   // A session opened on a desktop is ready to type into (not on phones: no keyboard pop-up).
   useEffect(() => {
     if (window.matchMedia("(min-width: 641px)").matches) box.current?.focus();
   }, []);
-  const busyElsewhere = turn.running && !turn.own;
-  const reason = !online
-    ? "Reconnecting to the hub…"
-    : busyElsewhere
-      ? "Another client's turn is running in this session"
-      : undefined;
+  const reason = !online ? "Reconnecting to the hub…" : undefined;
   const send = () => {
-    if (!text.trim() || turn.running || reason) return;
+    if (!text.trim() || reason) return;
     const sent = text;
     setText("");
+    if (turn.running) return onQueue(sent);
     // A refused prompt (a budget, a quota) is not lost: back in the box, unless more was typed.
     void onSend(sent).then((ok) => {
       if (!ok) setText((now) => (now.trim() ? now : sent));
@@ -65,7 +70,11 @@ export function Composer({ turn, online, commands, onSend, onStop }: Props) {
       <textarea
         ref={box}
         aria-label="Prompt"
-        placeholder="Ask the agent… (Enter sends, Shift+Enter for a new line)"
+        placeholder={
+          turn.running
+            ? "A turn is running: Enter queues your prompt to run after it"
+            : "Ask the agent… (Enter sends, Shift+Enter for a new line)"
+        }
         value={text}
         disabled={reason !== undefined}
         rows={3}
@@ -77,15 +86,24 @@ export function Composer({ turn, online, commands, onSend, onStop }: Props) {
           }
         }}
       />
-      {turn.own && turn.running ? (
+      {turn.own && turn.running && (
         <button type="button" class="stop" onClick={onStop}>
           Stop
+        </button>
+      )}
+      {turn.running ? (
+        <button
+          type="submit"
+          class="queue"
+          disabled={reason !== undefined || !text.trim()}
+        >
+          Queue
         </button>
       ) : (
         <button
           type="submit"
           class="send"
-          disabled={reason !== undefined || turn.running || !text.trim()}
+          disabled={reason !== undefined || !text.trim()}
         >
           Send
         </button>

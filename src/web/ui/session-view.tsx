@@ -19,6 +19,8 @@ import {
   type TerminalOutput,
 } from "./terminal-view.js";
 import { TurnState } from "./turn-state.js";
+import { QueuedList } from "./queued-list.js";
+import { queuePrompt } from "../state/session-actions.js";
 import { ReadOnly } from "./who.js";
 import { HUB_METHOD } from "../../shared/hub-extension.js";
 
@@ -160,6 +162,7 @@ export function SessionView({
             </div>
           )}
           <TurnState store={store} mine={mine.length > 0} />
+          <QueuedList store={store} />
         </div>
       </div>
       {!follow.following && (
@@ -187,6 +190,7 @@ export function SessionView({
             follow.jump();
             return store.prompt(text);
           }}
+          onQueue={(text) => void queuePrompt(store, text)}
           onStop={() => store.cancel()}
         />
       )}
