@@ -1,5 +1,6 @@
-// Wires the session hub `acphub serve` runs: one gateway (and host services) per agent, all
-// over one ledger; permission questions go to the hub's attached editors.
+// Wires the session hub `acphub serve` runs: one gateway (and host services) per agent process
+// — per user, agent and launch (issue 36) — all over one ledger; permission questions go to the
+// hub's attached editors.
 import { reapOrphans } from "../agents/orphans.js";
 import { resolveAgent } from "../agents/registry.js";
 import { EditorChannel } from "../engine/editor-channel.js";
@@ -30,6 +31,10 @@ import type { HubUser } from "../contracts/users.js";
 import { agentsFor, serveAgentRules } from "./serve-agents.js";
 import { serveUsers, type ServeUsers } from "./serve-users.js";
 import { auditWriter } from "./audit-log.js";
+import { agentRuns } from "./agent-runs.js";
+import type { AgentEnvSource } from "../contracts/agent-env.js";
+import { runKey, type ProcessRun } from "../hub/process-run.js";
+import { Quotas } from "../hub/quotas.js";
 
 export interface ServeHub {
   hub: SessionHub;
@@ -43,6 +48,8 @@ export interface ServeHub {
   defaultFolder(user: HubUser | undefined): Promise<string>;
   /** A terminal the host of an agent runs, for `_acphub/terminal/output`. */
   readTerminal: TerminalReader;
+  /** The users' quotas (users.limits), prompts' and agent processes' alike. */
+  quotas: Quotas;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
   cluster?: ClusterNode;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
@@ -56,6 +63,8 @@ export interface ServeHubOptions {
   files?: ServeFiles;
   /** The serve token: its holder is the built-in admin. */
   serveToken: string;
+  /** What each user's agent gets added to its environment (their secrets); none: nothing. */
+  agentEnv?: AgentEnvSource;
 }
 
 // Opens the ledger first: one that cannot be opened (Postgres unreachable) stops serve here.
@@ -73,17 +82,37 @@ export async function openServeHub(
   const ledger = await openLedger(ctx, tracing);
   // One budget count for all agents: a user's budget spans them.
   const budgets = budgetsOf(config, ledger);
-  /** The host of each agent's current gateway, for `readTerminal`. */
+  /** The host of each agent process's current gateway (by the pool's key), for `readTerminal`. */
   const hostOf = new Map<string, HostServices>();
+  /** The processes the hub closed itself (idle, over a limit, user removed): not crashes. */
+  const retired = new Map<string, { retired: boolean }>();
   let closing = false;
+  const users = ledger.users;
+  const people = await serveUsers(ctx, o.serveToken, users);
+  const quotas = new Quotas({
+    ...config.users,
+    stored: (name) => people.directory.limitsOf(name),
+  });
+  const runs = agentRuns({
+    config,
+    stateDir: paths.stateDir,
+    ...(o.agentEnv ? { agentEnv: o.agentEnv } : {}),
+    userOf: (name) => people.directory.byName(name),
+    quotas,
+    hasUsers: () => people.directory.hasUsers,
+    idleMs: config.serve?.idleAgentMs,
+  });
   const createGateway = async (
     name: string,
     ledger: LedgerPort,
     turns: TurnGate,
+    run: ProcessRun,
   ): Promise<Gateway> => {
+    const key = runKey(run);
+    const planned = runs.launchOf(run);
     // No host without a gateway: the agent is resolved and launched before the host exists.
     const launch = await sandboxedLaunch(
-      resolveAgent(name, config),
+      planned?.launch ?? resolveAgent(name, config),
       config,
       { ...paths, protect: folders.protect },
       process.cwd(),
@@ -94,7 +123,11 @@ export async function openServeHub(
       protect: folders.protect,
       rootsWhen: folders.rootsWhen,
       ownerOf: (id) => hub.access.ownerOf(id),
+      // A member's terminals start from their agent's environment, never the operator's.
+      ...(planned?.member ? { env: planned.launch.env } : {}),
     });
+    const state = { retired: false };
+    retired.set(key, state);
     const gateway = buildGateway({
       ctx,
       agentName: name,
@@ -111,18 +144,16 @@ export async function openServeHub(
       onAgent: (a) => {
         metrics.agentSpawned();
         void a.closed.then(() => {
-          if (!closing) metrics.agentCrashed();
+          if (!closing && !state.retired) metrics.agentCrashed();
         });
       },
     });
     gateway.observe(metrics.usage(name));
-    // A name gets a new gateway only after its last one failed to start: its host goes.
-    hostOf.get(name)?.close();
-    hostOf.set(name, host);
+    // A process gets a new gateway only after its last one failed to start: its host goes.
+    hostOf.get(key)?.close();
+    hostOf.set(key, host);
     return gateway;
   };
-  const users = ledger.users;
-  const people = await serveUsers(ctx, o.serveToken, users);
   const cluster = clusterOf(ctx, ledger, () => hub);
   const timed = metrics.timeLedger(ledger);
   const hub: SessionHub = new SessionHub({
@@ -141,6 +172,15 @@ export async function openServeHub(
     defaultAgent,
     agentRules: rules,
     createGateway,
+    processes: runs.policy,
+    // The hub closed a process (idle, over a limit, its user removed): its host goes too.
+    processClosed: (key) => {
+      const state = retired.get(key);
+      if (state) state.retired = true;
+      retired.delete(key);
+      hostOf.get(key)?.close();
+      hostOf.delete(key);
+    },
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,
     answerGraceMs: config.serve?.answerGraceMs,
@@ -156,8 +196,13 @@ export async function openServeHub(
   }
   const listAgents = (user: HubUser | undefined) =>
     agentsFor(rules, config, user);
-  const readTerminal: TerminalReader = (agentName, sessionId, terminalId) => {
-    const host = hostOf.get(agentName);
+  // A removed user's agent processes end (their sessions stay in the ledger); a rotated
+  // user's token changes nothing of their agents.
+  people.onRevoked.push((name) => {
+    if (!people.directory.byName(name)) void hub.endUserProcesses(name);
+  });
+  const readTerminal: TerminalReader = (process, sessionId, terminalId) => {
+    const host = hostOf.get(process);
     if (!host)
       throw resourceNotFound(`no terminal ${terminalId} in this session`);
     return host.terminals.peek(sessionId, terminalId);
@@ -169,6 +214,7 @@ export async function openServeHub(
     listAgents,
     defaultFolder: folders.defaultFolder,
     readTerminal,
+    quotas,
     cluster,
     close: async () => {
       closing = true;

@@ -7,7 +7,6 @@ import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { createMetrics } from "../server/metrics.js";
 import { loadTlsFiles } from "../server/tls.js";
 import { loadToken } from "../server/token.js";
-import { Quotas } from "../hub/quotas.js";
 import { DEFAULT_DRAIN_MS } from "../cluster/index.js";
 import { HubError } from "../shared/errors.js";
 import type { AppContext } from "../config/context.js";
@@ -105,10 +104,7 @@ export async function startServe(
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
     onClose: metrics.connectionClosed,
-    quotas: new Quotas({
-      ...ctx.config.users,
-      stored: (name) => people.directory.limitsOf(name),
-    }),
+    quotas: hub.quotas,
   });
   people.onRevoked.push((name) => connector.closeUser(name));
   let server: HubServer;

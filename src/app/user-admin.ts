@@ -134,6 +134,7 @@ export const USER_LIMIT_KEYS = [
   "liveSessions",
   "promptsPerMinute",
   "promptBytes",
+  "agentProcesses",
 ] as const;
 
 // Sets a user's own quota limits (merged into what they had; `clear` first drops them all);

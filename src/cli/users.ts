@@ -26,6 +26,7 @@ export interface UsersOptions extends GlobalOptions {
   liveSessions?: string;
   promptsPerMinute?: string;
   promptBytes?: string;
+  agentProcesses?: string;
   clear?: boolean;
 }
 
@@ -35,6 +36,7 @@ const LIMIT_FLAGS: Record<keyof UserLimits, string> = {
   liveSessions: "--live-sessions",
   promptsPerMinute: "--prompts-per-minute",
   promptBytes: "--prompt-bytes",
+  agentProcesses: "--agent-processes",
 };
 
 // The limits given on the command line, each a whole number above 0.

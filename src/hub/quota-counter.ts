@@ -4,8 +4,8 @@
 // in so that every node of a cluster sees the same counts.
 import { RateWindow } from "../engine/limits.js";
 
-/** What a user holds while it lasts. */
-export type HeldKind = "turns" | "opening";
+/** What a user holds while it lasts (`agents`: their live agent processes, issue 36). */
+export type HeldKind = "turns" | "opening" | "agents";
 
 export interface QuotaCounter {
   /** Holds one of the user's `kind` when fewer than `max` are held (check and count in one

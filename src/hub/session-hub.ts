@@ -23,6 +23,8 @@ import { stampedParams } from "../engine/wire-updates.js";
 import type { SessionRunner } from "./runner.js";
 import type { AuditPort, HubUser } from "../contracts/users.js";
 import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
+import type { ProcessPolicy, ProcessRun } from "./process-run.js";
+import { SessionProcesses } from "./session-processes.js";
 import { RunningTurns } from "./running-turns.js";
 import { TurnGate } from "../engine/turn-gate.js";
 import type { Quotas } from "./quotas.js";
@@ -65,6 +67,10 @@ export interface SessionHubOptions {
   authorOf?: (user: HubUser | undefined) => string | undefined;
   /** Refuses session folders outside the user's roots (issue 34); none: any folder. */
   checkFolders?: FolderCheck;
+  /** Agent processes per user (issue 36); none: one process per agent for everyone. */
+  processes?: ProcessPolicy;
+  /** Told when an agent process's gateway is closed (its host goes). */
+  processClosed?: (key: string) => void;
 }
 
 export class SessionHub {
@@ -76,6 +82,8 @@ export class SessionHub {
   private readonly editor: EditorPort;
   private readonly shared: LedgerPort;
   private readonly gateways: GatewayPool;
+  /** Which process runs each session (its owner's), remembered from its open. */
+  readonly processes: SessionProcesses;
   /** The one gate of turns and cancels, shared by every gateway of the hub. */
   private readonly turns = new TurnGate();
   /** What the hub knows of the turns running here (keys, answers, users). */
@@ -108,12 +116,25 @@ export class SessionHub {
     this.shared = ledgerWith(options.ledger, {
       close: () => Promise.resolve(),
     });
-    this.gateways = new GatewayPool(
-      options.createGateway,
-      this.shared,
-      hubEngineEvents(this.watch, this.shared, options.observer),
-      this.editor,
-      this.turns,
+    this.gateways = new GatewayPool({
+      create: options.createGateway,
+      ledger: this.shared,
+      events: hubEngineEvents(this.watch, this.shared, options.observer),
+      editor: this.editor,
+      turns: this.turns,
+      logger: this.logger,
+      inUse: (gateway, key) => this.processInUse(gateway, key),
+      limits: options.processes?.limits,
+      idleMs: options.processes?.idleMs,
+      onClosed: (_run, key) => {
+        this.processes.closed(key);
+        options.processClosed?.(key);
+      },
+    });
+    this.processes = new SessionProcesses(
+      this.gateways,
+      this.access,
+      options.processes,
     );
     this.checks = new SessionChecks(this.shared, this.access, this.attachments);
     const interrupted = new InterruptedTurns({
@@ -131,6 +152,7 @@ export class SessionHub {
       turns: this.turns,
       running: this.running,
       gateways: this.gateways,
+      processes: this.processes,
       access: this.access,
       attachments: this.attachments,
       checks: this.checks,
@@ -163,9 +185,38 @@ export class SessionHub {
     return this.options.agentRules;
   }
 
-  // The gateway for an agent, created and initialized once however many ask at once.
+  // The admin's (or, without users, the one) process of an agent: requests about no session.
   gatewayFor(agentName: string): Promise<Gateway> {
-    return this.gateways.gatewayFor(agentName);
+    return this.processes.defaultGateway(agentName);
+  }
+
+  // Runs `body` on a process's gateway, held in use meanwhile (a session being opened on it).
+  withProcess<T>(
+    run: ProcessRun,
+    body: (gateway: Gateway) => Promise<T>,
+  ): Promise<T> {
+    return this.gateways.using(run, body);
+  }
+
+  /** An open's answer with whose agent runs the session (`_meta.acphub.runsAs`). */
+  runsAs(sessionId: string, result: Params): Params {
+    return this.opening.runsAs(sessionId, result);
+  }
+
+  // A user removed from the hub: their agent processes end; their sessions stay in the ledger.
+  endUserProcesses(user: string): Promise<void> {
+    return this.gateways.closeUser(user);
+  }
+
+  // Whether anything of a process is in use: a session of it attached, or a turn running.
+  private processInUse(gateway: Gateway, key: string): boolean {
+    const busy = (id: string) =>
+      this.running.has(id) || this.attachments.attached(id).length > 0;
+    if (gateway.liveSessionIds().some(busy)) return true;
+    for (const id of this.processes.sessionsOf(key)) if (busy(id)) return true;
+    for (const id of this.running.sessionIds())
+      if (this.running.get(id)?.gateway === gateway) return true;
+    return false;
   }
 
   addClient(client: HubClient): void {
@@ -256,7 +307,9 @@ export class SessionHub {
     if (!record) return;
     if (client) await this.access.mustDrive(client.user, record.id);
     // The one registry: prompts on their way, a turn or a session command running.
-    (await this.gatewayFor(record.agent)).cancel(params);
+    const live = this.gateways.holding(record.id);
+    if (live) live.cancel(params);
+    else this.turns.cancel(record.id);
     if (!this.running.has(record.id))
       await this.options.runner?.relayCancel(record.id);
   }
@@ -278,16 +331,17 @@ export class SessionHub {
     this.attachments.detach(client, record.id);
     if (this.attachments.attached(record.id).length > 0) return {};
     if (this.running.drivenByOther(record.id, client.user?.name)) return {};
-    return (await this.gatewayFor(record.agent)).closeSession(params);
+    return (await this.processes.gatewayOf(record)).closeSession(params);
   }
 
   async deleteSession(params: Params, client?: HubClient): Promise<Params> {
     const record = await this.record(params["sessionId"], client);
     if (client) await this.access.mustOwn(client.user, record.id);
     const result = await (
-      await this.gatewayFor(record.agent)
+      await this.processes.gatewayOf(record)
     ).deleteSession(params);
     this.attachments.forgetSession(record.id);
+    this.processes.forget(record.id);
     return result;
   }
 
@@ -297,7 +351,7 @@ export class SessionHub {
       return this.gatewayFor(this.options.defaultAgent);
     const record = await this.attachedRecord(client, sessionId);
     await this.claims.bringHere(record.id);
-    return this.gatewayFor(record.agent);
+    return this.processes.gatewayOf(record);
   }
 
   get liveTurns(): number {

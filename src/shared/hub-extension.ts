@@ -130,6 +130,9 @@ export interface OwnMeta {
   parentSession?: string;
   /** A continued workflow run's step finished in an earlier attempt (its final status at once). */
   doneEarlier?: boolean;
+  /** session/new, load, resume and fork answers on a hub with users (hub → client): whose agent
+   *  process, with whose credentials, runs the session (its owner's). */
+  runsAs?: string;
 }
 
 /** The `_meta.acphub` keys, as docs/protocol.md lists them. */
@@ -151,6 +154,7 @@ export const OWN_META_KEYS: readonly (keyof OwnMeta)[] = [
   "step",
   "parentSession",
   "doneEarlier",
+  "runsAs",
 ];
 
 type Params = Record<string, unknown>;

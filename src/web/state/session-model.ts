@@ -45,6 +45,8 @@ export interface SessionModel {
   authors: Set<string>;
   /** The part of the history the page holds (history-window.ts). */
   window: HistoryWindow;
+  /** Whose agent process (and credentials) runs the session, as the hub said on opening it. */
+  runsAs?: string;
 }
 
 /** The updates the page holds: a stretch of the history, paged from the ledger. */
@@ -277,4 +279,6 @@ export function applyOpenResult(m: SessionModel, result: Params): void {
   if (modes) m.modes = modes;
   const options = result["configOptions"] as Params[] | undefined;
   if (options) m.configOptions = options;
+  const runsAs = ownMetaOf(result["_meta"]).runsAs;
+  if (typeof runsAs === "string") m.runsAs = runsAs;
 }
