@@ -78,6 +78,8 @@ export class GatewayPool {
       });
       this.entries.set(key, (entry = made));
     }
+    // Asked for now: its idle clock starts again at the next sweep.
+    entry.idleSince = undefined;
     return entry.gateway;
   }
 

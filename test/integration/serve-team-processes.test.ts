@@ -133,6 +133,18 @@ async function envOf(c: HubTestClient, sessionId: string) {
   return { names, values, said };
 }
 
+// The terminal id of the last tool call with terminal content the client was sent.
+function terminalIdOf(c: HubTestClient, sessionId: string): string | undefined {
+  let found: string | undefined;
+  for (const u of c.updates(sessionId)) {
+    const content = (u["update"] as { content?: unknown }).content;
+    if (!Array.isArray(content)) continue;
+    for (const x of content as { type: string; terminalId?: string }[])
+      if (x.type === "terminal" && x.terminalId) found = x.terminalId;
+  }
+  return found;
+}
+
 describe("acphub serve: agent processes per user", { timeout: 120_000 }, () => {
   it("runs each member's sessions in their own process, a shared session in its owner's", async () => {
     const t = await startTeam({
@@ -210,6 +222,16 @@ describe("acphub serve: agent processes per user", { timeout: 120_000 }, () => {
       expect(shell).toContain("vars=");
       for (const sentinel of Object.keys(SENTINELS))
         expect(shell).not.toContain(sentinel);
+      // Its output is read from the host of the member's own process.
+      await turn(c, sessionId, {
+        terminal: { command: "sh", args: ["-c", 'echo "home=$HOME"'] },
+      });
+      const terminalId = terminalIdOf(c, sessionId);
+      const read = await c.agent.request<{ output: string }>(
+        "_acphub/terminal/output",
+        { sessionId, terminalId },
+      );
+      expect(read.output).toBe(`home=${join(t.home, "homes", name)}\n`);
     }
     // An admin's agent keeps the operator's environment, with what env.allow and passEnv name.
     const { sessionId } = await open(carol);
@@ -265,6 +287,32 @@ describe("acphub serve: agent processes per user", { timeout: 120_000 }, () => {
     const carol = await t.connect("carol");
     await open(carol, "mock");
     await open(carol, "mock2");
+  });
+
+  it("closes a process none of whose sessions is in use for serve.idleAgentMs", async () => {
+    const t = await startTeam(
+      { alice: "member", bob: "member" },
+      { serve: { idleAgentMs: 300 } },
+    );
+    const alice = await t.connect("alice");
+    const bob = await t.connect("bob");
+    const a1 = await open(alice);
+    const b1 = await open(bob);
+    const pa = await pidOf(alice, a1.sessionId);
+    const pb = await pidOf(bob, b1.sessionId);
+    await alice.agent.request("session/close", { sessionId: a1.sessionId });
+    expect(await waitFor(() => groupGone(pa))).toBe(true);
+    // bob's session stays attached: his process stays (the same pid answers again).
+    expect(await pidOf(bob, b1.sessionId)).toBe(pb);
+    // alice's session is restored in a new process of hers when she opens it again.
+    await alice.agent.request("session/load", {
+      sessionId: a1.sessionId,
+      cwd: TEAM_WORK,
+      mcpServers: [],
+    });
+    const again = await pidOf(alice, a1.sessionId);
+    expect(again).not.toBe(pa);
+    expect(groupGone(again)).toBe(false);
   });
 
   it("ends a removed user's agent processes; their sessions stay in the ledger", async () => {
