@@ -50,6 +50,7 @@ async function startTeam(
   const mock = {
     command: process.execPath,
     args: [CLI, "mock-agent"],
+    ...((extra["mock"] as object | undefined) ?? {}),
     env: { TEAM_GREETING: "hello from the config" },
     passEnv: ["OTEL_EXPORTER_OTLP_HEADERS"],
   };
@@ -69,7 +70,13 @@ async function startTeam(
   const tokens = await addUsers(home, users);
   await prepare?.(home);
   const operatorHome = tempDir("acphub-operator-home-");
-  const h = await startHub(home, [], { ...SENTINELS, HOME: operatorHome });
+  // Its own working folder: a sandboxed agent's mount points are made there, not in the repo.
+  const h = await startHub(
+    home,
+    [],
+    { ...SENTINELS, HOME: operatorHome },
+    tempDir("acphub-hub-cwd-"),
+  );
   hubs.push(h);
   const connect = async (user: string) => {
     const token = user === "admin" ? h.token : tokens[user]!;
@@ -313,6 +320,40 @@ describe("acphub serve: agent processes per user", { timeout: 120_000 }, () => {
     const again = await pidOf(alice, a1.sessionId);
     expect(again).not.toBe(pa);
     expect(groupGone(again)).toBe(false);
+  });
+
+  it("lets a sandboxed member's agent write its own HOME, not read another's or the ledger", async () => {
+    const t = await startTeam(
+      { alice: "member", bob: "member" },
+      {
+        mock: {
+          args: [CLI, "mock-agent", "--own-shell"],
+          sandbox: { stateDirs: ["~/.agent-state"] },
+        },
+      },
+    );
+    const bob = await t.connect("bob");
+    const b1 = await open(bob);
+    expect(
+      await turn(bob, b1.sessionId, {
+        shell:
+          'echo bob-login-7c1 > "$HOME/.agent-state/login" && echo bob-wrote',
+      }),
+    ).toContain("bob-wrote");
+    const alice = await t.connect("alice");
+    const { sessionId } = await open(alice);
+    const bobHome = join(t.home, "homes", "bob");
+    const said = await turn(alice, sessionId, {
+      shell: [
+        'touch "$HOME/.agent-state/login" && echo own-home-written',
+        `cat "${bobHome}/.agent-state/login" 2>/dev/null || echo bob-hidden`,
+        `head -c 16 "${join(t.home, "ledger.db")}" >/dev/null 2>&1 && echo read-ledger || echo ledger-hidden`,
+      ].join("; "),
+    });
+    expect(said).toContain("own-home-written");
+    expect(said).toContain("bob-hidden");
+    expect(said).not.toContain("bob-login-7c1");
+    expect(said).toContain("ledger-hidden");
   });
 
   it("ends a removed user's agent processes; their sessions stay in the ledger", async () => {
