@@ -35,7 +35,7 @@ export async function forkOnHub(
   // The client has the parent's history up to here; it is sent what the fork adds after it.
   const upto = (await hub.ledger.read(parent.id)).at(-1)?.seq ?? 0;
   const own = await ownsParent(hub, client, parent.id);
-  const answer = await hub.withProcess(run, async (gateway) => {
+  const answer = await hub.processes.using(run, async (gateway) => {
     // Another user's session is never brought into the forker's agent: a ledger copy only.
     const answer = await gateway.fork(
       own ? params : { ...params, mcpServers: params["mcpServers"] ?? [] },
@@ -47,7 +47,7 @@ export async function forkOnHub(
     await hub.catchUp(client, id, upto);
     return answer;
   });
-  return hub.runsAs(String(answer["sessionId"]), answer);
+  return hub.processes.withRunsAs(String(answer["sessionId"]), answer);
 }
 
 // Whether the forking user created the parent (a hub without users: always): only then are

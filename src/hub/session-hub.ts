@@ -23,7 +23,7 @@ import { stampedParams } from "../engine/wire-updates.js";
 import type { SessionRunner } from "./runner.js";
 import type { AuditPort, HubUser } from "../contracts/users.js";
 import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
-import type { ProcessPolicy, ProcessRun } from "./process-run.js";
+import type { ProcessPolicy } from "./process-run.js";
 import { SessionProcesses } from "./session-processes.js";
 import { RunningTurns } from "./running-turns.js";
 import { TurnGate } from "../engine/turn-gate.js";
@@ -123,7 +123,7 @@ export class SessionHub {
       editor: this.editor,
       turns: this.turns,
       logger: this.logger,
-      inUse: (gateway, key) => this.processInUse(gateway, key),
+      inUse: (gateway, key) => this.processes.inUse(gateway, key),
       limits: options.processes?.limits,
       idleMs: options.processes?.idleMs,
       onClosed: (_run, key) => {
@@ -134,6 +134,7 @@ export class SessionHub {
     this.processes = new SessionProcesses(
       this.gateways,
       this.access,
+      (id) => this.running.has(id) || this.attachments.attached(id).length > 0,
       options.processes,
     );
     this.checks = new SessionChecks(this.shared, this.access, this.attachments);
@@ -190,33 +191,9 @@ export class SessionHub {
     return this.processes.defaultGateway(agentName);
   }
 
-  // Runs `body` on a process's gateway, held in use meanwhile (a session being opened on it).
-  withProcess<T>(
-    run: ProcessRun,
-    body: (gateway: Gateway) => Promise<T>,
-  ): Promise<T> {
-    return this.gateways.using(run, body);
-  }
-
-  /** An open's answer with whose agent runs the session (`_meta.acphub.runsAs`). */
-  runsAs(sessionId: string, result: Params): Params {
-    return this.opening.runsAs(sessionId, result);
-  }
-
   // A user removed from the hub: their agent processes end; their sessions stay in the ledger.
   endUserProcesses(user: string): Promise<void> {
     return this.gateways.closeUser(user);
-  }
-
-  // Whether anything of a process is in use: a session of it attached, or a turn running.
-  private processInUse(gateway: Gateway, key: string): boolean {
-    const busy = (id: string) =>
-      this.running.has(id) || this.attachments.attached(id).length > 0;
-    if (gateway.liveSessionIds().some(busy)) return true;
-    for (const id of this.processes.sessionsOf(key)) if (busy(id)) return true;
-    for (const id of this.running.sessionIds())
-      if (this.running.get(id)?.gateway === gateway) return true;
-    return false;
   }
 
   addClient(client: HubClient): void {

@@ -7,7 +7,6 @@ import type { SessionAccess } from "./access.js";
 import type { Attachments, HubClient } from "./attachments.js";
 import type { ClusterClaims } from "./cluster-claims.js";
 import { catchUpNotes, Note } from "./frames.js";
-import type { GatewayPool } from "./gateway-pool.js";
 import { afterSeqOf, agentOf } from "./meta.js";
 import { checkSessionFolder, type FolderCheck } from "./session-folder.js";
 import type { SessionChecks } from "./session-checks.js";
@@ -15,7 +14,6 @@ import type { Logger } from "../shared/logger.js";
 import { lastSeq } from "./turn-records.js";
 import type { AgentRules } from "./agent-rules.js";
 import type { SessionProcesses } from "./session-processes.js";
-import { withOwnMeta } from "../shared/hub-extension.js";
 
 type Params = Record<string, unknown>;
 
@@ -28,7 +26,6 @@ export interface SessionOpeningDeps {
   access: SessionAccess;
   attachments: Attachments;
   checks: SessionChecks;
-  gateways: GatewayPool;
   processes: SessionProcesses;
   claims: ClusterClaims;
   logger: Logger;
@@ -82,7 +79,7 @@ export class SessionOpening {
     this.deps.agentRules?.mayStart(client.user, agent);
     this.deps.agentRules?.mayGiveServers(client.user, params);
     const run = await processes.planFor(client.user?.name, agent);
-    const result = await this.deps.gateways.using(run, async (gateway) => {
+    const result = await this.deps.processes.using(run, async (gateway) => {
       const result = await gateway.newSession(params);
       const id = String(result["sessionId"]);
       processes.remember(id, run);
@@ -92,14 +89,7 @@ export class SessionOpening {
       runner?.attached(id);
       return result;
     });
-    return this.runsAs(String(result["sessionId"]), result);
-  }
-
-  /** The answer of an open with whose agent runs the session (`_meta.acphub.runsAs`). */
-  runsAs(sessionId: string, result: Params): Params {
-    const runsAs = this.deps.processes.runsAs(sessionId);
-    if (runsAs === undefined) return result;
-    return { ...result, _meta: withOwnMeta(result["_meta"], { runsAs }) };
+    return this.deps.processes.withRunsAs(String(result["sessionId"]), result);
   }
 
   // session/load: the whole history replayed (with a note when the ledger trimmed its start).
@@ -107,7 +97,7 @@ export class SessionOpening {
     this.deps.agentRules?.mayGiveServers(client.user, params);
     const record = await this.openable(client, params);
     const run = await this.deps.processes.openRun(record);
-    const result = await this.deps.gateways.using(run, async (gateway) => {
+    const result = await this.deps.processes.using(run, async (gateway) => {
       this.deps.processes.remember(record.id, run);
       if (record.incomplete)
         client.notify(
@@ -122,7 +112,7 @@ export class SessionOpening {
       await this.catchUp(client, record.id, 0);
       return this.deps.claims.restoreIfHeld(record.id, gateway);
     });
-    return this.runsAs(record.id, result);
+    return this.deps.processes.withRunsAs(record.id, result);
   }
 
   // session/resume: only what came after the client's cursor, if it sent one.
@@ -130,7 +120,7 @@ export class SessionOpening {
     this.deps.agentRules?.mayGiveServers(client.user, params);
     const record = await this.openable(client, params);
     const run = await this.deps.processes.openRun(record);
-    const result = await this.deps.gateways.using(run, async (gateway) => {
+    const result = await this.deps.processes.using(run, async (gateway) => {
       this.deps.processes.remember(record.id, run);
       const after = afterSeqOf(params["_meta"]);
       // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
@@ -138,7 +128,7 @@ export class SessionOpening {
       else this.deps.attachments.attach(record.id, client);
       return this.deps.claims.restoreIfHeld(record.id, gateway);
     });
-    return this.runsAs(record.id, result);
+    return this.deps.processes.withRunsAs(record.id, result);
   }
 
   // A stored session the client may open: visible to its user, and its folders (the stored

@@ -7,6 +7,8 @@ import type { Gateway } from "../engine/gateway.js";
 import type { SessionRecord } from "../engine/ports.js";
 import type { SessionAccess } from "./access.js";
 import type { GatewayPool } from "./gateway-pool.js";
+import { withOwnMeta } from "../shared/hub-extension.js";
+import type { Params } from "../protocol/raw.js";
 import {
   runKey,
   sharedRun,
@@ -23,6 +25,8 @@ export class SessionProcesses {
   constructor(
     private readonly pool: GatewayPool,
     private readonly access: SessionAccess,
+    /** Whether a session is in use: attached by a client, or running a turn. */
+    private readonly busy: (sessionId: string) => boolean,
     private readonly policy?: ProcessPolicy,
   ) {}
 
@@ -79,15 +83,31 @@ export class SessionProcesses {
     return run && this.pool.existing(run) ? runKey(run) : undefined;
   }
 
-  /** The sessions remembered in a process (to tell whether it is in use). */
-  *sessionsOf(key: string): Iterable<string> {
-    for (const [id, run] of this.runs) if (runKey(run) === key) yield id;
+  // Whether anything of a process is in use: a session live in it or opened in it is attached
+  // or runs a turn (a turn's session is live in its gateway).
+  inUse(gateway: Gateway, key: string): boolean {
+    if (gateway.liveSessionIds().some(this.busy)) return true;
+    for (const [id, run] of this.runs)
+      if (runKey(run) === key && this.busy(id)) return true;
+    return false;
   }
 
-  /** Whose agent runs a session, when the hub names it (a hub that keeps users). */
-  runsAs(sessionId: string): string | undefined {
-    if (!this.policy?.namesOwner?.()) return undefined;
-    return this.runs.get(sessionId)?.user || undefined;
+  // Runs `body` on a process's gateway, held in use meanwhile (a session being opened on it).
+  using<T>(
+    run: ProcessRun,
+    body: (gateway: Gateway) => Promise<T>,
+  ): Promise<T> {
+    return this.pool.using(run, body);
+  }
+
+  /** An open's answer saying whose agent runs the session (`_meta.acphub.runsAs`), when the hub
+   *  names it (a hub that keeps users). */
+  withRunsAs(sessionId: string, result: Params): Params {
+    const runsAs = this.policy?.namesOwner?.()
+      ? this.runs.get(sessionId)?.user
+      : undefined;
+    if (!runsAs) return result;
+    return { ...result, _meta: withOwnMeta(result["_meta"], { runsAs }) };
   }
 
   // A process closed: its sessions are planned again at their next use.
