@@ -308,14 +308,14 @@ export class SessionHub {
     this.attachments.detach(client, record.id);
     if (this.attachments.attached(record.id).length > 0) return {};
     if (this.running.drivenByOther(record.id, client.user?.name)) return {};
-    return (await this.processes.gatewayOf(record)).closeSession(params);
+    return (await this.processes.enderOf(record)).closeSession(params);
   }
 
   async deleteSession(params: Params, client?: HubClient): Promise<Params> {
     const record = await this.record(params["sessionId"], client);
     if (client) await this.access.mustOwn(client.user, record.id);
     const result = await (
-      await this.processes.gatewayOf(record)
+      await this.processes.enderOf(record)
     ).deleteSession(params);
     this.attachments.forgetSession(record.id);
     this.processes.forget(record.id);

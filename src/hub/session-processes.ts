@@ -65,6 +65,15 @@ export class SessionProcesses {
     return this.pool.gatewayFor(run);
   }
 
+  // The gateway that ends a session (close, delete): the one it is live in, else any that runs
+  // (ending a session no agent holds is the ledger's), else its own.
+  async enderOf(record: SessionRecord): Promise<Gateway> {
+    const live = this.pool.holding(record.id);
+    if (live) return live;
+    for (const gateway of this.pool.ready) return gateway;
+    return this.gatewayOf(record);
+  }
+
   // The admin's process of an agent (the only one, without a policy): requests about no session.
   async defaultGateway(agent: string): Promise<Gateway> {
     let run = this.defaults.get(agent);
