@@ -15,6 +15,8 @@ import { DEFAULT_LEDGER_CAPS, DEFAULT_PG_RETRY_MS } from "../ledger/caps.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from "../cluster/index.js";
 import { DEFAULT_IDLE_SESSION_MS } from "../hub/idle-sessions.js";
+import { DEFAULT_IDLE_AGENT_MS } from "../hub/gateway-pool.js";
+import { DEFAULT_AGENT_PROCESSES } from "../hub/quotas.js";
 import { ANSWER_GRACE_MS } from "../hub/fan-out.js";
 import { DEFAULT_MAX_QUEUED_PROMPTS } from "../hub/prompt-queue.js";
 
@@ -62,6 +64,7 @@ export function configDefaults(): Tree {
       allowOrigins: [],
       publicUrl: null,
       idleSessionMs: DEFAULT_IDLE_SESSION_MS,
+      idleAgentMs: DEFAULT_IDLE_AGENT_MS,
       answerGraceMs: ANSWER_GRACE_MS,
       maxQueuedPrompts: DEFAULT_MAX_QUEUED_PROMPTS,
       ...serve,
@@ -77,6 +80,7 @@ export function configDefaults(): Tree {
         liveSessions: null,
         promptsPerMinute: null,
         promptBytes: null,
+        agentProcesses: DEFAULT_AGENT_PROCESSES,
       },
       perUser: {},
       agents: null,

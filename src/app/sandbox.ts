@@ -1,7 +1,8 @@
 // The OS sandbox as the config asks for it: settings for the host's terminals, and an agent
 // launch rewritten to start inside the sandbox when its entry says `sandbox: true`.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
+import { join, relative, sep } from "node:path";
 import type { AgentLaunch } from "../agents/registry.js";
 import type { Config } from "../config/schema.js";
 import { checkSandbox } from "../host/sandbox/os-sandbox.js";
@@ -29,6 +30,24 @@ interface SandboxPaths {
 // acphub's own files: nothing sandboxed may read or write them.
 function protectedOf(paths: SandboxPaths): string[] {
   return [paths.stateDir, paths.configFile, ...(paths.protect ?? [])];
+}
+
+// What an agent may not reach: acphub's own files — for a hub user's agent whose HOME is in the
+// state folder ({stateDir}/homes/{user}, issue 36), every entry of the state folder but the ones
+// holding that HOME (so other users' homes, the ledger and the token stay out of reach).
+function protectedFor(paths: SandboxPaths, home: string): string[] {
+  const homes = join(paths.stateDir, "homes");
+  const rel = relative(homes, home);
+  if (rel === "" || rel.startsWith("..") || rel.includes(sep))
+    return protectedOf(paths);
+  const around: string[] = [];
+  let dir = paths.stateDir;
+  for (const part of relative(paths.stateDir, home).split(sep)) {
+    for (const name of readdirSync(dir))
+      if (name !== part) around.push(join(dir, name));
+    dir = join(dir, part);
+  }
+  return [...around, paths.configFile, ...(paths.protect ?? [])];
 }
 
 // The terminal sandbox settings from config; acphub's own state and config are always denied.
@@ -85,7 +104,7 @@ export async function sandboxedLaunch(
   const roots = [cwd, ...(config.fs?.roots ?? [])];
   const rules = {
     denyRead: t.denyRead ?? DEFAULT_DENY_READ,
-    protect: protectedOf(paths),
+    protect: protectedFor(paths, home),
     allowEnvFiles: t.allowEnvFiles ?? false,
     denyNames: t.denyNames ?? DEFAULT_DENY_NAMES,
     home,

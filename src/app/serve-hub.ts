@@ -1,5 +1,6 @@
-// Wires the session hub `acphub serve` runs: one gateway (and host services) per agent, all
-// over one ledger; permission questions go to the hub's attached editors.
+// Wires the session hub `acphub serve` runs: one gateway (and host services) per agent process
+// — per user, agent and launch (issue 36) — all over one ledger; permission questions go to the
+// hub's attached editors.
 import { reapOrphans } from "../agents/orphans.js";
 import { resolveAgent } from "../agents/registry.js";
 import { EditorChannel } from "../engine/editor-channel.js";
@@ -43,9 +44,11 @@ import type { AgentEnvSource } from "../contracts/agent-env.js";
 import {
   agentEnvSource,
   checkSecretsKeyAtStart,
-  secretsCheck,
   userSecretsPort,
 } from "./user-secrets.js";
+import { agentRuns } from "./agent-runs.js";
+import { runKey, type ProcessRun } from "../hub/process-run.js";
+import { Quotas } from "../hub/quotas.js";
 
 export interface ServeHub {
   hub: SessionHub;
@@ -61,12 +64,10 @@ export interface ServeHub {
   readTerminal: TerminalReader;
   /** The users' secrets for `_acphub/secrets/*` (issue 36): the key stays in app/. */
   secrets: UserSecretsPort;
-  /** What a user's agent process adds to its environment: the option's, else their secrets. */
-  agentEnv: AgentEnvSource;
+  /** The users' quotas (users.limits), prompts' and agent processes' alike. */
+  quotas: Quotas;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
   cluster?: ClusterNode;
-  /** Where per-user quotas are counted: the cluster's ledger, else this process. */
-  quotaCounter: QuotaCounter;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
   close(): Promise<void>;
 }
@@ -109,17 +110,43 @@ export async function openServeHub(
   );
   // One budget count for all agents: a user's budget spans them.
   const budgets = budgetsOf(config, ledger);
-  /** The host of each agent's current gateway, for `readTerminal`. */
+  /** The host of each agent process's current gateway (by the pool's key), for `readTerminal`. */
   const hostOf = new Map<string, HostServices>();
+  /** The processes the hub closed itself (idle, over a limit, user removed): not crashes. */
+  const retired = new Map<string, { retired: boolean }>();
   let closing = false;
+  const users = ledger.users;
+  const people = await serveUsers(ctx, o.serveToken, users);
+  const cluster = clusterOf(ctx, ledger, () => hub);
+  // Counted where every node of a cluster sees them (its ledger), else in this process.
+  const quotas = new Quotas(
+    { ...config.users, stored: (name) => people.directory.limitsOf(name) },
+    cluster && ledger.cluster
+      ? new ClusterQuotaCounter(ledger.cluster.quotas, cluster, logger)
+      : new InProcessQuotaCounter(),
+  );
+  const runs = agentRuns({
+    config,
+    stateDir: paths.stateDir,
+    agentEnv:
+      o.agentEnv ??
+      agentEnvSource({ secrets: ledger.secrets, stateDir: paths.stateDir }),
+    userOf: (name) => people.directory.byName(name),
+    quotas,
+    hasUsers: () => people.directory.hasUsers,
+    idleMs: config.serve?.idleAgentMs,
+  });
   const createGateway = async (
     name: string,
     ledger: LedgerPort,
     turns: TurnGate,
+    run: ProcessRun,
   ): Promise<Gateway> => {
+    const key = runKey(run);
+    const planned = runs.launchOf(run);
     // No host without a gateway: the agent is resolved and launched before the host exists.
     const launch = await sandboxedLaunch(
-      resolveAgent(name, config),
+      planned?.launch ?? resolveAgent(name, config),
       config,
       { ...paths, protect: folders.protect },
       process.cwd(),
@@ -130,7 +157,11 @@ export async function openServeHub(
       protect: folders.protect,
       rootsWhen: folders.rootsWhen,
       ownerOf: (id) => hub.access.ownerOf(id),
+      // A member's terminals start from their agent's environment, never the operator's.
+      ...(planned?.member ? { env: planned.launch.env } : {}),
     });
+    const state = { retired: false };
+    retired.set(key, state);
     const gateway = buildGateway({
       ctx,
       agentName: name,
@@ -147,34 +178,22 @@ export async function openServeHub(
       onAgent: (a) => {
         metrics.agentSpawned();
         void a.closed.then(() => {
-          if (!closing) metrics.agentCrashed();
+          if (!closing && !state.retired) metrics.agentCrashed();
         });
       },
     });
     gateway.observe(metrics.usage(name));
-    // A name gets a new gateway only after its last one failed to start: its host goes.
-    hostOf.get(name)?.close();
-    hostOf.set(name, host);
+    // A process gets a new gateway only after its last one failed to start: its host goes.
+    hostOf.get(key)?.close();
+    hostOf.set(key, host);
     return gateway;
   };
-  const users = ledger.users;
-  const people = await serveUsers(ctx, o.serveToken, users);
-  const cluster = clusterOf(ctx, ledger, () => hub);
   if (cluster) tracing?.setNode(() => cluster.nodeId || undefined);
   const timed = metrics.timeLedger(ledger);
   const hub: SessionHub = new SessionHub({
     audit: auditWriter(users),
     authorOf: people.authorOf,
     checkFolders: folders.check,
-    // A port given instead of the secrets' (tests) does its own refusing.
-    ...(o.agentEnv
-      ? {}
-      : {
-          checkSecrets: secretsCheck(
-            ledger.secrets,
-            (agent) => config.agents?.[agent]?.env,
-          ),
-        }),
     access: users,
     runner: cluster,
     // The hub closes the ledger after its agents; the node leaves the cluster in between: its
@@ -187,6 +206,15 @@ export async function openServeHub(
     defaultAgent,
     agentRules: rules,
     createGateway,
+    processes: runs.policy,
+    // The hub closed a process (idle, over a limit, its user removed): its host goes too.
+    processClosed: (key) => {
+      const state = retired.get(key);
+      if (state) state.retired = true;
+      retired.delete(key);
+      hostOf.get(key)?.close();
+      hostOf.delete(key);
+    },
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,
     maxQueuedPrompts: config.serve?.maxQueuedPrompts,
@@ -203,8 +231,13 @@ export async function openServeHub(
   }
   const listAgents = (user: HubUser | undefined) =>
     agentsFor(rules, config, user);
-  const readTerminal: TerminalReader = (agentName, sessionId, terminalId) => {
-    const host = hostOf.get(agentName);
+  // A removed user's agent processes end (their sessions stay in the ledger); a rotated
+  // user's token changes nothing of their agents.
+  people.onRevoked.push((name) => {
+    if (!people.directory.byName(name)) void hub.endUserProcesses(name);
+  });
+  const readTerminal: TerminalReader = (process, sessionId, terminalId) => {
+    const host = hostOf.get(process);
     if (!host)
       throw resourceNotFound(`no terminal ${terminalId} in this session`);
     return host.terminals.peek(sessionId, terminalId);
@@ -222,14 +255,8 @@ export async function openServeHub(
       stateDir: paths.stateDir,
       audit: auditWriter(users),
     }),
-    agentEnv:
-      o.agentEnv ??
-      agentEnvSource({ secrets: ledger.secrets, stateDir: paths.stateDir }),
+    quotas,
     cluster,
-    quotaCounter:
-      cluster && ledger.cluster
-        ? new ClusterQuotaCounter(ledger.cluster.quotas, cluster, logger)
-        : new InProcessQuotaCounter(),
     close: async () => {
       closing = true;
       people.directory.stop();

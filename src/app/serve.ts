@@ -7,7 +7,6 @@ import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { createMetrics } from "../server/metrics.js";
 import { loadTlsFiles } from "../server/tls.js";
 import { loadToken } from "../server/token.js";
-import { Quotas } from "../hub/quotas.js";
 import { DEFAULT_DRAIN_MS } from "../cluster/index.js";
 import { HubError } from "../shared/errors.js";
 import type { AppContext } from "../config/context.js";
@@ -101,13 +100,8 @@ export async function startServe(
     serve: people,
   });
   const limits = { ...DEFAULT_SERVER_LIMITS, ...serve };
-  // Counted where every node of a cluster sees them (its ledger), else in this process.
-  const quotas = new Quotas(
-    { ...ctx.config.users, stored: (name) => people.directory.limitsOf(name) },
-    hub.quotaCounter,
-  );
   hub.hub.attachments.onOpenChange = (user, id, open) =>
-    quotas.sessionOpen(user, id, open);
+    hub.quotas.sessionOpen(user, id, open);
   const connector = hubConnector({
     hub: hub.hub,
     logger: ctx.logger,
@@ -120,7 +114,7 @@ export async function startServe(
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
     onClose: metrics.connectionClosed,
-    quotas,
+    quotas: hub.quotas,
   });
   people.onRevoked.push((name) => connector.closeUser(name));
   let server: HubServer;

@@ -193,6 +193,7 @@ export const USER_LIMIT_KEYS = [
   "liveSessions",
   "promptsPerMinute",
   "promptBytes",
+  "agentProcesses",
 ] as const;
 
 /** The command line's flag for each limit. */
@@ -201,6 +202,7 @@ const LIMIT_FLAGS: Record<keyof UserLimits, string> = {
   liveSessions: "--live-sessions",
   promptsPerMinute: "--prompts-per-minute",
   promptBytes: "--prompt-bytes",
+  agentProcesses: "--agent-processes",
 };
 
 // The limits `acphub users limits` was given (by their option names), each a whole number

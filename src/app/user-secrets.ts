@@ -226,18 +226,3 @@ export function agentEnvSource(
     return out;
   };
 }
-
-// The check at session/new (hub/session-opening.ts): the secrets an agent's config `env` names,
-// each one the user has set, or the refusal naming the first missing (no key needed).
-export function secretsCheck(
-  secrets: Pick<SecretStore, "listSecrets">,
-  envOf: (agent: string) => Record<string, string> | undefined,
-): (user: string, agent: string) => Promise<void> {
-  return async (user, agent) => {
-    const needed = secretRefs(envOf(agent) ?? {});
-    if (needed.length === 0) return;
-    const have = new Set((await secrets.listSecrets(user)).map((s) => s.name));
-    const missing = needed.find((n) => !have.has(n));
-    if (missing !== undefined) throw secretMissing(missing, agent, user);
-  };
-}

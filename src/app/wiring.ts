@@ -55,6 +55,8 @@ export interface HostWiring {
   rootsWhen?: (cwd: string) => boolean;
   /** On a hub: who owns a session (by the agent's session id), for remembered decisions. */
   ownerOf?: (sessionId: string) => Promise<string | undefined>;
+  /** The environment terminals start from (a hub member's agent's; default: this process's). */
+  env?: Record<string, string>;
 }
 
 /** Whether the no-sandbox warning was logged (once per process, however many hosts). */
@@ -76,7 +78,8 @@ export function buildHost(w: HostWiring): HostServices {
 // The host's parts from config: permission engine, limits, command policy, sandbox.
 function makeHost(w: HostWiring): HostServices {
   const { config } = w;
-  const masker = SecretMasker.fromEnv(process.env);
+  // A member's agent's own secrets are masked as well as this process's.
+  const masker = SecretMasker.fromEnv({ ...process.env, ...w.env });
   const engine = new PermissionEngine({
     mask: (text) => masker.mask(text),
     mode: w.mode,
@@ -100,6 +103,7 @@ function makeHost(w: HostWiring): HostServices {
       maxPerSession: t.maxPerSession,
     },
     commands: commandPolicyFrom(config),
+    ...(w.env ? { env: w.env } : {}),
     logger: w.logger,
     masker,
     editor: w.editor,
@@ -199,7 +203,8 @@ export interface GatewayWiring {
 export function buildGateway(w: GatewayWiring): Gateway {
   const { config, paths, logger } = w.ctx;
   const limits = config.limits ?? {};
-  const masker = SecretMasker.fromEnv(process.env);
+  // The secrets the agent was given (a hub user's) are masked as well as this process's.
+  const masker = SecretMasker.fromEnv({ ...process.env, ...w.launch?.env });
   let early = w.prespawned;
   const takeEarly = () => {
     const p = early;
@@ -261,7 +266,7 @@ export function hostForEditor(
   ctx: AppContext,
   editor: EditorChannel,
   forwardFs: boolean,
-  hub?: Pick<HostWiring, "protect" | "rootsWhen"> & {
+  hub?: Pick<HostWiring, "protect" | "rootsWhen" | "env"> & {
     /** Who owns a session, by acphub's session id (remembered decisions are per user). */
     ownerOf?: (hubSessionId: string) => Promise<string | undefined>;
   },

@@ -73,6 +73,7 @@ export function addUserCommands(program: Command): void {
     .option("--live-sessions <n>", "sessions open at once")
     .option("--prompts-per-minute <n>", "prompts per minute")
     .option("--prompt-bytes <n>", "bytes per prompt")
+    .option("--agent-processes <n>", "agent processes at once (default 4)")
     .option("--clear", "drop the user's own limits first")
     .option("--json", 'print {"name","limits"}')
     .action(act(program, m, "usersLimits"));

@@ -28,6 +28,7 @@ export interface UsersOptions extends GlobalOptions {
   liveSessions?: string;
   promptsPerMinute?: string;
   promptBytes?: string;
+  agentProcesses?: string;
   clear?: boolean;
   fromFile?: string;
 }

@@ -78,6 +78,8 @@ const userLimitsSchema = z.strictObject({
   liveSessions: z.number().int().positive().optional(),
   promptsPerMinute: z.number().int().positive().optional(),
   promptBytes: z.number().int().positive().optional(),
+  /** Agent processes a user's sessions may run in at once (default 4; issue 36). */
+  agentProcesses: z.number().int().positive().optional(),
 });
 
 // One budget: tokens and/or cost an agent or a user may use per UTC day or month.
@@ -228,6 +230,8 @@ export const configSchema = z.strictObject({
         .optional(),
       /** A session nobody used for this long is released (reloaded from the ledger when used). */
       idleSessionMs: positiveMs.optional(),
+      /** An agent process none of whose sessions is attached or running is closed after this. */
+      idleAgentMs: positiveMs.optional(),
       answerGraceMs: positiveMs.optional(),
       maxConnections: z.number().int().positive().optional(),
       /** Connection bounds per member/viewer, kept for admins, and before authentication (issue 34). */

@@ -17,6 +17,8 @@ export interface UserLimits {
   liveSessions?: number;
   promptsPerMinute?: number;
   promptBytes?: number;
+  /** Agent processes a user's sessions may run in at once (issue 36; default 4). */
+  agentProcesses?: number;
 }
 
 export interface UserRecord {

@@ -68,6 +68,7 @@ async function forkOnAgent(
 export async function forkSession(
   parts: GatewayParts,
   params: Params,
+  onAgent = true,
 ): Promise<Params> {
   const parent = await requireRecord(parts, params["sessionId"]);
   const now = Date.now();
@@ -88,7 +89,9 @@ export async function forkSession(
   // Every event the parent has stored when the copy starts (the ledger drains its batch first).
   await parts.ledger.copySession(parent.id, child);
   const record = await requireRecord(parts, child.id);
-  const agentSessionId = await forkOnAgent(parts, parent, record);
+  const agentSessionId = onAgent
+    ? await forkOnAgent(parts, parent, record)
+    : null;
   if (agentSessionId) {
     await parts.ledger.updateSession(child.id, { agentSessionId });
     await parts.ledger.append(child.id, "restore", {

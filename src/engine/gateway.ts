@@ -218,9 +218,10 @@ export class Gateway {
     return setSessionModel(this.parts, params, signal);
   }
 
-  /** session/fork for any agent (fork.ts). */
-  fork(params: Params): Promise<Params> {
-    return forkSession(this.parts, params);
+  /** session/fork for any agent (fork.ts); `onAgent` false: a ledger copy only, restored on
+   *  first use (a hub forking another user's session in the forker's own agent process). */
+  fork(params: Params, onAgent = true): Promise<Params> {
+    return forkSession(this.parts, params, onAgent);
   }
 
   /** session/status and session/set_title, from acphub's own view (session-controls.ts). */

@@ -145,8 +145,6 @@ export class ClusterClaims {
   /** Forgets the agent's live session here: another process runs it now (cluster handover). */
   async release(sessionId: string): Promise<void> {
     if (this.deps.running.has(sessionId)) return; // a turn here ends first (a database outage)
-    const record = await this.deps.ledger.getSession(sessionId);
-    const gateway = record && this.deps.gateways.existing(record.agent);
-    if (gateway) await (await gateway).release(sessionId);
+    await this.deps.gateways.holding(sessionId)?.release(sessionId);
   }
 }

@@ -71,7 +71,8 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   [M.history]: { on: ({ hub, params }, record) => historyPage(hub, record, params) },
   [M.terminalOutput]: {
     before: ({ services, params }) => void terminalReader(services.readTerminal, params),
-    on: ({ services, params }, record) => terminalOutput(services.readTerminal, record, params),
+    on: ({ hub, services, params }, record) =>
+      terminalOutput(services.readTerminal, record, params, hub.processes.keyOf(record.id)),
   },
   [M.sessionShare]: {
     before: ({ hub }) => void usersOf(hub),

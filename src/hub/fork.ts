@@ -3,7 +3,8 @@
 // attached to the new session — a hub session like any other, which other connections list,
 // load and prompt. A fork is a session its author drives, so it takes driving the parent
 // (owner, driver grant or admin), and starting its agent; the parent's MCP servers (their env
-// and headers are secrets) are copied only into the owner's own fork (issue 34).
+// and headers are secrets) are copied only into the owner's own fork (issue 34). The fork runs in
+// the forker's own agent process (issue 36).
 import type { Params } from "../protocol/raw.js";
 import type { HubClient } from "./attachments.js";
 import type { SessionHub } from "./session-hub.js";
@@ -29,16 +30,24 @@ export async function forkOnHub(
     },
     client.user,
   );
-  const gateway = await hub.gatewayFor(parent.agent);
+  // The fork is the forker's: it runs in their own agent process (issue 36).
+  const run = await hub.processes.planFor(client.user?.name, parent.agent);
   // The client has the parent's history up to here; it is sent what the fork adds after it.
   const upto = (await hub.ledger.read(parent.id)).at(-1)?.seq ?? 0;
   const own = await ownsParent(hub, client, parent.id);
-  const answer = await gateway.fork(
-    own ? params : { ...params, mcpServers: params["mcpServers"] ?? [] },
-  );
-  await hub.access.own(client.user, String(answer["sessionId"]));
-  await hub.catchUp(client, String(answer["sessionId"]), upto);
-  return answer;
+  const answer = await hub.processes.using(run, async (gateway) => {
+    // Another user's session is never brought into the forker's agent: a ledger copy only.
+    const answer = await gateway.fork(
+      own ? params : { ...params, mcpServers: params["mcpServers"] ?? [] },
+      own,
+    );
+    const id = String(answer["sessionId"]);
+    hub.processes.remember(id, run);
+    await hub.access.own(client.user, id);
+    await hub.catchUp(client, id, upto);
+    return answer;
+  });
+  return hub.processes.withRunsAs(String(answer["sessionId"]), answer);
 }
 
 // Whether the forking user created the parent (a hub without users: always): only then are

@@ -7,13 +7,13 @@ import type { Gateway } from "../engine/gateway.js";
 import type { HubUser } from "../contracts/users.js";
 import type { SessionAccess } from "./access.js";
 import type { HubClient } from "./attachments.js";
-import type { GatewayPool } from "./gateway-pool.js";
 import type { Quotas } from "./quotas.js";
 import {
   recordedAnswer,
   type RecordedPromptSources,
 } from "./recorded-prompts.js";
 import type { SessionChecks } from "./session-checks.js";
+import type { SessionProcesses } from "./session-processes.js";
 import { idempotencyKeyOf } from "./turn-records.js";
 
 type Params = Record<string, unknown>;
@@ -22,7 +22,8 @@ type Params = Record<string, unknown>;
 export interface PromptAdmissionDeps extends RecordedPromptSources {
   access: SessionAccess;
   checks: SessionChecks;
-  gateways: GatewayPool;
+  /** The session's agent process: its owner's, remembered from its open. */
+  processes: SessionProcesses;
   /** The name recorded as the prompt's author. */
   authorOf: (user: HubUser | undefined) => string | undefined;
   /** True when the prompt asks to queue and its session's turn is held now (prompt-queue.ts). */
@@ -51,7 +52,7 @@ export async function admitPrompt(
   const key = idempotencyKeyOf(params["_meta"]);
   const again = key ? await recordedAnswer(deps, record.id, key) : undefined;
   if (again) return { answer: again };
-  const gateway = await deps.gateways.gatewayFor(record.agent);
+  const gateway = await deps.processes.gatewayOf(record);
   const route = gateway.route;
   const facts = await route.facts(record, params, deps.authorOf(client.user));
   if (deps.waits?.(record.id, params)) facts.waits = true;

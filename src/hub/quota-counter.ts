@@ -4,7 +4,7 @@
 // ledger (cluster/quota-counter.ts, issue 37), so that every node of a cluster sees the same.
 import { RateWindow } from "../engine/limits.js";
 
-/** What a user holds while it lasts. */
+/** What a user holds while it lasts (`agents`: their live agent processes, issue 36). */
 export type HeldKind = "turns" | "opening" | "agents";
 
 export interface QuotaCounter {

@@ -18,6 +18,9 @@ export interface QuotaConfig {
 
 const MINUTE_MS = 60_000;
 
+/** users.limits.agentProcesses when neither the config nor the user's row sets it. */
+export const DEFAULT_AGENT_PROCESSES = 4;
+
 export class Quotas {
   /** The live marks of the sessions users have open here, by "user\0session". */
   private readonly marks = new Map<string, Promise<() => void>>();
@@ -74,6 +77,26 @@ export class Quotas {
     }
     this.marks.delete(key);
     void mark?.then((release) => release());
+  }
+
+  // Holds one of a user's agent processes (issue 36): a release, or undefined when they have
+  // users.limits.agentProcesses of them; an admin's are not limited (nothing is held).
+  holdProcess(user: HubUser): Promise<(() => void) | undefined> {
+    if (user.role === "admin") return Promise.resolve(() => undefined);
+    return this.counter.hold(user.name, "agents", this.maxProcesses(user.name));
+  }
+
+  /** The refusal of one more agent process of a user at their limit (none of theirs idle). */
+  processesOver(user: string): HubError {
+    const max = this.maxProcesses(user);
+    return over(
+      `agentProcesses (${max} agent processes at once for ${user}, none of them idle)`,
+      `frees up when one of ${user}'s agent processes ends (closed once none of its sessions is attached or running for serve.idleAgentMs)`,
+    );
+  }
+
+  private maxProcesses(user: string): number {
+    return this.limitsOf(user).agentProcesses ?? DEFAULT_AGENT_PROCESSES;
   }
 
   /** The quota check of a user's prompts, in the prompt's admission (engine/admission.ts). */

@@ -23,6 +23,8 @@ import { stampedParams } from "../engine/wire-updates.js";
 import type { SessionRunner } from "./runner.js";
 import type { AuditPort, HubUser } from "../contracts/users.js";
 import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
+import type { ProcessPolicy } from "./process-run.js";
+import { SessionProcesses } from "./session-processes.js";
 import { RunningTurns } from "./running-turns.js";
 import { TurnGate } from "../engine/turn-gate.js";
 import type { Quotas } from "./quotas.js";
@@ -31,7 +33,7 @@ import { ClusterClaims } from "./cluster-claims.js";
 import { SessionChecks } from "./session-checks.js";
 import { listPage } from "../engine/session-ops.js";
 import { HubPrompts } from "./prompts.js";
-import { SessionOpening, type SecretsCheck } from "./session-opening.js";
+import { SessionOpening } from "./session-opening.js";
 import type { AgentRules } from "./agent-rules.js";
 import type { FolderCheck } from "./session-folder.js";
 import type { ReplayAnswer } from "../shared/hub-extension.js";
@@ -66,10 +68,12 @@ export interface SessionHubOptions {
   authorOf?: (user: HubUser | undefined) => string | undefined;
   /** Refuses session folders outside the user's roots (issue 34); none: any folder. */
   checkFolders?: FolderCheck;
-  /** Refuses a session whose agent needs a secret its user lacks (issue 36); none: no check. */
-  checkSecrets?: SecretsCheck;
   /** The most prompts queued per session (serve.maxQueuedPrompts; default 16). */
   maxQueuedPrompts?: number;
+  /** Agent processes per user (issue 36); none: one process per agent for everyone. */
+  processes?: ProcessPolicy;
+  /** Told when an agent process's gateway is closed (its host goes). */
+  processClosed?: (key: string) => void;
 }
 
 export class SessionHub {
@@ -81,6 +85,8 @@ export class SessionHub {
   private readonly editor: EditorPort;
   private readonly shared: LedgerPort;
   private readonly gateways: GatewayPool;
+  /** Which process runs each session (its owner's), remembered from its open. */
+  readonly processes: SessionProcesses;
   /** The one gate of turns and cancels, shared by every gateway of the hub. */
   private readonly turns = new TurnGate();
   /** What the hub knows of the turns running here (keys, answers, users). */
@@ -116,12 +122,26 @@ export class SessionHub {
     this.shared = ledgerWith(options.ledger, {
       close: () => Promise.resolve(),
     });
-    this.gateways = new GatewayPool(
-      options.createGateway,
-      this.shared,
-      hubEngineEvents(this.watch, this.shared, options.observer),
-      this.editor,
-      this.turns,
+    this.gateways = new GatewayPool({
+      create: options.createGateway,
+      ledger: this.shared,
+      events: hubEngineEvents(this.watch, this.shared, options.observer),
+      editor: this.editor,
+      turns: this.turns,
+      logger: this.logger,
+      inUse: (gateway, key) => this.processes.inUse(gateway, key),
+      limits: options.processes?.limits,
+      idleMs: options.processes?.idleMs,
+      onClosed: (_run, key) => {
+        this.processes.closed(key);
+        options.processClosed?.(key);
+      },
+    });
+    this.processes = new SessionProcesses(
+      this.gateways,
+      this.access,
+      (id) => this.running.has(id) || this.attachments.attached(id).length > 0,
+      options.processes,
     );
     this.checks = new SessionChecks(this.shared, this.access, this.attachments);
     const interrupted = new InterruptedTurns({
@@ -139,6 +159,7 @@ export class SessionHub {
       turns: this.turns,
       running: this.running,
       gateways: this.gateways,
+      processes: this.processes,
       access: this.access,
       attachments: this.attachments,
       checks: this.checks,
@@ -147,7 +168,6 @@ export class SessionHub {
       interruptedSettled: (id: string) => interrupted.settled(id),
       authorOf: (user: HubUser | undefined) => this.authorOf(user),
       checkFolders: this.checkFolders,
-      checkSecrets: options.checkSecrets,
     };
     this.claims = new ClusterClaims(parts);
     this.queue = new PromptQueue({
@@ -185,9 +205,14 @@ export class SessionHub {
     return this.options.agentRules;
   }
 
-  // The gateway for an agent, created and initialized once however many ask at once.
+  // The admin's (or, without users, the one) process of an agent: requests about no session.
   gatewayFor(agentName: string): Promise<Gateway> {
-    return this.gateways.gatewayFor(agentName);
+    return this.processes.defaultGateway(agentName);
+  }
+
+  // A user removed from the hub: their agent processes end; their sessions stay in the ledger.
+  endUserProcesses(user: string): Promise<void> {
+    return this.gateways.closeUser(user);
   }
 
   addClient(client: HubClient): void {
@@ -278,7 +303,9 @@ export class SessionHub {
     if (!record) return;
     if (client) await this.access.mustDrive(client.user, record.id);
     // The one registry: prompts on their way, a turn or a session command running.
-    (await this.gatewayFor(record.agent)).cancel(params);
+    const live = this.gateways.holding(record.id);
+    if (live) live.cancel(params);
+    else this.turns.cancel(record.id);
     if (!this.running.has(record.id))
       await this.options.runner?.relayCancel(record.id);
   }
@@ -300,7 +327,7 @@ export class SessionHub {
     this.attachments.detach(client, record.id);
     if (this.attachments.attached(record.id).length > 0) return {};
     if (this.running.drivenByOther(record.id, client.user?.name)) return {};
-    return (await this.gatewayFor(record.agent)).closeSession(params);
+    return (await this.processes.enderOf(record)).closeSession(params);
   }
 
   async deleteSession(params: Params, client?: HubClient): Promise<Params> {
@@ -308,9 +335,10 @@ export class SessionHub {
     if (client) await this.access.mustOwn(client.user, record.id);
     await this.queue.clear(record.id, "revoked", client?.user?.name ?? "admin");
     const result = await (
-      await this.gatewayFor(record.agent)
+      await this.processes.enderOf(record)
     ).deleteSession(params);
     this.attachments.forgetSession(record.id);
+    this.processes.forget(record.id);
     return result;
   }
 
@@ -320,7 +348,7 @@ export class SessionHub {
       return this.gatewayFor(this.options.defaultAgent);
     const record = await this.attachedRecord(client, sessionId);
     await this.claims.bringHere(record.id);
-    return this.gatewayFor(record.agent);
+    return this.processes.gatewayOf(record);
   }
 
   get liveTurns(): number {

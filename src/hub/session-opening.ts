@@ -7,19 +7,15 @@ import type { SessionAccess } from "./access.js";
 import type { Attachments, HubClient } from "./attachments.js";
 import type { ClusterClaims } from "./cluster-claims.js";
 import { catchUpNotes, Note } from "./frames.js";
-import type { GatewayPool } from "./gateway-pool.js";
 import { afterSeqOf, agentOf } from "./meta.js";
 import { checkSessionFolder, type FolderCheck } from "./session-folder.js";
 import type { SessionChecks } from "./session-checks.js";
 import type { Logger } from "../shared/logger.js";
 import { lastSeq } from "./turn-records.js";
 import type { AgentRules } from "./agent-rules.js";
-import { BUILTIN_ADMIN } from "../contracts/users.js";
+import type { SessionProcesses } from "./session-processes.js";
 
 type Params = Record<string, unknown>;
-
-/** Refuses a user's new session of an agent whose config names a secret the user lacks. */
-export type SecretsCheck = (user: string, agent: string) => Promise<void>;
 
 /** The hub's parts opening a session goes through. */
 export interface SessionOpeningDeps {
@@ -30,11 +26,10 @@ export interface SessionOpeningDeps {
   access: SessionAccess;
   attachments: Attachments;
   checks: SessionChecks;
-  gateways: GatewayPool;
+  processes: SessionProcesses;
   claims: ClusterClaims;
   logger: Logger;
   checkFolders: FolderCheck;
-  checkSecrets?: SecretsCheck | undefined;
   /** Records as dropped the prompts a stopped hub left queued (prompt-queue.ts). */
   dropLeftOver?: (sessionId: string) => Promise<void>;
 }
@@ -74,9 +69,10 @@ export class SessionOpening {
     }
   }
 
-  // session/new: the creator owns the session, holds its lease and is attached from the start.
+  // session/new: the creator owns the session, holds its lease and is attached from the start;
+  // it runs in the creator's own agent process (issue 36), planned before anything starts.
   async newSession(client: HubClient, params: Params): Promise<Params> {
-    const { access, runner } = this.deps;
+    const { access, runner, processes } = this.deps;
     access.mayCreate(client.user);
     checkSessionFolder(params["cwd"]);
     const { cwd, additionalDirectories } = params;
@@ -84,48 +80,59 @@ export class SessionOpening {
     const agent = agentOf(params["_meta"]) ?? this.deps.defaultAgent;
     this.deps.agentRules?.mayStart(client.user, agent);
     this.deps.agentRules?.mayGiveServers(client.user, params);
-    await this.deps.checkSecrets?.(client.user?.name ?? BUILTIN_ADMIN, agent);
-    const gateway = await this.deps.gateways.gatewayFor(agent);
-    const result = await gateway.newSession(params);
-    const id = String(result["sessionId"]);
-    await access.own(client.user, id);
-    await runner?.claim(id, false);
-    await this.catchUp(client, id, 0);
-    runner?.attached(id);
-    return result;
+    const run = await processes.planFor(client.user?.name, agent);
+    const result = await this.deps.processes.using(run, async (gateway) => {
+      const result = await gateway.newSession(params);
+      const id = String(result["sessionId"]);
+      processes.remember(id, run);
+      await access.own(client.user, id);
+      await runner?.claim(id, false);
+      await this.catchUp(client, id, 0);
+      runner?.attached(id);
+      return result;
+    });
+    return this.deps.processes.withRunsAs(String(result["sessionId"]), result);
   }
 
   // session/load: the whole history replayed (with a note when the ledger trimmed its start).
   async loadSession(client: HubClient, params: Params): Promise<Params> {
     this.deps.agentRules?.mayGiveServers(client.user, params);
     const record = await this.openable(client, params);
-    const gateway = await this.deps.gateways.gatewayFor(record.agent);
-    await this.deps.dropLeftOver?.(record.id);
-    if (record.incomplete)
-      client.notify(
-        new Note("session/update", {
-          sessionId: record.id,
-          update: {
-            sessionUpdate: "agent_message_chunk",
-            content: { type: "text", text: TRIMMED_NOTE },
-          },
-        }),
-      );
-    await this.catchUp(client, record.id, 0);
-    return this.deps.claims.restoreIfHeld(record.id, gateway);
+    const run = await this.deps.processes.openRun(record);
+    const result = await this.deps.processes.using(run, async (gateway) => {
+      this.deps.processes.remember(record.id, run);
+      await this.deps.dropLeftOver?.(record.id);
+      if (record.incomplete)
+        client.notify(
+          new Note("session/update", {
+            sessionId: record.id,
+            update: {
+              sessionUpdate: "agent_message_chunk",
+              content: { type: "text", text: TRIMMED_NOTE },
+            },
+          }),
+        );
+      await this.catchUp(client, record.id, 0);
+      return this.deps.claims.restoreIfHeld(record.id, gateway);
+    });
+    return this.deps.processes.withRunsAs(record.id, result);
   }
 
   // session/resume: only what came after the client's cursor, if it sent one.
   async resumeSession(client: HubClient, params: Params): Promise<Params> {
     this.deps.agentRules?.mayGiveServers(client.user, params);
     const record = await this.openable(client, params);
-    const gateway = await this.deps.gateways.gatewayFor(record.agent);
-    const after = afterSeqOf(params["_meta"]);
-    await this.deps.dropLeftOver?.(record.id);
-    // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
-    if (after !== undefined) await this.catchUp(client, record.id, after);
-    else this.deps.attachments.attach(record.id, client);
-    return this.deps.claims.restoreIfHeld(record.id, gateway);
+    const run = await this.deps.processes.openRun(record);
+    const result = await this.deps.processes.using(run, async (gateway) => {
+      this.deps.processes.remember(record.id, run);
+      await this.deps.dropLeftOver?.(record.id);
+      const after = afterSeqOf(params["_meta"]);
+      // Without a cursor the client has seen nothing: what is relayed from now on is new to it.
+      if (after !== undefined) await this.catchUp(client, record.id, after);
+      else this.deps.attachments.attach(record.id, client);
+      return this.deps.claims.restoreIfHeld(record.id, gateway);
+    });
+    return this.deps.processes.withRunsAs(record.id, result);
   }
 
   // A stored session the client may open: visible to its user, and its folders (the stored

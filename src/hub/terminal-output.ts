@@ -12,9 +12,10 @@ import { HUB_METHOD } from "../shared/hub-extension.js";
 
 const TERMINAL_OUTPUT = HUB_METHOD.terminalOutput;
 
-/** Reads a terminal of one agent's host: by the agent's own session id; throws when unknown. */
+/** Reads a terminal of one agent process's host (by the pool's key of the process, see
+ *  process-run.ts): by the agent's own session id; throws when unknown. */
 export type TerminalReader = (
-  agent: string,
+  process: string,
   agentSessionId: string,
   terminalId: string,
 ) => unknown;
@@ -35,15 +36,16 @@ export function terminalReader(
 }
 
 // Answers the method for a client with the session open on this connection, when the terminal
-// is one the hub's host runs for it (live, or released and still kept).
+// is one the host of the session's agent process runs for it (live, or released and still kept).
 export function terminalOutput(
   read: TerminalReader | undefined,
   record: SessionRecord,
   params: Params,
+  process: string | undefined,
 ): unknown {
   const reader = terminalReader(read, params);
   const terminalId = String(params["terminalId"]);
-  if (!record.agentSessionId)
+  if (!record.agentSessionId || process === undefined)
     throw resourceNotFound(`no terminal ${terminalId} in this session`);
-  return reader(record.agent, record.agentSessionId, terminalId);
+  return reader(process, record.agentSessionId, terminalId);
 }

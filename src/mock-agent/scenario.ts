@@ -46,7 +46,8 @@ export const STEP_HELP: Record<string, string> = {
   stderr: '"…" — write a line to stderr (shows in acphub\'s error messages)',
   shell:
     '"SCRIPT" — run SCRIPT as a terminal the client hosts (terminal/create; with --own-shell: sh -c in the agent\'s own process); report exit code and output',
-  env: "true — report the names of this process's environment variables as text",
+  env: "true — report the names of this process's environment variables as text ([\"NAME\", …]: and those variables' values, NAME=value a line)",
+  pid: "true — report this process's pid as text (pid: N)",
   garbage: '"…" — print a non-JSON line to stdout ("repeat": N)',
   oversized: "BYTES — print one line of that many bytes to stdout",
   error: "{code, message} — answer the prompt with this JSON-RPC error",

@@ -127,7 +127,9 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
       process.exit(Number(value));
     // falls through (never reached)
     case "env":
-      return say(ctx, `env: ${Object.keys(process.env).sort().join(",")}\n`);
+      return say(ctx, envReport(value));
+    case "pid":
+      return say(ctx, `pid: ${process.pid}\n`);
     case "shell":
       return shell(ctx, String(value));
     case "stderr":
@@ -147,6 +149,16 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     case "stop":
       throw new EndTurn(value as PromptResponse["stopReason"]);
   }
+}
+
+// The names of this process's variables; with a list of names, their values too (one a line).
+function envReport(value: unknown): string {
+  const names = `env: ${Object.keys(process.env).sort().join(",")}\n`;
+  if (!Array.isArray(value)) return names;
+  const values = value.map(
+    (n) => `${String(n)}=${process.env[String(n)] ?? ""}\n`,
+  );
+  return names + values.join("");
 }
 
 // The user text of the session so far, joined, for the `history` step.

@@ -161,6 +161,9 @@ export interface OwnMeta {
   /** A queued prompt's answer (hub → client): its line id; `revoked` when it never ran. */
   queueId?: string;
   revoked?: boolean;
+  /** session/new, load, resume and fork answers on a hub with users (hub → client): whose agent
+   *  process, with whose credentials, runs the session (its owner's). */
+  runsAs?: string;
 }
 
 /** The `_meta.acphub` keys, as docs/protocol.md lists them. */
@@ -192,6 +195,7 @@ export const OWN_META_KEYS: readonly (keyof OwnMeta)[] = [
   "dequeued",
   "queueId",
   "revoked",
+  "runsAs",
 ];
 
 type Params = Record<string, unknown>;

@@ -4,7 +4,7 @@
 // her session from the sharing dialog and bob then sees and drives it (each prompt under its
 // author's name when the hub tells it), turns read only when made a viewer, and loses it when
 // unshared; vic sees a session shared with him read only: no composer, no permission
-// question, settings shown but not changeable.
+// question, settings shown but not changeable. The session header says whose agent runs it.
 import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -194,6 +194,11 @@ describe("the web page with users", { timeout: 120_000 }, () => {
     await row(bob, id).click();
     await bob.locator(".msg.user", { hasText: "hello from alice" }).waitFor();
     expect(await bob.locator(".read-only").count()).toBe(0);
+    // The header says whose agent process runs it: alice's, for bob too (issue 36).
+    for (const p of [alice, bob])
+      await expect
+        .poll(() => p.locator(".runs-as").innerText())
+        .toBe("runs as alice's agent");
     await send(bob, "hello from bob");
     await turnEnded(bob);
     await alice.locator(".msg.user", { hasText: "hello from bob" }).waitFor();

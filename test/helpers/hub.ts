@@ -33,11 +33,14 @@ export async function startHub(
   home: string,
   args: string[] = [],
   env: Record<string, string> = {},
+  /** The hub's working folder (default: the test's). */
+  cwd?: string,
 ): Promise<RunningHub> {
   const child = spawn(
     process.execPath,
     [CLI, "serve", "--port", "0", "--json", ...args],
     {
+      ...(cwd ? { cwd } : {}),
       env: {
         PATH: process.env["PATH"] ?? "",
         // A home of its own: $HOME (and the folders holding it) is never a session folder,

@@ -47,6 +47,8 @@ export interface SessionModel {
   window: HistoryWindow;
   /** Prompts queued to run after the turn (issue 37), first queued first, by queue id. */
   queued: Map<string, QueuedPrompt>;
+  /** Whose agent process (and credentials) runs the session, as the hub said on opening it. */
+  runsAs?: string;
 }
 
 /** A prompt waiting for the running turn to end, as the hub's notice told it. */
@@ -311,4 +313,6 @@ export function applyOpenResult(m: SessionModel, result: Params): void {
   if (modes) m.modes = modes;
   const options = result["configOptions"] as Params[] | undefined;
   if (options) m.configOptions = options;
+  const runsAs = ownMetaOf(result["_meta"]).runsAs;
+  if (typeof runsAs === "string") m.runsAs = runsAs;
 }

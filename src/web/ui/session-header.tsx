@@ -186,6 +186,14 @@ export function SessionHeader({ store }: { store: HubStore }) {
         <StateBadge state={state} />
         {readOnly && <ReadOnlyBadge />}
         {info?.agent && <span class="agent">{info.agent}</span>}
+        {m.runsAs && (
+          <span
+            class="runs-as"
+            title={`This session runs in ${m.runsAs}'s own agent process, with ${m.runsAs}'s environment and credentials`}
+          >
+            runs as {m.runsAs}'s agent
+          </span>
+        )}
         {info?.cwd && (
           <span class="folder" title={info.cwd}>
             {info.cwd}
