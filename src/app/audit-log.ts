@@ -11,7 +11,6 @@ import type {
 } from "../contracts/users.js";
 import type { AppContext } from "../config/context.js";
 import { withUserStore } from "./user-store.js";
-import { HubError } from "../shared/errors.js";
 
 // The writer over a users store; a failed write is not the acting user's problem to see
 // unless the caller awaits it.

@@ -21,10 +21,7 @@ import {
   createClusterNode,
   type ClusterNode,
 } from "../cluster/index.js";
-import {
-  InProcessQuotaCounter,
-  type QuotaCounter,
-} from "../hub/quota-counter.js";
+import { InProcessQuotaCounter } from "../hub/quota-counter.js";
 import { ledgerWith } from "../engine/events.js";
 import {
   buildGateway,
