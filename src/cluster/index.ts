@@ -9,3 +9,4 @@ export { ClusterNode, DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from "./node.js";
 export function createClusterNode(options: ClusterOptions): ClusterNode {
   return new ClusterNode(options);
 }
+export { moveThroughLedger } from "./move.js";

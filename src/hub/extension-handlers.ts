@@ -13,6 +13,7 @@ import {
   type Whoami,
 } from "../shared/hub-extension.js";
 import type { HubClient } from "./attachments.js";
+import { HubError } from "../shared/errors.js";
 import { historyPage } from "./history.js";
 import { searchSessions } from "./search.js";
 import type { SessionHub } from "./session-hub.js";
@@ -77,6 +78,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     before: ({ hub }) => void usersOf(hub),
     on: ({ hub }, record) => grantsOf(hub, record),
   },
+  [M.sessionsMove]: { on: ({ hub, params }, record) => moveSession(hub, record, params["node"]) },
 };
 
 /** True for a request acphub answers itself (a method of its table with a handler). */
@@ -110,6 +112,11 @@ async function callerCheck(
   const id = params["sessionId"];
   if (caller === "sees") return hub.record(id, client);
   if (caller === "attached") return hub.attachedRecord(client, id);
+  if (caller === "admin") {
+    if (client.user && client.user.role !== "admin")
+      throw new HubError("PERMISSION_DENIED", "only an admin may do this");
+    return hub.record(id, client);
+  }
   if (caller !== "owner")
     throw new Error(`a method for ${caller} names no session`);
   const record = await hub.record(id, client);
@@ -121,6 +128,23 @@ async function callerCheck(
 export function sessionHandled(method: string): boolean | undefined {
   const handler = HANDLERS[method];
   return handler && "on" in handler;
+}
+
+// `_acphub/sessions/move`: an idle session's agent to a live node of the cluster (the node
+// named restores it, the one that ran it closes its session there).
+async function moveSession(
+  hub: SessionHub,
+  record: SessionRecord,
+  node: unknown,
+): Promise<unknown> {
+  if (typeof node !== "string" || node === "")
+    throw new HubError("USAGE", "name the node to move the session to");
+  if (!hub.runner)
+    throw new HubError(
+      "USAGE",
+      "this hub is not a cluster node (a PostgreSQL ledger makes it one): nothing to move",
+    );
+  return hub.runner.move(record.id, node);
 }
 
 // `_acphub/whoami`: the connection's user (the built-in admin on a hub without users).

@@ -5,6 +5,8 @@
 // (owner, driver grant or admin), and starting its agent; the parent's MCP servers (their env
 // and headers are secrets) are copied only into the owner's own fork (issue 34).
 import type { Params } from "../protocol/raw.js";
+import type { HubUser } from "../contracts/users.js";
+import type { Gateway } from "../engine/gateway.js";
 import type { HubClient } from "./attachments.js";
 import type { SessionHub } from "./session-hub.js";
 
@@ -29,15 +31,38 @@ export async function forkOnHub(
     },
     client.user,
   );
-  const gateway = await hub.gatewayFor(parent.agent);
   // The client has the parent's history up to here; it is sent what the fork adds after it.
   const upto = (await hub.ledger.read(parent.id)).at(-1)?.seq ?? 0;
   const own = await ownsParent(hub, client, parent.id);
-  const answer = await gateway.fork(
-    own ? params : { ...params, mcpServers: params["mcpServers"] ?? [] },
-  );
-  await hub.access.own(client.user, String(answer["sessionId"]));
+  const asked = own
+    ? params
+    : { ...params, mcpServers: params["mcpServers"] ?? [] };
+  // Forked where the parent's agent runs (another node of a cluster answers it from there).
+  const answer = (await hub.onRunner(
+    client,
+    parent,
+    "session/fork",
+    asked,
+    new AbortController().signal,
+    (gateway) => forkHere(hub, client.user, gateway, asked),
+  )) as Params;
   await hub.catchUp(client, String(answer["sessionId"]), upto);
+  hub.runner?.attached(String(answer["sessionId"]));
+  return answer;
+}
+
+/** The fork itself, on the node that runs the parent: owned by its forker, its lease held here
+ *  (its agent session, forked from the parent's, lives here). */
+export async function forkHere(
+  hub: SessionHub,
+  user: HubUser | undefined,
+  gateway: Gateway,
+  params: Params,
+): Promise<Params> {
+  const answer = await gateway.fork(params);
+  const id = String(answer["sessionId"]);
+  await hub.access.own(user, id);
+  await hub.runner?.claim(id, false);
   return answer;
 }
 

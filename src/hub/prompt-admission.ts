@@ -54,8 +54,9 @@ export async function admitPrompt(
   const facts = await route.facts(record, params, deps.authorOf(client.user));
   const quota = quotas ? [quotas.check(client.user)] : [];
   const release = await admit(route.checks(quota), facts);
-  deps.access.note(client.user, "prompt", record.id, {
-    bytes: facts.prompt.bytes,
-  });
+  if (!client.routed)
+    deps.access.note(client.user, "prompt", record.id, {
+      bytes: facts.prompt.bytes,
+    });
   return { facts, gateway, key, release };
 }

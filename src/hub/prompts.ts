@@ -1,7 +1,8 @@
 // session/prompt through the hub: registered for session/cancel on arrival (in the one gate),
 // admitted in one step (prompt-admission.ts), answered from the record when its idempotency key
-// was seen, refused while another turn runs here or on another node (the gate decides), else
-// run on the session's gateway holding the session's turn.
+// was seen, carried to the node that runs the session when another live node does (answered
+// from there), refused while another turn runs here (the gate decides), else run on the
+// session's gateway holding the session's turn.
 import type { TurnGate } from "../engine/turn-gate.js";
 import type { Attachments, HubClient } from "./attachments.js";
 import type { ClusterClaims } from "./cluster-claims.js";
@@ -46,7 +47,7 @@ export class HubPrompts {
       );
       if ("answer" in admission) return admission.answer;
       try {
-        return await this.run(client, admission, scope.signal);
+        return await this.run(client, admission, scope.signal, params);
       } finally {
         admission.release();
       }
@@ -55,20 +56,23 @@ export class HubPrompts {
     }
   }
 
-  // The lease first (in a cluster), then "is a turn running → who owns it → run the prompt"
-  // without an await in between, so a refused prompt changes nothing: not the owner, the
-  // ledger, the title or the idempotency record.
+  // The lease first (in a cluster: or the node that runs the session answers it), then "is a
+  // turn running → who owns it → run the prompt" without an await in between, so a refused
+  // prompt changes nothing: not the owner, the ledger, the title or the idempotency record.
   private async run(
     client: HubClient,
     a: AdmittedPrompt,
     signal: AbortSignal,
+    params: Params,
   ): Promise<Params> {
     const { attachments, running, claims, turns } = this.deps;
     const id = a.facts.record.id;
-    const lease = await claims.claimTurn(id);
+    const call = { client, method: "session/prompt", params, signal };
+    const lease = await claims.claimOrRoute(id, call, true);
+    if ("answer" in lease) return lease.answer as Params;
     const live = running.get(id);
     if (live && a.key !== undefined && live.key === a.key) return live.done;
-    const claim = turns.claim(id, lease.runsOn);
+    const claim = turns.claim(id);
     attachments.setOwner(id, client);
     const done = a.gateway.route.run(a.facts, claim, signal);
     running.set(id, {

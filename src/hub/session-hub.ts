@@ -272,13 +272,47 @@ export class SessionHub {
   }
 
   // Closing a session detaches this connection; the agent's session ends only when nobody
-  // else is attached and no turn that another user drives runs (issue 34: never theirs).
+  // else is attached and no turn that another user drives runs (issue 34: never theirs) — on
+  // the node that runs it, which checks its own clients too.
   async closeSession(client: HubClient, params: Params): Promise<Params> {
     const record = await this.record(params["sessionId"], client);
     this.attachments.detach(client, record.id);
     if (this.attachments.attached(record.id).length > 0) return {};
-    if (this.running.drivenByOther(record.id, client.user?.name)) return {};
-    return (await this.gatewayFor(record.agent)).closeSession(params);
+    const signal = new AbortController().signal;
+    const user = client.user?.name;
+    return this.onRunner(client, record, "session/close", params, signal, (g) =>
+      this.running.drivenByOther(record.id, user) ? {} : g.closeSession(params),
+    ) as Promise<Params>;
+  }
+
+  /**
+   * Runs a request about a session on its gateway here, or, when another live node of a
+   * cluster runs the session, carries it there and answers what that node answered.
+   */
+  async onRunner(
+    client: HubClient,
+    record: SessionRecord,
+    method: string,
+    params: Params,
+    signal: AbortSignal,
+    here: (gateway: Gateway) => unknown,
+  ): Promise<unknown> {
+    const call = { client, method, params, signal };
+    const placed = await this.claims.claimOrRoute(record.id, call, false);
+    if ("answer" in placed) return placed.answer;
+    return here(await this.gatewayFor(record.agent));
+  }
+
+  /** Who decides where a session's agent runs (a cluster node), if any. */
+  get runner(): SessionRunner | undefined {
+    return this.options.runner;
+  }
+
+  /** Restores the session's agent here (an admin moved the session to this node). */
+  async restoreHere(sessionId: string): Promise<Params> {
+    const record = await this.record(sessionId);
+    const gateway = await this.gatewayFor(record.agent);
+    return this.claims.restoreIfHeld(record.id, gateway);
   }
 
   async deleteSession(params: Params, client?: HubClient): Promise<Params> {
@@ -291,13 +325,9 @@ export class SessionHub {
     return result;
   }
 
-  /** The gateway that owns a session, for requests relayed to its agent. */
-  async gatewayOf(client: HubClient, sessionId: unknown): Promise<Gateway> {
-    if (sessionId === undefined)
-      return this.gatewayFor(this.options.defaultAgent);
-    const record = await this.attachedRecord(client, sessionId);
-    await this.claims.bringHere(record.id);
-    return this.gatewayFor(record.agent);
+  /** The gateway of the hub's default agent, for requests about no session. */
+  defaultGateway(): Promise<Gateway> {
+    return this.gatewayFor(this.options.defaultAgent);
   }
 
   get liveTurns(): number {

@@ -47,6 +47,7 @@ export const STEP_HELP: Record<string, string> = {
   shell:
     '"SCRIPT" — run SCRIPT as a terminal the client hosts (terminal/create; with --own-shell: sh -c in the agent\'s own process); report exit code and output',
   env: "true — report the names of this process's environment variables as text",
+  pid: "true — report this agent process's id as text (which process runs the session)",
   garbage: '"…" — print a non-JSON line to stdout ("repeat": N)',
   oversized: "BYTES — print one line of that many bytes to stdout",
   error: "{code, message} — answer the prompt with this JSON-RPC error",

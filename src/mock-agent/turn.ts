@@ -128,6 +128,8 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
     // falls through (never reached)
     case "env":
       return say(ctx, `env: ${Object.keys(process.env).sort().join(",")}\n`);
+    case "pid":
+      return say(ctx, `pid: ${process.pid}\n`);
     case "shell":
       return shell(ctx, String(value));
     case "stderr":

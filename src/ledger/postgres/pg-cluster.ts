@@ -1,6 +1,7 @@
 // The cluster's store in the PostgreSQL ledger (contracts/cluster-store.ts): the SQL of the
 // nodes and leases (tables of schemas 5–6 in pg-schema.ts) over the ledger's retrying pool, and
-// messages between nodes over its one LISTEN connection. Times are the database's clock.
+// messages between nodes over its one LISTEN connection; requests carried to a session's runner
+// are pg-requests.ts's (schema 10). Times are the database's clock.
 import type pg from "pg";
 import type {
   Claim,
@@ -10,6 +11,7 @@ import type {
 } from "../../contracts/cluster-store.js";
 import type { PgConnection } from "./pg-connection.js";
 import type { PgListener } from "./pg-listen.js";
+import { pgRequestStore } from "./pg-requests.js";
 
 /** The database's clock in ms. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -23,6 +25,7 @@ export function pgClusterStore(
   fenceAs: (nodeId: string) => void,
 ): ClusterStore {
   return {
+    ...pgRequestStore(db),
     fenceAs,
     registerNode: (nodeId, url) => registerNode(db, nodeId, url),
     heartbeat: (nodeId, leaseMs, retryMs) =>
@@ -49,7 +52,7 @@ export function pgClusterStore(
 async function registerNode(db: Db, id: string, url: string): Promise<void> {
   await db.query(
     `INSERT INTO acphub_nodes (id, url, started, heartbeat) VALUES ($1, $2, ${NOW_MS}, ${NOW_MS})
-     ON CONFLICT (id) DO UPDATE SET url = $2, started = ${NOW_MS}, heartbeat = ${NOW_MS}`,
+     ON CONFLICT (id) DO UPDATE SET url = $2, started = ${NOW_MS}, heartbeat = ${NOW_MS}, draining = FALSE`,
     [id, url],
   );
   await db.query("UPDATE acphub_leases SET expires = 0 WHERE node_id = $1", [
@@ -91,7 +94,9 @@ function claimLease(db: PgConnection, claim: LeaseClaim): Promise<Claim> {
   });
 }
 
-// The claim's upsert (a session that does not exist gets no lease: the foreign key).
+// The claim's upsert (a session that does not exist gets no lease: the foreign key). Another
+// live node's lease is taken only when that node drains and the session is idle there: a request
+// for a session another node runs is carried to it (issue 37), the session stays.
 async function upsertLease(
   db: Pick<pg.PoolClient, "query">,
   { sessionId, nodeId, leaseMs, turn }: LeaseClaim,
@@ -103,7 +108,8 @@ async function upsertLease(
        WHERE EXISTS (SELECT 1 FROM acphub_sessions WHERE id = $1)
      ON CONFLICT (session_id) DO UPDATE SET node_id = $2, expires = ${NOW_MS} + $3,
        busy = CASE WHEN $4 THEN TRUE WHEN l.node_id = $2 THEN l.busy ELSE FALSE END
-       WHERE l.node_id = $2 OR l.expires < ${NOW_MS} OR ($4 AND NOT l.busy)
+       WHERE l.node_id = $2 OR l.expires < ${NOW_MS} OR (NOT l.busy AND EXISTS
+         (SELECT 1 FROM acphub_nodes n WHERE n.id = l.node_id AND n.draining))
      RETURNING (SELECT busy AND expires < ${NOW_MS} FROM prev) AS interrupted`,
     [sessionId, nodeId, leaseMs, turn],
   );

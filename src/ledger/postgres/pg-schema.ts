@@ -71,6 +71,25 @@ const MIGRATIONS: string[] = [
   // 8 (issue 34): one row per turn that ran, apart from the events: deleting a session no
   // longer gives its usage back. Filled from the events of the sessions held (FILLS below).
   usageTableSql("acphub_usage", "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"),
+  // 10 (issue 37): requests for a session carried to the node that runs it (one row per
+  // operation id: a retry finds it, never runs it twice; deleted once answered, old ones swept),
+  // and a draining node, whose idle sessions other nodes take instead of routing to it.
+  `CREATE TABLE acphub_requests (
+     op_id TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     from_node TEXT NOT NULL,
+     to_node TEXT NOT NULL,
+     method TEXT NOT NULL,
+     params TEXT NOT NULL,
+     caller TEXT,
+     state TEXT NOT NULL DEFAULT 'pending',
+     cancelled BOOLEAN NOT NULL DEFAULT FALSE,
+     answer TEXT,
+     created BIGINT NOT NULL,
+     answered BIGINT
+   );
+   CREATE INDEX acphub_requests_created ON acphub_requests (created);
+   ALTER TABLE acphub_nodes ADD COLUMN draining BOOLEAN NOT NULL DEFAULT FALSE;`,
 ];
 
 /** Work in TypeScript a version needs after its statements, in the same transaction. */
