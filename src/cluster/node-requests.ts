@@ -74,9 +74,14 @@ export async function sendAndWait(
   { pollMs, untilMs }: Waiting,
 ): Promise<Routed> {
   const deadline = untilMs === undefined ? Infinity : Date.now() + untilMs;
-  const request: NodeRequest = { ...outgoing, op: outgoing.op ?? randomUUID(), from };
+  const request: NodeRequest = {
+    ...outgoing,
+    op: outgoing.op ?? randomUUID(),
+    from,
+  };
   const { op } = request;
-  const cancel = () => void store.cancelRequest(op, CHANNEL).catch(() => undefined);
+  const cancel = () =>
+    void store.cancelRequest(op, CHANNEL).catch(() => undefined);
   let woke = waiters.wait(op, pollMs);
   await store.sendRequest(request, CHANNEL);
   signal.addEventListener("abort", cancel, { once: true });

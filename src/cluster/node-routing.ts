@@ -58,8 +58,9 @@ export class NodeRouting {
       logger: deps.logger,
       serve: (request, signal) => this.serve(request, signal),
       lastSeq: async (id) =>
-        (await deps.hub().ledger.readPage(id, { from: "newest", limit: 1 }))
-          .at(-1)?.seq ?? 0,
+        (await deps.hub().ledger.readPage(id, { from: "newest", limit: 1 })).at(
+          -1,
+        )?.seq ?? 0,
     });
   }
 

@@ -81,7 +81,11 @@ export class ClusterNode implements SessionRunner {
       },
       drop: (id) => {
         if (this.held.has(id)) this.drop(id);
-        else void options.hub().release(id).catch(() => undefined);
+        else
+          void options
+            .hub()
+            .release(id)
+            .catch(() => undefined);
       },
     });
   }
@@ -276,9 +280,11 @@ export class ClusterNode implements SessionRunner {
   async drain(): Promise<void> {
     this.draining = true;
     if (this.id)
-      await this.store.setDraining(this.id).catch((error: unknown) =>
-        this.logger.warn({ err: error }, "cluster: draining not recorded"),
-      );
+      await this.store
+        .setDraining(this.id)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error }, "cluster: draining not recorded"),
+        );
   }
 
   // A notice for this node: a cancel another node relays to the session it runs, or a carried

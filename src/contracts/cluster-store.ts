@@ -72,8 +72,7 @@ export interface NodeRequestState {
 
 /** What a forced move of a session's lease found (`acphub sessions move`). */
 export type LeaseMove =
-  | { moved: true; from?: string }
-  | { moved: false; holder: string; busy: true };
+  { moved: true; from?: string } | { moved: false; holder: string; busy: true };
 
 /** The channel between nodes: requests in a table, their notices by NOTIFY. */
 export interface NodeRequestStore {
@@ -85,11 +84,7 @@ export interface NodeRequestStore {
     nodeId: string,
   ): Promise<(NodeRequest & { cancelled: boolean }) | undefined>;
   /** The answer, stored once, and the sender told. */
-  answerRequest(
-    op: string,
-    answer: NodeAnswer,
-    channel: string,
-  ): Promise<void>;
+  answerRequest(op: string, answer: NodeAnswer, channel: string): Promise<void>;
   /** How the request stands, and the session's live lease holder. */
   requestState(op: string): Promise<NodeRequestState | undefined>;
   /** The requests for this node nobody took yet (a notice lost with the LISTEN connection). */
@@ -103,7 +98,11 @@ export interface NodeRequestStore {
   /** Deletes answered requests older than `answeredMs` and any older than `maxAgeMs`. */
   sweepRequests(answeredMs: number, maxAgeMs: number): Promise<number>;
   /** Gives an idle session's lease to `nodeId` (a live node), whoever held it. */
-  moveLease(sessionId: string, nodeId: string, leaseMs: number): Promise<LeaseMove>;
+  moveLease(
+    sessionId: string,
+    nodeId: string,
+    leaseMs: number,
+  ): Promise<LeaseMove>;
   /** Marks the node draining: other nodes take its idle sessions rather than route to it. */
   setDraining(nodeId: string): Promise<void>;
 }

@@ -172,7 +172,10 @@ export class ClusterClaims {
         { retryable: true, details: { node } },
       );
     await this.endUnended(sessionId);
-    return { stopReason: "cancelled", _meta: { acphub: { interrupted: true } } };
+    return {
+      stopReason: "cancelled",
+      _meta: { acphub: { interrupted: true } },
+    };
   }
 
   // Restores the agent when this process may run the session; else the session is only watched

@@ -18,9 +18,7 @@ export interface RouteCall {
  *  first), the runner no longer runs the session (decide again), or the runner was lost while
  *  it ran the request (the node named). */
 export type RouteOutcome =
-  | { answer: NodeAnswer }
-  | { reroute: true }
-  | { lost: string };
+  { answer: NodeAnswer } | { reroute: true } | { lost: string };
 
 export interface SessionRunner {
   /** Takes the lease when free, lapsed, ours or a draining node's idle one; `turn` marks it busy. */

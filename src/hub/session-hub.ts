@@ -280,8 +280,16 @@ export class SessionHub {
     if (this.attachments.attached(record.id).length > 0) return {};
     const signal = new AbortController().signal;
     const user = client.user?.name;
-    return this.onRunner(client, record, "session/close", params, signal, (g) =>
-      this.running.drivenByOther(record.id, user) ? {} : g.closeSession(params),
+    return this.onRunner(
+      client,
+      record,
+      "session/close",
+      params,
+      signal,
+      (g) =>
+        this.running.drivenByOther(record.id, user)
+          ? {}
+          : g.closeSession(params),
     ) as Promise<Params>;
   }
 

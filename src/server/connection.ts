@@ -269,8 +269,12 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       // One about no session reaches the shared agent: an admin's only (issue 34).
       if (agentWide(method, p) && (client.user?.role ?? "admin") !== "admin")
         return;
-      void onSessionOrDefault(o.hub, client, `${NOTIFY_PREFIX}${method}`, p, (g) =>
-        g.forwardExtensionNotification(method, params),
+      void onSessionOrDefault(
+        o.hub,
+        client,
+        `${NOTIFY_PREFIX}${method}`,
+        p,
+        (g) => g.forwardExtensionNotification(method, params),
       ).catch(() => undefined);
     });
 }

@@ -28,12 +28,7 @@ export type HubMethod = (typeof HUB_METHOD)[HubMethodName];
  *  connection; the session's owner or an admin; an admin only. A notification says whom the
  *  hub tells. */
 export type HubCaller =
-  | "anyone"
-  | "sees"
-  | "attached"
-  | "owner"
-  | "admin"
-  | "watchers";
+  "anyone" | "sees" | "attached" | "owner" | "admin" | "watchers";
 
 export interface HubExtensionRow {
   method: HubMethod;
@@ -61,7 +56,7 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionShare, kind: "request", caller: "owner", params: "{sessionId, user, role?}", result: "{sessionId, user, role}", does: "shares the session with a user as viewer (default) or driver; audited" },
   { method: M.sessionUnshare, kind: "request", caller: "owner", params: "{sessionId, user}", result: "{removed}", does: "ends a user's share; their connections are detached; audited" },
   { method: M.sessionGrants, kind: "request", caller: "sees", params: "{sessionId}", result: "{grants}", does: "who has access to the session (refused, -32601, on a hub without users)" },
-  { method: M.sessionsMove, kind: "request", caller: "admin", params: "{sessionId, node}", result: "{sessionId, node, from?}", does: "moves an idle session's agent to a live node of the cluster (restored there; the old node closes its session); refused while a turn runs" },
+  { method: M.sessionsMove, kind: "request", caller: "admin", params: "{sessionId, node}", result: "{sessionId, node, from?}", does: "moves an idle session\'s agent to a live node of a cluster (admins); refused while a turn runs" },
   { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended, to the watching clients attached to the session" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
 ];

@@ -19,7 +19,8 @@ import { CLUSTER_TOKEN, clusterFixture } from "../helpers/cluster.js";
 const cluster = clusterFixture();
 const { node, client } = cluster;
 // What a client is shown when an agent's session is restored (a new agent session, primed).
-const RESTORED = /This session was restored|could not resume or load this session/;
+const RESTORED =
+  /This session was restored|could not resume or load this session/;
 
 // Everything the agent said to a client in a session, joined.
 const said = (c: HubTestClient, sessionId: string) =>
