@@ -40,6 +40,8 @@ const NODES = 3;
 const TOKEN = "bench-cluster-token";
 const START_TIMEOUT_MS = 120_000;
 const work = mkdtempSync(join(tmpdir(), "acphub-bench-cluster-"));
+/** The sessions' folder: apart from the nodes' homes, which no session may hold. */
+const cwd = mkdtempSync(join(tmpdir(), "acphub-bench-cluster-cwd-"));
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
@@ -121,10 +123,10 @@ const TURN_STEPS = (s, p) =>
 // Makes one session on node i % NODES; its id.
 async function newSession(i, nodes) {
   const node = nodes[i % NODES];
-  const c = new SessionClient("setup", "", i % NODES, nodes, new Tally(), work);
+  const c = new SessionClient("setup", "", i % NODES, nodes, new Tally(), cwd);
   await c.connectTo(i % NODES, node).catch(() => undefined); // resume of "" fails: connected
   const { sessionId } = await c.ask("session/new", {
-    cwd: work,
+    cwd,
     mcpServers: [],
   });
   c.close();
@@ -167,10 +169,14 @@ function notePid(sessionId, text) {
 
 // One session's prompting client: a turn after another until the end, each sent to a node
 // picked at random (or always the client's own with BENCH_STICKY=1); every outcome counted.
-async function drive(s, pick, db, nodes, end) {
+async function drive(s, client, db, nodes, end) {
   for (let p = 0; performance.now() < end; p++) {
-    const client = pick();
     try {
+      const next = Math.floor(Math.random() * NODES);
+      if (!STICKY && next !== client.node && nodes[next].up) {
+        client.close();
+        await client.connectTo(next, nodes[next]).catch(() => client.close());
+      }
       if (!client.open) await client.connect();
       const holder = await runnerOf(db, client.sessionId).catch(
         () => undefined,
@@ -329,25 +335,23 @@ async function main() {
     const tally = new Tally();
     const ids = [];
     for (let i = 0; i < SESSIONS; i++) ids.push(await newSession(i, nodes));
-    // A session's prompting client: one connection per node, each prompt on a random one.
-    const drivers = ids.map((id, i) =>
-      (STICKY ? [i % NODES] : [0, 1, 2]).map(
-        (home) => new SessionClient("driver", id, home, nodes, tally, work),
-      ),
+    // A session's prompting client: one connection at a time, to the node it picked for its
+    // prompt (resumed from its cursor there), as behind a load balancer without stickiness.
+    const drivers = ids.map(
+      (id, i) => new SessionClient("driver", id, i % NODES, nodes, tally, cwd),
     );
-    const pickOf = (own) => () => own[Math.floor(Math.random() * own.length)];
     const watchers = ids.map(
       (id, i) =>
-        new SessionClient("watcher", id, (i + 1) % NODES, nodes, tally, work),
+        new SessionClient("watcher", id, (i + 1) % NODES, nodes, tally, cwd),
     );
     const end = performance.now() + SECONDS * 1000;
     const [kills] = await Promise.all([
       chaos(nodes, url, db, end),
-      ...drivers.map((own, i) => drive(i, pickOf(own), db, nodes, end)),
+      ...drivers.map((c, i) => drive(i, c, db, nodes, end)),
       ...watchers.map((c) => watch(c, end)),
     ]);
     await sleep(2000); // the watchers' last reads
-    for (const c of [...drivers.flat(), ...watchers]) c.close();
+    for (const c of [...drivers, ...watchers]) c.close();
     const clean = report(tally, await storedTokens(db), kills);
     process.exitCode = clean ? 0 : 1;
   } finally {

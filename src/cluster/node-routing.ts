@@ -152,9 +152,11 @@ export class NodeRouting {
   ): Promise<unknown> {
     if (request.method === HUB_METHOD.sessionsMove)
       return this.moveHere(request.sessionId);
-    if (this.deps.draining()) throw notRunner(request.sessionId);
+    const hub = this.deps.hub();
+    if (this.deps.draining() && !hub.running.has(request.sessionId))
+      throw notRunner(request.sessionId);
     try {
-      return await serveCarried(this.deps.hub(), request, signal);
+      return await serveCarried(hub, request, signal);
     } catch (error) {
       if (
         isHubError(error, "PROMPT_IN_FLIGHT") &&

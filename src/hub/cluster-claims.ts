@@ -18,6 +18,8 @@ type Params = Record<string, unknown>;
 
 /** How many times a request follows its session from node to node before giving up. */
 const MAX_HOPS = 3;
+/** Sessions whose runner elsewhere is remembered (the oldest forgotten past this). */
+const MAX_REMEMBERED_RUNNERS = 10_000;
 
 /** A request that runs here, or on the node that runs its session. */
 export interface PlacedCall {
@@ -56,6 +58,10 @@ export interface LeaseAnswer {
 }
 
 export class ClusterClaims {
+  /** The node last found running each session elsewhere: the next request goes straight there
+   *  (no claim first); a node that no longer runs it sends it back, and the claim decides. */
+  private readonly runsOn = new Map<string, string>();
+
   constructor(private readonly deps: ClusterClaimsDeps) {}
 
   // Takes the session's lease for a turn (from an idle or dead runner): taken by this call, or
@@ -112,13 +118,21 @@ export class ClusterClaims {
     turn: boolean,
   ): Promise<LeaseAnswer | { answer: unknown }> {
     for (let hop = 1; ; hop++) {
-      const lease = turn
-        ? await this.claimTurn(sessionId)
-        : await this.place(sessionId);
-      if (lease.runsOn === undefined) return lease;
+      const known = hop === 1 ? this.runsOn.get(sessionId) : undefined;
+      const lease = known
+        ? { took: false, runsOn: known }
+        : turn
+          ? await this.claimTurn(sessionId)
+          : await this.place(sessionId);
+      if (lease.runsOn === undefined) {
+        this.runsOn.delete(sessionId);
+        return lease;
+      }
       if (call.client.routed) throw notRunner(sessionId);
+      this.remember(sessionId, lease.runsOn);
       const routed = await this.route(sessionId, lease.runsOn, call);
       if (routed) return routed;
+      this.runsOn.delete(sessionId);
       if (hop >= MAX_HOPS)
         throw new HubError(
           "CLOSED",
@@ -126,6 +140,14 @@ export class ClusterClaims {
           { retryable: true },
         );
     }
+  }
+
+  // Remembers where a session runs, bounded (a Map keeps insertion order: the oldest goes).
+  private remember(sessionId: string, node: string): void {
+    this.runsOn.delete(sessionId);
+    this.runsOn.set(sessionId, node);
+    if (this.runsOn.size > MAX_REMEMBERED_RUNNERS)
+      this.runsOn.delete(this.runsOn.keys().next().value!);
   }
 
   // The lease for a request that is no turn: taken when free, lapsed or ours (never busied).
@@ -149,8 +171,10 @@ export class ClusterClaims {
     const call = { sessionId, method, params, ...(user ? { user } : {}) };
     const outcome = await this.deps.runner!.route(node, call, signal);
     if ("reroute" in outcome) return undefined;
-    if ("lost" in outcome)
+    if ("lost" in outcome) {
+      this.runsOn.delete(sessionId);
       return { answer: await this.lost(sessionId, method, outcome.lost) };
+    }
     if (outcome.answer.reroute) return undefined;
     const { error, result } = outcome.answer;
     if (error) throw new RequestError(error.code, error.message, error.data);

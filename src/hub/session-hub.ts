@@ -3,8 +3,9 @@
 // number), the prompting connection tracked for permission requests, and prompts that carry
 // an idempotency key answered from the ledger when they were already run. Its parts: the
 // gateways (gateway-pool.ts), the checks (session-checks.ts), prompts (prompts.ts, with
-// prompt-admission.ts, recorded-prompts.ts and running-turns.ts; the one turn gate), the cluster's lease (cluster-claims.ts) and the
-// turns a stop cut off (interrupted-turns.ts).
+// prompt-admission.ts, recorded-prompts.ts and running-turns.ts; the one turn gate), the
+// cluster's lease and requests carried to a session's node (cluster-claims.ts) and the turns a
+// stop cut off (interrupted-turns.ts).
 import { silentLogger, type Logger } from "../shared/logger.js";
 import type { Gateway } from "../engine/gateway.js";
 import { ledgerWith } from "../engine/events.js";
@@ -79,7 +80,7 @@ export class SessionHub {
   /** The one gate of turns and cancels, shared by every gateway of the hub. */
   private readonly turns = new TurnGate();
   /** What the hub knows of the turns running here (keys, answers, users). */
-  private readonly running = new RunningTurns();
+  readonly running = new RunningTurns();
   private readonly checks: SessionChecks;
   private readonly claims: ClusterClaims;
   private readonly prompts: HubPrompts;
@@ -272,8 +273,7 @@ export class SessionHub {
   }
 
   // Closing a session detaches this connection; the agent's session ends only when nobody
-  // else is attached and no turn that another user drives runs (issue 34: never theirs) — on
-  // the node that runs it, which checks its own clients too.
+  // else is attached and no turn another user drives runs (issue 34), on the node running it.
   async closeSession(client: HubClient, params: Params): Promise<Params> {
     const record = await this.record(params["sessionId"], client);
     this.attachments.detach(client, record.id);
@@ -293,10 +293,7 @@ export class SessionHub {
     ) as Promise<Params>;
   }
 
-  /**
-   * Runs a request about a session on its gateway here, or, when another live node of a
-   * cluster runs the session, carries it there and answers what that node answered.
-   */
+  // A request about a session on its gateway here, or carried to the live node that runs it.
   async onRunner(
     client: HubClient,
     record: SessionRecord,
