@@ -56,7 +56,7 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionShare, kind: "request", caller: "owner", params: "{sessionId, user, role?}", result: "{sessionId, user, role}", does: "shares the session with a user as viewer (default) or driver; audited" },
   { method: M.sessionUnshare, kind: "request", caller: "owner", params: "{sessionId, user}", result: "{removed}", does: "ends a user's share; their connections are detached; audited" },
   { method: M.sessionGrants, kind: "request", caller: "sees", params: "{sessionId}", result: "{grants}", does: "who has access to the session (refused, -32601, on a hub without users)" },
-  { method: M.sessionsMove, kind: "request", caller: "admin", params: "{sessionId, node}", result: "{sessionId, node, from?}", does: "moves an idle session\'s agent to a live node of a cluster (admins); refused while a turn runs" },
+  { method: M.sessionsMove, kind: "request", caller: "admin", params: "{sessionId, node}", result: "{sessionId, node, from?}", does: "moves an idle session's agent to a live node of a cluster (admins); refused while a turn runs" },
   { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended, to the watching clients attached to the session" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
 ];
