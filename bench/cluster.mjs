@@ -319,6 +319,8 @@ async function main() {
   const server = await startPostgres({ fsync: false });
   const url = await server.database();
   const db = new pg.Client({ connectionString: url });
+  // The drivers' look-ups of a session's runner, many at once: a pool, not the one client.
+  const leases = new pg.Pool({ connectionString: url, max: 4 });
   const nodes = [];
   try {
     for (let i = 0; i < NODES; i++) {
@@ -347,7 +349,7 @@ async function main() {
     const end = performance.now() + SECONDS * 1000;
     const [kills] = await Promise.all([
       chaos(nodes, url, db, end),
-      ...drivers.map((c, i) => drive(i, c, db, nodes, end)),
+      ...drivers.map((c, i) => drive(i, c, leases, nodes, end)),
       ...watchers.map((c) => watch(c, end)),
     ]);
     await sleep(2000); // the watchers' last reads
@@ -356,6 +358,7 @@ async function main() {
     process.exitCode = clean ? 0 : 1;
   } finally {
     await db.end().catch(() => undefined);
+    await leases.end().catch(() => undefined);
     for (const node of nodes) node.child?.kill("SIGKILL");
     await Promise.all(nodes.map((n) => n.exited));
     server.stop();
