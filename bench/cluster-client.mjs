@@ -135,8 +135,10 @@ export class SessionClient {
     if (typeof seq === "number") this.cursor = Math.max(this.cursor, seq);
     const at = performance.now();
     const update = m.params?.update;
-    if (update?.sessionUpdate === "agent_message_chunk" && !this.connecting)
+    if (update?.sessionUpdate === "agent_message_chunk" && !this.connecting) {
       this.onReply?.(at);
+      this.onText?.(update.content?.text ?? "");
+    }
     for (const token of tokensOf(m.params?.update)) {
       if (this.seen.has(token)) this.tally.duplicates += 1;
       this.seen.add(token);

@@ -1,7 +1,12 @@
-// The cluster's chaos check (issue 23), a bench and never part of the tests: a throwaway
+// The cluster's chaos check (issues 23 and 37), a bench and never part of the tests: a throwaway
 // PostgreSQL, 3 `acphub serve` nodes on it, 30 sessions each prompted continuously by a client
-// (spread over the nodes; the mock agent streams unique chunks "s3p7u2 ") and watched by a
-// client on another node, while a random node is killed -9 and restarted every 10–20 s.
+// that sends every prompt to a node picked at random (no stickiness, as behind a load balancer
+// without it: BENCH_STICKY=1 for one node per client), the mock agent streaming unique chunks
+// "s3p7u2 ", each session watched by a client on another node, while a random node is killed
+// -9 and restarted every 10–20 s (BENCH_NO_KILL=1: never). Issue 37's figures: agent
+// restarts (a session's turn answered by another agent process than its previous turn: the
+// mock reports its pid each turn), and the first update's latency of a prompt sent to the
+// node running the session (local) vs to another node (carried there), p50/p99.
 // Prints updates acknowledged (sent to the prompting client, which the hub does only after
 // COMMIT) vs stored (in the ledger at the end) vs delivered (to any client): lost (acknowledged,
 // not stored) and duplicates (stored or sent to one client twice) must be 0, and each session's
@@ -30,10 +35,13 @@ const KILL_MIN_S = env("BENCH_KILL_MIN_S", 10);
 const KILL_MAX_S = env("BENCH_KILL_MAX_S", 20);
 const LEASE_MS = env("BENCH_LEASE_MS", 10_000);
 const CHUNKS = env("BENCH_CHUNKS", 10);
+const STICKY = process.env["BENCH_STICKY"] === "1";
 const NODES = 3;
 const TOKEN = "bench-cluster-token";
 const START_TIMEOUT_MS = 120_000;
 const work = mkdtempSync(join(tmpdir(), "acphub-bench-cluster-"));
+/** The sessions' folder: apart from the nodes' homes, which no session may hold. */
+const cwd = mkdtempSync(join(tmpdir(), "acphub-bench-cluster-cwd-"));
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
@@ -103,19 +111,22 @@ async function startNode(node, url) {
 
 const TURN_STEPS = (s, p) =>
   JSON.stringify({
-    steps: Array.from({ length: CHUNKS }, (_, u) => [
-      { text: `s${s}p${p}u${u} ` },
-      { sleep: 100 },
-    ]).flat(),
+    steps: [
+      { pid: true },
+      ...Array.from({ length: CHUNKS }, (_, u) => [
+        { text: `s${s}p${p}u${u} ` },
+        { sleep: 100 },
+      ]).flat(),
+    ],
   });
 
 // Makes one session on node i % NODES; its id.
 async function newSession(i, nodes) {
   const node = nodes[i % NODES];
-  const c = new SessionClient("setup", "", i % NODES, nodes, new Tally(), work);
+  const c = new SessionClient("setup", "", i % NODES, nodes, new Tally(), cwd);
   await c.connectTo(i % NODES, node).catch(() => undefined); // resume of "" fails: connected
   const { sessionId } = await c.ask("session/new", {
-    cwd: work,
+    cwd,
     mcpServers: [],
   });
   c.close();
@@ -123,19 +134,63 @@ async function newSession(i, nodes) {
 }
 
 const stats = { ok: 0, cancelled: 0, failed: 0, refused: 0, errors: new Map() };
+/** First update after the prompt was sent (ms): sent to the session's runner, or carried. */
+const firstUpdate = { local: [], routed: [] };
+/** Turns answered by another agent process than the session's previous turn. */
+const restarts37 = { total: 0, withoutDeath: 0 };
+/** sessionId → the agent pid of its last turn, and whether a node died since. */
+const lastPid = new Map();
+let killsSoFar = 0;
 const takeovers = [];
 const restarts = [];
 /** sessionId → kill time, for sessions whose node died, until a new turn's update arrives. */
 const pending = new Map();
 
-// One session's prompting client: a turn after another until the end; every outcome counted.
-async function drive(s, client, end) {
+// The node that holds a session's lease now, if any.
+async function runnerOf(db, sessionId) {
+  const { rows } = await db.query(
+    "SELECT node_id FROM acphub_leases WHERE session_id = $1 AND expires >= (extract(epoch from clock_timestamp()) * 1000)::bigint",
+    [sessionId],
+  );
+  return rows[0]?.node_id;
+}
+
+// Notes the turn's agent pid: a change is an agent restart (counted apart when a node died).
+function notePid(sessionId, text) {
+  const m = /pid: (\d+)/.exec(text);
+  if (!m) return;
+  const before = lastPid.get(sessionId);
+  if (before && before.pid !== m[1]) {
+    restarts37.total += 1;
+    if (before.kills === killsSoFar) restarts37.withoutDeath += 1;
+  }
+  lastPid.set(sessionId, { pid: m[1], kills: killsSoFar });
+}
+
+// One session's prompting client: a turn after another until the end, each sent to a node
+// picked at random (or always the client's own with BENCH_STICKY=1); every outcome counted.
+async function drive(s, client, db, nodes, end) {
   for (let p = 0; performance.now() < end; p++) {
     try {
+      const next = Math.floor(Math.random() * NODES);
+      if (!STICKY && next !== client.node && nodes[next].up) {
+        client.close();
+        await client.connectTo(next, nodes[next]).catch(() => client.close());
+      }
       if (!client.open) await client.connect();
+      const holder = await runnerOf(db, client.sessionId).catch(
+        () => undefined,
+      );
+      const routed = holder !== undefined && holder !== nodes[client.node].id;
       const started = performance.now();
+      let first = true;
+      client.onText = (said) => notePid(client.sessionId, said);
       // The first reply of a turn prompted after the kill: the session runs again.
       client.onReply = (at) => {
+        if (first) {
+          first = false;
+          (routed ? firstUpdate.routed : firstUpdate.local).push(at - started);
+        }
         const killed = pending.get(client.sessionId);
         if (killed !== undefined && started > killed) {
           takeovers.push(at - killed);
@@ -173,6 +228,7 @@ async function watch(client, end) {
 // Every KILL_MIN_S–KILL_MAX_S seconds a random node is killed -9 and started again.
 async function chaos(nodes, url, db, end) {
   let kills = 0;
+  if (process.env["BENCH_NO_KILL"] === "1") return kills;
   for (;;) {
     const wait =
       (KILL_MIN_S + Math.random() * (KILL_MAX_S - KILL_MIN_S)) * 1000;
@@ -186,6 +242,7 @@ async function chaos(nodes, url, db, end) {
     node.up = false;
     node.child.kill("SIGKILL");
     await node.exited;
+    killsSoFar += 1;
     const at = performance.now();
     for (const r of rows)
       if (!pending.has(r.session_id)) pending.set(r.session_id, at);
@@ -244,6 +301,8 @@ function report(tally, { stored, duplicates: storedDupes, disordered }, kills) {
     `updates: acknowledged ${acknowledged}, stored ${stored.size}, delivered ${tally.delivered.size}; lost ${lost}, duplicates ${storedDupes} stored + ${tally.duplicates} sent twice, ${disordered} stored out of order`,
     `takeover: p50 ${ms(pct(takeovers, 50))}, p99 ${ms(pct(takeovers, 99))} (${takeovers.length} sessions; ${pending.size} not prompted again); node restart p50 ${ms(pct(restarts, 50))}`,
     `cross-node delivery: p50 ${ms(pct(cross, 50))}, p99 ${ms(pct(cross, 99))} (${cross.length} updates)`,
+    `first update: sent to the runner p50 ${ms(pct(firstUpdate.local, 50))}, p99 ${ms(pct(firstUpdate.local, 99))} (${firstUpdate.local.length} turns); carried from another node p50 ${ms(pct(firstUpdate.routed, 50))}, p99 ${ms(pct(firstUpdate.routed, 99))} (${firstUpdate.routed.length} turns)`,
+    `agent restarts: ${restarts37.withoutDeath} while no node died, ${restarts37.total} in all (${STICKY ? "sticky clients" : "every prompt to a random node"})`,
     `turns: ${stats.ok} end_turn, ${stats.cancelled} cancelled, ${stats.failed} failed; ${stats.refused} prompts refused while another node ran the session`,
     ...[...stats.errors].map(([m, n]) => `  failed ${n}× ${m}`),
   ];
@@ -260,6 +319,8 @@ async function main() {
   const server = await startPostgres({ fsync: false });
   const url = await server.database();
   const db = new pg.Client({ connectionString: url });
+  // The drivers' look-ups of a session's runner, many at once: a pool, not the one client.
+  const leases = new pg.Pool({ connectionString: url, max: 4 });
   const nodes = [];
   try {
     for (let i = 0; i < NODES; i++) {
@@ -276,17 +337,19 @@ async function main() {
     const tally = new Tally();
     const ids = [];
     for (let i = 0; i < SESSIONS; i++) ids.push(await newSession(i, nodes));
+    // A session's prompting client: one connection at a time, to the node it picked for its
+    // prompt (resumed from its cursor there), as behind a load balancer without stickiness.
     const drivers = ids.map(
-      (id, i) => new SessionClient("driver", id, i % NODES, nodes, tally, work),
+      (id, i) => new SessionClient("driver", id, i % NODES, nodes, tally, cwd),
     );
     const watchers = ids.map(
       (id, i) =>
-        new SessionClient("watcher", id, (i + 1) % NODES, nodes, tally, work),
+        new SessionClient("watcher", id, (i + 1) % NODES, nodes, tally, cwd),
     );
     const end = performance.now() + SECONDS * 1000;
     const [kills] = await Promise.all([
       chaos(nodes, url, db, end),
-      ...drivers.map((c, i) => drive(i, c, end)),
+      ...drivers.map((c, i) => drive(i, c, leases, nodes, end)),
       ...watchers.map((c) => watch(c, end)),
     ]);
     await sleep(2000); // the watchers' last reads
@@ -295,6 +358,7 @@ async function main() {
     process.exitCode = clean ? 0 : 1;
   } finally {
     await db.end().catch(() => undefined);
+    await leases.end().catch(() => undefined);
     for (const node of nodes) node.child?.kill("SIGKILL");
     await Promise.all(nodes.map((n) => n.exited));
     server.stop();

@@ -1,4 +1,4 @@
-// What `acphub sessions list|show --hub URL` ask of a running hub, over ACP with the hub's ids
+// What `acphub sessions list|show|move --hub URL` ask of a running hub, over ACP with the hub's ids
 // (the ones its page, `run --hub` and `chat --hub` show and take): its session list, every page
 // of session/list, and a session's history as the hub replays it on session/load.
 import { resolve } from "node:path";
@@ -6,6 +6,11 @@ import type { AppContext } from "../config/context.js";
 import { DEFAULT_HUB_WAIT_MS } from "./deadline.js";
 import { connectToHub, type AgentConnection } from "./hub-client.js";
 import type { ShownItem } from "./sessions.js";
+import { hostname } from "node:os";
+import { DEFAULT_LEASE_MS, moveThroughLedger } from "../cluster/index.js";
+import { HubError } from "../shared/errors.js";
+import { HUB_METHOD } from "../shared/hub-extension.js";
+import { openLedger } from "./wiring.js";
 
 export interface HubSession {
   sessionId: string;
@@ -79,4 +84,53 @@ export function hubSessionHistory(
         : [],
     );
   });
+}
+
+/** Where a session moved: the node that runs its agent now, and the one that did before. */
+export interface Moved {
+  sessionId: string;
+  node: string;
+  from?: string;
+}
+
+/** `acphub sessions move`'s options. */
+export interface MoveOptions {
+  to?: string;
+  hub?: string;
+  tokenFile?: string;
+}
+
+// `acphub sessions move ID --to NODE`: asked of a hub (an admin's token) with `hub`, else
+// straight through the cluster's PostgreSQL ledger.
+export async function moveSession(
+  ctx: AppContext,
+  id: string,
+  { to: node, hub, tokenFile }: MoveOptions,
+): Promise<Moved> {
+  if (!node) throw new HubError("USAGE", "--to NODE is required");
+  if (hub)
+    return askHub(ctx, hub, tokenFile, (c) =>
+      c.request<Moved>(HUB_METHOD.sessionsMove, { sessionId: id, node }),
+    );
+  const ledger = await openLedger(ctx);
+  try {
+    if (!ledger.cluster)
+      throw new HubError(
+        "USAGE",
+        "sessions move needs a cluster: a PostgreSQL ledger (ledger.url or ACPHUB_LEDGER_URL), or --hub URL",
+      );
+    if (!(await ledger.getSession(id)))
+      throw new HubError("SESSION_NOT_FOUND", `no session ${id}`);
+    const leaseMs = ctx.config.cluster?.leaseMs ?? DEFAULT_LEASE_MS;
+    const from = `cli:${hostname()}:${process.pid}`;
+    return (await moveThroughLedger(
+      ledger.cluster,
+      id,
+      node,
+      leaseMs,
+      from,
+    )) as unknown as Moved;
+  } finally {
+    await ledger.close();
+  }
 }

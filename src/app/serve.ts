@@ -180,6 +180,7 @@ export async function startServe(
 // are handed over when it leaves (its leases go with it).
 async function drain(ctx: AppContext, hub: ServeHub): Promise<void> {
   if (!hub.cluster) return;
+  await hub.cluster.drain();
   const until = Date.now() + (ctx.config.cluster?.drainMs ?? DEFAULT_DRAIN_MS);
   while (hub.hub.liveTurns > 0 && Date.now() < until)
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -70,6 +70,14 @@ export function addLedgerCommands(program: Command): void {
     .option("--json", 'print {"sessionId","user","removed"}')
     .action(act(program, share, "sessionsUnshare"));
   sessions
+    .command("move")
+    .description("run a session's agent on another node of a cluster (admin)")
+    .argument("<id>", "session id")
+    .option("--to <node>", "the node to run it on")
+    .option("--hub <url>", "ask this node (else the cluster's ledger)")
+    .option("--json", 'print {"sessionId","node","from"}')
+    .action(act(program, () => import("./nodes.js"), "sessionsMove"));
+  sessions
     .command("import")
     .description("read a session written by export back into the ledger")
     .argument("<file>", "the export file, or - for stdin")

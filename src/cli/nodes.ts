@@ -2,6 +2,7 @@
 // each last beat, and the sessions whose agents each runs.
 import type { GlobalOptions } from "../app/context.js";
 import { clusterNodes, type NodeRow } from "../app/reports.js";
+import { moveSession, type MoveOptions } from "../app/hub-sessions.js";
 import type { ExitCode } from "./exit-codes.js";
 import { out, withContext } from "./guard.js";
 import { safeText } from "./tty/safe-text.js";
@@ -27,3 +28,9 @@ export function nodesList(options: NodesOptions): Promise<ExitCode> {
     else for (const n of nodes) out(line(n));
   });
 }
+// `sessions move ID --to NODE`: the session's agent to another node.
+export const sessionsMove = (id: string, o: MoveOptions & NodesOptions) =>
+  withContext(o, async (ctx) => {
+    const m = await moveSession(ctx, id, o);
+    out(safeText(o.json ? JSON.stringify(m) : `moved to ${m.node}`) + "\n");
+  });

@@ -10,6 +10,9 @@ import type { StoredEvent } from "../engine/ports.js";
 import { parseObject } from "../engine/stored-events.js";
 import type { Logger } from "../shared/logger.js";
 
+/** Reads a `reach` waits through at most (each reads all that is stored by then). */
+const MAX_READS_TO_REACH = 20;
+
 export type Follow = (
   sessionId: string,
   listener: (seq: number) => void,
@@ -17,9 +20,11 @@ export type Follow = (
 
 export class ClusterFeed {
   private readonly followed = new Map<string, () => void>();
-  /** Sessions being read now, and those told again meanwhile. */
-  private readonly reading = new Set<string>();
+  /** Sessions being read now (until when), and those told again meanwhile. */
+  private readonly reading = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
+  /** The last seq offered to each session's clients here. */
+  private readonly offered = new Map<string, number>();
 
   constructor(
     private readonly hub: SessionHub,
@@ -43,18 +48,46 @@ export class ClusterFeed {
     for (const id of this.followed.keys()) void this.pump(id);
   }
 
-  // Reads what the session's clients here lack and offers it; one read at a time per session.
-  private async pump(sessionId: string): Promise<void> {
-    const clients = this.hub.attachments
+  /**
+   * Resolves once the session's clients here were offered every update up to `seq` (a request
+   * another node answered: its client sees the turn's updates before the answer).
+   */
+  async reach(sessionId: string, seq: number): Promise<void> {
+    this.attached(sessionId);
+    for (let read = 0; read < MAX_READS_TO_REACH; read++) {
+      const clients = this.clientsOf(sessionId);
+      if (clients.every((a) => a.seq >= seq)) return;
+      if ((this.offered.get(sessionId) ?? 0) >= seq) return;
+      const under = this.reading.get(sessionId);
+      await (under ?? this.pump(sessionId));
+    }
+  }
+
+  private clientsOf(sessionId: string): Attached[] {
+    return this.hub.attachments
       .attached(sessionId)
       .filter((a) => !a.client.closed);
+  }
+
+  // Reads what the session's clients here lack and offers it; one read at a time per session.
+  private pump(sessionId: string): Promise<void> {
+    const clients = this.clientsOf(sessionId);
     if (clients.length === 0) {
       this.followed.get(sessionId)?.();
       this.followed.delete(sessionId);
-      return;
+      this.offered.delete(sessionId);
+      return Promise.resolve();
     }
-    if (this.reading.has(sessionId)) return void this.again.add(sessionId);
-    this.reading.add(sessionId);
+    if (this.reading.has(sessionId)) {
+      this.again.add(sessionId);
+      return Promise.resolve();
+    }
+    const read = this.read(sessionId, clients);
+    this.reading.set(sessionId, read);
+    return read;
+  }
+
+  private async read(sessionId: string, clients: Attached[]): Promise<void> {
     try {
       const after = Math.min(...clients.map((a) => a.seq));
       const stored = await this.hub.ledger.read(sessionId, {
@@ -80,6 +113,8 @@ export class ClusterFeed {
     for (const event of stored) {
       const notes = storedNotes(sessionId, event) ?? [];
       if (notes.length > 0) for (const a of clients) offer(a, notes, event.seq);
+      const before = this.offered.get(sessionId) ?? 0;
+      this.offered.set(sessionId, Math.max(before, event.seq));
       if (!remote) continue;
       if (event.kind === "prompt") this.hub.watch.started(sessionId);
       if (event.kind === "turn_end")

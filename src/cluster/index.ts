@@ -10,3 +10,4 @@ export { ClusterQuotaCounter } from "./quota-counter.js";
 export function createClusterNode(options: ClusterOptions): ClusterNode {
   return new ClusterNode(options);
 }
+export { moveThroughLedger } from "./move.js";

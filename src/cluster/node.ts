@@ -1,21 +1,30 @@
 // This `acphub serve` as a node of a cluster on one PostgreSQL ledger: its row in acphub_nodes
 // kept fresh by a heartbeat, the leases of the sessions whose agents it runs (renewed with the
-// heartbeat, lost ones dropped here), cancels relayed to a session's runner by NOTIFY, and the
-// permission questions every node's clients may answer (questions.ts, issue 37). A lease
+// heartbeat, lost ones dropped here), cancels relayed to a session's runner by NOTIFY, the
+// permission questions every node's clients may answer (questions.ts) and requests carried to
+// the node that runs their session (node-routing.ts, issue 37). A lease
 // not renewed within leaseMs (the database unreachable) is given up here at once: its turn is
 // cancelled, as another node may take the session over from then on (fencing; the ledger also
 // refuses this node's writes for a session another node holds). The SQL, the pool, its retry
 // and the LISTEN connection are the ledger's (ClusterStore); this file is the policy.
 import type { Logger } from "../shared/logger.js";
 import type { ClusterStore } from "../contracts/cluster-store.js";
-import type { Claim, SessionRunner } from "../hub/runner.js";
+import type {
+  Claim,
+  RouteCall,
+  RouteOutcome,
+  SessionRunner,
+} from "../hub/runner.js";
 import type { SessionHub } from "../hub/session-hub.js";
 import { ClusterFeed } from "./feed.js";
 import { ClusterQuestions } from "./questions.js";
+import { CHANNEL } from "./node-requests.js";
+import { NodeRouting, type Notice } from "./node-routing.js";
 
 export const DEFAULT_LEASE_MS = 10_000;
 export const DEFAULT_DRAIN_MS = 30_000;
-const CHANNEL = "acphub_cluster";
+/** Every this many heartbeats a node sweeps the requests dead senders left. */
+const SWEEP_EVERY_BEATS = 20;
 
 export interface ClusterOptions {
   /** The ledger's cluster store: nodes, leases and messages over its pool and LISTEN. */
@@ -50,6 +59,9 @@ export class ClusterNode implements SessionRunner {
   private readyNow!: () => void;
   /** Permission questions asked of every node's clients (the hub's `QuestionBoard`). */
   readonly questions: ClusterQuestions;
+  private readonly routing: NodeRouting;
+  private draining = false;
+  private beats = 0;
 
   constructor(private readonly options: ClusterOptions) {
     this.store = options.store;
@@ -64,6 +76,28 @@ export class ClusterNode implements SessionRunner {
       nodeId: () => this.id,
       leaseMs: this.leaseMs,
       logger: this.logger,
+    });
+    this.routing = new NodeRouting({
+      store: this.store,
+      logger: this.logger,
+      nodeId: () => this.id,
+      leaseMs: this.leaseMs,
+      pollMs: this.heartbeatMs,
+      hub: options.hub,
+      feed: () => this.feed,
+      draining: () => this.draining,
+      heldHere: (id, sent) => {
+        this.held.add(id);
+        this.validUntil.set(id, sent + this.leaseMs);
+      },
+      drop: (id) => {
+        if (this.held.has(id)) this.drop(id);
+        else
+          void options
+            .hub()
+            .release(id)
+            .catch(() => undefined);
+      },
     });
   }
 
@@ -97,7 +131,11 @@ export class ClusterNode implements SessionRunner {
     this.store.fenceAs(nodeId);
     await this.store.registerNode(nodeId, url);
     this.lastBeat = Date.now();
-    this.unlisten = await this.store.listen(CHANNEL, (p) => this.heard(p));
+    this.unlisten = await this.store.listen(
+      CHANNEL,
+      (p) => this.heard(p),
+      () => void this.routing.catchUp(false).catch(() => undefined),
+    );
     await this.questions.start();
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs);
     this.timer.unref();
@@ -143,6 +181,8 @@ export class ClusterNode implements SessionRunner {
     // What a lost notification did not tell is read now.
     this.feedOnce?.tick();
     await this.questions.tick();
+    const sweep = ++this.beats % SWEEP_EVERY_BEATS === 0;
+    await this.routing.catchUp(sweep).catch(() => undefined);
   }
 
   // Gives up the leases whose renewal is overdue: from their expiry on another node may run them.
@@ -240,20 +280,50 @@ export class ClusterNode implements SessionRunner {
     this.questions.attached(sessionId);
   }
 
-  // A cancel another node relays to the session this node runs.
+  route(
+    node: string,
+    call: RouteCall,
+    signal: AbortSignal,
+  ): Promise<RouteOutcome> {
+    return this.routing.route(node, call, signal);
+  }
+
+  async move(
+    sessionId: string,
+    node: string,
+  ): Promise<Record<string, unknown>> {
+    await this.ready;
+    return this.routing.move(sessionId, node);
+  }
+
+  /** Stops running sessions for others: their idle ones are taken by the nodes asked for them. */
+  async drain(): Promise<void> {
+    this.draining = true;
+    if (this.id)
+      await this.store
+        .setDraining(this.id)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error }, "cluster: draining not recorded"),
+        );
+  }
+
+  // A notice for this node: a cancel another node relays to the session it runs, or a carried
+  // request's (node-routing.ts).
   private heard(payload: string): void {
+    let message: Notice & { cancel?: string };
     try {
-      const message = JSON.parse(payload) as { to?: string; cancel?: string };
-      if (message.to === this.id && message.cancel) {
-        const sessionId = message.cancel;
-        void this.options
-          .hub()
-          .cancel({ sessionId })
-          .catch(() => undefined);
-      }
+      message = JSON.parse(payload) as Notice & { cancel?: string };
     } catch {
-      this.logger.warn({ payload }, "cluster: unreadable notification");
+      return this.logger.warn({ payload }, "cluster: unreadable notification");
     }
+    if (message.to !== this.id) return;
+    if (message.cancel) {
+      const sessionId = message.cancel;
+      void this.options
+        .hub()
+        .cancel({ sessionId })
+        .catch(() => undefined);
+    } else this.routing.heard(message);
   }
 
   /**

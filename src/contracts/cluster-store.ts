@@ -38,13 +38,81 @@ export interface LeaseClaim {
   sessionId: string;
   nodeId: string;
   leaseMs: number;
-  /** For a turn: also takes an idle lease from another live node, and marks it busy. */
+  /** For a turn: marks the lease busy. (Another live node's lease is taken only when that
+   *  node drains and the session is idle there.) */
   turn: boolean;
   /** Called once the session's row is locked, just before the lease is written. */
   locked?: () => void;
 }
 
-export interface ClusterStore {
+/** A request for a session carried to the node that runs it (issue 37). */
+export interface NodeRequest {
+  /** Unique: a request sent again with it is the same request (run once, answered once). */
+  op: string;
+  sessionId: string;
+  from: string;
+  to: string;
+  /** The ACP method (session/prompt, session/set_mode, …) or acphub's own move. */
+  method: string;
+  params: Record<string, unknown>;
+  /** Who asks (name and role), as the sending node knows the connection's user. */
+  caller?: { name: string; role: string };
+}
+
+/** What the runner answered: a result or an error as it gave it, and the session's last seq. */
+export interface NodeAnswer {
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+  /** The sending node acts on these (try again elsewhere); never shown as they are. */
+  reroute?: boolean;
+  lastSeq: number;
+}
+
+/** A request as the sender finds it while it waits, with the session's live lease holder. */
+export interface NodeRequestState {
+  state: "pending" | "running" | "done" | "abandoned";
+  answer?: NodeAnswer;
+  holder?: string;
+}
+
+/** What a forced move of a session's lease found (`acphub sessions move`). */
+export type LeaseMove =
+  { moved: true; from?: string } | { moved: false; holder: string; busy: true };
+
+/** The channel between nodes: requests in a table, their notices by NOTIFY. */
+export interface NodeRequestStore {
+  /** Writes the request (again: nothing) and tells its node. */
+  sendRequest(request: NodeRequest, channel: string): Promise<void>;
+  /** The request, pending until now, is this node's to run: marked running; else undefined. */
+  takeRequest(
+    op: string,
+    nodeId: string,
+  ): Promise<(NodeRequest & { cancelled: boolean }) | undefined>;
+  /** The answer, stored once, and the sender told. */
+  answerRequest(op: string, answer: NodeAnswer, channel: string): Promise<void>;
+  /** How the request stands, and the session's live lease holder. */
+  requestState(op: string): Promise<NodeRequestState | undefined>;
+  /** The requests for this node nobody took yet (a notice lost with the LISTEN connection). */
+  pendingRequests(nodeId: string): Promise<string[]>;
+  /** The sender gave up waiting (the client cancelled): the runner is told. */
+  cancelRequest(op: string, channel: string): Promise<void>;
+  /** A request nobody took yet will never run (its runner died): true when this call made it so. */
+  abandonRequest(op: string): Promise<boolean>;
+  /** The sender read the answer: the row goes. */
+  forgetRequest(op: string): Promise<void>;
+  /** Deletes answered requests older than `answeredMs` and any older than `maxAgeMs`. */
+  sweepRequests(answeredMs: number, maxAgeMs: number): Promise<number>;
+  /** Gives an idle session's lease to `nodeId` (a live node), whoever held it. */
+  moveLease(
+    sessionId: string,
+    nodeId: string,
+    leaseMs: number,
+  ): Promise<LeaseMove>;
+  /** Marks the node draining: other nodes take its idle sessions rather than route to it. */
+  setDraining(nodeId: string): Promise<void>;
+}
+
+export interface ClusterStore extends NodeRequestStore {
   /** The per-user counts behind quotas, shared by every node (issue 37). */
   readonly quotas: QuotaStore;
   /** Writes as cluster node `nodeId` from now on: a session another node holds is not written. */
@@ -60,7 +128,7 @@ export interface ClusterStore {
     leaseMs: number,
     retryMs: number,
   ): Promise<Set<string>>;
-  /** Takes a session's lease when free, lapsed or this node's; for a turn also when idle. */
+  /** Takes a session's lease when free, lapsed, this node's, or a draining node's idle one. */
   claimLease(claim: LeaseClaim): Promise<Claim>;
   /**
    * The turn the node ran ended: the lease stays, no longer busy (a lost connection retried for

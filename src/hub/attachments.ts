@@ -18,6 +18,8 @@ export interface HubClient {
   name?: string;
   /** Who opened the connection (issue 22); none: a single-user hub (everything allowed). */
   readonly user?: HubUser;
+  /** A request another node carried here (issue 37): checked and audited there, never attached. */
+  readonly routed?: boolean;
   /** Queues a notification; never blocks the relay (a slow client is disconnected).
    *  A replay (`catchUp`) is bounded by the ledger's caps instead of the queue bound. The note
    *  is shared by every client it goes to (its frame is built once). */

@@ -1,10 +1,15 @@
 // The hub's side of a cluster's lease (the SessionRunner port): a turn claims its session first,
-// a session held by another node is only watched here, and a session this node lost is given up.
-// Without a runner every claim is this process's and nothing here waits.
+// a request for a session another live node runs is carried there and answered from there
+// (issue 37: the agent stays warm where it runs), a session held by another node is only
+// watched here, and a session this node lost is given up. Without a runner every claim is this
+// process's and nothing here waits.
+import { RequestError } from "@agentclientprotocol/sdk";
 import { turnRunning } from "../engine/turn-gate.js";
+import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import type { Gateway } from "../engine/gateway.js";
 import type { LedgerPort } from "../engine/ports.js";
+import type { HubClient } from "./attachments.js";
 import type { GatewayPool } from "./gateway-pool.js";
 import type { RunningTurns } from "./running-turns.js";
 import type { Claim, SessionRunner } from "./runner.js";
@@ -14,6 +19,27 @@ type Params = Record<string, unknown>;
 
 /** When this process started: a prompt recorded since was not cut off by its previous run. */
 const STARTED_AT = Date.now();
+/** How many times a request follows its session from node to node before giving up. */
+const MAX_HOPS = 3;
+/** Sessions whose runner elsewhere is remembered (the oldest forgotten past this). */
+const MAX_REMEMBERED_RUNNERS = 10_000;
+
+/** A request that runs here, or on the node that runs its session. */
+export interface PlacedCall {
+  client: HubClient;
+  method: string;
+  params: Params;
+  signal: AbortSignal;
+}
+
+/** Said by a node given a request for a session it no longer runs: the sender decides again. */
+export function notRunner(sessionId: string): HubError {
+  return new HubError(
+    "CLOSED",
+    `this node no longer runs session ${sessionId}: send the request again`,
+    { retryable: true, details: { reroute: true } },
+  );
+}
 
 /** What the claims read and act on. */
 export interface ClusterClaimsDeps {
@@ -28,16 +54,19 @@ export interface ClusterClaimsDeps {
   interruptedSettled: (sessionId: string) => Promise<void>;
 }
 
-/** What a turn's claim on the lease found: this call took it, or another live node runs it. */
+/** What a claim on the lease found: this call took it, or another live node runs it. */
 export interface LeaseAnswer {
   took: boolean;
-  /** The node running the session's turn: the gate refuses the prompt naming it. */
+  /** The live node that runs the session: the request is carried there. */
   runsOn?: string;
 }
 
 export class ClusterClaims {
   /** Sessions whose turn cut off before this process started was looked for (one process). */
   private readonly checked = new Set<string>();
+  /** The node last found running each session elsewhere: the next request goes straight there
+   *  (no claim first); a node that no longer runs it sends it back, and the claim decides. */
+  private readonly runsOn = new Map<string, string>();
 
   constructor(private readonly deps: ClusterClaimsDeps) {}
 
@@ -105,11 +134,99 @@ export class ClusterClaims {
       );
   }
 
-  // In a cluster the session comes here first when idle (a mode or setting is the agent's).
-  async bringHere(sessionId: string): Promise<void> {
-    const lease = await this.claimTurn(sessionId);
-    if (lease.runsOn !== undefined) throw turnRunning(sessionId, lease.runsOn);
-    if (lease.took) await this.deps.runner?.turnEnded(sessionId);
+  /**
+   * Where a request for the session runs: here when its lease is free, lapsed or this node's
+   * (for a turn: claimed busy), else it is carried to the live node that runs the session and
+   * answered from there. A request carried here is never carried on.
+   */
+  async claimOrRoute(
+    sessionId: string,
+    call: PlacedCall,
+    turn: boolean,
+  ): Promise<LeaseAnswer | { answer: unknown }> {
+    for (let hop = 1; ; hop++) {
+      const known = hop === 1 ? this.runsOn.get(sessionId) : undefined;
+      const lease = known
+        ? { took: false, runsOn: known }
+        : turn
+          ? await this.claimTurn(sessionId)
+          : await this.place(sessionId);
+      if (lease.runsOn === undefined) {
+        this.runsOn.delete(sessionId);
+        return lease;
+      }
+      if (call.client.routed) throw notRunner(sessionId);
+      this.remember(sessionId, lease.runsOn);
+      const routed = await this.route(sessionId, lease.runsOn, call);
+      if (routed) return routed;
+      this.runsOn.delete(sessionId);
+      if (hop >= MAX_HOPS)
+        throw new HubError(
+          "CLOSED",
+          `session ${sessionId} moved between nodes while the request was carried: send it again`,
+          { retryable: true },
+        );
+    }
+  }
+
+  // Remembers where a session runs, bounded (a Map keeps insertion order: the oldest goes).
+  private remember(sessionId: string, node: string): void {
+    this.runsOn.delete(sessionId);
+    this.runsOn.set(sessionId, node);
+    if (this.runsOn.size > MAX_REMEMBERED_RUNNERS)
+      this.runsOn.delete(this.runsOn.keys().next().value!);
+  }
+
+  // The lease for a request that is no turn: taken when free, lapsed or ours (never busied).
+  private async place(sessionId: string): Promise<LeaseAnswer> {
+    const runner = this.deps.runner;
+    if (!runner || this.deps.running.has(sessionId)) return { took: false };
+    const claim = await runner.claim(sessionId, false);
+    if (!claim.held) return { took: false, runsOn: claim.holder };
+    if (claim.interrupted) await this.deps.endInterrupted(sessionId);
+    return { took: false };
+  }
+
+  // Carries the request to `node`: its answer (an error as the node gave it), undefined when
+  // that node no longer runs the session, or, if the node died while it ran, the outcome here.
+  private async route(
+    sessionId: string,
+    node: string,
+    { client, method, params, signal }: PlacedCall,
+  ): Promise<{ answer: unknown } | undefined> {
+    const user = client.user;
+    const call = { sessionId, method, params, ...(user ? { user } : {}) };
+    const outcome = await this.deps.runner!.route(node, call, signal);
+    if ("reroute" in outcome) return undefined;
+    if ("lost" in outcome) {
+      this.runsOn.delete(sessionId);
+      return { answer: await this.lost(sessionId, method, outcome.lost) };
+    }
+    if (outcome.answer.reroute) return undefined;
+    const { error, result } = outcome.answer;
+    if (error) throw new RequestError(error.code, error.message, error.data);
+    return { answer: result };
+  }
+
+  // The node running the request died (its lease lapsed) before answering: a prompt's turn is
+  // ended here as interrupted (the session moves here, as a takeover does) and answered
+  // `cancelled`; another request's outcome is unknown, and said so.
+  private async lost(
+    sessionId: string,
+    method: string,
+    node: string,
+  ): Promise<Params> {
+    if (method !== "session/prompt")
+      throw new HubError(
+        "CLOSED",
+        `node ${node} stopped while it ran ${method} for session ${sessionId}; its outcome is unknown: send it again`,
+        { retryable: true, details: { node } },
+      );
+    await this.endUnended(sessionId);
+    return {
+      stopReason: "cancelled",
+      _meta: { acphub: { interrupted: true } },
+    };
   }
 
   // Restores the agent when this process may run the session; else the session is only watched

@@ -93,6 +93,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   [M.queueRevoke]: {
     on: ({ hub, client, params }, record) => hub.queue.revoke(client, record.id, params),
   },
+  [M.sessionsMove]: { on: ({ hub, params }, record) => moveSession(hub, record, params["node"]) },
 };
 
 /** True for a request acphub answers itself (a method of its table with a handler). */
@@ -127,6 +128,11 @@ async function callerCheck(
   const id = params["sessionId"];
   if (caller === "sees") return hub.record(id, client);
   if (caller === "attached") return hub.attachedRecord(client, id);
+  if (caller === "admin") {
+    if (client.user && client.user.role !== "admin")
+      throw new HubError("PERMISSION_DENIED", "only an admin may do this");
+    return hub.record(id, client);
+  }
   if (caller !== "owner")
     throw new Error(`a method for ${caller} names no session`);
   const record = await hub.record(id, client);
@@ -138,6 +144,23 @@ async function callerCheck(
 export function sessionHandled(method: string): boolean | undefined {
   const handler = HANDLERS[method];
   return handler && "on" in handler;
+}
+
+// `_acphub/sessions/move`: an idle session's agent to a live node of the cluster (the node
+// named restores it, the one that ran it closes its session there).
+async function moveSession(
+  hub: SessionHub,
+  record: SessionRecord,
+  node: unknown,
+): Promise<unknown> {
+  if (typeof node !== "string" || node === "")
+    throw new HubError("USAGE", "name the node to move the session to");
+  if (!hub.runner)
+    throw new HubError(
+      "USAGE",
+      "this hub is not a cluster node (a PostgreSQL ledger makes it one): nothing to move",
+    );
+  return hub.runner.move(record.id, node);
 }
 
 // `_acphub/whoami`: the connection's user (the built-in admin on a hub without users).

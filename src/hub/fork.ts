@@ -6,6 +6,7 @@
 // and headers are secrets) are copied only into the owner's own fork (issue 34). The fork runs in
 // the forker's own agent process (issue 36).
 import type { Params } from "../protocol/raw.js";
+import type { SessionRecord } from "../engine/ports.js";
 import type { HubClient } from "./attachments.js";
 import type { SessionHub } from "./session-hub.js";
 
@@ -30,10 +31,31 @@ export async function forkOnHub(
     },
     client.user,
   );
-  // The fork is the forker's: it runs in their own agent process (issue 36).
-  const run = await hub.processes.planFor(client.user?.name, parent.agent);
   // The client has the parent's history up to here; it is sent what the fork adds after it.
   const upto = (await hub.ledger.read(parent.id)).at(-1)?.seq ?? 0;
+  // Forked on the node that runs the parent (another node of a cluster answers it from there).
+  const answer = (await hub.hereOrRunner(
+    client,
+    parent,
+    "session/fork",
+    params,
+    new AbortController().signal,
+    () => forkHere(hub, client, parent, params),
+  )) as Params;
+  await hub.catchUp(client, String(answer["sessionId"]), upto);
+  hub.runner?.attached(String(answer["sessionId"]));
+  return answer;
+}
+
+/** The fork itself, on the node that runs the parent: owned by its forker, in the forker's own
+ *  agent process (issue 36), its lease held here. */
+export async function forkHere(
+  hub: SessionHub,
+  client: HubClient,
+  parent: SessionRecord,
+  params: Params,
+): Promise<Params> {
+  const run = await hub.processes.planFor(client.user?.name, parent.agent);
   const own = await ownsParent(hub, client, parent.id);
   const answer = await hub.processes.using(run, async (gateway) => {
     // Another user's session is never brought into the forker's agent: a ledger copy only.
@@ -44,7 +66,7 @@ export async function forkOnHub(
     const id = String(answer["sessionId"]);
     hub.processes.remember(id, run);
     await hub.access.own(client.user, id);
-    await hub.catchUp(client, id, upto);
+    await hub.runner?.claim(id, false);
     return answer;
   });
   return hub.processes.withRunsAs(String(answer["sessionId"]), answer);

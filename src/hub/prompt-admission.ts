@@ -58,8 +58,9 @@ export async function admitPrompt(
   if (deps.waits?.(record.id, params)) facts.waits = true;
   const quota = quotas ? [quotas.check(client.user)] : [];
   const release = await admit(route.checks(quota), facts);
-  deps.access.note(client.user, "prompt", record.id, {
-    bytes: facts.prompt.bytes,
-  });
+  if (!client.routed)
+    deps.access.note(client.user, "prompt", record.id, {
+      bytes: facts.prompt.bytes,
+    });
   return { facts, gateway, key, release };
 }

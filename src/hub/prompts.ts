@@ -1,7 +1,8 @@
 // session/prompt through the hub: registered for session/cancel on arrival (in the one gate),
 // admitted in one step (prompt-admission.ts), answered from the record when its idempotency key
-// was seen, refused while another turn runs here or on another node (the gate decides), else
-// run on the session's gateway holding the session's turn.
+// was seen, carried to the node that runs the session when another live node does (answered
+// from there), refused while another turn runs here (the gate decides), else run on the
+// session's gateway holding the session's turn.
 import type { TurnGate } from "../engine/turn-gate.js";
 import type { Attachments, HubClient } from "./attachments.js";
 import type { ClusterClaims } from "./cluster-claims.js";
@@ -53,7 +54,7 @@ export class HubPrompts {
       );
       if ("answer" in admission) return admission.answer;
       try {
-        return await this.run(client, admission, scope.signal, signal);
+        return await this.run(client, admission, scope.signal, signal, params);
       } finally {
         admission.release();
       }
@@ -62,19 +63,22 @@ export class HubPrompts {
     }
   }
 
-  // The lease first (in a cluster), then "is a turn running → who owns it → run the prompt"
-  // without an await in between, so a refused prompt changes nothing: not the owner, the
-  // ledger, the title or the idempotency record.
+  // The lease first (in a cluster: or the node that runs the session answers it), then "is a
+  // turn running → who owns it → run the prompt" without an await in between, so a refused
+  // prompt changes nothing: not the owner, the ledger, the title or the idempotency record.
   private async run(
     client: HubClient,
     a: AdmittedPrompt,
     signal: AbortSignal,
     /** The request's own signal (a queued prompt's: not the turn before it's cancel). */
     own: AbortSignal,
+    params: Params,
   ): Promise<Params> {
     const { attachments, running, claims, turns, queue } = this.deps;
     const id = a.facts.record.id;
-    const first = await claims.claimTurn(id);
+    const call = { client, method: "session/prompt", params, signal };
+    const first = await claims.claimOrRoute(id, call, true);
+    if ("answer" in first) return first.answer as Params;
     const live = running.get(id);
     if (live && a.key !== undefined && live.key === a.key) return live.done;
     // The gate's claim, or (asked with queue) a place in the session's line until it is ours.

@@ -48,7 +48,7 @@ export class SessionChecks {
   }
 
   private mustBeAttached(client: HubClient, record: SessionRecord) {
-    if (!this.attachments.isAttached(record.id, client))
+    if (!client.routed && !this.attachments.isAttached(record.id, client))
       throw new HubError(
         "SESSION_NOT_FOUND",
         `session ${record.id} is not open on this connection: session/load or session/resume it first`,

@@ -3,8 +3,9 @@
 // number), the prompting connection tracked for permission requests, and prompts that carry
 // an idempotency key answered from the ledger when they were already run. Its parts: the
 // gateways (gateway-pool.ts), the checks (session-checks.ts), prompts (prompts.ts, with
-// prompt-admission.ts, recorded-prompts.ts and running-turns.ts; the one turn gate), the cluster's lease (cluster-claims.ts) and the
-// turns a stop cut off (interrupted-turns.ts).
+// prompt-admission.ts, recorded-prompts.ts and running-turns.ts; the one turn gate), the
+// cluster's lease and requests carried to a session's node (cluster-claims.ts) and the turns a
+// stop cut off (interrupted-turns.ts).
 import { silentLogger, type Logger } from "../shared/logger.js";
 import type { Gateway } from "../engine/gateway.js";
 import { ledgerWith } from "../engine/events.js";
@@ -90,7 +91,7 @@ export class SessionHub {
   /** The one gate of turns and cancels, shared by every gateway of the hub. */
   private readonly turns = new TurnGate();
   /** What the hub knows of the turns running here (keys, answers, users). */
-  private readonly running = new RunningTurns();
+  readonly running = new RunningTurns();
   private readonly checks: SessionChecks;
   private readonly claims: ClusterClaims;
   private readonly prompts: HubPrompts;
@@ -321,13 +322,71 @@ export class SessionHub {
   }
 
   // Closing a session detaches this connection; the agent's session ends only when nobody
-  // else is attached and no turn that another user drives runs (issue 34: never theirs).
+  // else is attached and no turn another user drives runs (issue 34), on the node running it.
   async closeSession(client: HubClient, params: Params): Promise<Params> {
     const record = await this.record(params["sessionId"], client);
     this.attachments.detach(client, record.id);
     if (this.attachments.attached(record.id).length > 0) return {};
-    if (this.running.drivenByOther(record.id, client.user?.name)) return {};
-    return (await this.processes.enderOf(record)).closeSession(params);
+    const signal = new AbortController().signal;
+    const user = client.user?.name;
+    return this.onRunner(
+      client,
+      record,
+      "session/close",
+      params,
+      signal,
+      (g) =>
+        this.running.drivenByOther(record.id, user)
+          ? {}
+          : g.closeSession(params),
+      (r) => this.processes.enderOf(r),
+    ) as Promise<Params>;
+  }
+
+  // A request about a session on its gateway here, or carried to the live node that runs it.
+  async onRunner(
+    client: HubClient,
+    record: SessionRecord,
+    method: string,
+    params: Params,
+    signal: AbortSignal,
+    here: (gateway: Gateway) => unknown,
+    /** The gateway here: the session's own process (close: the one it is live in). */
+    gatewayOf = (r: SessionRecord) => this.processes.gatewayOf(r),
+  ): Promise<unknown> {
+    return this.hereOrRunner(client, record, method, params, signal, async () =>
+      here(await gatewayOf(record)),
+    );
+  }
+
+  // A request about a session run here, or carried to the live node that runs it.
+  async hereOrRunner(
+    client: HubClient,
+    record: SessionRecord,
+    method: string,
+    params: Params,
+    signal: AbortSignal,
+    here: () => unknown,
+  ): Promise<unknown> {
+    const call = { client, method, params, signal };
+    const placed = await this.claims.claimOrRoute(record.id, call, false);
+    if ("answer" in placed) return placed.answer;
+    return here();
+  }
+
+  /** Who decides where a session's agent runs (a cluster node), if any. */
+  get runner(): SessionRunner | undefined {
+    return this.options.runner;
+  }
+
+  /** Restores the session's agent here (an admin moved the session to this node). */
+  async restoreHere(sessionId: string): Promise<Params> {
+    const record = await this.record(sessionId);
+    const run = await this.processes.openRun(record);
+    return this.processes.using(run, async (gateway) => {
+      this.processes.remember(record.id, run);
+      return this.claims.restoreIfHeld(record.id, gateway);
+    });
   }
 
   async deleteSession(params: Params, client?: HubClient): Promise<Params> {
@@ -342,13 +401,9 @@ export class SessionHub {
     return result;
   }
 
-  /** The gateway that owns a session, for requests relayed to its agent. */
-  async gatewayOf(client: HubClient, sessionId: unknown): Promise<Gateway> {
-    if (sessionId === undefined)
-      return this.gatewayFor(this.options.defaultAgent);
-    const record = await this.attachedRecord(client, sessionId);
-    await this.claims.bringHere(record.id);
-    return this.processes.gatewayOf(record);
+  /** The gateway of the hub's default agent, for requests about no session. */
+  defaultGateway(): Promise<Gateway> {
+    return this.gatewayFor(this.options.defaultAgent);
   }
 
   get liveTurns(): number {

@@ -5,6 +5,7 @@
 import type { AgentApp } from "@agentclientprotocol/sdk";
 import type { HubClient } from "../hub/attachments.js";
 import type { SessionHub } from "../hub/session-hub.js";
+import type { Gateway } from "../engine/gateway.js";
 import { editorMethods } from "../protocol/method-table.js";
 import { methods } from "../protocol/methods.js";
 import { raw, type Params } from "../protocol/raw.js";
@@ -34,11 +35,24 @@ export function registerTableMethods(
   hub: SessionHub,
   client: HubClient,
 ): void {
-  // The gateway of the session named in params, else of the hub's default agent.
-  const gatewayFor = (params: Params) =>
+  // On the gateway of the session named in params (answered by the node of a cluster that runs
+  // it), else of the hub's default agent.
+  const onGateway = async (
+    method: string,
+    params: Params,
+    signal: AbortSignal,
+    call: (gateway: Gateway) => unknown,
+  ) =>
     typeof params["sessionId"] === "string"
-      ? hub.gatewayOf(client, params["sessionId"])
-      : hub.gatewayFor(hub.defaultAgent);
+      ? hub.onRunner(
+          client,
+          await hub.attachedRecord(client, params["sessionId"]),
+          method,
+          params,
+          signal,
+          call,
+        )
+      : call(await hub.defaultGateway());
   for (const entry of editorMethods()) {
     if (entry.kind !== "request" || OWN.has(entry.method)) continue;
     const served = SERVED[entry.method];
@@ -62,12 +76,16 @@ export function registerTableMethods(
         );
       }
       if (entry.handling === "served" && served)
-        return edge(async () =>
-          served(await gatewayFor(params), params, signal),
+        return edge(() =>
+          onGateway(entry.method, params, signal, (g) =>
+            served(g, params, signal),
+          ),
         );
       if (entry.handling === "forwarded")
-        return edge(async () =>
-          (await gatewayFor(params)).forward(entry.method, params, signal),
+        return edge(() =>
+          onGateway(entry.method, params, signal, (g) =>
+            g.forward(entry.method, params, signal),
+          ),
         );
       throw notServed(entry.method, entry.note);
     });

@@ -19,6 +19,8 @@ import { raw, type Params } from "../protocol/raw.js";
 import { edge } from "../protocol/to-request-error.js";
 import { OutboundQueue } from "./outbound-queue.js";
 import { forkOnHub } from "../hub/fork.js";
+import { NOTIFY_PREFIX } from "../hub/routed.js";
+import type { Gateway } from "../engine/gateway.js";
 import { registerTableMethods } from "./connection-table.js";
 import {
   answerOwnRequest,
@@ -255,10 +257,9 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       return edge(async () => {
         agentWideAdminOnly(client.user, method, p);
         await hub.mustDrive(client, p["sessionId"]);
-        return (await hub.gatewayOf(client, p["sessionId"])).forwardUnknown(
-          method,
-          p,
-          signal,
+        const record = await hub.attachedRecord(client, p["sessionId"]);
+        return hub.onRunner(client, record, method, p, signal, (g) =>
+          g.forwardUnknown(method, p, signal),
         );
       });
     })
@@ -268,10 +269,13 @@ function buildApp(o: HubConnectionOptions, conn: Conn) {
       // One about no session reaches the shared agent: an admin's only (issue 34).
       if (agentWide(method, p) && (client.user?.role ?? "admin") !== "admin")
         return;
-      void hub
-        .gatewayOf(client, p?.["sessionId"])
-        .then((g) => g.forwardExtensionNotification(method, params))
-        .catch(() => undefined);
+      void onSessionOrDefault(
+        o.hub,
+        client,
+        `${NOTIFY_PREFIX}${method}`,
+        p,
+        (g) => g.forwardExtensionNotification(method, params),
+      ).catch(() => undefined);
     });
 }
 
@@ -289,6 +293,27 @@ async function extension(
   agentWideAdminOnly(conn.client.user, method, params);
   if (params?.["sessionId"] !== undefined)
     await o.hub.mustDrive(conn.client, params["sessionId"]);
-  const gateway = await o.hub.gatewayOf(conn.client, params?.["sessionId"]);
-  return gateway.forwardExtension(method, params, signal);
+  return onSessionOrDefault(
+    o.hub,
+    conn.client,
+    method,
+    params,
+    (g) => g.forwardExtension(method, params, signal),
+    signal,
+  );
+}
+
+// A request for the agent: about a session, on the node that runs it; else the default agent's.
+async function onSessionOrDefault(
+  hub: SessionHub,
+  client: HubClient,
+  method: string,
+  params: Params | undefined,
+  call: (gateway: Gateway) => unknown,
+  signal = new AbortController().signal,
+): Promise<unknown> {
+  if (params?.["sessionId"] === undefined)
+    return call(await hub.defaultGateway());
+  const record = await hub.attachedRecord(client, params["sessionId"]);
+  return hub.onRunner(client, record, method, params, signal, call);
 }

@@ -22,6 +22,7 @@ export const HUB_METHOD = {
   secretsList: "_acphub/secrets/list",
   secretsRemove: "_acphub/secrets/remove",
   queueRevoke: "_acphub/queue/revoke",
+  sessionsMove: "_acphub/sessions/move",
 } as const;
 
 export type HubMethodName = keyof typeof HUB_METHOD;
@@ -61,6 +62,7 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.sessionUnshare, kind: "request", caller: "owner", params: "{sessionId, user}", result: "{removed}", does: "ends a user's share; their connections are detached; audited" },
   { method: M.sessionGrants, kind: "request", caller: "sees", params: "{sessionId}", result: "{grants}", does: "who has access to the session (refused, -32601, on a hub without users)" },
   { method: M.queueRevoke, kind: "request", caller: "sees", params: "{sessionId, queueId}", result: "{queueId, revoked}", does: "revokes a queued prompt before it runs: by its author, the session's owner or an admin; audited" },
+  { method: M.sessionsMove, kind: "request", caller: "admin", params: "{sessionId, node}", result: "{sessionId, node, from?}", does: "moves an idle session's agent to a live node of a cluster (admins); refused while a turn runs" },
   { method: M.sessionState, kind: "notification", caller: "watchers", params: "{sessionId, running, stopReason?, error?}", result: "", does: "a turn started or ended (and an ended turn's `interrupted`, `node`), to the watching clients attached to it" },
   { method: M.sessionsChanged, kind: "notification", caller: "watchers", params: "{sessionId, running, state, askedOf?, title?}", result: "", does: "a session was created, renamed, prompted, finished, shared or deleted, to every watching client that may see it" },
   { method: M.usersRole, kind: "request", caller: "admin", params: "{name, role}", result: "{name, role, previous}", does: "changes a user's role in place (token, shares, limits kept), as `acphub users role` does; audited" },

@@ -51,9 +51,10 @@ export function clusterFixture() {
       id: string,
       leaseMs = 2000,
       heartbeatMs?: number,
+      agentFlags: string[] = [],
     ): Promise<ClusterNode> {
       const home = tempDir();
-      mockConfig(home, [], { cluster: { leaseMs, heartbeatMs } });
+      mockConfig(home, agentFlags, { cluster: { leaseMs, heartbeatMs } });
       const h = await startHub(home, ["--node-id", id], {
         ACPHUB_LEDGER_URL: url,
         ACPHUB_TOKEN: CLUSTER_TOKEN,

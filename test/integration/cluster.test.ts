@@ -1,6 +1,7 @@
 // Several real `acphub serve` processes on one real PostgreSQL (issue 23): a session made on node
 // A is watched live from node B mid-turn (every update once, in order, same seq); a prompt sent
-// to B for A's idle session runs on B and streams to B's client (and live to A's); after kill -9
+// to B for A's idle session runs on A (issue 37: carried to the node that runs it, the agent
+// stays) and streams to B's client (and live to A's); after kill -9
 // of A a prompt on B takes A's session over and ends end_turn with the context restored; and
 // `acphub nodes list` tells which nodes are up and what each runs.
 import { afterEach, describe, expect, it } from "vitest";
@@ -117,7 +118,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     });
   });
 
-  it("a prompt sent to B for A's idle session runs on B, streams to B's client and live to A's", async () => {
+  it("a prompt sent to B for A's idle session runs on A (no restore), streams to B's client and live to A's", async () => {
     const url = await cluster.database();
     const a = await node(url, "node-a");
     const b = await node(url, "node-b");
@@ -141,17 +142,17 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     });
     expect(result).toMatchObject({ stopReason: "end_turn" });
     const reply = JSON.stringify(onB.updates(sessionId).slice(before));
-    expect(reply).toContain("This session was restored"); // B's agent was primed
-    expect(reply).toContain("from A");
+    expect(reply).toContain("and then B?");
+    expect(reply).not.toContain("This session was restored"); // A's agent, warm
     await until(() =>
       JSON.stringify(onA.updates(sessionId)).includes("and then B?"),
     );
     const last = (c: HubTestClient) => c.updates(sessionId).map(seqOf).at(-1);
     await until(() => last(onA) === last(onB));
     const listed = await nodes(a.home, url);
-    expect(listed.find((n) => n.id === "node-b")?.sessions).toBe(1);
-    expect(listed.find((n) => n.id === "node-a")?.sessions).toBe(0);
-    // A cancel sent to A for the turn B runs reaches B.
+    expect(listed.find((n) => n.id === "node-b")?.sessions).toBe(0);
+    expect(listed.find((n) => n.id === "node-a")?.sessions).toBe(1);
+    // A cancel sent to A for the turn B's client started (it runs on A) ends it.
     const long = onB.agent.request("session/prompt", {
       sessionId,
       prompt: text(steps({ text: "long on B " }, { sleep: 60_000 })),
@@ -277,7 +278,7 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     expect((await nodes(b.home, url)).map((n) => n.id)).toEqual(["node-b"]);
   }, 90_000);
 
-  it("three nodes: a turn prompted on C for A's session reaches the clients on A and B, same seqs", async () => {
+  it("three nodes: a turn prompted on C for A's session runs on A and reaches the clients on A, B and C, same seqs", async () => {
     const url = await cluster.database();
     const [a, b, c] = [
       await node(url, "node-a"),
@@ -312,22 +313,22 @@ describe("acphub serve nodes on one PostgreSQL", () => {
         .filter(isAgentChunk)
         .map(seqOf)
         .filter((seq) => seq > 0); // an unstored notice (no seq) is live only
-    // The other nodes read C's turn from the ledger: a read after the turn's compaction gets
-    // its later chunks merged into one update at the last one's seq. So each node's chunks carry
-    // seqs C's clients saw, in order, ending at the same one, with the same text.
-    for (const x of [onA, onB]) {
+    // The turn ran on A; the other nodes read it from the ledger: a read after the turn's
+    // compaction gets its later chunks merged into one update at the last one's seq. So each
+    // node's chunks carry seqs A's clients saw, in order, ending at the same one, same text.
+    for (const x of [onB, onC]) {
       const seqs = agentSeqs(x);
-      expect(seqs.every((seq) => agentSeqs(onC).includes(seq))).toBe(true);
+      expect(seqs.every((seq) => agentSeqs(onA).includes(seq))).toBe(true);
       expect(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1]!)).toBe(true);
-      expect(seqs.at(-1)).toBe(agentSeqs(onC).at(-1));
+      expect(seqs.at(-1)).toBe(agentSeqs(onA).at(-1));
     }
     expect(said(onB, sessionId)).toMatch(/^on A .*on C $/s);
     expect(said(onA, sessionId)).toBe(said(onB, sessionId));
     const listed = await nodes(a.home, url);
     expect(listed.map((n) => [n.id, n.sessions])).toEqual([
-      ["node-a", 0],
+      ["node-a", 1],
       ["node-b", 0],
-      ["node-c", 1],
+      ["node-c", 0],
     ]);
   }, 120_000);
 });

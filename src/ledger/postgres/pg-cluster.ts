@@ -1,7 +1,8 @@
 // The cluster's store in the PostgreSQL ledger (contracts/cluster-store.ts): the SQL of the
 // nodes and leases (tables of schemas 5–6 in pg-schema.ts) and of the questions every node may
 // answer (acphub_questions, issue 37) over the ledger's retrying pool, and messages between
-// nodes over its one LISTEN connection. Times are the database's clock.
+// nodes over its one LISTEN connection; requests carried to a session's runner are
+// pg-requests.ts's, quotas pg-quotas.ts's. Times are the database's clock.
 import type pg from "pg";
 import type {
   Claim,
@@ -14,6 +15,7 @@ import type {
 import type { PgConnection } from "./pg-connection.js";
 import type { PgListener } from "./pg-listen.js";
 import { DROP_NODE_HOLDS, pgQuotaStore } from "./pg-quotas.js";
+import { pgRequestStore } from "./pg-requests.js";
 
 /** The database's clock in ms. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -27,6 +29,7 @@ export function pgClusterStore(
   fenceAs: (nodeId: string) => void,
 ): ClusterStore {
   return {
+    ...pgRequestStore(db),
     fenceAs,
     registerNode: (nodeId, url) => registerNode(db, nodeId, url),
     heartbeat: (nodeId, leaseMs, retryMs) =>
@@ -55,7 +58,7 @@ export function pgClusterStore(
 async function registerNode(db: Db, id: string, url: string): Promise<void> {
   await db.query(
     `INSERT INTO acphub_nodes (id, url, started, heartbeat) VALUES ($1, $2, ${NOW_MS}, ${NOW_MS})
-     ON CONFLICT (id) DO UPDATE SET url = $2, started = ${NOW_MS}, heartbeat = ${NOW_MS}`,
+     ON CONFLICT (id) DO UPDATE SET url = $2, started = ${NOW_MS}, heartbeat = ${NOW_MS}, draining = FALSE`,
     [id, url],
   );
   await db.query("UPDATE acphub_leases SET expires = 0 WHERE node_id = $1", [
@@ -98,7 +101,9 @@ function claimLease(db: PgConnection, claim: LeaseClaim): Promise<Claim> {
   });
 }
 
-// The claim's upsert (a session that does not exist gets no lease: the foreign key).
+// The claim's upsert (a session that does not exist gets no lease: the foreign key). Another
+// live node's lease is taken only when that node drains and the session is idle there: a request
+// for a session another node runs is carried to it (issue 37), the session stays.
 async function upsertLease(
   db: Pick<pg.PoolClient, "query">,
   { sessionId, nodeId, leaseMs, turn }: LeaseClaim,
@@ -113,7 +118,8 @@ async function upsertLease(
        WHERE EXISTS (SELECT 1 FROM acphub_sessions WHERE id = $1)
      ON CONFLICT (session_id) DO UPDATE SET node_id = $2, expires = ${NOW_MS} + $3,
        busy = CASE WHEN $4 THEN TRUE WHEN l.node_id = $2 THEN l.busy ELSE FALSE END
-       WHERE l.node_id = $2 OR l.expires < ${NOW_MS} OR ($4 AND NOT l.busy)
+       WHERE l.node_id = $2 OR l.expires < ${NOW_MS} OR (NOT l.busy AND EXISTS
+         (SELECT 1 FROM acphub_nodes n WHERE n.id = l.node_id AND n.draining))
      RETURNING (SELECT busy AND expires < ${NOW_MS} FROM prev) AS interrupted,
        (SELECT node_id FROM prev) AS ran_on`,
     [sessionId, nodeId, leaseMs, turn],

@@ -75,7 +75,26 @@ const MIGRATIONS: string[] = [
   usageTableSql("acphub_usage", "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"),
   // 9 (issue 36): each hub user's secrets, sealed with a key the ledger never holds.
   secretsSchemaSql("acphub_"),
-  // 11 (issue 37; the integrator renumbers): permission questions open to every node of a
+  // 10 (issue 37): requests for a session carried to the node that runs it (one row per
+  // operation id: a retry finds it, never runs it twice; deleted once answered, old ones swept),
+  // and a draining node, whose idle sessions other nodes take instead of routing to it.
+  `CREATE TABLE acphub_requests (
+     op_id TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     from_node TEXT NOT NULL,
+     to_node TEXT NOT NULL,
+     method TEXT NOT NULL,
+     params TEXT NOT NULL,
+     caller TEXT,
+     state TEXT NOT NULL DEFAULT 'pending',
+     cancelled BOOLEAN NOT NULL DEFAULT FALSE,
+     answer TEXT,
+     created BIGINT NOT NULL,
+     answered BIGINT
+   );
+   CREATE INDEX acphub_requests_created ON acphub_requests (created);
+   ALTER TABLE acphub_nodes ADD COLUMN draining BOOLEAN NOT NULL DEFAULT FALSE;`,
+  // 11 (issue 37): permission questions open to every node of a
   // cluster: asked by the node running the turn, claimed by the first answer on any node
   // (`answer` set once), deleted once the asking node took the answer or the question ended.
   // `held_until`: another node asks its clients until then (renewed by its heartbeat).
@@ -92,7 +111,7 @@ const MIGRATIONS: string[] = [
    );
    CREATE INDEX acphub_questions_session ON acphub_questions (session_id);
    CREATE INDEX acphub_questions_node ON acphub_questions (node_id);`,
-  // 12 (issue 37; c-count): per-user quota counts a cluster shares — holds owned by the node
+  // 12 (issue 37): per-user quota counts a cluster shares — holds owned by the node
   // that took them, the prompts of each user's last window (pg-quotas.ts).
   QUOTA_SCHEMA_SQL,
 ];
