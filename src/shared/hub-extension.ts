@@ -30,7 +30,7 @@ export type HubMethod = (typeof HUB_METHOD)[HubMethodName];
 
 /** Who may call a request, checked once before its handler runs (hub/extension-handlers.ts):
  *  anyone connected; a user who may see the session; one with the session open on this
- *  connection; the session's owner or an admin; an admin only (a method about no session). A
+ *  connection; the session's owner or an admin; an admin only (about a session or none). A
  *  notification says whom the hub tells. */
 export type HubCaller =
   "anyone" | "sees" | "attached" | "owner" | "admin" | "watchers";

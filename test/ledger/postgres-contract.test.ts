@@ -32,7 +32,14 @@ describe("PostgreSQL ledger contract", () => {
     async downgradeUsage(where) {
       const client = new pg.Client({ connectionString: where });
       await client.connect();
-      await client.query("DROP TABLE acphub_usage, acphub_user_secrets");
+      // Everything after schema 7: usage (8), secrets (9), requests between nodes (10),
+      // questions (11), quota counts (12).
+      await client.query(
+        `DROP TABLE acphub_usage, acphub_user_secrets, acphub_requests, acphub_questions,
+           acphub_quota_holds, acphub_quota_prompts;
+         DROP FUNCTION acphub_quota_hold, acphub_quota_take;
+         ALTER TABLE acphub_nodes DROP COLUMN draining;`,
+      );
       await client.query("UPDATE acphub_schema SET version = 7");
       await client.end();
     },
