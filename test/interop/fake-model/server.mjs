@@ -13,10 +13,11 @@ import { plan, replyTokens } from "./script.mjs";
 import { toolCallFor } from "./tools.mjs";
 
 /**
- * @typedef {{ method: string, path: string, status: number, api?: string, model?: string, context?: string[], tools?: string[], action?: string, error?: string, aborted?: boolean }} LogLine
+ * @typedef {{ method: string, path: string, status: number, key?: string, api?: string, model?: string, context?: string[], tools?: string[], action?: string, error?: string, aborted?: boolean }} LogLine
  *   `aborted`: the client went away before the answer was complete (a cancelled turn).
  *   `model`: the model the agent asked for; `context`: the `[[reply TOKEN]]` tokens of every
- *   prompt in the conversation it sent (which turns the model was given).
+ *   prompt in the conversation it sent (which turns the model was given); `key`: the API key the
+ *   request carried (`x-api-key`, or `Authorization: Bearer`), to tell whose agent asked.
  * @typedef {{ url: string, port: number, log: LogLine[], unknown: () => LogLine[], close: () => Promise<void> }} FakeModel
  */
 
@@ -53,6 +54,14 @@ function routeOf(path) {
   if (clean.endsWith("/v1/models") || clean.endsWith("/models"))
     return "models";
   return Object.keys(APIS).find((k) => clean.endsWith(k));
+}
+
+// The API key a request carries: Anthropic's header, or OpenAI's bearer token.
+function apiKeyOf(headers) {
+  const header = headers["x-api-key"];
+  if (typeof header === "string") return header;
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? "");
+  return bearer?.[1];
 }
 
 // One model request: parse it, decide what the script says, answer in the API's shape.
@@ -107,6 +116,8 @@ export async function startFakeModel(opts = {}) {
     const route = routeOf(req.url ?? "");
     /** @type {LogLine} */
     const line = { method: req.method ?? "", path: req.url ?? "", status: 200 };
+    const key = apiKeyOf(req.headers);
+    if (key) line.key = key;
     log.push(line);
     res.on("close", () => {
       if (!res.writableFinished) line.aborted = true;
