@@ -223,9 +223,10 @@ export class ClusterClaims {
         { retryable: true, details: { node } },
       );
     await this.endUnended(sessionId);
+    // As a re-sent prompt's answer from the ledger says it (recorded-prompts.ts).
     return {
       stopReason: "cancelled",
-      _meta: { acphub: { interrupted: true } },
+      _meta: { acphub: { interrupted: true, outcome: "unknown", ranOn: node } },
     };
   }
 

@@ -1,8 +1,8 @@
 // Issue 37, queued prompts in a cluster: the line lives on the node that runs the turn. A prompt
 // queued on A while A's turn runs is shown to a client on B (through the ledger's feed), runs on
 // A after the turn — the lease stays A's between them, so no other node takes the session and the
-// agent is not restored — and a revoke on A is shown on B. Until requests are routed to the
-// runner node, a queued prompt sent to B gets the retryable busy answer naming A.
+// agent is not restored — and a revoke on A is shown on B. A queued prompt sent to B is carried
+// to A, the runner, and waits in A's line like the others.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
@@ -31,7 +31,7 @@ async function kinds(url: string, sessionId: string): Promise<string[]> {
 }
 
 describe("queued prompts in a cluster", () => {
-  it("queued on A, shown on B, run on A after the turn; revoked on A, shown on B; B's queue:true is refused naming A", async () => {
+  it("queued on A, shown on B, run on A after the turn; revoked on A, shown on B; B's queue:true is carried to A and queued there", async () => {
     const url = await cluster.database();
     const a = await node(url, "node-a");
     const b = await node(url, "node-b");
@@ -71,15 +71,12 @@ describe("queued prompts in a cluster", () => {
         .map((u) => (u["_meta"] as Meta | undefined)?.acphub?.[kind])
         .filter((q) => q !== undefined);
     await until(() => seen("queued").length === 2);
-    await expect(
-      onB.agent.request("session/prompt", {
-        sessionId,
-        prompt: text("from b"),
-        _meta: queue,
-      }),
-    ).rejects.toMatchObject({
-      data: { code: "PROMPT_IN_FLIGHT", retryable: true, node: "node-a" },
+    const fromB = onB.agent.request<Record<string, unknown>>("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "queued-on-b" })),
+      _meta: queue,
     });
+    await until(() => seen("queued").length === 3);
     const second = seen("queued")[1]!.queueId!;
     await other.agent.request("_acphub/queue/revoke", {
       sessionId,
@@ -92,11 +89,13 @@ describe("queued prompts in a cluster", () => {
     writeFileSync(gate, "");
     await turn;
     expect(await queued).toMatchObject({ stopReason: "end_turn" });
+    expect(await fromB).toMatchObject({ stopReason: "end_turn" });
     await until(() =>
-      JSON.stringify(onB.updates(sessionId)).includes("queued-on-a"),
+      JSON.stringify(onB.updates(sessionId)).includes("queued-on-b"),
     );
     expect(seen("dequeued").map((d) => d.reason)).toEqual([
       "revoked",
+      "started",
       "started",
     ]);
     expect(await kinds(url, sessionId)).not.toContain("restore");
@@ -105,7 +104,11 @@ describe("queued prompts in a cluster", () => {
         "prompt",
         "prompt_queued",
         "prompt_queued",
+        "prompt_queued",
         "prompt_dequeued",
+        "turn_end",
+        "prompt_dequeued",
+        "prompt",
         "turn_end",
         "prompt_dequeued",
         "prompt",

@@ -92,6 +92,8 @@ describe("acphub serve nodes on one PostgreSQL", () => {
     gates[0]!();
     // B sees "two" while the turn waits at the second question on A: live, not replayed.
     await until(() => said(onB, sessionId).includes("two "));
+    // The second question reaches A's client through the cluster's questions (issue 37).
+    await until(() => gates.length === 2);
     expect(gates.length).toBe(2);
     gates[1]!();
     expect(await turn).toMatchObject({ stopReason: "end_turn" });

@@ -19,6 +19,7 @@ import {
   type RunningHub,
 } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
+import { interruptedNotice } from "../../src/hub/interrupted-turns.js";
 
 const editors = editorTracker();
 const fx = hubFixture();
@@ -203,14 +204,14 @@ describe("acphub serve", () => {
     const stopped = [c2, c3].flatMap((c) =>
       c
         .updates(sessionId)
-        .filter((u) => JSON.stringify(u).includes("the hub stopped while")),
+        .filter((u) => JSON.stringify(u).includes("outcome unknown")),
     );
     const marked = expect.objectContaining({
       update: {
         sessionUpdate: "agent_message_chunk",
         content: {
           type: "text",
-          text: "\n[acphub] the hub stopped while this turn ran; it ended as cancelled\n",
+          text: `\n[acphub] ${interruptedNotice(undefined)}\n`,
         },
       },
       _meta: {
