@@ -20,6 +20,7 @@ import {
 import type { Quotas } from "../hub/quotas.js";
 import { filterEnv } from "../shared/env-filter.js";
 import { HubError } from "../shared/errors.js";
+import { secretRefs } from "../shared/secrets.js";
 import { USER_NAME_PATTERN } from "../shared/user-names.js";
 
 export interface AgentRunsOptions {
@@ -99,11 +100,27 @@ async function launchFor(
   const configEnv = { ...o.config.agents?.[agent]?.env };
   const added = await secretsOf(o, who.name, agent, configEnv, lenient);
   if (who.role === "admin")
-    return { ...resolved, env: { ...resolved.env, ...added } };
+    return {
+      ...resolved,
+      env: withoutSecretRefs({ ...resolved.env, ...added }),
+    };
   const base = filterEnv(process.env);
   for (const name of OPERATOR_DIRS) delete base[name];
   const HOME = homeOf(o.stateDir, who.name);
-  return { ...resolved, env: { ...base, ...configEnv, ...added, HOME } };
+  const env = { ...base, ...configEnv, ...added, HOME };
+  return { ...resolved, env: withoutSecretRefs(env) };
+}
+
+// A `${secret:NAME}` still unresolved (a request about no session, whose user lacks it: only the
+// agent's capabilities are asked) is left out rather than passed on as text.
+function withoutSecretRefs(
+  env: Record<string, string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      ([, value]) => secretRefs({ value }).length === 0,
+    ),
+  );
 }
 
 // What the secrets port adds; for a request about no session (`lenient`), nothing when it refuses.
