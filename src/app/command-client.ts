@@ -2,6 +2,7 @@
 // hub answers. Reaching the hub and opening the session fit in the command's deadline, else in
 // DEFAULT_HUB_WAIT_MS; a new `run` session's agent starts before the rest of acphub loads.
 import type { LoadedConfig } from "../config/load.js";
+import type { PermissionMode } from "../config/schema.js";
 import type { GlobalOptions } from "./context.js";
 import {
   DEFAULT_HUB_WAIT_MS,
@@ -12,6 +13,18 @@ import {
 import type { LocalClient, LocalClientOptions } from "./local-client.js";
 import { mockNoticeOnce } from "./mock-notice.js";
 import { prespawnAgent, type AgentProcess } from "./prespawn.js";
+import { workingDir } from "./working-dir.js";
+
+/** What `run` and `chat` are told on their command line about the session they open. */
+export interface SessionFlags extends GlobalOptions {
+  agent?: string;
+  cwd?: string;
+  session?: string;
+  permissions?: PermissionMode;
+  /** A running hub to use instead of spawning the agent here. */
+  hub?: string;
+  tokenFile?: string;
+}
 
 export interface CommandClientOptions extends Omit<
   LocalClientOptions,
@@ -26,6 +39,23 @@ export interface CommandClientOptions extends Omit<
   prespawn?: boolean;
   /** Told the "no agent configured" notice, the first time in this state folder. */
   mockNotice?: (text: string) => void;
+}
+
+// The client options those flags say: --cwd checked (it must exist), --permissions over the
+// config's mode over the command's own default.
+export function fromFlags(
+  loaded: LoadedConfig,
+  o: SessionFlags,
+  mode: PermissionMode,
+) {
+  return {
+    agent: o.agent,
+    hub: o.hub,
+    tokenFile: o.tokenFile,
+    sessionId: o.session,
+    cwd: workingDir(o.cwd),
+    mode: o.permissions ?? loaded.config.permissions?.mode ?? mode,
+  };
 }
 
 // Opens the client; acphub's notices about it (a missing sandbox) go to `render` at once.

@@ -1,7 +1,8 @@
-// What `acphub config show | validate` ask: the effective config with secrets masked and the
-// defaults filled in, and whether a config file is valid.
-import { readFileSync } from "node:fs";
+// What `acphub config path | show | validate` ask: where the config file is, the effective config
+// with secrets masked and the defaults filled in, and whether a config file is valid.
+import { existsSync, readFileSync } from "node:fs";
 import { parseConfig } from "../config/load.js";
+import { resolvePaths } from "../config/paths.js";
 import { HubError } from "../shared/errors.js";
 import { SecretMasker } from "../shared/secrets.js";
 import type { GlobalOptions } from "./context.js";
@@ -22,6 +23,14 @@ function masked(config: Record<string, unknown>): Record<string, unknown> {
   return SecretMasker.fromEnv(process.env).maskValue(
     copy as Record<string, unknown>,
   );
+}
+
+// Where the config file (given by --config, else the default one) and the state folder are,
+// and whether the file exists yet.
+export function configLocation(config: string | undefined) {
+  const paths = resolvePaths(process.env, config);
+  const exists = existsSync(paths.configFile);
+  return { config: paths.configFile, exists, state: paths.stateDir };
 }
 
 // The effective config: the file (if any), the merged values, the keys that are defaults.

@@ -3,7 +3,7 @@
 // stderr; stdout carries only protocol frames. Each loads only what it uses (start-up).
 import { cliContext, type GlobalOptions } from "../app/context.js";
 import type { StdioAcp } from "../app/acp.js";
-import { workingDir } from "./cwd.js";
+import { workingDir } from "../app/working-dir.js";
 import { fail } from "./guard.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 

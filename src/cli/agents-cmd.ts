@@ -1,12 +1,9 @@
 // `acphub agents list`: what would launch (`agents doctor` is in agents-doctor.ts).
 import { agentRows } from "../app/agent-list.js";
-import type { GlobalOptions } from "../app/context.js";
-import { out, withContext } from "./guard.js";
+import { out, withContext, type JsonOptions } from "./guard.js";
 import type { ExitCode } from "./exit-codes.js";
 
-export function agentsList(
-  options: GlobalOptions & { json?: boolean },
-): Promise<ExitCode> {
+export function agentsList(options: JsonOptions): Promise<ExitCode> {
   return withContext(options, (ctx) => {
     const rows = agentRows(ctx.config);
     if (options.json) return out(JSON.stringify(rows) + "\n");

@@ -1,6 +1,6 @@
 // `acphub agents doctor`: the check of an agent (app/agent-doctor.ts) shown as it goes, or,
 // with --json, the same report as one JSON object (docs/cli.md).
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import { cliContext } from "../app/context.js";
 import {
   checkAgent,
   doctorReport,
@@ -8,12 +8,12 @@ import {
   type DoctorStep,
 } from "../app/agent-doctor.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import { fail, type JsonOptions } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
 export async function agentsDoctor(
   name: string | undefined,
-  options: GlobalOptions & { json?: boolean },
+  options: JsonOptions,
 ): Promise<ExitCode> {
   let started;
   try {

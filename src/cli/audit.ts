@@ -1,17 +1,15 @@
 // `acphub audit [--since WHEN] [--user NAME] [--json]`: what the hub's users did (prompts,
 // cancels, settings, shares, logins, user changes), from the ledger's audit log.
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import { cliContext } from "../app/context.js";
 import { readAuditLog } from "../app/audit-log.js";
 import type { AuditEntry } from "../contracts/users.js";
 import { sinceOf } from "../app/since.js";
 import type { ExitCode } from "./exit-codes.js";
-import { guarded, out } from "./guard.js";
-import { inertJson, safeText } from "./tty/safe-text.js";
+import { guarded, outList, type JsonOptions } from "./guard.js";
 
-export interface AuditOptions extends GlobalOptions {
+export interface AuditOptions extends JsonOptions {
   since?: string;
   user?: string;
-  json?: boolean;
 }
 
 function line(e: AuditEntry): string {
@@ -24,8 +22,6 @@ export function auditCommand(o: AuditOptions): Promise<ExitCode> {
   return guarded(async () => {
     const since = sinceOf(o.since);
     const entries = await readAuditLog(cliContext(o), { since, user: o.user });
-    if (o.json) out(`${inertJson(entries)}\n`);
-    else if (entries.length === 0) out("no audit entries\n");
-    else for (const e of entries) out(safeText(line(e)));
+    outList(o.json, entries, "no audit entries\n", line);
   });
 }

@@ -2,14 +2,15 @@
 // as it happens; Ctrl-C once cancels the running turn, twice exits; slash commands for acphub
 // and the agent. With stdin not a terminal, each input line is one turn, rendered plainly.
 import { createInterface } from "node:readline";
-import type { PermissionMode } from "../config/schema.js";
 import { errorMessage } from "../shared/errors.js";
 import { chatHistory } from "../app/chat-history.js";
-import type { GlobalOptions } from "../app/context.js";
 import { loadCliConfig } from "../app/load-config.js";
-import { openCommandClient } from "../app/command-client.js";
+import {
+  fromFlags,
+  openCommandClient,
+  type SessionFlags,
+} from "../app/command-client.js";
 import type { LocalClient } from "../app/local-client.js";
-import { workingDir } from "./cwd.js";
 import { fail } from "./guard.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
@@ -18,7 +19,7 @@ import {
   type CliEvent,
   type NoticeEvent,
 } from "../app/client-events.js";
-import { plainRenderer } from "./render.js";
+import { plainRenderer, stdio } from "./render.js";
 import { runSlash } from "./slash.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyApprover } from "./tty/approver.js";
@@ -26,25 +27,15 @@ import { KeyReader } from "./tty/keys.js";
 import { ttyRenderer, type TurnRenderer } from "./tty/renderer.js";
 import { safeDeep, safeText } from "./tty/safe-text.js";
 
-export interface ChatOptions extends GlobalOptions {
-  agent?: string;
-  cwd?: string;
-  session?: string;
-  permissions?: PermissionMode;
+export interface ChatOptions extends SessionFlags {
   thoughts?: boolean;
-  /** A running hub to use instead of spawning the agent here. */
-  hub?: string;
-  tokenFile?: string;
 }
 
 const HISTORY_SIZE = 500;
 
 // Turns rendered as plain lines; `notice` keeps acphub's notices on a line of their own.
 function plainTurns(): TurnRenderer & { notice: (e: NoticeEvent) => void } {
-  const render = plainRenderer({
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
-  });
+  const render = plainRenderer(stdio);
   return {
     event: render,
     notice: render,
@@ -98,16 +89,8 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     const loaded = loadCliConfig(options);
     stateDir = loaded.paths.stateDir;
     hub = await openCommandClient(loaded, options, {
-      agent: options.agent,
-      hub: options.hub,
-      tokenFile: options.tokenFile,
-      sessionId: options.session,
+      ...fromFlags(loaded, options, interactive ? "ask" : "approve-reads"),
       replay: true,
-      cwd: workingDir(options.cwd),
-      mode:
-        options.permissions ??
-        loaded.config.permissions?.mode ??
-        (interactive ? "ask" : "approve-reads"),
       approver: interactive ? ttyApprover(keys, renderer, style) : undefined,
       render: onEvent,
       workflows: true,

@@ -1,39 +1,28 @@
 // `acphub config path|show|validate`.
 import { existsSync } from "node:fs";
-import { resolvePaths } from "../config/paths.js";
 import { errorMessage } from "../shared/errors.js";
-import type { GlobalOptions } from "../app/context.js";
 import { annotatedJson, DEFAULT_NOTES } from "../app/config-defaults.js";
-import { checkConfigFile, effectiveConfig } from "../app/config-report.js";
+import {
+  checkConfigFile,
+  configLocation,
+  effectiveConfig,
+} from "../app/config-report.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
-import { fail, guarded, out } from "./guard.js";
+import { answer, fail, guarded, out, type JsonOptions } from "./guard.js";
 
 // Where the config file and the state folder are; `--json` gives the same as data.
-export function configPath(
-  options: GlobalOptions & { json?: boolean },
-): Promise<ExitCode> {
+export function configPath(options: JsonOptions): Promise<ExitCode> {
   return guarded(() => {
-    const paths = resolvePaths(process.env, options.config);
-    const exists = existsSync(paths.configFile);
-    if (options.json) {
-      const report = {
-        config: paths.configFile,
-        exists,
-        state: paths.stateDir,
-      };
-      out(JSON.stringify(report) + "\n");
-      return;
-    }
-    const missing = exists ? "" : " (not created yet; defaults apply)";
-    out(`config: ${paths.configFile}${missing}\nstate:  ${paths.stateDir}\n`);
+    const where = configLocation(options.config);
+    const missing = where.exists ? "" : " (not created yet; defaults apply)";
+    const text = `config: ${where.config}${missing}\nstate:  ${where.state}\n`;
+    answer(options.json, where, text);
   });
 }
 
 // The effective config: the file's values with the defaults filled in and marked, secrets
 // masked. `--json` gives the same as data: the file, the merged config, the default paths.
-export function configShow(
-  options: GlobalOptions & { json?: boolean },
-): Promise<ExitCode> {
+export function configShow(options: JsonOptions): Promise<ExitCode> {
   return guarded(() => {
     const { file, paths, merged, fromDefaults } = effectiveConfig(options);
     if (options.json) {
@@ -59,9 +48,9 @@ export function configShow(
 // `{file, exists, valid, error?}` on stdout with the same exit code.
 export function configValidate(
   file: string | undefined,
-  options: GlobalOptions & { json?: boolean },
+  options: JsonOptions,
 ): ExitCode {
-  const target = file ?? resolvePaths(process.env, options.config).configFile;
+  const target = file ?? configLocation(options.config).config;
   const exists = existsSync(target);
   const report = (valid: boolean, error?: unknown) =>
     out(

@@ -3,12 +3,7 @@
 import type { WorkflowStep } from "../app/flow-run.js";
 import { stepLabel } from "../app/flow-run.js";
 import { ownMetaOf } from "../shared/hub-extension.js";
-import { jsonRenderer, plainRenderer, type Renderer } from "./render.js";
-
-export const stdio = {
-  out: (text: string) => process.stdout.write(text),
-  err: (text: string) => process.stderr.write(text),
-};
+import { jsonRenderer, plainRenderer, stdio, type Renderer } from "./render.js";
 
 type Update = Record<string, unknown>;
 

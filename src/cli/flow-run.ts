@@ -1,7 +1,7 @@
 // `acphub flow run` and `flow resume`: a workflow run from the command line, its progress in
 // the ledger (the run is a session; each step agent's session is a child of it), its events
 // rendered like `acphub run`, gates asked at the terminal or answered by --approve.
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import { cliContext } from "../app/context.js";
 import {
   runFlow,
   type FlowStart,
@@ -11,12 +11,12 @@ import {
 import { flowRunError, gatePolicy } from "../app/flow-gates.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
 import { flowApprover, terminalAsker } from "./flow-approver.js";
-import { reportError } from "./guard.js";
-import { flowRenderer, stdio } from "./flow-render.js";
+import { reportError, type JsonOptions } from "./guard.js";
+import { flowRenderer } from "./flow-render.js";
+import { stdio } from "./render.js";
 
-export interface FlowRunOptions extends GlobalOptions {
+export interface FlowRunOptions extends JsonOptions {
   cwd?: string;
-  json?: boolean;
   approve?: boolean;
 }
 

@@ -7,14 +7,12 @@ import {
   workflowNamed,
   type FileReport,
 } from "../app/flows.js";
-import type { GlobalOptions } from "../app/context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { out, withContext } from "./guard.js";
+import { out, withContext, type JsonOptions } from "./guard.js";
 import { safeText } from "./tty/safe-text.js";
 
-export interface FlowListOptions extends GlobalOptions {
+export interface FlowListOptions extends JsonOptions {
   cwd?: string;
-  json?: boolean;
 }
 
 // Every workflow found, with its description (or why it does not load).

@@ -4,7 +4,12 @@ import type { GlobalOptions } from "../app/context.js";
 import type { AppContext } from "../config/context.js";
 import { errorMessage, isHubError } from "../shared/errors.js";
 import { EXIT_CODES, toExitCode, type ExitCode } from "./exit-codes.js";
-import { safeText } from "./tty/safe-text.js";
+import { inertJson, safeText } from "./tty/safe-text.js";
+
+/** The options of a command that answers as JSON with `--json`. */
+export interface JsonOptions extends GlobalOptions {
+  json?: boolean;
+}
 
 // An error's message may quote the agent (its error's message and data): made terminal-safe.
 export function fail(error: unknown): ExitCode {
@@ -39,6 +44,28 @@ export function withContext(
 
 /** Writes to stdout: what a command answers. */
 export const out = (text: string): void => void process.stdout.write(text);
+
+/** A command's answer: `value` as one JSON line with --json, else `text` for people. */
+export function answer(
+  json: boolean | undefined,
+  value: unknown,
+  text: string,
+) {
+  out(json ? `${JSON.stringify(value)}\n` : text);
+}
+
+// A listing: the rows as inert JSON with --json, else one terminal-safe line per row (or
+// `none` when there are none).
+export function outList<T>(
+  json: boolean | undefined,
+  rows: T[],
+  none: string,
+  line: (row: T) => string,
+): void {
+  if (json) out(`${inertJson(rows)}\n`);
+  else if (rows.length === 0) out(none);
+  else for (const row of rows) out(safeText(line(row)));
+}
 
 // All of stdin as text (`run -`, `sessions import -`).
 export async function readStdin(): Promise<string> {

@@ -1,12 +1,10 @@
 // `acphub ledger backup|restore FILE`: the SQLite ledger copied whole (app/ledger-backup.ts).
-import type { GlobalOptions } from "../app/context.js";
 import { backupLedger, restoreLedger } from "../app/ledger-backup.js";
 import type { ExitCode } from "./exit-codes.js";
-import { out, withContext } from "./guard.js";
+import { out, withContext, type JsonOptions } from "./guard.js";
 
-export interface LedgerOptions extends GlobalOptions {
+export interface LedgerOptions extends JsonOptions {
   force?: boolean;
-  json?: boolean;
 }
 
 // Runs a copy and reports it, for people or as JSON; notes go to stderr (they need acting on).

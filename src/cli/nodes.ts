@@ -1,15 +1,10 @@
 // `acphub nodes list`: the `acphub serve` nodes sharing this PostgreSQL ledger, how long ago
 // each last beat, and the sessions whose agents each runs.
-import type { GlobalOptions } from "../app/context.js";
 import { clusterNodes, type NodeRow } from "../app/reports.js";
 import { moveSession, type MoveOptions } from "../app/hub-sessions.js";
 import type { ExitCode } from "./exit-codes.js";
-import { out, withContext } from "./guard.js";
+import { out, withContext, type JsonOptions } from "./guard.js";
 import { safeText } from "./tty/safe-text.js";
-
-export interface NodesOptions extends GlobalOptions {
-  json?: boolean;
-}
 
 // One line per node; a node silent for longer than the lease is shown as down.
 function line(n: NodeRow & { alive: boolean }): string {
@@ -20,7 +15,7 @@ function line(n: NodeRow & { alive: boolean }): string {
   );
 }
 
-export function nodesList(options: NodesOptions): Promise<ExitCode> {
+export function nodesList(options: JsonOptions): Promise<ExitCode> {
   return withContext(options, async (ctx) => {
     const nodes = await clusterNodes(ctx);
     if (options.json) out(`${JSON.stringify({ nodes })}\n`);
@@ -29,7 +24,7 @@ export function nodesList(options: NodesOptions): Promise<ExitCode> {
   });
 }
 // `sessions move ID --to NODE`: the session's agent to another node.
-export const sessionsMove = (id: string, o: MoveOptions & NodesOptions) =>
+export const sessionsMove = (id: string, o: MoveOptions & JsonOptions) =>
   withContext(o, async (ctx) => {
     const m = await moveSession(ctx, id, o);
     out(safeText(o.json ? JSON.stringify(m) : `moved to ${m.node}`) + "\n");

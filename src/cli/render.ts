@@ -9,6 +9,12 @@ export interface Sink {
   err: (text: string) => void;
 }
 
+/** The process's own: stdout and stderr. */
+export const stdio: Sink = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
 export type Renderer = (event: CliEvent) => void;
 
 // NDJSON, one event a line, inert on a terminal.

@@ -1,11 +1,8 @@
 // `acphub run`: one prompt against one agent, streamed as plain text or NDJSON, with exit
 // codes scripts can rely on. Ctrl-C cancels the turn (exit 130); a second Ctrl-C exits now.
-import type { PermissionMode } from "../config/schema.js";
 import { HubError, isHubError } from "../shared/errors.js";
 import { cancelGraceMsOf } from "../app/prespawn.js";
-import type { GlobalOptions } from "../app/context.js";
 import { loadCliConfig } from "../app/load-config.js";
-import { workingDir } from "./cwd.js";
 import { toExitCode, type ExitCode } from "./exit-codes.js";
 import { readStdin, reportError } from "./guard.js";
 import {
@@ -14,30 +11,22 @@ import {
   type Deadline,
 } from "../app/deadline.js";
 import { runTurn } from "./run-turn.js";
-import { openCommandClient } from "../app/command-client.js";
+import {
+  fromFlags,
+  openCommandClient,
+  type SessionFlags,
+} from "../app/command-client.js";
 import type { LocalClient } from "../app/local-client.js";
 import { isRefusal, noticeLine, type CliEvent } from "../app/client-events.js";
-import { jsonRenderer, plainRenderer, type Sink } from "./render.js";
+import { jsonRenderer, plainRenderer, stdio } from "./render.js";
 import { colorWanted, makeStyle } from "./tty/ansi.js";
 import { ttyRenderer } from "./tty/renderer.js";
 import { safeDeep } from "./tty/safe-text.js";
 
-export interface RunOptions extends GlobalOptions {
-  agent?: string;
-  cwd?: string;
-  session?: string;
+export interface RunOptions extends SessionFlags {
   json?: boolean;
   timeout?: number;
-  permissions?: PermissionMode;
-  /** A running hub to use instead of spawning the agent here. */
-  hub?: string;
-  tokenFile?: string;
 }
-
-const stdio: Sink = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-};
 
 // The prompt from the arguments, or from stdin with `-`. One trailing newline is dropped from
 // stdin: `echo "fix it" | acphub run -` means the same prompt as `acphub run "fix it"`; any
@@ -88,17 +77,9 @@ export async function runCommand(
     deadline = commandDeadline(options.timeout, cancelGraceMsOf(loaded.config));
     const text = await promptText(words);
     hub = await openCommandClient(loaded, options, {
-      agent: options.agent,
-      hub: options.hub,
-      tokenFile: options.tokenFile,
+      ...fromFlags(loaded, options, "approve-reads"),
       deadline,
-      cwd: workingDir(options.cwd),
       prespawn: !options.session,
-      sessionId: options.session,
-      mode:
-        options.permissions ??
-        loaded.config.permissions?.mode ??
-        "approve-reads",
       render: show,
       mockNotice: json ? undefined : (notice) => stdio.err(notice),
     });

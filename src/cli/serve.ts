@@ -1,20 +1,17 @@
 // `acphub serve`: the hub as a long-running network service. ACP over WebSocket and
 // Streamable HTTP on /acp, bearer token on every request, one session hub shared by all.
 import { HubError } from "../shared/errors.js";
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import { cliContext } from "../app/context.js";
 import { startServe, type ServeRequest, type Serving } from "../app/serve.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { fail } from "./guard.js";
+import { fail, out, type JsonOptions } from "./guard.js";
 
 export interface ServeOptions
-  extends GlobalOptions, Omit<ServeRequest, "host" | "port"> {
+  extends JsonOptions, Omit<ServeRequest, "host" | "port"> {
   host?: string;
   /** As typed; parsed here. */
   port?: string;
-  json?: boolean;
 }
-
-const out = (text: string) => process.stdout.write(text);
 
 function portOf(value: string | undefined): number {
   const port = Number(value ?? "8787");

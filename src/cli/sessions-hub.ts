@@ -1,18 +1,13 @@
 // `acphub sessions list|show --hub URL`: a running hub's sessions (app/hub-sessions.ts asks it),
 // shown like the ledger's.
-import { cliContext } from "../app/context.js";
 import { hubSessionHistory, hubSessions } from "../app/hub-sessions.js";
-import type { GlobalOptions } from "../app/context.js";
+import { cliContext } from "../app/context.js";
 import { readable } from "./history-text.js";
 import type { ExitCode } from "./exit-codes.js";
-import { guarded, out } from "./guard.js";
+import { guarded, out, outList, type JsonOptions } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
-type HubSessionsOptions = GlobalOptions & {
-  json?: boolean;
-  cwd?: string;
-  tokenFile?: string;
-};
+type HubSessionsOptions = JsonOptions & { cwd?: string; tokenFile?: string };
 
 // Lists the hub's sessions, one line each (id, last update, folder, title) or as JSON.
 export function hubSessionsList(
@@ -21,13 +16,13 @@ export function hubSessionsList(
 ): Promise<ExitCode> {
   return guarded(async () => {
     const all = await hubSessions(cliContext(o), hub, o.tokenFile, o.cwd);
-    if (o.json) out(inertJson(all) + "\n");
-    else if (all.length === 0) out("no sessions\n");
-    else
-      for (const s of all)
-        out(
-          `${safeText(`${s.sessionId}  ${s.updatedAt ?? ""}  ${s.cwd}  ${s.title ?? "(untitled)"}`)}\n`,
-        );
+    outList(
+      o.json,
+      all,
+      "no sessions\n",
+      (s) =>
+        `${s.sessionId}  ${s.updatedAt ?? ""}  ${s.cwd}  ${s.title ?? "(untitled)"}\n`,
+    );
   });
 }
 

@@ -1,15 +1,14 @@
 // `acphub sessions share|unshare ID --with USER`: who else may see or drive a hub session
 // (app/session-grants.ts changes it).
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import { cliContext } from "../app/context.js";
 import { changeShare, shareRoleOf } from "../app/session-grants.js";
 import { HubError } from "../shared/errors.js";
 import type { ExitCode } from "./exit-codes.js";
-import { guarded, out } from "./guard.js";
+import { answer, guarded, type JsonOptions } from "./guard.js";
 
-export interface ShareOptions extends GlobalOptions {
+export interface ShareOptions extends JsonOptions {
   with?: string;
   role?: string;
-  json?: boolean;
 }
 
 // Grants (or with `unshare`, takes back) a user's access to a session, and audits it.
@@ -26,14 +25,14 @@ export function sessionsShare(
     const result = role
       ? { sessionId: id, user, role }
       : { sessionId: id, user, removed };
-    out(
-      o.json
-        ? `${JSON.stringify(result)}\n`
-        : role
-          ? `shared ${id} with ${user} (${role})\n`
-          : removed
-            ? `unshared ${id} from ${user}\n`
-            : `${user} had no access to ${id} to take back\n`,
+    answer(
+      o.json,
+      result,
+      role
+        ? `shared ${id} with ${user} (${role})\n`
+        : removed
+          ? `unshared ${id} from ${user}\n`
+          : `${user} had no access to ${id} to take back\n`,
     );
   });
 }

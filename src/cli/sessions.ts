@@ -1,7 +1,6 @@
 // `acphub sessions list|show|delete|export|import`: the ledger that run, chat and acp write.
 import { writeFileSync, readFileSync } from "node:fs";
 import { errorMessage } from "../shared/errors.js";
-import type { GlobalOptions } from "../app/context.js";
 import {
   deleteSession,
   listSessions,
@@ -11,12 +10,18 @@ import {
 } from "../app/sessions.js";
 import { exportSession, importSession } from "../app/session-transfer.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { out, readStdin, withContext } from "./guard.js";
+import {
+  answer,
+  out,
+  outList,
+  readStdin,
+  withContext,
+  type JsonOptions,
+} from "./guard.js";
 import { authorOf, readable } from "./history-text.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
-export interface SessionsOptions extends GlobalOptions {
-  json?: boolean;
+export interface SessionsOptions extends JsonOptions {
   cwd?: string;
   /** A running hub to ask instead (sessions-hub.ts). */
   hub?: string;
@@ -44,12 +49,8 @@ function line(s: SessionRecord): string {
 export async function sessionsList(o: SessionsOptions): Promise<ExitCode> {
   if (typeof o.hub === "string")
     return (await onHub()).hubSessionsList(o.hub, o);
-  const options = o;
-  return withContext(options, async (ctx) => {
-    const all = await listSessions(ctx, options.cwd);
-    if (options.json) out(inertJson(all) + "\n");
-    else if (all.length === 0) out("no sessions\n");
-    else for (const s of all) say(line(s));
+  return withContext(o, async (ctx) => {
+    outList(o.json, await listSessions(ctx, o.cwd), "no sessions\n", line);
   });
 }
 
@@ -95,9 +96,7 @@ export function sessionsDelete(
 ): Promise<ExitCode> {
   return withContext(options, async (ctx) => {
     await deleteSession(ctx, id);
-    out(
-      options.json ? JSON.stringify({ deleted: id }) + "\n" : `deleted ${id}\n`,
-    );
+    answer(options.json, { deleted: id }, `deleted ${id}\n`);
   });
 }
 
@@ -134,10 +133,7 @@ export async function sessionsImport(
       file,
       options.replace === true,
     );
-    out(
-      options.json
-        ? JSON.stringify({ imported: id, events }) + "\n"
-        : `imported ${id} (${events} events)\n`,
-    );
+    const said = `imported ${id} (${events} events)\n`;
+    answer(options.json, { imported: id, events }, said);
   });
 }

@@ -3,15 +3,13 @@
 import { usageRows, type UsageRow } from "../app/reports.js";
 import { sinceOf } from "../app/since.js";
 import { HubError } from "../shared/errors.js";
-import { cliContext, type GlobalOptions } from "../app/context.js";
+import { cliContext } from "../app/context.js";
 import type { ExitCode } from "./exit-codes.js";
-import { guarded, out } from "./guard.js";
-import { inertJson, safeText } from "./tty/safe-text.js";
+import { guarded, outList, type JsonOptions } from "./guard.js";
 
-export interface UsageOptions extends GlobalOptions {
+export interface UsageOptions extends JsonOptions {
   since?: string;
   by?: string;
-  json?: boolean;
 }
 
 // One row for people.
@@ -27,8 +25,6 @@ export function usageCommand(options: UsageOptions): Promise<ExitCode> {
       throw new HubError("USAGE", `--by ${by}: give agent, session or user`);
     const since = sinceOf(options.since);
     const rows = await usageRows(cliContext(options), by, since);
-    if (options.json) out(inertJson(rows) + "\n");
-    else if (rows.length === 0) out("no usage recorded\n");
-    else for (const r of rows) out(safeText(line(r)));
+    outList(options.json, rows, "no usage recorded\n", line);
   });
 }

@@ -1,5 +1,4 @@
 // `acphub users add|list|remove|role|rotate|login-link|limits`: the hub's users, kept in the ledger.
-import type { GlobalOptions } from "../app/context.js";
 import {
   addUser,
   hubBaseUrl,
@@ -18,10 +17,9 @@ import { withUserStore } from "../app/user-store.js";
 import * as secrets from "../app/secret-commands.js";
 import type { UserStore } from "../contracts/users.js";
 import type { ExitCode } from "./exit-codes.js";
-import { out, withContext } from "./guard.js";
+import { answer, out, withContext, type JsonOptions } from "./guard.js";
 
-export interface UsersOptions extends GlobalOptions {
-  json?: boolean;
+export interface UsersOptions extends JsonOptions {
   role?: string;
   url?: string;
   concurrentTurns?: string;
@@ -35,7 +33,7 @@ export interface UsersOptions extends GlobalOptions {
 
 // Opens the ledger's user store, runs the command, closes; an error is one line and its code.
 function withUsers(
-  options: GlobalOptions,
+  options: JsonOptions,
   body: (store: UserStore, stateDir: string) => Promise<void>,
 ): Promise<ExitCode> {
   return withContext(options, (ctx) =>
@@ -45,10 +43,8 @@ function withUsers(
 
 // The token is shown once: afterwards only its hash exists.
 function printToken(t: NewToken, json: boolean | undefined): void {
-  if (json) return out(`${JSON.stringify(t)}\n`);
-  out(
-    `user ${t.name} (${t.role}); token (shown once, keep it safe):\n${t.token}\n`,
-  );
+  const said = `user ${t.name} (${t.role}); token (shown once, keep it safe):\n`;
+  answer(json, t, `${said}${t.token}\n`);
 }
 
 export function usersAdd(name: string, o: UsersOptions): Promise<ExitCode> {
@@ -75,9 +71,7 @@ export function usersList(o: UsersOptions): Promise<ExitCode> {
 export function usersRemove(name: string, o: UsersOptions): Promise<ExitCode> {
   return withUsers(o, async (store, stateDir) => {
     await removeUser(store, name, serveTokenExists(stateDir));
-    out(
-      o.json ? `${JSON.stringify({ removed: name })}\n` : `removed ${name}\n`,
-    );
+    answer(o.json, { removed: name }, `removed ${name}\n`);
   });
 }
 
@@ -137,11 +131,7 @@ export function usersLimits(name: string, o: UsersOptions): Promise<ExitCode> {
 export const secretsSet = (user: string, name: string, o: UsersOptions) =>
   withContext(o, async (ctx) => {
     const s = await secrets.setSecretCommand(ctx, user, name, o.fromFile);
-    out(
-      o.json
-        ? `${JSON.stringify(s)}\n`
-        : `set ${name} for ${user} (value not shown)\n`,
-    );
+    answer(o.json, s, `set ${name} for ${user} (value not shown)\n`);
   });
 
 export const secretsList = (user: string, o: UsersOptions) =>
@@ -155,9 +145,5 @@ export const secretsList = (user: string, o: UsersOptions) =>
 export const secretsRemove = (user: string, name: string, o: UsersOptions) =>
   withContext(o, async (ctx) => {
     await secrets.removeSecretCommand(ctx, user, name);
-    out(
-      o.json
-        ? `${JSON.stringify({ user, removed: name })}\n`
-        : `removed ${name} of ${user}\n`,
-    );
+    answer(o.json, { user, removed: name }, `removed ${name} of ${user}\n`);
   });

@@ -4,33 +4,30 @@
 // an idempotency key answered from the ledger when they were already run. Its parts: the
 // gateways (gateway-pool.ts), the checks (session-checks.ts), prompts (prompts.ts, with
 // prompt-admission.ts, recorded-prompts.ts and running-turns.ts; the one turn gate), the
-// cluster's lease and requests carried to a session's node (cluster-claims.ts) and the turns a
-// stop cut off (interrupted-turns.ts).
+// cluster's lease and requests carried to a session's node (cluster-claims.ts, session-calls.ts)
+// and the turns a stop cut off (interrupted-turns.ts).
 import { silentLogger, type Logger } from "../shared/logger.js";
 import type { Gateway } from "../engine/gateway.js";
 import { ledgerWith } from "../engine/events.js";
 import { Attachments, type HubClient } from "./attachments.js";
-import { SessionAccess, type AccessStore } from "./access.js";
+import { SessionAccess } from "./access.js";
 import { HubWatch } from "./watch.js";
-import {
-  hubEditor,
-  hubEngineEvents,
-  type SessionHubObserver,
-} from "./hub-editor.js";
+import { hubEditor, hubEngineEvents } from "./hub-editor.js";
 import { DEFAULT_IDLE_SESSION_MS, IdleSessions } from "./idle-sessions.js";
 import type { EditorPort, LedgerPort, SessionRecord } from "../engine/ports.js";
 import { lastSeq } from "./turn-records.js";
 import { stampedParams } from "../engine/wire-updates.js";
 import type { SessionRunner } from "./runner.js";
-import type { AuditPort, HubUser } from "../contracts/users.js";
-import { GatewayPool, type CreateGateway } from "./gateway-pool.js";
-import type { ProcessPolicy } from "./process-run.js";
+import type { HubUser } from "../contracts/users.js";
+import { GatewayPool } from "./gateway-pool.js";
 import { SessionProcesses } from "./session-processes.js";
 import { RunningTurns } from "./running-turns.js";
 import { TurnGate } from "../engine/turn-gate.js";
 import type { Quotas } from "./quotas.js";
 import { InterruptedTurns, type EndHow } from "./interrupted-turns.js";
 import { ClusterClaims } from "./cluster-claims.js";
+import { SessionCalls } from "./session-calls.js";
+import type { SessionHubOptions } from "./session-hub-options.js";
 import { SessionChecks } from "./session-checks.js";
 import { listPage } from "../engine/session-ops.js";
 import { HubPrompts } from "./prompts.js";
@@ -43,39 +40,7 @@ import { DEFAULT_MAX_QUEUED_PROMPTS, PromptQueue } from "./prompt-queue.js";
 type Params = Record<string, unknown>;
 
 export type { SessionHubObserver } from "./hub-editor.js";
-
-export interface SessionHubOptions {
-  ledger: LedgerPort;
-  defaultAgent: string;
-  /** A gateway over one agent; the hub initializes it and attaches its fan-out editor. */
-  createGateway: CreateGateway;
-  /** Cancel a connection's running turns when it disconnects (default: let them finish). */
-  cancelOnDisconnect?: boolean;
-  /** A session with nobody attached and no turn for this long is released (default 30 min). */
-  idleSessionMs?: number;
-  /** How long a permission question waits for an editor to re-attach (default 10 s). */
-  answerGraceMs?: number;
-  observer?: SessionHubObserver;
-  logger?: Logger;
-  /** The users' grants (issue 22); none: every client sees and drives every session. */
-  access?: AccessStore;
-  /** The audit log's one writer (app/audit-log.ts); none: nothing is audited. */
-  audit?: AuditPort;
-  /** Decides which process runs a session's agent (a cluster's lease); none: this one always. */
-  runner?: SessionRunner;
-  /** Which agents each user may start, and who may give stdio MCP servers; none: anyone. */
-  agentRules?: AgentRules;
-  /** The name recorded as a prompt's author (issue 22); none: no author is recorded. */
-  authorOf?: (user: HubUser | undefined) => string | undefined;
-  /** Refuses session folders outside the user's roots (issue 34); none: any folder. */
-  checkFolders?: FolderCheck;
-  /** The most prompts queued per session (serve.maxQueuedPrompts; default 16). */
-  maxQueuedPrompts?: number;
-  /** Agent processes per user (issue 36); none: one process per agent for everyone. */
-  processes?: ProcessPolicy;
-  /** Told when an agent process's gateway is closed (its host goes). */
-  processClosed?: (key: string) => void;
-}
+export type { SessionHubOptions } from "./session-hub-options.js";
 
 export class SessionHub {
   readonly attachments = new Attachments();
@@ -98,6 +63,7 @@ export class SessionHub {
   /** Prompts queued while a turn runs (issue 37). */
   readonly queue: PromptQueue;
   private readonly opening: SessionOpening;
+  private readonly calls: SessionCalls;
   private readonly logger: Logger;
   private readonly idle: IdleSessions;
   readonly access: SessionAccess;
@@ -185,6 +151,11 @@ export class SessionHub {
       ...parts,
       claims: this.claims,
       dropLeftOver: (id) => this.queue.dropLeftOver(id),
+    });
+    this.calls = new SessionCalls({
+      ...parts,
+      claims: this.claims,
+      queue: this.queue,
     });
     this.idle = new IdleSessions(
       options.idleSessionMs ?? DEFAULT_IDLE_SESSION_MS,
@@ -299,16 +270,9 @@ export class SessionHub {
     return this.claims.release(sessionId);
   }
 
-  async cancel(params: Params, client?: HubClient): Promise<void> {
-    const record = await this.shared.getSession(String(params["sessionId"]));
-    if (!record) return;
-    if (client) await this.access.mustDrive(client.user, record.id);
-    // The one registry: prompts on their way, a turn or a session command running.
-    const live = this.gateways.holding(record.id);
-    if (live) live.cancel(params);
-    else this.turns.cancel(record.id);
-    if (!this.running.has(record.id))
-      await this.options.runner?.relayCancel(record.id);
+  // session/cancel: see SessionCalls.cancel (the one registry; a turn elsewhere is told).
+  cancel(params: Params, client?: HubClient): Promise<void> {
+    return this.calls.cancel(params, client);
   }
 
   // session/list: one ledger query (only the sessions the user may see), each session with its
@@ -321,57 +285,21 @@ export class SessionHub {
     });
   }
 
-  // Closing a session detaches this connection; the agent's session ends only when nobody
-  // else is attached and no turn another user drives runs (issue 34), on the node running it.
-  async closeSession(client: HubClient, params: Params): Promise<Params> {
-    const record = await this.record(params["sessionId"], client);
-    this.attachments.detach(client, record.id);
-    if (this.attachments.attached(record.id).length > 0) return {};
-    const signal = new AbortController().signal;
-    const user = client.user?.name;
-    return this.onRunner(
-      client,
-      record,
-      "session/close",
-      params,
-      signal,
-      (g) =>
-        this.running.drivenByOther(record.id, user)
-          ? {}
-          : g.closeSession(params),
-      (r) => this.processes.enderOf(r),
-    ) as Promise<Params>;
+  // Detaches this connection; the agent's session may end: see SessionCalls.closeSession.
+  closeSession(client: HubClient, params: Params): Promise<Params> {
+    return this.calls.closeSession(client, params);
   }
 
   // A request about a session on its gateway here, or carried to the live node that runs it.
-  async onRunner(
-    client: HubClient,
-    record: SessionRecord,
-    method: string,
-    params: Params,
-    signal: AbortSignal,
-    here: (gateway: Gateway) => unknown,
-    /** The gateway here: the session's own process (close: the one it is live in). */
-    gatewayOf = (r: SessionRecord) => this.processes.gatewayOf(r),
-  ): Promise<unknown> {
-    return this.hereOrRunner(client, record, method, params, signal, async () =>
-      here(await gatewayOf(record)),
-    );
+  onRunner(...call: Parameters<SessionCalls["onRunner"]>): Promise<unknown> {
+    return this.calls.onRunner(...call);
   }
 
   // A request about a session run here, or carried to the live node that runs it.
-  async hereOrRunner(
-    client: HubClient,
-    record: SessionRecord,
-    method: string,
-    params: Params,
-    signal: AbortSignal,
-    here: () => unknown,
+  hereOrRunner(
+    ...call: Parameters<SessionCalls["hereOrRunner"]>
   ): Promise<unknown> {
-    const call = { client, method, params, signal };
-    const placed = await this.claims.claimOrRoute(record.id, call, false);
-    if ("answer" in placed) return placed.answer;
-    return here();
+    return this.calls.hereOrRunner(...call);
   }
 
   /** Who decides where a session's agent runs (a cluster node), if any. */
@@ -380,25 +308,12 @@ export class SessionHub {
   }
 
   /** Restores the session's agent here (an admin moved the session to this node). */
-  async restoreHere(sessionId: string): Promise<Params> {
-    const record = await this.record(sessionId);
-    const run = await this.processes.openRun(record);
-    return this.processes.using(run, async (gateway) => {
-      this.processes.remember(record.id, run);
-      return this.claims.restoreIfHeld(record.id, gateway);
-    });
+  restoreHere(sessionId: string): Promise<Params> {
+    return this.calls.restoreHere(sessionId);
   }
 
-  async deleteSession(params: Params, client?: HubClient): Promise<Params> {
-    const record = await this.record(params["sessionId"], client);
-    if (client) await this.access.mustOwn(client.user, record.id);
-    await this.queue.clear(record.id, "revoked", client?.user?.name ?? "admin");
-    const result = await (
-      await this.processes.enderOf(record)
-    ).deleteSession(params);
-    this.attachments.forgetSession(record.id);
-    this.processes.forget(record.id);
-    return result;
+  deleteSession(params: Params, client?: HubClient): Promise<Params> {
+    return this.calls.deleteSession(params, client);
   }
 
   /** The gateway of the hub's default agent, for requests about no session. */

@@ -2,7 +2,8 @@
 // model's window: the newest page when a session opens, older pages when the reader nears the
 // top, newer ones when they near the bottom of a window that left the live end. One read at a
 // time; an answer for a session no longer open is dropped.
-import type { HubSocket, Params } from "../acp/hub-client.js";
+import { RpcError, type HubSocket, type Params } from "../acp/hub-client.js";
+import { takeEarlyPage } from "../early.js";
 import { addNewer, addOlder, readingForward } from "./history-window.js";
 import {
   HISTORY,
@@ -35,6 +36,22 @@ export class HistoryPager {
     sessionId: string,
   ): Promise<HistoryPage> {
     return newestPage(socket, sessionId);
+  }
+
+  // The newest page of a session being opened: the one the page's first script asked for, if
+  // it asked for this session and its connection did not fail meanwhile, else read now.
+  static async opening(
+    socket: HubSocket,
+    sessionId: string,
+  ): Promise<HistoryPage> {
+    const early = takeEarlyPage(sessionId);
+    if (!early) return HistoryPager.newest(socket, sessionId);
+    try {
+      return await early;
+    } catch (error) {
+      if (error instanceof RpcError) throw error;
+      return HistoryPager.newest(socket, sessionId);
+    }
   }
 
   /** The page before the window, put in front of it. */

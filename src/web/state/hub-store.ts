@@ -1,12 +1,7 @@
 // The page's state: the open session's model (resumed from the last sequence number shown
 // whenever the connection comes back), the permission questions waiting for an answer, and
 // whether a turn runs. Views subscribe to its changes.
-import {
-  hubUrl,
-  RpcError,
-  type HubSocket,
-  type Params,
-} from "../acp/hub-client.js";
+import { hubUrl, type HubSocket, type Params } from "../acp/hub-client.js";
 import { closedSoon, HubLink, type Status } from "./hub-link.js";
 import {
   applyOpenResult,
@@ -14,8 +9,7 @@ import {
   type SessionModel,
 } from "./session-model.js";
 import { HistoryPager } from "./history-pager.js";
-import type { HistoryPage } from "./history-request.js";
-import { takeEarlyDial, takeEarlyPage } from "../early.js";
+import { takeEarlyDial } from "../early.js";
 import { receive, startWindow } from "./history-window.js";
 import { Permissions, type PendingPermission } from "./permissions.js";
 import { Team } from "./team.js";
@@ -173,7 +167,7 @@ export class HubStore {
     this.changed();
     try {
       const socket = await this.connection();
-      const page = await newestOf(socket, sessionId);
+      const page = await HistoryPager.opening(socket, sessionId);
       if (this.model !== model) return;
       startWindow(model, page);
       this.replayed();
@@ -327,22 +321,6 @@ export class HubStore {
     else if (!this.turn.own)
       this.turn = { running: false, own: false, ...endOf(params) };
     this.changed();
-  }
-}
-
-// The newest page of a session: the one the page's first script asked for, if it asked for
-// this session and its connection did not fail meanwhile, else read now.
-async function newestOf(
-  socket: HubSocket,
-  sessionId: string,
-): Promise<HistoryPage> {
-  const early = takeEarlyPage(sessionId);
-  if (!early) return HistoryPager.newest(socket, sessionId);
-  try {
-    return await early;
-  } catch (error) {
-    if (error instanceof RpcError) throw error;
-    return HistoryPager.newest(socket, sessionId);
   }
 }
 
