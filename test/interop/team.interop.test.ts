@@ -114,11 +114,11 @@ describe.each(Object.keys(KEY_VARS) as (keyof typeof KEY_VARS)[])(
     it("each user's key reaches only that user's model requests", async () => {
       lab = await openLab(agent);
       const l = lab;
-      onTestFailed(() =>
+      onTestFailed(() => {
         process.stderr.write(
           `interop: team ${agent} failed; model log: ${JSON.stringify(l.model.log)}\nhub stderr: ${hub?.stderr()}\n`,
-        ),
-      );
+        );
+      });
       teamConfig(l, agent);
       const keyVar = KEY_VARS[agent];
       const tokens = {
