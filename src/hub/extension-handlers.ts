@@ -90,8 +90,12 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   [M.secretsSet]: { run: ({ services, client, params }) => setSecret(services.secrets, client, params) },
   [M.secretsList]: { run: ({ services, client, params }) => listSecrets(services.secrets, client, params) },
   [M.secretsRemove]: { run: ({ services, client, params }) => removeSecret(services.secrets, client, params) },
+  // On the node whose line holds it: here, or carried to the session's runner (issue 37).
   [M.queueRevoke]: {
-    on: ({ hub, client, params }, record) => hub.queue.revoke(client, record.id, params),
+    on: ({ hub, client, params }, record) =>
+      hub.hereOrRunner(client, record, M.queueRevoke, params, new AbortController().signal, () =>
+        hub.queue.revoke(client, record.id, params),
+      ),
   },
   [M.sessionsMove]: { on: ({ hub, params }, record) => moveSession(hub, record, params["node"]) },
 };

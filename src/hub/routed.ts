@@ -12,6 +12,7 @@ import { editorMethods } from "../protocol/method-table.js";
 import { isExtensionMethod, methods } from "../protocol/methods.js";
 import type { Params } from "../protocol/raw.js";
 import { HubError } from "../shared/errors.js";
+import { HUB_METHOD } from "../shared/hub-extension.js";
 import type { HubClient } from "./attachments.js";
 import { forkHere } from "./fork.js";
 import type { SessionHub } from "./session-hub.js";
@@ -55,6 +56,9 @@ export async function serveCarried(
   if (method === m.session.prompt) return hub.prompt(client, params, signal);
   if (method === m.session.close) return hub.closeSession(client, params);
   const record = await hub.record(request.sessionId, client);
+  // A queued prompt is revoked where its line is: here.
+  if (method === HUB_METHOD.queueRevoke)
+    return hub.queue.revoke(client, record.id, params);
   if (method === m.session.fork)
     return hub.hereOrRunner(client, record, method, params, signal, () =>
       forkHere(hub, client, record, params),

@@ -1,7 +1,7 @@
 // Issue 37, queued prompts in a cluster: the line lives on the node that runs the turn. A prompt
 // queued on A while A's turn runs is shown to a client on B (through the ledger's feed), runs on
 // A after the turn — the lease stays A's between them, so no other node takes the session and the
-// agent is not restored — and a revoke on A is shown on B. A queued prompt sent to B is carried
+// agent is not restored — and a revoke sent to B is carried to A. A queued prompt sent to B is carried
 // to A, the runner, and waits in A's line like the others.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,7 +31,7 @@ async function kinds(url: string, sessionId: string): Promise<string[]> {
 }
 
 describe("queued prompts in a cluster", () => {
-  it("queued on A, shown on B, run on A after the turn; revoked on A, shown on B; B's queue:true is carried to A and queued there", async () => {
+  it("queued on A, shown on B, run on A after the turn; revoked from B (carried to A); B's queue:true is carried to A and queued there", async () => {
     const url = await cluster.database();
     const a = await node(url, "node-a");
     const b = await node(url, "node-b");
@@ -78,10 +78,13 @@ describe("queued prompts in a cluster", () => {
     });
     await until(() => seen("queued").length === 3);
     const second = seen("queued")[1]!.queueId!;
-    await other.agent.request("_acphub/queue/revoke", {
-      sessionId,
-      queueId: second,
-    });
+    // Revoked from B: carried to A, whose line holds it.
+    expect(
+      await onB.agent.request("_acphub/queue/revoke", {
+        sessionId,
+        queueId: second,
+      }),
+    ).toEqual({ queueId: second, revoked: true });
     expect(await revoked).toMatchObject({
       stopReason: "cancelled",
       _meta: { acphub: { revoked: true } },
