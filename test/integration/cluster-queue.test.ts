@@ -77,7 +77,10 @@ describe("queued prompts in a cluster", () => {
       _meta: queue,
     });
     await until(() => seen("queued").length === 3);
-    const second = seen("queued")[1]!.queueId!;
+    // The two prompts from A's client were sent at once: the line's order is theirs of arrival.
+    const second = seen("queued").find((q) =>
+      JSON.stringify(q).includes("revoked-on-a"),
+    )!.queueId!;
     // Revoked from B: carried to A, whose line holds it.
     expect(
       await onB.agent.request("_acphub/queue/revoke", {
