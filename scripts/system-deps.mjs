@@ -47,6 +47,11 @@ const NEEDS = [
     pkg: "nginx",
     why: "the reverse-proxy example (deploy/nginx-acphub.conf) run in front of acphub serve",
   },
+  {
+    program: "/usr/bin/systemd-analyze",
+    pkg: "systemd",
+    why: "systemd-analyze verify of the hardened unit (deploy/acphub.service)",
+  },
 ];
 
 // True when `program` is an executable on PATH (or an absolute path that exists).
