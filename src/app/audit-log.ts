@@ -11,6 +11,7 @@ import type {
 } from "../contracts/users.js";
 import type { AppContext } from "../config/context.js";
 import { withUserStore } from "./user-store.js";
+import { HubError } from "../shared/errors.js";
 
 // The writer over a users store; a failed write is not the acting user's problem to see
 // unless the caller awaits it.
@@ -32,5 +33,16 @@ export function readAuditLog(
   ctx: AppContext,
   filter: AuditFilter,
 ): Promise<AuditEntry[]> {
-  return withUserStore(ctx, (store) => store.auditLog(filter));
+  return withUserStore(ctx, (store) => store.auditLog(auditFilter(filter)));
+}
+
+// A filter checked once for the command line and `_acphub/audit` alike: a time range that ends
+// before it starts is refused, not answered with nothing.
+export function auditFilter(f: AuditFilter): AuditFilter {
+  if (f.since !== undefined && f.until !== undefined && f.until <= f.since)
+    throw new HubError(
+      "USAGE",
+      `the audit's time range ends (${new Date(f.until).toISOString()}) before it starts (${new Date(f.since).toISOString()})`,
+    );
+  return f;
 }

@@ -4,6 +4,7 @@
 import { reapOrphans } from "../agents/orphans.js";
 import { resolveAgent } from "../agents/registry.js";
 import { EditorChannel } from "../engine/editor-channel.js";
+import type { NodeRow } from "../contracts/cluster-store.js";
 import type { Gateway } from "../engine/gateway.js";
 import { SessionTable } from "../engine/session-table.js";
 import type { TurnGate } from "../engine/turn-gate.js";
@@ -65,6 +66,8 @@ export interface ServeHub {
   quotas: Quotas;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
   cluster?: ClusterNode;
+  /** The nodes of its cluster as the ledger holds them (the admin page's `_acphub/nodes`). */
+  listNodes?: () => Promise<NodeRow[]>;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
   close(): Promise<void>;
 }
@@ -254,6 +257,7 @@ export async function openServeHub(
     }),
     quotas,
     cluster,
+    ...(ledger.cluster ? { listNodes: ledger.cluster.listNodes } : {}),
     close: async () => {
       closing = true;
       people.directory.stop();

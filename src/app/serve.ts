@@ -14,8 +14,12 @@ import { openServeHub, type ServeHub } from "./serve-hub.js";
 import { serveWeb } from "./serve-web.js";
 import type { ServeUsers } from "./serve-users.js";
 import { setUserRoleOverHub } from "./user-admin.js";
+import { adminServices, keepAnAdmin } from "./admin-services.js";
 import { markServing } from "./serve-marker.js";
-import type { Actor, UserStore } from "../contracts/users.js";
+import { USER_ROLES, type Actor, type UserStore } from "../contracts/users.js";
+
+const isRole = (role: unknown) =>
+  (USER_ROLES as readonly unknown[]).includes(role);
 
 export interface ServeRequest {
   host: string;
@@ -91,6 +95,8 @@ export async function startServe(
     serveToken: token,
   });
   liveSessions = () => hub.hub.attachments.sessionCount;
+  /** Where it listens and its node id, known once the server listens (the admin page's). */
+  const listening = { url: "", nodeId: "" };
   const tls = tlsOf(o);
   const { people } = hub;
   // Cookies are `Secure` when browsers reach the hub over HTTPS: its own TLS, or a proxy's.
@@ -110,6 +116,18 @@ export async function startServe(
     readTerminal: hub.readTerminal,
     setUserRole: roleSetter(hub.users, people),
     secrets: hub.secrets,
+    admin: adminServices(ctx, {
+      store: hub.users,
+      people,
+      ledger: hub.hub.ledger,
+      baseUrl: () => listening.url,
+      ...(hub.listNodes ? { listNodes: hub.listNodes } : {}),
+      here: () => ({
+        id: listening.nodeId,
+        sessions: hub.hub.attachments.sessionCount,
+        running: hub.hub.liveTurns,
+      }),
+    }),
     sessionsPerMinute: limits.sessionsPerMinute,
     maxQueuedMessages: limits.maxQueuedMessages,
     onOpen: metrics.connectionOpened,
@@ -150,10 +168,9 @@ export async function startServe(
     const url = serve.publicUrl?.replace(/\/+$/, "") ?? server.url;
     web.listening(url);
     people.listening(url);
-    await hub.cluster?.start(
-      o.nodeId ?? `${hostname()}:${new URL(server.url).port}`,
-      server.url,
-    );
+    listening.url = url;
+    listening.nodeId = o.nodeId ?? `${hostname()}:${new URL(server.url).port}`;
+    await hub.cluster?.start(listening.nodeId, server.url);
     unmark = markServing(ctx.paths.stateDir, url);
   } catch (error) {
     await hub.close();
@@ -186,10 +203,13 @@ async function drain(ctx: AppContext, hub: ServeHub): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-// `_acphub/users/role`'s service: the change, then this node's directory reloaded at once (the
-// caller's next request sees it; other nodes within their poll).
+// `_acphub/users/role`'s service: the change (never of the last admin user away from admin, as
+// for removal over the hub), then this node's directory reloaded at once (the caller's next
+// request sees it; other nodes within their poll).
 function roleSetter(store: UserStore, people: ServeUsers) {
   return async (by: Actor, name: unknown, role: unknown) => {
+    if (typeof name === "string" && role !== "admin" && isRole(role))
+      await keepAnAdmin(store, name, `making them ${String(role)}`);
     const change = await setUserRoleOverHub(store, by, name, role);
     await people.directory.refresh();
     return change;

@@ -12,6 +12,7 @@ const UNIT_MS: Record<string, number> = {
 export function sinceOf(
   value: string | undefined,
   now = Date.now(),
+  flag = "--since",
 ): number | undefined {
   if (value === undefined) return undefined;
   const ago = /^(\d+)([smhd])$/.exec(value.trim());
@@ -20,7 +21,7 @@ export function sinceOf(
   if (Number.isNaN(at))
     throw new HubError(
       "USAGE",
-      `--since ${JSON.stringify(value)}: give a duration back from now (30m, 2h, 7d) or a date (2026-12-01T09:00Z)`,
+      `${flag} ${JSON.stringify(value)}: give a duration back from now (30m, 2h, 7d) or a date (2026-12-01T09:00Z)`,
     );
   return at;
 }

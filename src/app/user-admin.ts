@@ -48,13 +48,14 @@ export async function addUser(
   store: UserStore,
   name: string,
   role: UserRole,
+  by: Actor = CLI_ACTOR,
 ): Promise<NewToken> {
   checkUserName(
     name,
     (await store.listUsers()).map((u) => u.name),
   );
   const token = newSecret();
-  await storeUser(store, newUser(name, role, token), CLI_ACTOR);
+  await storeUser(store, newUser(name, role, token), by);
   return { name, role, token };
 }
 
@@ -118,12 +119,13 @@ export async function removeUser(
   store: UserStore,
   name: string,
   serveTokenExists: boolean,
+  by: Actor = CLI_ACTOR,
 ): Promise<void> {
   const user = await requireUser(store, name);
   if (user.role === "admin" && !serveTokenExists)
     await keepLastAdmin(store, name, "add another admin first");
   await store.removeUser(name);
-  await audit(store, "user.remove", { name });
+  await audit(store, "user.remove", { name }, by);
 }
 
 /** What `acphub users role` (and `_acphub/users/role`) did. */
@@ -225,6 +227,32 @@ export function limitsFromFlags(
   return limits;
 }
 
+// The limits `_acphub/users/limits` was given ({liveSessions: 3, …}): each a known limit and a
+// whole number above 0, checked as the command line's flags are.
+export function limitsFromParams(value: unknown): UserLimits {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new HubError(
+      "USAGE",
+      `limits must be an object of ${USER_LIMIT_KEYS.join(", ")}`,
+    );
+  const limits: UserLimits = {};
+  for (const [key, n] of Object.entries(value as Record<string, unknown>)) {
+    if (!USER_LIMIT_KEYS.includes(key as keyof UserLimits))
+      throw new HubError(
+        "USAGE",
+        `unknown limit ${JSON.stringify(key)}: one of ${USER_LIMIT_KEYS.join(", ")}`,
+      );
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0)
+      throw new HubError(
+        "USAGE",
+        `invalid limit ${key}=${JSON.stringify(n)}: a whole number above 0`,
+      );
+    limits[key as keyof UserLimits] = n;
+  }
+  return limits;
+}
+
 // Sets a user's own quota limits (merged into what they had; `clear` first drops them all);
 // a running hub reads them within a second.
 export async function setUserLimits(
@@ -232,6 +260,7 @@ export async function setUserLimits(
   name: string,
   limits: UserLimits,
   clear = false,
+  by: Actor = CLI_ACTOR,
 ): Promise<UserLimits> {
   const user = await requireUser(store, name);
   const next: UserLimits = { ...(clear ? {} : user.limits), ...limits };
@@ -245,7 +274,7 @@ export async function setUserLimits(
       );
   const empty = Object.keys(next).length === 0;
   await store.setLimits(name, empty ? null : next);
-  await audit(store, "user.limits", { name, limits: next });
+  await audit(store, "user.limits", { name, limits: next }, by);
   return next;
 }
 
@@ -254,22 +283,24 @@ export async function loginLink(
   store: UserStore,
   name: string,
   baseUrl: string,
+  by: Actor = CLI_ACTOR,
 ): Promise<{ name: string; url: string; expiresAt: number }> {
   await requireUser(store, name);
   const code = newSecret();
   const expiresAt = Date.now() + LOGIN_CODE_TTL_MS;
   await store.addLoginCode(hashSecret(code), name, expiresAt);
-  await audit(store, "user.login-link", { name });
+  await audit(store, "user.login-link", { name }, by);
   return { name, url: `${baseUrl}/login?code=${code}`, expiresAt };
 }
 
-// A command line change to users, in the audit log.
+// A change to users, in the audit log (the command line's unless another actor is named).
 function audit(
   store: UserStore,
   action: string,
   detail: Record<string, unknown>,
+  by: Actor = CLI_ACTOR,
 ): Promise<void> {
-  return auditWriter(store).record(CLI_ACTOR, action, null, detail);
+  return auditWriter(store).record(by, action, null, detail);
 }
 
 /** Where `acphub serve` writes the URL it listens on, for login links. */

@@ -1,4 +1,4 @@
-// `acphub audit [--since WHEN] [--user NAME] [--json]`: what the hub's users did (prompts,
+// `acphub audit [--since WHEN] [--until WHEN] [--user NAME] [--session ID] [--action A] [--json]`: what the hub's users did (prompts,
 // cancels, settings, shares, logins, user changes), from the ledger's audit log.
 import { cliContext } from "../app/context.js";
 import { readAuditLog } from "../app/audit-log.js";
@@ -9,7 +9,10 @@ import { guarded, outList, type JsonOptions } from "./guard.js";
 
 export interface AuditOptions extends JsonOptions {
   since?: string;
+  until?: string;
   user?: string;
+  session?: string;
+  action?: string;
 }
 
 function line(e: AuditEntry): string {
@@ -20,8 +23,13 @@ function line(e: AuditEntry): string {
 
 export function auditCommand(o: AuditOptions): Promise<ExitCode> {
   return guarded(async () => {
-    const since = sinceOf(o.since);
-    const entries = await readAuditLog(cliContext(o), { since, user: o.user });
+    const entries = await readAuditLog(cliContext(o), {
+      since: sinceOf(o.since),
+      until: sinceOf(o.until, Date.now(), "--until"),
+      user: o.user,
+      sessionId: o.session,
+      action: o.action,
+    });
     outList(o.json, entries, "no audit entries\n", line);
   });
 }

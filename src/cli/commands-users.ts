@@ -115,7 +115,10 @@ export function addAuditCommand(program: Command): void {
       "what the hub's users did: prompts, cancels, settings, shares, logins, user changes",
     )
     .option("--since <when>", "only since then: 30m, 2h, 7d or a date")
+    .option("--until <when>", "only before then: 30m (ago), 2h, 7d or a date")
     .option("--user <name>", "only this user's entries")
+    .option("--session <id>", "only entries about this session")
+    .option("--action <action>", "only this action: login, user.role, …")
     .option("--json", "print them as JSON")
     .action(act(program, () => import("./audit.js"), "auditCommand"));
 }

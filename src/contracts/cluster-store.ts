@@ -31,6 +31,8 @@ export interface NodeRow {
   sessions: number;
   /** Of them, with a turn running. */
   running: number;
+  /** The node is stopping: other nodes take its idle sessions. */
+  draining: boolean;
 }
 
 /** One claim of a session's lease by a node. */

@@ -74,9 +74,17 @@ export interface AuditPort {
 
 export interface AuditFilter {
   since?: number;
+  /** Only entries before this time (ms since the epoch). */
+  until?: number;
   user?: string;
   sessionId?: string;
+  /** Only this action (`login`, `user.role`, `session.share`, …). */
+  action?: string;
   limit?: number;
+  /** Newest first (the admin page's pages), else oldest first. */
+  newestFirst?: boolean;
+  /** Entries skipped before the page starts (in the order asked). */
+  offset?: number;
 }
 
 export interface UserStore {

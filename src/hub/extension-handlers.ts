@@ -14,6 +14,13 @@ import {
   type Whoami,
 } from "../shared/hub-extension.js";
 import type { HubClient } from "./attachments.js";
+import {
+  ADMIN_CALLS,
+  actorOf,
+  adminOf,
+  usageFor,
+  type AdminServices,
+} from "./admin-handlers.js";
 import { historyPage } from "./history.js";
 import { listSecrets, removeSecret, setSecret } from "./secrets.js";
 import type { UserSecretsPort } from "../contracts/user-secrets.js";
@@ -39,6 +46,8 @@ export interface ExtensionServices {
   setUserRole?: (by: Actor, name: unknown, role: unknown) => Promise<unknown>;
   /** The users' secrets, for `_acphub/secrets/*` (refused without; the key stays in app/). */
   secrets?: UserSecretsPort;
+  /** The admin page's users, links, quotas, usage, audit and nodes (refused without). */
+  admin?: AdminServices;
 }
 
 /** One call of a method: who asks, with what. */
@@ -98,6 +107,13 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
       ),
   },
   [M.sessionsMove]: { on: ({ hub, params }, record) => moveSession(hub, record, params["node"]) },
+  [M.usage]: { run: ({ services, client, params }) => usageFor(adminOf(services.admin), client.user, params) },
+  ...Object.fromEntries(
+    Object.entries(ADMIN_CALLS).map(([method, call]) => [
+      method,
+      { run: ({ services, client, params }: Call) => call(adminOf(services.admin), actorOf(client.user), params) },
+    ]),
+  ),
 };
 
 /** True for a request acphub answers itself (a method of its table with a handler). */

@@ -225,21 +225,21 @@ export class SqlUserStore implements UserStore {
   async auditLog(f: AuditFilter): Promise<AuditEntry[]> {
     const where: string[] = [];
     const args: unknown[] = [];
-    if (f.since !== undefined) {
-      args.push(f.since);
-      where.push(`at >= $${args.length}`);
-    }
-    if (f.user !== undefined) {
-      args.push(f.user);
-      where.push(`user_name = $${args.length}`);
-    }
-    if (f.sessionId !== undefined) {
-      args.push(f.sessionId);
-      where.push(`session_id = $${args.length}`);
-    }
+    const when = (sql: string, value: unknown) => {
+      if (value === undefined) return;
+      args.push(value);
+      where.push(`${sql} $${args.length}`);
+    };
+    when("at >=", f.since);
+    when("at <", f.until);
+    when("user_name =", f.user);
+    when("session_id =", f.sessionId);
+    when("action =", f.action);
     args.push(Math.min(f.limit ?? MAX_AUDIT_ROWS, MAX_AUDIT_ROWS));
+    const limit = `LIMIT $${args.length}`;
+    args.push(Math.max(0, f.offset ?? 0));
     const rows = await this.db.all(
-      `SELECT * FROM ${this.t("audit")} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT $${args.length}`,
+      `SELECT * FROM ${this.t("audit")} ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id${f.newestFirst ? " DESC" : ""} ${limit} OFFSET $${args.length}`,
       args,
     );
     return rows.map(toAudit);

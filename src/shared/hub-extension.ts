@@ -23,6 +23,14 @@ export const HUB_METHOD = {
   secretsRemove: "_acphub/secrets/remove",
   queueRevoke: "_acphub/queue/revoke",
   sessionsMove: "_acphub/sessions/move",
+  usersList: "_acphub/users/list",
+  usersAdd: "_acphub/users/add",
+  usersRemove: "_acphub/users/remove",
+  usersLogin: "_acphub/users/login",
+  usersLimits: "_acphub/users/limits",
+  usage: "_acphub/usage",
+  audit: "_acphub/audit",
+  nodes: "_acphub/nodes",
 } as const;
 
 export type HubMethodName = keyof typeof HUB_METHOD;
@@ -69,6 +77,14 @@ export const HUB_EXTENSION: readonly HubExtensionRow[] = [
   { method: M.secretsSet, kind: "request", caller: "anyone", params: "{name, value, user?}", result: "{user, name, updatedAt}", does: "sets one of a user's secrets (never answered back): an admin anyone's, a member their own, not a viewer; audited" },
   { method: M.secretsList, kind: "request", caller: "anyone", params: "{user?}", result: "{user, secrets}", does: "a user's secrets as [{name, updatedAt}], never their values (an admin: anyone's; others: their own)" },
   { method: M.secretsRemove, kind: "request", caller: "anyone", params: "{name, user?}", result: "{user, removed}", does: "removes one of a user's secrets (an admin: anyone's; others: their own); audited" },
+  { method: M.usersList, kind: "request", caller: "admin", params: "{}", result: "{users}", does: "the hub's users: name, role, created, last seen (their newest audit entry), own limits, as `acphub users list` does" },
+  { method: M.usersAdd, kind: "request", caller: "admin", params: "{name, role?}", result: "{name, role, token, url, expiresAt}", does: "adds a user (member by default) with a token and a one-time login link, both shown once; audited" },
+  { method: M.usersRemove, kind: "request", caller: "admin", params: "{name}", result: "{removed}", does: "removes a user: their logins, connections and agent processes end, as `acphub users remove` does; not yourself, not the last admin; audited" },
+  { method: M.usersLogin, kind: "request", caller: "admin", params: "{name}", result: "{name, url, expiresAt}", does: "a one-time web login link for a user (15 minutes), as `acphub users login-link` makes; audited" },
+  { method: M.usersLimits, kind: "request", caller: "admin", params: "{name, limits?, clear?}", result: "{name, limits, defaults}", does: "a user's own quota limits, read or changed (merged; `clear` first drops them), as `acphub users limits` does; audited" },
+  { method: M.usage, kind: "request", caller: "anyone", params: "{user?}", result: "{users, now}", does: "each user's usage in their budget's period, the budget, what is left and when it resets (an admin: everyone's; others: their own)" },
+  { method: M.audit, kind: "request", caller: "admin", params: "{user?, sessionId?, action?, since?, until?, offset?, limit?}", result: "{entries, more}", does: "the audit log, newest first, filtered and a page at a time, as `acphub audit` reads it" },
+  { method: M.nodes, kind: "request", caller: "admin", params: "{}", result: "{nodes, cluster}", does: "the nodes of a cluster and their health (heartbeat age, draining, sessions run); on a single node, that one, as `acphub nodes list` shows" },
 ];
 
 /** The row of a method of the extension, if it is one. */

@@ -152,12 +152,17 @@ describe("acphub users role", { timeout: 90_000 }, () => {
     });
     // At once on this node: the directory is reloaded before the answer.
     expect(await roleOf(bob)).toBe("viewer");
-    // The hub has a serve token: the last admin user may step down there.
+    // Over the hub (the admin page), the last admin user may not step down: no user could
+    // manage the hub there any more (issue 38). Nothing changes.
     const down = await root.call("_acphub/users/role", {
       name: "root",
       role: "member",
     });
-    expect(down["result"]).toMatchObject({ role: "member" });
+    expect(down["error"]).toMatchObject({
+      message:
+        "root is the last admin: making them member would leave no user who can manage the hub; make another user admin first",
+    });
+    expect(await roleOf(root)).toBe("admin");
     const audit = JSON.parse(
       (await runCli(["audit", "--json"], { home: team.home })).stdout,
     ) as { user: string; action: string; detail: Record<string, unknown> }[];
@@ -167,7 +172,6 @@ describe("acphub users role", { timeout: 90_000 }, () => {
         .map((e) => [e.user, e.detail]),
     ).toEqual([
       ["root", { via: "hub", name: "bob", role: "viewer", previous: "member" }],
-      ["root", { via: "hub", name: "root", role: "member", previous: "admin" }],
     ]);
   });
 

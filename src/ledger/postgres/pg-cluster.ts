@@ -156,7 +156,7 @@ async function holderOf(
 
 async function listNodes(db: Db): Promise<NodeRow[]> {
   const { rows } = await db.query<Record<string, string>>(
-    `SELECT n.id, n.url, n.started, ${NOW_MS} - n.heartbeat AS age,
+    `SELECT n.id, n.url, n.started, n.draining, ${NOW_MS} - n.heartbeat AS age,
        count(l.session_id) AS sessions, count(l.session_id) FILTER (WHERE l.busy) AS running
      FROM acphub_nodes n
      LEFT JOIN acphub_leases l ON l.node_id = n.id AND l.expires >= ${NOW_MS}
@@ -170,6 +170,7 @@ async function listNodes(db: Db): Promise<NodeRow[]> {
     heartbeatAgeMs: Number(r["age"]),
     sessions: Number(r["sessions"]),
     running: Number(r["running"]),
+    draining: String(r["draining"]) === "true",
   }));
 }
 

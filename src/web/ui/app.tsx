@@ -11,6 +11,7 @@ import { SessionView } from "./session-view.js";
 import { Who } from "./who.js";
 import { LoginEnded } from "./login-ended.js";
 import { SecretsButton } from "./secrets-dialog.js";
+import { AdminLinks, AdminPane } from "./admin-entry.js";
 
 function useHash(): string {
   const [hash, setHash] = useState(window.location.hash);
@@ -101,6 +102,7 @@ function TopBar({ store }: { store: HubStore }) {
       <div class="top-actions">
         <Who me={store.team.me} />
         <SecretsButton store={store} />
+        <AdminLinks store={store} />
         {!notify && typeof Notification !== "undefined" && (
           <button
             type="button"
@@ -138,7 +140,13 @@ export function App({ store }: { store: HubStore }) {
   useEffect(() => {
     if (session) void store.team.load(session).catch(() => undefined);
   }, [session]);
-  const pane = session ? "session" : hash === "#/new" ? "new" : "none";
+  const pane = session
+    ? "session"
+    : hash === "#/new"
+      ? "new"
+      : hash === "#/admin" || hash === "#/usage"
+        ? "admin"
+        : "none";
   // The hub refused this browser's login: the old transcript and name go with it.
   if (store.status === "logged-out") return <LoginEnded />;
   return (
@@ -151,7 +159,9 @@ export function App({ store }: { store: HubStore }) {
           <SessionList store={store} current={session} />
         </aside>
         <main class="pane">
-          {session ? (
+          {hash === "#/admin" || hash === "#/usage" ? (
+            <AdminPane store={store} hash={hash} />
+          ) : session ? (
             <SessionView store={store} sessionId={session} />
           ) : pane === "new" ? (
             <NewSession store={store} />
