@@ -6,10 +6,11 @@ import type { ExitCode } from "./exit-codes.js";
 import { out, withContext, type JsonOptions } from "./guard.js";
 import { safeText } from "./tty/safe-text.js";
 
-// One line per node; a node silent for longer than the lease is shown as down.
+// One line per node; a node silent for longer than the lease is shown as down, a stopping one
+// as draining.
 function line(n: NodeRow & { alive: boolean }): string {
   const age = `${(n.heartbeatAgeMs / 1000).toFixed(1)} s ago`;
-  const state = n.alive ? "up" : "DOWN";
+  const state = !n.alive ? "DOWN" : n.draining ? "drain" : "up";
   return safeText(
     `${n.id.padEnd(24)} ${state.padEnd(5)} ${n.url.padEnd(28)} heartbeat ${age.padStart(10)}  ${n.sessions} sessions (${n.running} running)\n`,
   );
