@@ -170,6 +170,14 @@ describe("the admin page's methods", { timeout: 120_000 }, () => {
       ["root", "admin"],
     ]);
 
+    // The serve token's holder (the built-in admin) may not remove the last admin user either.
+    const builtin = await as(team, "admin");
+    expect(
+      errorOf(await builtin.call("_acphub/users/remove", { name: "root" }))
+        .message,
+    ).toBe(
+      "root is the last admin: removing them would leave no user who can manage the hub; make another user admin first",
+    );
     // Removal: bob's token stops working at once, as after `acphub users remove`.
     expect(
       resultOf(await root.call("_acphub/users/remove", { name: "bob" })),

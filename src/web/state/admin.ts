@@ -60,7 +60,8 @@ export function inTime(at: number, now: number): string {
   const h = Math.floor(mins / 60);
   const d = Math.floor(h / 24);
   if (d >= 2) return `in ${d} days`;
-  return h > 0 ? `in ${h} h ${mins % 60} min` : `in ${mins} min`;
+  const m = mins % 60;
+  return h > 0 ? `in ${h} h${m ? ` ${m} min` : ""}` : `in ${mins} min`;
 }
 
 // "4,200 of 10,000 tokens · $0.12 of $1.00": what is left of a budget.
