@@ -131,7 +131,16 @@ describe("the admin page's methods", { timeout: 120_000 }, () => {
 
     // Bad user changes: refused, nothing changed.
     for (const [method, params, message] of [
-      ["_acphub/users/add", { name: "carol" }, "carol"],
+      [
+        "_acphub/users/add",
+        { name: "carol" },
+        "a user named carol already exists",
+      ],
+      [
+        "_acphub/users/add",
+        { name: "CAROL" },
+        'reads like the existing user "carol"',
+      ],
       [
         "_acphub/users/add",
         { name: "dave", role: "boss" },
