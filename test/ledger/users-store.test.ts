@@ -143,6 +143,20 @@ function storeContract(
         detail: { with: "a" },
       },
     ]);
+    // The admin page's filters (issue 38): action, session, a range's end, newest first, pages.
+    const actions = async (f: Parameters<typeof store.auditLog>[0]) =>
+      (await store.auditLog(f)).map((e) => e.action);
+    expect(await actions({ action: "login" })).toEqual(["login"]);
+    expect(await actions({ sessionId: "s" })).toEqual(["session.share"]);
+    expect(await actions({ until: 20 })).toEqual(["login"]);
+    expect(await actions({ newestFirst: true })).toEqual([
+      "session.share",
+      "login",
+    ]);
+    expect(await actions({ newestFirst: true, limit: 1, offset: 1 })).toEqual([
+      "login",
+    ]);
+    expect(await actions({ offset: 2 })).toEqual([]);
     await ledger.close();
   });
 }
