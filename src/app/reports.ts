@@ -1,6 +1,6 @@
 // What the read-only reports ask: `acphub usage` (tokens and cost from the ledger) and
 // `acphub nodes list` (the serve processes sharing a PostgreSQL ledger).
-import { usageReport, type UsageRow } from "../telemetry/usage.js";
+import { NO_USER, usageReport, type UsageRow } from "../telemetry/usage.js";
 import { periodUse, type BudgetView } from "../telemetry/budget-status.js";
 import { budgetClock } from "../telemetry/budget-usage.js";
 import { resetText } from "../telemetry/budget-text.js";
@@ -39,7 +39,8 @@ export function usageRows(
       budgetClock()(),
     );
     return rows.map((row, i) => {
-      const budget = uses[i]?.budget;
+      // Turns no hub user sent have no user budget.
+      const budget = row.key === NO_USER ? undefined : uses[i]?.budget;
       return budget ? { ...row, budget } : row;
     });
   });
