@@ -32,6 +32,7 @@ import {
 import type { UserStore } from "../contracts/users.js";
 import { budgetsOf } from "../telemetry/budgets.js";
 import type { OpenLedger } from "../ledger/open.js";
+import type { WebLoginStore } from "../contracts/web-logins.js";
 import type { HubUser } from "../contracts/users.js";
 import { agentsFor, serveAgentRules } from "./serve-agents.js";
 import { serveUsers, type ServeUsers } from "./serve-users.js";
@@ -65,6 +66,8 @@ export interface ServeHub {
   quotas: Quotas;
   /** This process as a node of a cluster: with a PostgreSQL ledger only. */
   cluster?: ClusterNode;
+  /** The web page's logins every node shares (a cluster's; issue 38). */
+  webLogins?: WebLoginStore;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
   close(): Promise<void>;
 }
@@ -254,6 +257,7 @@ export async function openServeHub(
     }),
     quotas,
     cluster,
+    webLogins: cluster ? ledger.cluster?.webLogins : undefined,
     close: async () => {
       closing = true;
       people.directory.stop();

@@ -73,9 +73,15 @@ const ROUTES: Record<string, Route> = {
   "GET /auth": (o, req, res) =>
     plain(res, o.auth.authenticated(req) ? 204 : 401),
   "POST /logout": (o, req, res) => {
-    o.auth.logout(req);
-    res.setHeader("Set-Cookie", sessionCookie("", o.secure));
-    plain(res, 204);
+    // Forgotten where logins are kept before the answer: no node accepts the cookie after it.
+    void o.auth.logout(req).then(
+      () => {
+        const name = o.auth.cookieName(req);
+        res.setHeader("Set-Cookie", sessionCookie(name, "", o.secure));
+        plain(res, 204);
+      },
+      () => plain(res, 503, "the logout could not be stored; try again"),
+    );
   },
   "POST /login/code": (o, req, res, guard) => {
     const verdict = guard.check(req, true);
