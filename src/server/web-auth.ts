@@ -65,6 +65,14 @@ export class WebAuth {
     return code;
   }
 
+  // A fresh code once it is kept where every node of a cluster finds it (for a URL that may be
+  // opened on another node at once).
+  async storedLoginCode(user = BUILTIN_ADMIN): Promise<string> {
+    const code = this.newLoginCode(user);
+    await this.writing.get(hash(code));
+    return code;
+  }
+
   // The user a code would log in as, without spending it; undefined when it would not.
   async peek(code: string): Promise<string | undefined> {
     const key = hash(code);

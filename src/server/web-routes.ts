@@ -89,12 +89,18 @@ const ROUTES: Record<string, Route> = {
     // A code for the user the request is, never for anyone else (issue 34).
     const user = o.identify ? o.identify(req)?.name : BUILTIN_ADMIN;
     if (user === undefined) return plain(res, 401, "unknown user");
-    securityHeaders(res);
-    res.writeHead(200, {
-      "Content-Type": "application/json",
-      "Cache-Control": "no-store",
-    });
-    res.end(JSON.stringify({ url: loginUrlOf(o, user) }));
+    // Answered once the code is stored: the URL may be opened on another node at once.
+    void o.auth.storedLoginCode(user).then(
+      (code) => {
+        securityHeaders(res);
+        res.writeHead(200, {
+          "Content-Type": "application/json",
+          "Cache-Control": "no-store",
+        });
+        res.end(JSON.stringify({ url: `${o.baseUrl()}/login?code=${code}` }));
+      },
+      () => plain(res, 401, "unknown user"),
+    );
   },
 };
 
