@@ -33,6 +33,7 @@ import {
 import type { UserStore } from "../contracts/users.js";
 import { budgetsOf } from "../telemetry/budgets.js";
 import type { OpenLedger } from "../ledger/open.js";
+import type { WebLoginStore } from "../contracts/web-logins.js";
 import type { HubUser } from "../contracts/users.js";
 import { agentsFor, serveAgentRules } from "./serve-agents.js";
 import { serveUsers, type ServeUsers } from "./serve-users.js";
@@ -68,6 +69,8 @@ export interface ServeHub {
   cluster?: ClusterNode;
   /** The nodes of its cluster as the ledger holds them (the admin page's `_acphub/nodes`). */
   listNodes?: () => Promise<NodeRow[]>;
+  /** The web page's logins every node shares (a cluster's; issue 38). */
+  webLogins?: WebLoginStore;
   /** Cancels turns, closes agents and host services, flushes the ledger. */
   close(): Promise<void>;
 }
@@ -258,6 +261,7 @@ export async function openServeHub(
     quotas,
     cluster,
     ...(ledger.cluster ? { listNodes: ledger.cluster.listNodes } : {}),
+    webLogins: cluster ? ledger.cluster?.webLogins : undefined,
     close: async () => {
       closing = true;
       people.directory.stop();

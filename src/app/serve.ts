@@ -101,10 +101,18 @@ export async function startServe(
   const { people } = hub;
   // Cookies are `Secure` when browsers reach the hub over HTTPS: its own TLS, or a proxy's.
   const https = tls !== undefined || /^https:/i.test(serve.publicUrl ?? "");
-  const web = serveWeb(ctx.paths.stateDir, https, {
-    store: hub.users,
-    serve: people,
-  });
+  const web = serveWeb(
+    {
+      stateDir: ctx.paths.stateDir,
+      secure: https,
+      publicUrl: serve.publicUrl,
+      shared: hub.webLogins,
+    },
+    {
+      store: hub.users,
+      serve: people,
+    },
+  );
   const limits = { ...DEFAULT_SERVER_LIMITS, ...serve };
   hub.hub.attachments.onOpenChange = (user, id, open) =>
     hub.quotas.sessionOpen(user, id, open);

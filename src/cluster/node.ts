@@ -20,6 +20,7 @@ import { ClusterFeed } from "./feed.js";
 import { ClusterQuestions } from "./questions.js";
 import { CHANNEL } from "./node-requests.js";
 import { NodeRouting, type Notice } from "./node-routing.js";
+import { listenGrants } from "./grant-notices.js";
 
 export const DEFAULT_LEASE_MS = 10_000;
 export const DEFAULT_DRAIN_MS = 30_000;
@@ -45,6 +46,7 @@ export class ClusterNode implements SessionRunner {
   private readonly store: ClusterStore;
   private readonly logger: Logger;
   private unlisten: (() => void) | undefined;
+  private unlistenGrants: (() => void) | undefined;
   private feedOnce: ClusterFeed | undefined;
   private timer: NodeJS.Timeout | undefined;
   private id = "";
@@ -137,6 +139,8 @@ export class ClusterNode implements SessionRunner {
       () => void this.routing.catchUp(false).catch(() => undefined),
     );
     await this.questions.start();
+    const { hub } = this.options;
+    this.unlistenGrants = await listenGrants(this.store, hub, this.logger);
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs);
     this.timer.unref();
     const check = Math.max(50, Math.min(500, this.heartbeatMs / 2));
@@ -334,6 +338,7 @@ export class ClusterNode implements SessionRunner {
     clearInterval(this.timer);
     clearInterval(this.fenceTimer);
     this.unlisten?.();
+    this.unlistenGrants?.();
     if (this.id) await this.questions.stop();
     if (this.id) await this.store.leave(this.id).catch(() => undefined);
   }

@@ -6,6 +6,11 @@
 // and drain. Times are the database's clock, so that nodes whose clocks differ agree on expiry.
 
 import type { QuotaStore } from "./quota-store.js";
+import type { WebLoginStore } from "./web-logins.js";
+
+/** The channel on which the ledger tells every node of a changed session grant (issue 38):
+ *  `{sessionId, user, role?}` (no role: unshared). */
+export const GRANTS_CHANNEL = "acphub_grants";
 
 /** What a claim on a session's lease found. */
 export type Claim =
@@ -117,6 +122,8 @@ export interface NodeRequestStore {
 export interface ClusterStore extends NodeRequestStore {
   /** The per-user counts behind quotas, shared by every node (issue 37). */
   readonly quotas: QuotaStore;
+  /** The web page's logins, shared by every node (issue 38). */
+  readonly webLogins: WebLoginStore;
   /** Writes as cluster node `nodeId` from now on: a session another node holds is not written. */
   fenceAs(nodeId: string): void;
   /** The node's row, written when it starts; its leases from before a restart read as lapsed. */

@@ -100,3 +100,30 @@ export function shareRoleOf(value: unknown): Exclude<ShareRole, "owner"> {
     );
   return role;
 }
+
+/** A grant changed by another node or the command line, as the ledger told it (issue 38): the
+ *  user's watching clients here hear of it, and their attachments follow it, as for one made
+ *  here. (This node's own changes come back too: doing it twice changes nothing.) */
+export function grantHeard(
+  hub: SessionHub,
+  sessionId: string,
+  user: string,
+  role: ShareRole | undefined,
+): void {
+  if (!role) {
+    hub.watch.changed(sessionId);
+    hub.access.remember(sessionId, user, undefined);
+    applyGrant(hub, sessionId, user, undefined);
+    return;
+  }
+  hub.access.remember(sessionId, user, role);
+  hub.watch.changed(sessionId);
+  if (role === "owner") return;
+  for (const { client } of hub.attachments.attached(sessionId))
+    if (client.user?.name === user)
+      hub.attachments.setWatchOnly(
+        sessionId,
+        client,
+        role === "viewer" || client.user.role === "viewer",
+      );
+}

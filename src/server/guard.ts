@@ -24,6 +24,9 @@ export interface GuardOptions {
 export interface OtherCredential {
   presented(req: IncomingMessage): boolean;
   accepts(req: IncomingMessage): boolean;
+  /** Reads what `accepts` needs of a request before it is checked (a cluster's logins are in
+   *  its database); undefined when there is nothing to read. */
+  prepare?(req: IncomingMessage): Promise<void> | undefined;
 }
 
 export type Verdict =

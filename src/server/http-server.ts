@@ -154,7 +154,16 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   server.on("connection", (socket: Socket) => pending.accept(socket));
   server.on(o.tls ? "secureConnection" : "connection", coalesceWrites);
 
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+  // A request's login cookie is read first (a cluster keeps logins in its database).
+  const prepared =
+    <A extends unknown[]>(handle: (req: IncomingMessage, ...rest: A) => void) =>
+    (req: IncomingMessage, ...rest: A) => {
+      const ready = o.alsoAccepts?.prepare?.(req);
+      if (!ready) return handle(req, ...rest);
+      const go = () => handle(req, ...rest);
+      void ready.then(go, go);
+    };
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     settle(req, res);
     const path = pathOf(req);
     if (path === "/healthz" && req.method === "GET") {
@@ -191,8 +200,9 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     owners.watch(req, res, user);
     watchEventStream(req, res, liveness);
     onHttp(req, res, user);
-  });
-  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  };
+  server.on("request", prepared(onRequest));
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const verdict = guard.check(req, true);
     if (!verdict.ok) return refuseUpgrade(socket, verdict);
     if (pathOf(req) !== "/acp")
@@ -208,7 +218,8 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     if (full !== undefined)
       return refuseUpgrade(socket, { ok: false, status: 503, message: full });
     upgradeWebSocket(acp, wss, o.createAgent, user)(req, socket, head);
-  });
+  };
+  server.on("upgrade", prepared(onUpgrade));
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     const status =
       error.code === "ERR_HTTP_REQUEST_TIMEOUT"

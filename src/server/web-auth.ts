@@ -1,59 +1,52 @@
 // Browser logins for the web page: `acphub serve` prints a URL with a one-time login code;
 // the page it opens posts the code back (web-login.ts), which trades it for an HttpOnly,
-// SameSite=Strict session cookie. Codes and cookies are random, compared by hash; browser
-// sessions are kept (hashed) in the state folder so that a hub restart does not log the browser
-// out, and logout forgets them. Each code and browser session belongs to a user (issue 22): the
-// serve token's holder ("admin") for the printed one, the user of `acphub users login-link` for
-// codes kept in the ledger — and to that user's credentials' generation (issue 34): once the
-// user is removed or rotated (also while the hub was down), the code and the session are dead.
+// SameSite=Strict session cookie. Codes and cookies are random, kept by hash only, where the
+// hub keeps logins (contracts/web-logins.ts: the state folder's file for one hub, PostgreSQL for
+// the nodes of a cluster, which then share them: issue 38), and logout forgets them. Each code and
+// browser session belongs to a user (issue 22): the serve token's holder ("admin") for the
+// printed one, the user of `acphub users login-link` for codes kept in the ledger — and to that
+// user's credentials' generation (issue 34): once the user is removed or rotated (also while the
+// hub was down, or on another node), the code and the session are dead.
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { IncomingMessage } from "node:http";
 import { BUILTIN_ADMIN, type UserStore } from "../contracts/users.js";
+import type { WebLogin, WebLoginStore } from "../contracts/web-logins.js";
 import { HubError } from "../shared/errors.js";
 
+/** The session cookie's name before issue 38 (still read), and the stem of the per-hub names. */
 export const COOKIE_NAME = "acphub_session";
 /** How long a printed login code stays valid. */
 export const LOGIN_CODE_TTL_MS = 15 * 60_000;
 /** How long a browser stays logged in. */
 export const WEB_SESSION_TTL_MS = 7 * 24 * 3_600_000;
-/** Bounds on outstanding codes and browser sessions (oldest dropped first). */
-const MAX_CODES = 64;
-const MAX_SESSIONS = 256;
+/** Browser sessions remembered between a request's read and its checks (oldest dropped first). */
+const MAX_SEEN = 1024;
 
 export interface WebAuthOptions {
-  /** Folder for the browser-session file; none keeps them in memory only. */
-  stateDir?: string;
+  /** Where codes and browser sessions are kept. */
+  logins: WebLoginStore;
   /** Where `acphub users login-link` leaves its codes. */
   store?: UserStore;
   /** The generation of a user's credentials now (user-directory.ts); undefined: no such user. */
   stampOf: (user: string) => string | undefined;
   /** The same after a fresh look at the ledger, for a login. */
   freshStampOf?: (user: string) => Promise<string | undefined>;
+  /** The URL browsers reach the hub by (serve.publicUrl): its port names the cookie. */
+  publicUrl?: string;
   now?: () => number;
 }
 
 const hash = (s: string) => createHash("sha256").update(s).digest("hex");
 
-/** A login code's or browser session's expiry (ms), user and that user's credentials' stamp. */
-interface Grant {
-  e: number;
-  u: string;
-  s: string;
-}
-
 export class WebAuth {
-  private readonly codes = new Map<string, Grant>();
-  private readonly sessions: Map<string, Grant>;
+  /** Browser sessions as a request's `prepare` read them, for its synchronous checks. */
+  private readonly seen = new Map<string, WebLogin>();
+  /** Codes of this process whose write is under way (a redeem waits for it). */
+  private readonly writing = new Map<string, Promise<unknown>>();
   private readonly now: () => number;
-  private readonly file?: string;
 
   constructor(private readonly options: WebAuthOptions) {
-    const o = options;
-    this.now = o.now ?? Date.now;
-    this.file = o.stateDir ? join(o.stateDir, "web-sessions.json") : undefined;
-    this.sessions = this.load();
+    this.now = options.now ?? Date.now;
   }
 
   // A fresh single-use code for a login URL, for a user (default: the serve token's holder).
@@ -62,57 +55,67 @@ export class WebAuth {
     if (stamp === undefined)
       throw new HubError("AUTH_REQUIRED", `no user named ${user}`);
     const code = randomBytes(24).toString("base64url");
-    this.codes.set(hash(code), {
-      e: this.now() + LOGIN_CODE_TTL_MS,
-      u: user,
-      s: stamp,
-    });
-    trim(this.codes, MAX_CODES);
+    const key = hash(code);
+    const login = { user, stamp, expiresAt: this.now() + LOGIN_CODE_TTL_MS };
+    const write = this.options.logins
+      .put("code", key, login)
+      .catch(() => undefined)
+      .finally(() => this.writing.delete(key));
+    this.writing.set(key, write);
+    return code;
+  }
+
+  // A fresh code once it is kept where every node of a cluster finds it (for a URL that may be
+  // opened on another node at once).
+  async storedLoginCode(user = BUILTIN_ADMIN): Promise<string> {
+    const code = this.newLoginCode(user);
+    await this.writing.get(hash(code));
     return code;
   }
 
   // The user a code would log in as, without spending it; undefined when it would not.
   async peek(code: string): Promise<string | undefined> {
     const key = hash(code);
-    const grant = this.codes.get(key);
-    if (grant !== undefined)
-      return (await this.live(grant)) ? grant.u : undefined;
+    await this.writing.get(key);
+    const mine = await this.options.logins.get("code", key, this.now());
+    if (mine !== undefined)
+      return (await this.live(mine)) ? mine.user : undefined;
     const user = await this.options.store?.peekLoginCode(key, this.now());
     return user !== undefined && (await this.fresh(user)) !== undefined
       ? user
       : undefined;
   }
 
-  // Spends a login code (this process's, else one in the ledger): a new browser-session
-  // cookie value and its user, or undefined when the code is wrong, expired, already used, or
-  // its user was removed or given a new token since it was made.
+  // Spends a login code (a printed one, else one of `users login-link`; on any node, once): a
+  // new browser-session cookie value and its user, or undefined when the code is wrong,
+  // expired, already used, or its user was removed or given a new token since it was made.
   async redeem(
     code: string,
   ): Promise<{ cookie: string; user: string } | undefined> {
     const key = hash(code);
-    const mine = this.codes.get(key);
-    this.codes.delete(key);
+    await this.writing.get(key);
+    const mine = await this.options.logins.take("code", key, this.now());
     const grant = mine ?? (await this.fromLedger(key).catch(() => undefined));
     if (grant === undefined || !(await this.live(grant))) return undefined;
     const cookie = randomBytes(32).toString("base64url");
-    this.sessions.set(hash(cookie), {
-      e: this.now() + WEB_SESSION_TTL_MS,
-      u: grant.u,
-      s: grant.s,
-    });
-    trim(this.sessions, MAX_SESSIONS);
-    this.save();
-    return { cookie, user: grant.u };
+    const session = {
+      user: grant.user,
+      stamp: grant.stamp,
+      expiresAt: this.now() + WEB_SESSION_TTL_MS,
+    };
+    await this.options.logins.put("session", hash(cookie), session);
+    this.remember(hash(cookie), session);
+    return { cookie, user: grant.user };
   }
 
   // A ledger code (`acphub users login-link`), spent: its user under their stamp now (a
   // rotation or removal deletes the user's codes, so a code still there is of this generation).
-  private async fromLedger(key: string): Promise<Grant | undefined> {
+  private async fromLedger(key: string): Promise<WebLogin | undefined> {
     const user = await this.options.store?.redeemLoginCode(key, this.now());
     const stamp = user === undefined ? undefined : await this.fresh(user);
     return user === undefined || stamp === undefined
       ? undefined
-      : { e: this.now() + LOGIN_CODE_TTL_MS, u: user, s: stamp };
+      : { user, stamp, expiresAt: this.now() + LOGIN_CODE_TTL_MS };
   }
 
   // The user's stamp after a fresh look at the users.
@@ -124,18 +127,44 @@ export class WebAuth {
   }
 
   // True while a code is unexpired and its user's credentials are those it was made under.
-  private async live(grant: Grant): Promise<boolean> {
-    return grant.e >= this.now() && (await this.fresh(grant.u)) === grant.s;
+  private async live(login: WebLogin): Promise<boolean> {
+    return (
+      login.expiresAt >= this.now() &&
+      (await this.fresh(login.user)) === login.stamp
+    );
+  }
+
+  private remember(key: string, login: WebLogin | undefined): void {
+    this.seen.delete(key);
+    if (login) this.seen.set(key, login);
+    while (this.seen.size > MAX_SEEN)
+      this.seen.delete(this.seen.keys().next().value as string);
+  }
+
+  // Reads the browser sessions a request's cookies name from where logins are kept, before the
+  // request's synchronous checks: at every request, so that a logout or a removal on another
+  // node of a cluster counts at once. Undefined when there is nothing to read.
+  prepare(req: IncomingMessage): Promise<void> | undefined {
+    const cookies = this.cookiesOf(req);
+    if (cookies.length === 0) return undefined;
+    const read = async (key: string) => {
+      const login = await this.options.logins
+        .get("session", key, this.now())
+        .catch(() => this.seen.get(key));
+      this.remember(key, login);
+    };
+    return Promise.all(cookies.map((c) => read(hash(c)))).then(() => {});
   }
 
   // The user of the request's live browser-session cookie, if any: unexpired, and made under
   // the user's credentials as they are now (checked at every use, so also after a restart).
   userOf(req: IncomingMessage): string | undefined {
-    const cookie = cookieOf(req);
-    if (!cookie) return undefined;
-    const grant = this.sessions.get(hash(cookie));
-    if (grant === undefined || grant.e <= this.now()) return undefined;
-    return this.options.stampOf(grant.u) === grant.s ? grant.u : undefined;
+    for (const cookie of this.cookiesOf(req)) {
+      const login = this.seen.get(hash(cookie));
+      if (login === undefined || login.expiresAt <= this.now()) continue;
+      if (this.options.stampOf(login.user) === login.stamp) return login.user;
+    }
+    return undefined;
   }
 
   // True when the request carries a live browser-session cookie.
@@ -143,78 +172,76 @@ export class WebAuth {
     return this.userOf(req) !== undefined;
   }
 
-  // Ends every browser session of a user (removed, or given a new token).
+  // True when the request carries this hub's session cookie (a wrong one counts as wrong).
+  presented(req: IncomingMessage): boolean {
+    return cookieValue(req, this.cookieName(req)) !== undefined;
+  }
+
+  // Ends every browser session of a user (removed, or given a new token), on every node.
   forgetUser(user: string): void {
-    let changed = false;
-    for (const [key, grant] of this.sessions)
-      if (grant.u === user) changed = this.sessions.delete(key);
-    if (changed) this.save();
+    for (const [key, login] of this.seen)
+      if (login.user === user) this.seen.delete(key);
+    void this.options.logins.deleteUser(user).catch(() => undefined);
   }
 
-  // Ends the browser session the request's cookie names.
-  logout(req: IncomingMessage): void {
-    const cookie = cookieOf(req);
-    if (cookie && this.sessions.delete(hash(cookie))) this.save();
-  }
-
-  private load(): Map<string, Grant> {
-    if (!this.file) return new Map();
-    try {
-      const data = JSON.parse(readFileSync(this.file, "utf8")) as unknown;
-      const t = this.now();
-      // A session without a stamp is from before issue 34: dropped (its browser logs in again).
-      return new Map(
-        Object.entries(data as Record<string, unknown>)
-          .map(([k, v]): [string, Grant | undefined] => [k, grantOf(v)])
-          .filter(
-            (entry): entry is [string, Grant] =>
-              /^[0-9a-f]{64}$/.test(entry[0]) &&
-              entry[1] !== undefined &&
-              entry[1].e > t,
-          ),
-      );
-    } catch {
-      return new Map();
+  // Ends the browser session the request's cookie names, on every node.
+  async logout(req: IncomingMessage): Promise<void> {
+    for (const cookie of this.cookiesOf(req)) {
+      this.seen.delete(hash(cookie));
+      await this.options.logins.delete("session", hash(cookie));
     }
   }
 
-  private save(): void {
-    if (!this.file) return;
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(Object.fromEntries(this.sessions)), {
-      mode: 0o600,
-    });
-    renameSync(tmp, this.file);
+  /**
+   * The session cookie's name for the hub a request reached. A browser keeps cookies per host
+   * name, not per port: the name carries the port the browser used (serve.publicUrl's, else the
+   * Host header's), so two hubs on one host keep their logins apart, while the nodes of a
+   * cluster behind one load balancer (one host and port to the browser) share theirs.
+   */
+  cookieName(req: IncomingMessage): string {
+    const port = this.options.publicUrl
+      ? portOfUrl(this.options.publicUrl)
+      : /:(\d{1,5})$/.exec(req.headers.host ?? "")?.[1];
+    return port ? `${COOKIE_NAME}_${port}` : COOKIE_NAME;
+  }
+
+  // The request's session cookie values: this hub's name first, then the name of before issue
+  // 38 (logins made then keep working until they expire).
+  private cookiesOf(req: IncomingMessage): string[] {
+    const name = this.cookieName(req);
+    const values = [cookieValue(req, name)];
+    if (name !== COOKIE_NAME) values.push(cookieValue(req, COOKIE_NAME));
+    return values.filter((v): v is string => v !== undefined);
   }
 }
 
-// A stored browser session, when it has the expected shape.
-function grantOf(v: unknown): Grant | undefined {
-  const g = v as Partial<Grant> | null;
-  return g &&
-    typeof g.e === "number" &&
-    typeof g.u === "string" &&
-    typeof g.s === "string"
-    ? { e: g.e, u: g.u, s: g.s }
-    : undefined;
+// A URL's explicit port ("" for the scheme's default); undefined when it is no URL.
+function portOfUrl(url: string): string | undefined {
+  try {
+    return new URL(url).port || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-// Drops the oldest entries past a bound (Maps keep insertion order).
-function trim(map: Map<string, Grant>, max: number): void {
-  while (map.size > max) map.delete(map.keys().next().value as string);
-}
-
-/** The value of acphub's session cookie in a request, if any. */
-export function cookieOf(req: IncomingMessage): string | undefined {
+/** The value of a cookie in a request, if any. */
+export function cookieValue(
+  req: IncomingMessage,
+  name: string,
+): string | undefined {
   for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [name, ...rest] = part.trim().split("=");
-    if (name === COOKIE_NAME) return rest.join("=") || undefined;
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return rest.join("=") || undefined;
   }
   return undefined;
 }
 
 /** The Set-Cookie header value that logs a browser in (or out, with an empty value). */
-export function sessionCookie(value: string, secure: boolean): string {
+export function sessionCookie(
+  name: string,
+  value: string,
+  secure: boolean,
+): string {
   const maxAge = value ? Math.floor(WEB_SESSION_TTL_MS / 1000) : 0;
-  return `${COOKIE_NAME}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
+  return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
 }

@@ -6,11 +6,14 @@
 // link from someone else cannot log a browser into their account behind its user's back.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { sessionCookie, type WebAuth } from "./web-auth.js";
+import { COOKIE_NAME, sessionCookie, type WebAuth } from "./web-auth.js";
 import { securityHeaders } from "./web-static.js";
 
-/** The short-lived cookie that ties a login post to the page that showed the button. */
+/** The short-lived cookie that ties a login post to the page that showed the button (with the
+ *  session cookie's per-hub suffix: two hubs on one host do not overwrite each other's). */
 const NONCE_COOKIE = "acphub_login";
+const nonceName = (o: WebLoginOptions, req: IncomingMessage) =>
+  o.auth.cookieName(req).replace(COOKIE_NAME, NONCE_COOKIE);
 /** Largest login form body: a code and a nonce. */
 const MAX_FORM_BYTES = 4096;
 
@@ -65,7 +68,7 @@ export function showLogin(
         // With no-referrer a browser posts `Origin: null`: this page's own post must carry the
         // hub's origin, and a same-origin policy still sends nothing to any other site.
         "Referrer-Policy": "same-origin",
-        "Set-Cookie": `${NONCE_COOKIE}=${nonce}; Path=/login; HttpOnly; SameSite=Strict; Max-Age=900${o.secure ? "; Secure" : ""}`,
+        "Set-Cookie": `${nonceName(o, req)}=${nonce}; Path=/login; HttpOnly; SameSite=Strict; Max-Age=900${o.secure ? "; Secure" : ""}`,
       });
     },
     () => html(res, 503, CODE_REFUSED),
@@ -81,7 +84,7 @@ export function postLogin(
 ): void {
   void readForm(req)
     .then(async (form) => {
-      const nonce = cookieValue(req, NONCE_COOKIE);
+      const nonce = cookieValue(req, nonceName(o, req));
       const fromPage =
         req.headers.origin !== undefined &&
         nonce !== undefined &&
@@ -94,8 +97,8 @@ export function postLogin(
       res.writeHead(303, {
         Location: "/",
         "Set-Cookie": [
-          sessionCookie(granted.cookie, o.secure),
-          `${NONCE_COOKIE}=; Path=/login; HttpOnly; SameSite=Strict; Max-Age=0`,
+          sessionCookie(o.auth.cookieName(req), granted.cookie, o.secure),
+          `${nonceName(o, req)}=; Path=/login; HttpOnly; SameSite=Strict; Max-Age=0`,
         ],
         "Cache-Control": "no-store",
       });

@@ -73,9 +73,15 @@ const ROUTES: Record<string, Route> = {
   "GET /auth": (o, req, res) =>
     plain(res, o.auth.authenticated(req) ? 204 : 401),
   "POST /logout": (o, req, res) => {
-    o.auth.logout(req);
-    res.setHeader("Set-Cookie", sessionCookie("", o.secure));
-    plain(res, 204);
+    // Forgotten where logins are kept before the answer: no node accepts the cookie after it.
+    void o.auth.logout(req).then(
+      () => {
+        const name = o.auth.cookieName(req);
+        res.setHeader("Set-Cookie", sessionCookie(name, "", o.secure));
+        plain(res, 204);
+      },
+      () => plain(res, 503, "the logout could not be stored; try again"),
+    );
   },
   "POST /login/code": (o, req, res, guard) => {
     const verdict = guard.check(req, true);
@@ -83,12 +89,18 @@ const ROUTES: Record<string, Route> = {
     // A code for the user the request is, never for anyone else (issue 34).
     const user = o.identify ? o.identify(req)?.name : BUILTIN_ADMIN;
     if (user === undefined) return plain(res, 401, "unknown user");
-    securityHeaders(res);
-    res.writeHead(200, {
-      "Content-Type": "application/json",
-      "Cache-Control": "no-store",
-    });
-    res.end(JSON.stringify({ url: loginUrlOf(o, user) }));
+    // Answered once the code is stored: the URL may be opened on another node at once.
+    void o.auth.storedLoginCode(user).then(
+      (code) => {
+        securityHeaders(res);
+        res.writeHead(200, {
+          "Content-Type": "application/json",
+          "Cache-Control": "no-store",
+        });
+        res.end(JSON.stringify({ url: `${o.baseUrl()}/login?code=${code}` }));
+      },
+      () => plain(res, 401, "unknown user"),
+    );
   },
 };
 

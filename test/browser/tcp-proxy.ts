@@ -8,6 +8,10 @@ export interface TcpProxy {
   port: number;
   /** Where to forward (set once the hub listens). */
   target: { host: string; port: number };
+  /** A load balancer's targets instead (issue 38): each new connection goes to the next one. */
+  targets: { host: string; port: number }[];
+  /** How many connections each port was sent. */
+  sent: Map<number, number>;
   /** Drops every open connection and refuses new ones. */
   down(): void;
   /** Keeps the connections open but discards what clients send (a link dying unnoticed). */
@@ -20,10 +24,13 @@ export async function startProxy(): Promise<TcpProxy> {
   const open = new Set<Socket>();
   const clients = new Set<Socket>();
   let isUp = true;
+  let next = 0;
   const proxy: TcpProxy = {
     origin: "",
     port: 0,
     target: { host: "127.0.0.1", port: 0 },
+    targets: [],
+    sent: new Map(),
     down() {
       isUp = false;
       for (const s of open) s.destroy();
@@ -46,7 +53,10 @@ export async function startProxy(): Promise<TcpProxy> {
   };
   const server = createServer((client) => {
     if (!isUp) return client.destroy();
-    const upstream = connect(proxy.target.port, proxy.target.host);
+    const to =
+      proxy.targets[next++ % (proxy.targets.length || 1)] ?? proxy.target;
+    proxy.sent.set(to.port, (proxy.sent.get(to.port) ?? 0) + 1);
+    const upstream = connect(to.port, to.host);
     for (const s of [client, upstream]) {
       open.add(s);
       s.on("error", () => undefined);

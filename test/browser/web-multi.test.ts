@@ -39,7 +39,13 @@ afterAll(async () => {
 // Registered after the proxy's hooks: its own run after the proxy starts and before it closes.
 fx.withBrowser(
   {
-    serve: () => ({ allowOrigins: [proxy.origin], sessionsPerMinute: 1000 }),
+    // The proxy's address is the hub's public one: its port names the login cookie, which both
+    // pages (one through the proxy, one straight to the hub) then share (issue 38).
+    serve: () => ({
+      allowOrigins: [proxy.origin],
+      publicUrl: proxy.origin,
+      sessionsPerMinute: 1000,
+    }),
   },
   async (b, h) => {
     [browser, hub] = [b, h];

@@ -54,7 +54,8 @@ describe("the web page in Chromium", () => {
     const cookies = await context.cookies();
     expect(cookies).toEqual([
       expect.objectContaining({
-        name: "acphub_session",
+        // One name per hub (the port the browser used): hubs on one host keep their logins.
+        name: `acphub_session_${new URL(hub.h.url).port}`,
         httpOnly: true,
         sameSite: "Strict",
       }),
@@ -335,14 +336,14 @@ describe("the web page in Chromium", () => {
   });
 
   it("Log out ends the browser session: the page asks for a login, and the cookie opens nothing", async () => {
-    const cookie = (await context.cookies())[0]!.value;
+    const { name, value: cookie } = (await context.cookies())[0]!;
     await page.goto(`${hub.h.url}/#/`);
     await page.getByRole("button", { name: "Log out" }).click();
     await page.waitForURL(`${hub.h.url}/`);
     expect(await page.textContent("body")).toContain("not logged in");
     expect(await context.cookies()).toEqual([]);
     const status = await fetch(`${hub.h.url}/auth`, {
-      headers: { Cookie: `acphub_session=${cookie}` },
+      headers: { Cookie: `${name}=${cookie}` },
     });
     expect(status.status).toBe(401);
   });

@@ -52,9 +52,14 @@ export function clusterFixture() {
       leaseMs = 2000,
       heartbeatMs?: number,
       agentFlags: string[] = [],
+      /** More of the node's config (its `serve` section…). */
+      config: Record<string, unknown> = {},
     ): Promise<ClusterNode> {
       const home = tempDir();
-      mockConfig(home, agentFlags, { cluster: { leaseMs, heartbeatMs } });
+      mockConfig(home, agentFlags, {
+        cluster: { leaseMs, heartbeatMs },
+        ...config,
+      });
       const h = await startHub(home, ["--node-id", id], {
         ACPHUB_LEDGER_URL: url,
         ACPHUB_TOKEN: CLUSTER_TOKEN,

@@ -60,7 +60,7 @@ export async function openLoginPage(
   const page = await rawRequest(loginUrl, "GET", {}, undefined, ca);
   const setCookie = [page.headers["set-cookie"] ?? []].flat();
   const nonceCookie = setCookie
-    .find((c) => c.startsWith("acphub_login="))
+    .find((c) => /^acphub_login(_\d+)?=/.test(c))
     ?.split(";")[0];
   const field = (name: string) =>
     new RegExp(`name="${name}" value="([^"]*)"`).exec(page.body)?.[1];
@@ -94,7 +94,7 @@ export function postLogin(
   );
 }
 
-/** Logs in with a login URL as the page does; the session cookie ("acphub_session=…"). */
+/** Logs in with a login URL as the page does; the session cookie ("acphub_session_PORT=…"). */
 export async function loginWith(
   loginUrl: string,
   ca?: string,
@@ -112,10 +112,11 @@ export async function loginWith(
   return sessionOf(answer)!;
 }
 
-// The session cookie ("acphub_session=…") an answer sets, if any.
-function sessionOf(answer: Answer): string | undefined {
+// The session cookie ("acphub_session_PORT=…"; before issue 38 "acphub_session=…") an answer
+// sets, if any.
+export function sessionOf(answer: Answer): string | undefined {
   return [answer.headers["set-cookie"] ?? []]
     .flat()
-    .find((c) => c.startsWith("acphub_session="))
+    .find((c) => /^acphub_session(_\d+)?=/.test(c))
     ?.split(";")[0];
 }

@@ -202,7 +202,10 @@ describe("acphub serve refuses what it must", () => {
     const ws = await upgrade(h.acpUrl, bearer(h.token));
     expect(ws.status).toBe(101);
     ws.ws?.close();
-    const wrongCookie = { Cookie: "acphub_session=forged-cookie-value" };
+    const port = new URL(h.url).port;
+    const wrongCookie = {
+      Cookie: `acphub_session_${port}=forged-cookie-value`,
+    };
     expect(
       (await post(`${h.url}/metrics`, wrongCookie, "", "GET")).status,
     ).toBe(429);

@@ -154,7 +154,9 @@ describe(
           home: team.home,
         });
         expect(cli.code).toBe(0);
-        const again = await startHub(team.home);
+        // On its port again: the cookie's name is the hub's port (a browser's view of the hub).
+        const port = new URL(team.h.url).port;
+        const again = await startHub(team.home, ["--port", port]);
         try {
           expect(await reach(again.url, cookie)).toEqual(REFUSED);
           // The admin's browser session (the serve token unchanged) survives the restart.

@@ -89,7 +89,10 @@ describe("acphub serve: the web page's login and files", () => {
     expect(shown.page.status).toBe(200);
     expect(shown.page.body).toContain("Log in as admin");
     expect(shown.page.body).toContain('<form method="post" action="/login">');
-    expect(shown.nonceCookie).toMatch(/^acphub_login=[\w-]+$/);
+    const port = new URL(h.url).port;
+    expect(shown.nonceCookie).toMatch(
+      new RegExp(`^acphub_login_${port}=[\\w-]+$`),
+    );
     expect(String(shown.page.headers["set-cookie"])).toContain(
       "SameSite=Strict",
     );
@@ -103,8 +106,8 @@ describe("acphub serve: the web page's login and files", () => {
     const cookie =
       [first.headers["set-cookie"] ?? []]
         .flat()
-        .find((c) => c.startsWith("acphub_session=")) ?? "";
-    expect(cookie).toMatch(/^acphub_session=[\w-]{43};/);
+        .find((c) => c.startsWith("acphub_session_")) ?? "";
+    expect(cookie).toMatch(new RegExp(`^acphub_session_${port}=[\\w-]{43};`));
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Strict");
     expect(cookie).toContain("Path=/");
@@ -120,7 +123,7 @@ describe("acphub serve: the web page's login and files", () => {
     const opened = await get(h.url, pathOf(loginUrl));
     expect(opened.status).toBe(200);
     const cookies = [opened.headers["set-cookie"] ?? []].flat();
-    expect(cookies.some((c) => c.startsWith("acphub_session="))).toBe(false);
+    expect(cookies.some((c) => c.startsWith("acphub_session"))).toBe(false);
     const { form, nonceCookie } = await openLoginPage(loginUrl);
     const attempts: Record<string, string>[] = [
       // Another site's form: its Origin, and no SameSite=Strict nonce cookie.
@@ -129,20 +132,23 @@ describe("acphub serve: the web page's login and files", () => {
       { Origin: "null", Cookie: nonceCookie! },
       // The hub's origin but no nonce cookie, or another page's nonce.
       { Origin: h.url },
-      { Origin: h.url, Cookie: "acphub_login=forged-nonce-0123456789" },
+      {
+        Origin: h.url,
+        Cookie: `acphub_login_${new URL(h.url).port}=forged-nonce-0123456789`,
+      },
     ];
     for (const headers of attempts) {
       const answer = await postLogin(loginUrl, form!, headers);
       expect(answer.status, JSON.stringify(headers)).toBe(403);
       expect(String(answer.headers["set-cookie"] ?? "")).not.toContain(
-        "acphub_session=",
+        "acphub_session",
       );
     }
     // No Origin at all: a post not from a browser page.
     const bare = await get(h.url, "/login", { Cookie: nonceCookie! }, "POST");
     expect(bare.status).toBe(403);
     // The code is still good for its own page's post.
-    expect(await loginWith(loginUrl)).toMatch(/^acphub_session=/);
+    expect(await loginWith(loginUrl)).toMatch(/^acphub_session_\d+=/);
   });
 
   it("serves the page with strict headers and its hashed assets with their types, cached immutable; nothing outside dist/web", async () => {
@@ -188,7 +194,8 @@ describe("acphub serve: the web page's login and files", () => {
     expect(await upgrade(h.url, { Authorization: `Bearer ${h.token}` })).toBe(
       101,
     );
-    expect(await upgrade(h.url, { Cookie: "acphub_session=forged" })).toBe(401);
+    const forged = `acphub_session_${new URL(h.url).port}=forged`;
+    expect(await upgrade(h.url, { Cookie: forged })).toBe(401);
     expect(await upgrade(h.url, {})).toBe(401);
     expect(
       await upgrade(h.url, { Cookie: cookie, Origin: "http://evil.example" }),
@@ -249,7 +256,8 @@ describe("acphub serve: the web page's login and files", () => {
     const cookie = await login(h.url, url);
     h.child.kill("SIGTERM");
     await h.exited;
-    const again = await startHub(home);
+    // On its port again: the cookie's name is the hub's port (a browser's view of the hub).
+    const again = await startHub(home, ["--port", new URL(h.url).port]);
     try {
       expect((await get(again.url, "/", { Cookie: cookie })).status).toBe(200);
       expect(await upgrade(again.url, { Cookie: cookie })).toBe(101);

@@ -33,10 +33,10 @@ describe("PostgreSQL ledger contract", () => {
       const client = new pg.Client({ connectionString: where });
       await client.connect();
       // Everything after schema 7: usage (8), secrets (9), requests between nodes (10),
-      // questions (11), quota counts (12).
+      // questions (11), quota counts (12), web logins (13).
       await client.query(
         `DROP TABLE acphub_usage, acphub_user_secrets, acphub_requests, acphub_questions,
-           acphub_quota_holds, acphub_quota_prompts;
+           acphub_quota_holds, acphub_quota_prompts, acphub_web_logins;
          DROP FUNCTION acphub_quota_hold, acphub_quota_take;
          ALTER TABLE acphub_nodes DROP COLUMN draining;`,
       );

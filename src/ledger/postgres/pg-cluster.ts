@@ -16,6 +16,7 @@ import type { PgConnection } from "./pg-connection.js";
 import type { PgListener } from "./pg-listen.js";
 import { DROP_NODE_HOLDS, pgQuotaStore } from "./pg-quotas.js";
 import { pgRequestStore } from "./pg-requests.js";
+import { pgWebLogins } from "./pg-web-logins.js";
 
 /** The database's clock in ms. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -51,6 +52,7 @@ export function pgClusterStore(
     listen: (channel, onMessage, reconnected) =>
       listener.listen(channel, onMessage, reconnected),
     quotas: pgQuotaStore(db),
+    webLogins: pgWebLogins(db),
     questions: pgQuestions(db),
   };
 }

@@ -8,6 +8,7 @@ import { secretsSchemaSql } from "../secret-store.js";
 import { WRITE_BATCH_FUNCTION } from "./pg-batch-fn.js";
 import { fillUsagePg } from "./pg-usage-fill.js";
 import { QUOTA_SCHEMA_SQL } from "./pg-quotas.js";
+import { WEB_LOGINS_SCHEMA_SQL } from "./pg-web-logins.js";
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE acphub_sessions (
@@ -114,6 +115,9 @@ const MIGRATIONS: string[] = [
   // 12 (issue 37): per-user quota counts a cluster shares — holds owned by the node
   // that took them, the prompts of each user's last window (pg-quotas.ts).
   QUOTA_SCHEMA_SQL,
+  // 13 (issue 38): the web page's login codes and browser sessions, shared by a cluster's nodes
+  // (hashes of the secrets only; pg-web-logins.ts).
+  WEB_LOGINS_SCHEMA_SQL,
 ];
 
 /** Work in TypeScript a version needs after its statements, in the same transaction. */
