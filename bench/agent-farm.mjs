@@ -8,16 +8,17 @@
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 
-const LINES_PER_WRITE = 64;
+const LINES_PER_TICK = 64;
 
-// Writes `count` update lines for `sessionId` in writes of LINES_PER_WRITE, minding backpressure.
+// Writes `count` update lines for `sessionId`, one write per line as an agent writes each message,
+// LINES_PER_TICK a turn of the event loop, minding backpressure.
 async function stream(socket, sessionId, count) {
-  const head = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}\n`;
-  for (let sent = 0; sent < count;) {
-    const n = Math.min(LINES_PER_WRITE, count - sent);
-    sent += n;
-    if (!socket.write(head.repeat(n)))
-      await new Promise((r) => socket.once("drain", r));
+  const line = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}\n`;
+  for (let sent = 0; sent < count; ) {
+    let full = false;
+    for (let n = 0; n < LINES_PER_TICK && sent < count; n++, sent++)
+      full = !socket.write(line) || full;
+    if (full) await new Promise((r) => socket.once("drain", r));
     else await new Promise((r) => setImmediate(r));
   }
 }

@@ -54,6 +54,7 @@ function home() {
       limits: { sessionsPerMinute: 100000 },
       serve: {
         maxConnections: CLIENTS + 16,
+        maxUnauthenticatedPerAddress: CLIENTS + 16,
         maxFailedAuth: 1000,
       },
     }),
@@ -88,7 +89,7 @@ async function startRelay(script) {
 
 function rssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 // user+system CPU seconds of one process so far (its children not counted).

@@ -30,6 +30,7 @@ wss.on("connection", (ws) => {
   ws.on("message", (data) => agent.write(`${data}\n`));
   ws.on("close", () => agent.end());
   agent.on("error", () => ws.close());
+  ws.on("error", () => agent.destroy());
 });
 await new Promise((resolve) => wss.once("listening", resolve));
 process.stdout.write(
