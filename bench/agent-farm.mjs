@@ -14,7 +14,7 @@ const LINES_PER_TICK = 64;
 // LINES_PER_TICK a turn of the event loop, minding backpressure.
 async function stream(socket, sessionId, count) {
   const line = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}\n`;
-  for (let sent = 0; sent < count; ) {
+  for (let sent = 0; sent < count;) {
     let full = false;
     for (let n = 0; n < LINES_PER_TICK && sent < count; n++, sent++)
       full = !socket.write(line) || full;
