@@ -10,7 +10,7 @@
 // session/new cancel out; JIT warm-up, garbage collection, compaction and the close count).
 // BENCH_PARTS=relay,e2e,replay,stored,memory picks parts; ACPHUB_CLI runs another build's
 // acphub (main's dist) with this build's mock agent and editor; BENCH_HUB_NODE_ARGS adds node
-// flags to the acphub processes of the replay (say "--cpu-prof --cpu-prof-dir=/tmp/p").
+// flags to the acphub processes of the relay and the replay (say "--cpu-prof --cpu-prof-dir=/tmp/p").
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -107,7 +107,7 @@ async function turn(e) {
 // Direct and through acphub, rounds interleaved so that both see the same machine load.
 async function relayRates(env) {
   const direct = await opened([CLI, "mock-agent"]);
-  const hub = await opened([HUB_CLI, "acp"], env);
+  const hub = await opened(ACP, env);
   for (let round = 0; round < ROUNDS; round++) {
     await turn(direct);
     await turn(hub);
