@@ -3,6 +3,14 @@
 // update, replay of a 5,000-event session after a restart (minus the same client receiving the
 // same updates from a raw writer), the events stored for a 1,000-chunk reply, and memory per idle
 // session. Prints figures; never part of the test run. BENCH_PG_URL uses an existing server.
+// Two CPU figures: "per relayed update" counts the acphub process over the turns' requests only
+// (warm process; compaction and the turn's close run after the answer, during the direct
+// round, and are not counted), "end to end" is a fresh process's CPU once a turn of UPDATES is
+// over and its compaction done, minus the same for a 1-update turn (start-up, initialize and
+// session/new cancel out; JIT warm-up, garbage collection, compaction and the close count).
+// BENCH_PARTS=relay,e2e,replay,stored,memory picks parts; ACPHUB_CLI runs another build's
+// acphub (main's dist) with this build's mock agent and editor; BENCH_HUB_NODE_ARGS adds node
+// flags to the acphub processes of the relay and the replay (say "--cpu-prof --cpu-prof-dir=/tmp/p").
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -11,13 +19,20 @@ import { fileURLToPath } from "node:url";
 import { client } from "@agentclientprotocol/sdk";
 import { openLedgerAt } from "../dist/ledger/open.js";
 import { ndjsonStream } from "../dist/protocol/ndjson.js";
-import { CLI, median, streamPrompt } from "./common.mjs";
+import { CLI, HUB_CLI, median, streamPrompt } from "./common.mjs";
 import { benchPostgres } from "./pg-server.mjs";
 
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 20000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RAW_WRITER = fileURLToPath(new URL("./raw-writer.mjs", import.meta.url));
 const TICKS = 100; // clock ticks per second in /proc/PID/stat (Linux's USER_HZ)
+const PARTS = new Set(
+  (process.env.BENCH_PARTS ?? "relay,e2e,replay,stored,memory").split(","),
+);
+const HUB_ARGS = (process.env.BENCH_HUB_NODE_ARGS ?? "")
+  .split(" ")
+  .filter(Boolean);
+const ACP = [...HUB_ARGS, HUB_CLI, "acp"];
 
 function home() {
   const dir = mkdtempSync(join(tmpdir(), "acphub-bench-"));
@@ -92,7 +107,7 @@ async function turn(e) {
 // Direct and through acphub, rounds interleaved so that both see the same machine load.
 async function relayRates(env) {
   const direct = await opened([CLI, "mock-agent"]);
-  const hub = await opened([CLI, "acp"], env);
+  const hub = await opened(ACP, env);
   for (let round = 0; round < ROUNDS; round++) {
     await turn(direct);
     await turn(hub);
@@ -107,9 +122,47 @@ async function relayRates(env) {
   };
 }
 
+// The CPU of a process once it has gone quiet: read until three reads 50 ms apart agree (5 s at most).
+async function settledCpu(pid) {
+  let last = cpuSeconds(pid);
+  for (let same = 0, i = 0; same < 3 && i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = cpuSeconds(pid);
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+// A fresh acphub's whole CPU after one turn of `count` updates has ended and been compacted.
+async function freshTurnCpu(env, count) {
+  const e = await opened([HUB_CLI, "acp"], env);
+  await settledCpu(e.child.pid);
+  await e.agent.request("session/prompt", {
+    sessionId: e.sessionId,
+    prompt: [{ type: "text", text: streamPrompt(count) }],
+  });
+  await e.agent.request("session/list", {}); // compaction runs right after the answer
+  const cpu = await settledCpu(e.child.pid);
+  e.child.stdin.end(); // a clean exit: its agent is shut down, not orphaned
+  await new Promise((r) => e.child.once("exit", r));
+  return cpu;
+}
+
+// End to end: (CPU after an UPDATES turn − CPU after a 1-update turn) ÷ (UPDATES − 1), medians.
+async function endToEndCpu(env) {
+  const big = [];
+  const small = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    big.push(await freshTurnCpu(env, UPDATES));
+    small.push(await freshTurnCpu(env, 1));
+  }
+  return ((median(big) - median(small)) * 1e6) / (UPDATES - 1);
+}
+
 // Time to answer session/load of a 5,000-event session after kill -9, and the frames replayed.
 async function replayTime(env) {
-  const first = editor([CLI, "acp"], env);
+  const first = editor([HUB_CLI, "acp"], env);
   await first.agent.request("initialize", INIT);
   const { sessionId } = await first.agent.request("session/new", NEW());
   // Chunks of distinct messages, which compaction keeps apart: 5,000 events to replay.
@@ -130,7 +183,7 @@ async function replayTime(env) {
   let frames = [];
   // The last round, untimed, keeps the frames (serializing them would slow the timed client).
   for (let round = 0; round <= ROUNDS; round++) {
-    const second = editor([CLI, "acp"], env);
+    const second = editor(ACP, env);
     await second.agent.request("initialize", INIT);
     second.counter.keep = round === ROUNDS;
     const start = performance.now();
@@ -166,7 +219,7 @@ async function rawReplayTime(frames) {
 
 // Events kept in the ledger for a streamed reply of 1,000 chunks, once the turn is compacted.
 async function storedForReply(env, where) {
-  const e = editor([CLI, "acp"], env);
+  const e = editor([HUB_CLI, "acp"], env);
   await e.agent.request("initialize", INIT);
   const { sessionId } = await e.agent.request("session/new", NEW());
   await e.agent.request("session/prompt", {
@@ -189,7 +242,7 @@ function rssKb(pid) {
 }
 
 async function memoryPerSession(count, env) {
-  const e = editor([CLI, "acp"], env);
+  const e = editor([HUB_CLI, "acp"], env);
   await e.agent.request("initialize", INIT);
   for (let i = 0; i < 20; i++) await e.agent.request("session/new", NEW());
   await new Promise((r) => setTimeout(r, 300));
@@ -207,43 +260,54 @@ console.log(
 );
 
 async function measure(name, ledgerEnv, where) {
-  const env = { ACPHUB_HOME: home(), ...ledgerEnv };
-  const r = await relayRates(env);
   console.log(`${name}:`);
-  console.log(`  direct                        : ${f(r.direct)} updates/s`);
-  console.log(
-    `  through acphub acp            : ${f(r.hub)} updates/s (each stored before the editor gets it)`,
-  );
-  console.log(
-    `  ratio hub/direct              : ${(r.hub / r.direct).toFixed(2)} (load ${loadavg()[0].toFixed(1)})`,
-  );
-  console.log(
-    `  acphub CPU per relayed update : ${r.cpuUs.toFixed(1)} µs (user+sys of the acphub process, /proc; load ${loadavg()[0].toFixed(1)})`,
-  );
-  const replayEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
-  const replay = await replayTime(replayEnv);
-  const raw = await rawReplayTime(replay.frames);
-  console.log(
-    `  replay of ${replay.frames.length} updates after kill -9: ${replay.ms.toFixed(0)} ms to answer session/load; raw writer ${raw.toFixed(0)} ms; acphub adds ${(replay.ms - raw).toFixed(0)} ms (load ${loadavg()[0].toFixed(1)})`,
-  );
-  const storeEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
-  const stored = await storedForReply(
-    storeEnv,
-    where ?? join(storeEnv.ACPHUB_HOME, "ledger.db"),
-  );
-  console.log(
-    `  events stored for a 1,000-chunk reply (prompt and turn end included): ${stored}`,
-  );
-  const perSession = await memoryPerSession(
-    Number(process.env.BENCH_SESSIONS ?? 200),
-    {
-      ACPHUB_HOME: home(),
-      ...ledgerEnv,
-    },
-  );
-  console.log(
-    `  memory per idle session       : ${(perSession / 1024).toFixed(1)} KiB (RSS growth, acphub only)`,
-  );
+  const load = () => `load ${loadavg()[0].toFixed(1)}`;
+  if (PARTS.has("relay")) {
+    const r = await relayRates({ ACPHUB_HOME: home(), ...ledgerEnv });
+    console.log(`  direct                        : ${f(r.direct)} updates/s`);
+    console.log(
+      `  through acphub acp            : ${f(r.hub)} updates/s (each stored before the editor gets it)`,
+    );
+    console.log(
+      `  ratio hub/direct              : ${(r.hub / r.direct).toFixed(2)} (${load()})`,
+    );
+    console.log(
+      `  acphub CPU per relayed update : ${r.cpuUs.toFixed(1)} µs (user+sys of the warm acphub process during the turns' requests, /proc; compaction and the turn's close not counted; ${load()})`,
+    );
+  }
+  if (PARTS.has("e2e")) {
+    const us = await endToEndCpu({ ACPHUB_HOME: home(), ...ledgerEnv });
+    console.log(
+      `  acphub CPU per update, end to end: ${us.toFixed(1)} µs (fresh process: CPU once a ${UPDATES}-update turn is over and compacted, minus a 1-update turn's; JIT warm-up, GC, compaction and the close counted; ${load()})`,
+    );
+  }
+  if (PARTS.has("replay")) {
+    const replayEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
+    const replay = await replayTime(replayEnv);
+    const raw = await rawReplayTime(replay.frames);
+    console.log(
+      `  replay of ${replay.frames.length} updates after kill -9: ${replay.ms.toFixed(0)} ms to answer session/load; raw writer ${raw.toFixed(0)} ms; acphub adds ${(replay.ms - raw).toFixed(0)} ms (${load()})`,
+    );
+  }
+  if (PARTS.has("stored")) {
+    const storeEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
+    const stored = await storedForReply(
+      storeEnv,
+      where ?? join(storeEnv.ACPHUB_HOME, "ledger.db"),
+    );
+    console.log(
+      `  events stored for a 1,000-chunk reply (prompt and turn end included): ${stored}`,
+    );
+  }
+  if (PARTS.has("memory")) {
+    const perSession = await memoryPerSession(
+      Number(process.env.BENCH_SESSIONS ?? 200),
+      { ACPHUB_HOME: home(), ...ledgerEnv },
+    );
+    console.log(
+      `  memory per idle session       : ${(perSession / 1024).toFixed(1)} KiB (RSS growth, acphub only)`,
+    );
+  }
 }
 
 // BENCH_LEDGER=postgres (or sqlite) measures one ledger only.

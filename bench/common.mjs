@@ -9,6 +9,10 @@ export const CLI = fileURLToPath(
   new URL("../dist/cli/main.js", import.meta.url),
 );
 
+/** The acphub build whose `acp`/`serve` a bench measures: ACPHUB_CLI (say main's dist) or this one.
+ *  The mock agent and the clients always come from this build, so both runs drive the same load. */
+export const HUB_CLI = process.env.ACPHUB_CLI ?? CLI;
+
 export function mockLaunch(flags = []) {
   return {
     name: "mock",
@@ -60,7 +64,7 @@ export async function spawnServe(dir) {
   const nodeArgs = (process.env.BENCH_HUB_NODE_ARGS ?? "").split(" ");
   const child = spawn(
     process.execPath,
-    [...nodeArgs.filter(Boolean), CLI, "serve", "--port", "0", "--json"],
+    [...nodeArgs.filter(Boolean), HUB_CLI, "serve", "--port", "0", "--json"],
     {
       env: { ...process.env, ACPHUB_HOME: dir },
       stdio: ["ignore", "pipe", "inherit"],

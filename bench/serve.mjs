@@ -1,11 +1,14 @@
-// acphub serve under load, measured the way issue 24's table says: CLIENTS WebSocket clients,
-// each prompting its own session on one mock agent (UPDATES updates a turn, all turns at once):
-// the hub's CPU per relayed update (read from /proc for the hub process alone: agent and clients
-// excluded), time to first update after the prompt (p50/p99), errors, hub RSS. The same clients
-// then run against the anchor (bench/ws-anchor.mjs: a bare `ws` relay that stores nothing, the
-// physical floor) in the same run; each figure is printed with hub ÷ anchor and the load average.
-// Then one client's WebSocket relay rate versus `acphub acp` over stdio. Never part of the tests.
-// BENCH_CLIENTS (100; 300 uses 1,000 updates each), BENCH_UPDATES, BENCH_QUICK=1 (20 × 500).
+// acphub serve under load, measured the way issue 39's table says: N WebSocket clients, each
+// prompting its own session on one mock agent (all turns at once), at 100 clients × 2,000
+// updates and 300 × 1,000: the hub's CPU per relayed update (read from /proc for the hub process
+// alone: agents and clients excluded), time to first update (p50/p99), errors, peak RSS. The same
+// clients then run, back to back, against the pipe floor (bench/ws-pipe.mjs: an agent per
+// connection, lines piped to frames, nothing parsed or stored) and the routing anchor
+// (bench/ws-anchor.mjs: one agent for all, each line routed by a regular expression). Printed
+// side by side with hub ÷ floor, hub ÷ anchor and 300 ÷ 100, and the load average of each run.
+// Then one client's WebSocket relay rate versus `acphub acp` over stdio (BENCH_RELAY=0 skips it).
+// BENCH_CLIENTS=N runs one count (300 and more use 1,000 updates each), BENCH_UPDATES,
+// BENCH_QUICK=1 (20 × 500); ACPHUB_CLI measures another build's hub. Never part of the tests.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -13,16 +16,30 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
-import { CLI, median, rpcOver, spawnServe, streamPrompt } from "./common.mjs";
+import {
+  CLI,
+  HUB_CLI,
+  median,
+  rpcOver,
+  spawnServe,
+  streamPrompt,
+} from "./common.mjs";
 
 const QUICK = process.env.BENCH_QUICK === "1";
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? (QUICK ? 20 : 100));
-const UPDATES = Number(
-  process.env.BENCH_UPDATES ?? (QUICK ? 500 : CLIENTS >= 300 ? 1000 : 2000),
-);
+const COUNTS = process.env.BENCH_CLIENTS
+  ? [Number(process.env.BENCH_CLIENTS)]
+  : QUICK
+    ? [20]
+    : [100, 300];
+const CLIENTS = Math.max(...COUNTS); // the hub's connection limit
+const updatesFor = (clients) =>
+  Number(
+    process.env.BENCH_UPDATES ?? (QUICK ? 500 : clients >= 300 ? 1000 : 2000),
+  );
 const RELAY_UPDATES = Number(process.env.BENCH_RELAY_UPDATES ?? 20000);
 const TICKS = 100; // clock ticks per second in /proc/PID/stat (Linux's USER_HZ)
 const ANCHOR = fileURLToPath(new URL("./ws-anchor.mjs", import.meta.url));
+const PIPE = fileURLToPath(new URL("./ws-pipe.mjs", import.meta.url));
 
 function home() {
   const dir = mkdtempSync(join(tmpdir(), "acphub-bench-serve-"));
@@ -37,6 +54,7 @@ function home() {
       limits: { sessionsPerMinute: 100000 },
       serve: {
         maxConnections: CLIENTS + 16,
+        maxUnauthenticatedPerAddress: CLIENTS + 16,
         maxFailedAuth: 1000,
       },
     }),
@@ -54,9 +72,9 @@ async function startHub(dir) {
   return { url, pid: hub.pid, token: hub.token, stop };
 }
 
-// The bare ws relay, in its own process like the hub.
-async function startAnchor() {
-  const child = spawn(process.execPath, [ANCHOR], {
+// A bare ws relay (the anchor or the pipe floor), in its own process like the hub.
+async function startRelay(script) {
+  const child = spawn(process.execPath, [script], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const line = await new Promise((resolve) =>
@@ -71,7 +89,7 @@ async function startAnchor() {
 
 function rssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 // user+system CPU seconds of one process so far (its children not counted).
@@ -128,9 +146,9 @@ function percentile(values, p) {
 }
 
 // Opens every client's session, then all prompt at once; CPU counted over the turns only.
-async function loadRun(server) {
+async function loadRun(server, clients, updates) {
   const opened = await Promise.allSettled(
-    Array.from({ length: CLIENTS }, () => openClient(server, UPDATES)),
+    Array.from({ length: clients }, () => openClient(server, updates)),
   );
   const prompts = opened.filter((r) => r.status === "fulfilled");
   let peakRss = 0;
@@ -162,26 +180,18 @@ async function loadRun(server) {
   };
 }
 
-function printRuns(hub, anchor) {
-  const ratio = (a, b) => `hub ÷ anchor ${(a / b).toFixed(2)}`;
+// One count's three runs side by side: errors, throughput, CPU per update, first update.
+function printRuns(clients, updates, runs) {
+  const { hub, floor, anchor } = runs;
   console.log(
-    `serve: ${CLIENTS} WebSocket clients × 1 session × 1 turn of ${UPDATES} updates (hub ${hub.load}, anchor ${anchor.load})`,
+    `serve: ${clients} WebSocket clients × 1 session × 1 turn of ${updates} updates (hub ${hub.load}, floor ${floor.load}, anchor ${anchor.load})`,
   );
-  for (const [name, r] of [
-    ["hub", hub],
-    ["anchor", anchor],
-  ])
+  for (const [name, r] of Object.entries(runs))
     console.log(
-      `  ${name}: errors ${r.errors.length}${r.errors.length ? ` (first: ${r.errors[0].reason.message})` : ""}, ${r.total} updates in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRss.toFixed(0)} MB`,
+      `  ${name.padEnd(6)}: CPU ${r.cpuUs.toFixed(1).padStart(5)} µs/update, ${(r.total / r.seconds).toFixed(0)} updates/s, first update p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, errors ${r.errors.length}${r.errors.length ? ` (first: ${r.errors[0].reason.message})` : ""}, ${r.total} updates in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRss.toFixed(0)} MB`,
     );
   console.log(
-    `  CPU per relayed update: hub ${hub.cpuUs.toFixed(1)} µs, anchor ${anchor.cpuUs.toFixed(1)} µs, ${ratio(hub.cpuUs, anchor.cpuUs)} (${hub.load})`,
-  );
-  console.log(
-    `  first update after the prompt: hub p50 ${hub.p50.toFixed(0)} ms p99 ${hub.p99.toFixed(0)} ms, anchor p50 ${anchor.p50.toFixed(0)} ms p99 ${anchor.p99.toFixed(0)} ms, p99 ${ratio(hub.p99, anchor.p99)} (${hub.load})`,
-  );
-  console.log(
-    `  throughput: hub ${(hub.total / hub.seconds).toFixed(0)} updates/s, anchor ${(anchor.total / anchor.seconds).toFixed(0)} updates/s, ${ratio(hub.total / hub.seconds, anchor.total / anchor.seconds)}`,
+    `  CPU per update: hub ÷ floor ${(hub.cpuUs / floor.cpuUs).toFixed(2)}, hub ÷ anchor ${(hub.cpuUs / anchor.cpuUs).toFixed(2)}, anchor ÷ floor ${(anchor.cpuUs / floor.cpuUs).toFixed(2)}`,
   );
 }
 
@@ -199,7 +209,7 @@ async function wsRate() {
 // The same turn through `acphub acp` over stdio, raw frames counted.
 async function stdioRate() {
   const dir = home();
-  const child = spawn(process.execPath, [CLI, "acp"], {
+  const child = spawn(process.execPath, [HUB_CLI, "acp"], {
     env: { ...process.env, ACPHUB_HOME: dir },
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -238,14 +248,30 @@ async function stdioRate() {
   return rate;
 }
 
-const hub = await startHub(home());
-const hubRun = await loadRun(hub);
-await hub.stop();
-const anchor = await startAnchor();
-const anchorRun = await loadRun(anchor);
-await anchor.stop();
-printRuns(hubRun, anchorRun);
-if (!QUICK) {
+// Each count: the hub, the pipe floor and the anchor, back to back.
+const results = new Map();
+for (const clients of COUNTS) {
+  const updates = updatesFor(clients);
+  const hub = await startHub(home());
+  const hubRun = await loadRun(hub, clients, updates);
+  await hub.stop();
+  const floor = await startRelay(PIPE);
+  const floorRun = await loadRun(floor, clients, updates);
+  await floor.stop();
+  const anchor = await startRelay(ANCHOR);
+  const anchorRun = await loadRun(anchor, clients, updates);
+  await anchor.stop();
+  const runs = { hub: hubRun, floor: floorRun, anchor: anchorRun };
+  results.set(clients, runs);
+  printRuns(clients, updates, runs);
+}
+if (results.has(100) && results.has(300)) {
+  const [a, b] = [results.get(100), results.get(300)];
+  console.log(
+    `300 ÷ 100 clients, CPU per update: hub ${(b.hub.cpuUs / a.hub.cpuUs).toFixed(2)}, floor ${(b.floor.cpuUs / a.floor.cpuUs).toFixed(2)}, anchor ${(b.anchor.cpuUs / a.anchor.cpuUs).toFixed(2)}`,
+  );
+}
+if (!QUICK && process.env.BENCH_RELAY !== "0") {
   const ws = await wsRate();
   const stdio = await stdioRate();
   console.log(

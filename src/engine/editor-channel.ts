@@ -8,6 +8,7 @@ import { notServed } from "../protocol/wire-errors.js";
 import { HubError } from "../shared/errors.js";
 import { noticeParams, type NoticePayload } from "./notices.js";
 import type { EditorPort, StoredEvent } from "./ports.js";
+import type { ReplayPart } from "./ledger-port.js";
 import {
   frameHead,
   replayChunks,
@@ -107,15 +108,21 @@ export class EditorChannel {
     return undefined;
   }
 
-  /** Replays stored events (session/load): as stored, in large writes, when the editor takes frames. */
-  async replay(hubId: string, events: StoredEvent[]): Promise<void> {
+  /** Whether the editor takes ready frames (stdio): a replay may then come as ReplayParts. */
+  get takesFrames(): boolean {
+    return this.editor?.writeFrames !== undefined;
+  }
+
+  /** Replays stored events (session/load): as stored, in large writes, when the editor takes
+   *  frames (then the events may hold frames made by the ledger: ReplayPart). */
+  async replay(hubId: string, events: readonly ReplayPart[]): Promise<void> {
     const editor = this.editor;
     if (editor?.writeFrames) {
       // Queued in order: what is sent next (the answer to session/load) follows the replay.
       for (const chunk of replayChunks(hubId, events, this.noticesShown))
         editor.writeFrames(chunk);
     } else {
-      for (const event of events)
+      for (const event of events as StoredEvent[])
         for (const shown of shownUpdates(event, this.noticesShown) ?? [])
           await editor?.notify("session/update", updateParams(hubId, shown));
     }

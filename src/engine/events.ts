@@ -97,6 +97,7 @@ export function ledgerWith(
     append: (id, kind, payload) => inner.append(id, kind, payload),
     read: (id, options) => inner.read(id, options),
     readPage: (id, options) => inner.readPage(id, options),
+    ...(inner.readReplay ? { readReplay: inner.readReplay.bind(inner) } : {}),
     events: (id, options) => inner.events(id, options),
     compact: (id, after, upto) => inner.compact(id, after, upto),
     saveSettings: (id, settings) => inner.saveSettings(id, settings),

@@ -112,6 +112,13 @@ export interface StoredEvent {
 }
 
 /**
+ * A replay (session/load) as read for an editor that takes frames: a string is the ready
+ * newline-terminated session/update frames of stored updates shown as stored (the stored text
+ * with the frame head in front, built by the database), a StoredEvent one to show as `read`'s.
+ */
+export type ReplayPart = string | StoredEvent;
+
+/**
  * One turn's usage (issue 34): kept in a table of its own, apart from the session's events, so
  * that deleting, trimming or expiring sessions never gives a budget back. Only turns that ran
  * record one: a fork's or an import's copied events never do.
@@ -215,6 +222,12 @@ export interface LedgerPort {
    * cursor `afterSeq` inside a merged run reads as in `read`.
    */
   readPage(sessionId: string, options: PageOptions): Promise<StoredEvent[]>;
+  /**
+   * A whole session as a replay for an editor that takes frames, `head` (the frame's start up
+   * to its params' first member) in front of each stored update: what `read` gives, with the
+   * plain updates already joined into frames. Optional: without it, replay builds the frames.
+   */
+  readReplay?(sessionId: string, head: string): Promise<ReplayPart[]>;
   /** Stored events in order, parsed and checked; damaged rows are skipped and logged. */
   events(sessionId: string, options?: ReadOptions): Promise<LedgerEvent[]>;
   /**

@@ -9,6 +9,7 @@ import { attachSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
 import type { LiveSession } from "./session-table.js";
 import type { SessionRecord } from "./ports.js";
+import { frameHead } from "./wire-updates.js";
 
 // Opens an agent session and records it under a new hub id (the hub's own, when the agent is one).
 export async function openSession(
@@ -82,7 +83,8 @@ export async function listPage(
 }
 
 // Sends the editor every update of the session's history, in order (session/load): one read,
-// the stored text as stored, in large writes.
+// the stored text as stored, in large writes; to an editor that takes frames, the frames of
+// plain updates made by the ledger itself (readReplay) where it can.
 export async function replayHistory(
   parts: Pick<GatewayParts, "ledger" | "editor">,
   record: SessionRecord,
@@ -92,7 +94,13 @@ export async function replayHistory(
       record.id,
       "older history of this session was trimmed (ledger caps); the replay starts later",
     );
-  await parts.editor.replay(record.id, await parts.ledger.read(record.id));
+  const { ledger, editor } = parts;
+  await editor.replay(
+    record.id,
+    editor.takesFrames && ledger.readReplay
+      ? await ledger.readReplay(record.id, frameHead(record.id))
+      : await ledger.read(record.id),
+  );
 }
 
 // Ends a hub session: detached here, and closed or deleted on the agent when it can do that.

@@ -5,7 +5,7 @@
 // the editor takes (notices.ts). Every stored text is JSON.stringify output (the relay's, or the
 // ledger's for an object), masked inside its strings; PostgreSQL's json column keeps it as is.
 import type { Params } from "../protocol/raw.js";
-import type { StoredEvent } from "./ledger-port.js";
+import type { ReplayPart, StoredEvent } from "./ledger-port.js";
 import { noticeParams, type NoticePayload } from "./notices.js";
 import { parseObject } from "./stored-events.js";
 import { queueEventParams } from "./queued-prompts.js";
@@ -141,10 +141,11 @@ export function stampedParams(
 
 const CHUNK_BYTES = 1 << 20;
 
-/** A replay (session/load) as newline-terminated frames, in chunks of about a mebibyte. */
+/** A replay (session/load) as newline-terminated frames, in chunks of about a mebibyte; a
+ *  string part is frames already made (ReplayPart), sent as it is. */
 export function replayChunks(
   sessionId: string,
-  events: readonly StoredEvent[],
+  events: readonly ReplayPart[],
   asNotice = false,
 ): string[] {
   const head = frameHead(sessionId);
@@ -152,11 +153,15 @@ export function replayChunks(
   let parts: string[] = [];
   let size = 0;
   for (const event of events) {
-    for (const shown of shownUpdates(event, asNotice) ?? []) {
-      const frame = updateFrame(head, shown);
-      parts.push(frame);
-      size += frame.length;
-    }
+    if (typeof event === "string") {
+      parts.push(event);
+      size += event.length;
+    } else
+      for (const shown of shownUpdates(event, asNotice) ?? []) {
+        const frame = updateFrame(head, shown);
+        parts.push(frame);
+        size += frame.length;
+      }
     if (size >= CHUNK_BYTES) {
       chunks.push(parts.join(""));
       parts = [];

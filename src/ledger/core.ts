@@ -61,6 +61,7 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
   append!: EventMethods["append"];
   read!: EventMethods["read"];
   readPage!: EventMethods["readPage"];
+  readReplay!: EventMethods["readReplay"];
   events!: EventMethods["events"];
   compact!: EventMethods["compact"];
   follow!: EventMethods["follow"];

@@ -2,6 +2,7 @@
 // masked JSON text, reading stored text back (damaged rows skipped), parsing, compaction plans,
 // and followers told of each committed batch.
 import type {
+  ReplayPart,
   LedgerBatchReport,
   LedgerPort,
   LedgerEvent,
@@ -47,6 +48,14 @@ export interface EventStore {
     limit: number,
     newest: boolean,
   ): Promise<unknown[][]>;
+  /**
+   * Optional: a session's rows for a replay, grouped: [seq, kind, text, at, frames], one row per
+   * stored event that is not a plain update (its columns null for a leading group) followed by
+   * `frames`, the plain updates after it made into frames by the database (`head` + the stored
+   * text after its `{` + `}` + newline, in seq order; null when none). A plain update is a
+   * `update` row whose text is a JSON object's (braces at its ends), not `{}`, with no chunk list.
+   */
+  readReplayRows?(sessionId: string, head: string): Promise<unknown[][]>;
   /** Applies merged runs (their text already masked) in one transaction. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void>;
 }
@@ -54,7 +63,8 @@ export interface EventStore {
 export type EventMethods = Pick<
   LedgerPort,
   "append" | "read" | "readPage" | "events" | "compact" | "follow"
->;
+> &
+  Required<Pick<LedgerPort, "readReplay">>;
 
 export class EventLog {
   readonly followers: Followers;
@@ -139,6 +149,20 @@ export class EventLog {
     return out;
   }
 
+  // A replay with the plain updates' frames made by the store (no row of them reaches
+  // JavaScript); the events a store that cannot do that gives as `read` does.
+  async readReplay(sessionId: string, head: string): Promise<ReplayPart[]> {
+    if (!this.store.readReplayRows) return this.read(sessionId);
+    const rows = await this.store.readReplayRows(sessionId, head);
+    const out: ReplayPart[] = [];
+    for (const [seq, kind, text, at, frames] of rows) {
+      if (seq !== null && seq !== undefined)
+        out.push(...this.checked(sessionId, [[seq, kind, text, at]], 0));
+      if (typeof frames === "string" && frames) out.push(frames);
+    }
+    return out;
+  }
+
   async readPage(
     sessionId: string,
     options: PageOptions,
@@ -204,6 +228,7 @@ export class EventLog {
       append: this.append.bind(this),
       read: this.read.bind(this),
       readPage: this.readPage.bind(this),
+      readReplay: this.readReplay.bind(this),
       events: this.events.bind(this),
       compact: this.compact.bind(this),
       follow: this.follow.bind(this),

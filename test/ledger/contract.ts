@@ -11,6 +11,7 @@ import type {
 import type { LedgerCaps } from "../../src/ledger/caps.js";
 import { cutContract } from "./contract-cut.js";
 import { pageContract } from "./contract-page.js";
+import { replayContract } from "./contract-replay.js";
 import { searchContract } from "./contract-search.js";
 import { usageContract, type Downgrade } from "./contract-usage.js";
 
@@ -79,6 +80,7 @@ export function writerProcess(
 export function ledgerContract(factory: LedgerFactory): void {
   cutContract(factory);
   pageContract(factory);
+  replayContract(factory);
   searchContract(factory);
   usageContract(factory, factory.downgradeUsage);
   it("appends in call order, with growing sequence numbers, and reads back what was stored", async () => {

@@ -191,4 +191,33 @@ describe("SQLite ledger: the hot journal", () => {
     }
     await ledger.close();
   });
+  it("finds a session's journal rows by an index: its read, move and drop scan no other session's rows (schema 8)", async () => {
+    const path = file();
+    const ledger = new SqliteLedger(path);
+    await ledger.createSession(session("a"));
+    await ledger.append("a", "update", chunk("x"));
+    const db = new Database(path, { readonly: true });
+    const plan = (sql: string, ...args: unknown[]) =>
+      (
+        db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as {
+          detail: string;
+        }[]
+      )
+        .map((r) => r.detail)
+        .join(" / ");
+    const statements = [
+      "SELECT seq, kind, payload, at FROM event_journal WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+      "SELECT seq FROM event_journal WHERE session_id = ? ORDER BY seq",
+      "DELETE FROM event_journal WHERE session_id = ?",
+    ];
+    for (const sql of statements) {
+      const args = sql.includes("seq >") ? ["a", 0, 9] : ["a"];
+      expect(plan(sql, ...args)).toMatch(
+        /SEARCH event_journal USING (COVERING )?INDEX event_journal_session/,
+      );
+      expect(plan(sql, ...args)).not.toContain("TEMP B-TREE");
+    }
+    db.close();
+    await ledger.close();
+  });
 });

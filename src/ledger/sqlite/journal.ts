@@ -5,7 +5,8 @@
 // session's own at its turn's compaction (and before a fork or a trim); once the journal holds
 // MOVE_ROWS rows, the oldest in steps of MOVE_STEP rows (one transaction each, the event loop free
 // between them) until it holds half that; all of them on close when this connection appended any. Reads take both tables
-// (statements.ts); a move is one transaction, so a row is in exactly one of them.
+// (statements.ts); a move is one transaction, so a row is in exactly one of them. An index on
+// (session_id, seq) (schema 8) finds one session's rows without scanning the others'.
 import type Database from "better-sqlite3";
 import type { Logger } from "../../shared/logger.js";
 import type { Statements } from "./statements.js";

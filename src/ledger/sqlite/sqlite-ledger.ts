@@ -138,6 +138,13 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
+  /** EventStore: a replay's rows, plain updates made into frames by SQLite. */
+  readReplayRows(sessionId: string, head: string): Promise<unknown[][]> {
+    return this.run(
+      () => this.stmt.replay.raw().all({ id: sessionId, head }) as unknown[][],
+    );
+  }
+
   /** EventStore: one page of a session's rows, from either end. */
   readPageRows(
     sessionId: string,
