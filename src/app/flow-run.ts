@@ -18,7 +18,11 @@ import { readJournal } from "../workflows/runtime/ports.js";
 import { executeRun } from "../workflows/runtime/execute-run.js";
 import { startRun, type PlannedRun } from "../workflows/runtime/run-session.js";
 import type { AppContext } from "../config/context.js";
-import { buildHost, openLedger } from "./wiring.js";
+import { buildHost, openLedger, tracingFor } from "./wiring.js";
+import type { EngineEvents } from "../engine/events.js";
+import { SecretMasker } from "../shared/secrets.js";
+import type { Tracing } from "../telemetry/tracing.js";
+import type { AgentTelemetry } from "../telemetry/agent-link.js";
 
 export type { Approver, GatePort, RunOutcome, WorkflowStep };
 export { outcomeError } from "../workflows/runner.js";
@@ -53,7 +57,14 @@ export async function runFlow(
   signal: AbortSignal,
 ): Promise<{ runId: string; outcome: RunOutcome }> {
   let host: HostServices | undefined;
-  const ledger = await openLedger(ctx);
+  // Each step's turn is an `invoke_agent` span, like a turn of `acp` (issue 40).
+  const tracing = await tracingFor(ctx);
+  const ledger = await openLedger(ctx, tracing).catch(
+    async (error: unknown) => {
+      await tracing?.shutdown();
+      throw error;
+    },
+  );
   try {
     const { run, resumed } = await plan(ctx, ledger, target);
     if (!resumed) await startRun(ledger, run, run.workflow.spec.name);
@@ -89,12 +100,44 @@ export async function runFlow(
         }),
       signal,
       ...(budget ? { budget } : {}),
+      ...(tracing ? stepTracing(tracing) : {}),
     });
     return { runId: run.runId, outcome };
   } finally {
     host?.close();
     await ledger.close();
+    await tracing?.shutdown();
   }
+}
+
+// The step turns traced, and the step agents' own spans joined to them (one link per agent).
+function stepTracing(tracing: Tracing) {
+  const links = new Map<string, AgentTelemetry>();
+  return {
+    agentEnv: (agent: string, env: Record<string, string>) => {
+      const masker = SecretMasker.fromEnv({ ...process.env, ...env });
+      const link =
+        links.get(agent) ??
+        tracing.agentTelemetry?.(agent, env, (t) => masker.mask(t));
+      if (link) links.set(agent, link);
+      return link ? { ...env, ...link.env } : env;
+    },
+    events: (agent: string): EngineEvents => {
+      const traced = tracing.listener(agent);
+      const link = links.get(agent)?.events;
+      return {
+        ...traced,
+        turnStarted: (e) => {
+          traced.turnStarted?.(e);
+          link?.turnStarted?.(e);
+        },
+        turnEnded: (e) => {
+          traced.turnEnded?.(e);
+          link?.turnEnded?.(e);
+        },
+      };
+    },
+  };
 }
 
 // A new run (its input checked against the workflow's), or where a resumed one stopped.
