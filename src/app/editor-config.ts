@@ -137,7 +137,10 @@ const lua = (s: string) =>
 const luaList = (list: string[]) => `{ ${list.map(lua).join(", ")} }`;
 const luaEnv = (env: Record<string, string>) =>
   `{ ${Object.entries(env)
-    .map(([k, v]) => `${k} = ${lua(v)}`)
+    .map(
+      ([k, v]) =>
+        `${/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? k : `[${lua(k)}]`} = ${lua(v)}`,
+    )
     .join(", ")} }`;
 
 // The Lua for Neovim: CodeCompanion's ACP adapters and avante.nvim's acp_providers.

@@ -153,3 +153,28 @@ export function editorsConfig(
     ...(written ? { written } : {}),
   };
 }
+
+// The answer as people read it: the snippet alone for stdout (ready to redirect into a file),
+// and where it goes (or what --write did) as a note.
+export function editorsConfigText(a: EditorConfigAnswer): {
+  out: string;
+  note?: string;
+} {
+  const w = a.written;
+  if (w) {
+    const kept = w.backup ? `; the old file is kept as ${w.backup}` : "";
+    const how = w.created ? "created" : "updated";
+    return {
+      out: `${how} ${w.file}: agent_servers ${w.names.join(", ")}${kept}\n`,
+    };
+  }
+  return {
+    out:
+      typeof a.snippet === "string"
+        ? a.snippet
+        : `${JSON.stringify(a.snippet, null, 2)}\n`,
+    note: a.file
+      ? `add this to ${a.file} (or run again with --write)`
+      : "add this to your Neovim config (init.lua)",
+  };
+}

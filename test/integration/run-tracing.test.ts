@@ -3,7 +3,7 @@
 // own span over the env acphub gave it shows up under the turn's `invoke_agent` span, masked,
 // without the operator's collector headers ever reaching the agent.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli, type CliResult } from "../helpers/cli.js";
@@ -122,6 +122,24 @@ describe("traces from acphub run", { timeout: 60_000 }, () => {
       turn.attributes["acphub.prompt.seq"],
     );
     expect(JSON.stringify(own)).not.toContain(SECRET);
+  });
+
+  it("telemetry.agents false gives the agent no endpoint", async () => {
+    const dir = home();
+    const config = JSON.parse(
+      readFileSync(join(dir, "config.json"), "utf8"),
+    ) as Record<string, unknown>;
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ ...config, telemetry: { agents: false } }),
+    );
+    const r = await runCli(["run", steps({ otelSpan: "mock work" })], {
+      home: dir,
+      env: traced(),
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("otel: no OTEL_EXPORTER_OTLP_ENDPOINT");
+    expect(turnSpan(otlp.spans)).toBeDefined();
   });
 
   it("keeps a user's own OTEL endpoint in the agent's config", async () => {
