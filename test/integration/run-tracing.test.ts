@@ -89,6 +89,37 @@ describe("traces from acphub run", { timeout: 60_000 }, () => {
     ]);
   });
 
+  it("a prompt refused by a spent budget (exit 8) still sends its refusal span", async () => {
+    const dir = home();
+    const config = JSON.parse(
+      readFileSync(join(dir, "config.json"), "utf8"),
+    ) as Record<string, unknown>;
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({
+        ...config,
+        limits: { budget: { agents: { mock: { tokens: 100 } } } },
+      }),
+    );
+    const spend = JSON.stringify({
+      steps: [{ text: "ok" }],
+      usage: { inputTokens: 120, outputTokens: 0, totalTokens: 120 },
+    });
+    expect(
+      (await runCli(["run", spend], { home: dir, env: traced() })).code,
+    ).toBe(0);
+    const refused = await runCli(["run", steps({ text: "no" })], {
+      home: dir,
+      env: traced(),
+    });
+    expect(refused.code).toBe(8);
+    const spans = otlp.spans.filter((s) => s.name === "invoke_agent mock");
+    expect(spans).toHaveLength(2);
+    expect(spans[1]!.attributes["error.type"]).toBe("BUDGET_EXCEEDED");
+    expect(spans[1]!.status?.code).toBe(2);
+    expect(spans[1]!.status?.message).toContain("budget");
+  });
+
   it("puts the agent's own span under the turn's invoke_agent span, masked", async () => {
     const r = await runCli(
       [
