@@ -7,6 +7,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -86,7 +87,9 @@ export function writeEditorConfig(
     );
     return { file, created: true, names };
   }
-  const old = readFileSync(file, "utf8");
+  // A settings file linked from a dotfiles folder stays a link: the file it names is rewritten.
+  const real = realpathSync(file);
+  const old = readFileSync(real, "utf8");
   if (editor === "jetbrains" && old.trim()) strictJson(old, file);
   const text = setJsoncMembers(
     old.trim() ? old : "{}\n",
@@ -96,10 +99,10 @@ export function writeEditorConfig(
   );
   parseJsonc(text, file); // what is written parses, or nothing is
   const backup = `${file}.acphub-backup-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-  copyFileSync(file, backup);
-  const tmp = `${file}.acphub-${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: statSync(file).mode & 0o777 });
-  renameSync(tmp, file);
+  copyFileSync(real, backup);
+  const tmp = `${real}.acphub-${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode: statSync(real).mode & 0o777 });
+  renameSync(tmp, real);
   return { file, backup, created: false, names };
 }
 

@@ -6,9 +6,11 @@
 import { spawn } from "node:child_process";
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -165,6 +167,24 @@ describe("acphub editors config", { timeout: 60_000 }, () => {
       "Mine",
       "acphub mock",
     ]);
+  });
+
+  it("--write through a linked settings file rewrites the file it names, keeping the link", async () => {
+    const home = setup();
+    const dotfiles = join(home, "dotfiles");
+    mkdirSync(dotfiles);
+    writeFileSync(join(dotfiles, "acp.json"), '{ "agent_servers": {} }\n');
+    mkdirSync(join(home, ".jetbrains"));
+    symlinkSync(join(dotfiles, "acp.json"), jbFile(home));
+    const r = await runCli(["editors", "config", "jetbrains", "--write"], {
+      home,
+    });
+    expect(r.code).toBe(0);
+    expect(lstatSync(jbFile(home)).isSymbolicLink()).toBe(true);
+    const doc = JSON.parse(
+      readFileSync(join(dotfiles, "acp.json"), "utf8"),
+    ) as Servers;
+    expect(Object.keys(doc.agent_servers)).toEqual(["acphub mock"]);
   });
 
   it("--hub launches the shim; neovim prints CodeCompanion and avante Lua and refuses --write", async () => {
