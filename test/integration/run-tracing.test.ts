@@ -62,6 +62,17 @@ describe("traces from acphub run", { timeout: 60_000 }, () => {
     expect(span?.service).toBe("acphub");
   });
 
+  it("chat traces its turns too", async () => {
+    const r = await runCli(["chat"], {
+      home: home(),
+      env: traced(),
+      input: `${steps({ text: "one" })}\n${steps({ text: "two" })}\n`,
+    });
+    expect(r.code).toBe(0);
+    const spans = otlp.spans.filter((s) => s.name === "invoke_agent mock");
+    expect(spans.map((s) => s.attributes["acphub.prompt.seq"])).toHaveLength(2);
+  });
+
   it("sends the span of a failed turn and of a turn cancelled by Ctrl-C", async () => {
     const failed = await runCli(
       ["run", steps({ error: { code: -32603, message: "agent broke" } })],
