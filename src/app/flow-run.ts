@@ -19,10 +19,7 @@ import { executeRun } from "../workflows/runtime/execute-run.js";
 import { startRun, type PlannedRun } from "../workflows/runtime/run-session.js";
 import type { AppContext } from "../config/context.js";
 import { buildHost, openLedger, tracingFor } from "./wiring.js";
-import type { EngineEvents } from "../engine/events.js";
-import { SecretMasker } from "../shared/secrets.js";
-import type { Tracing } from "../telemetry/tracing.js";
-import type { AgentTelemetry } from "../telemetry/agent-link.js";
+import { stepTracing } from "./step-tracing.js";
 
 export type { Approver, GatePort, RunOutcome, WorkflowStep };
 export { outcomeError } from "../workflows/runner.js";
@@ -108,36 +105,6 @@ export async function runFlow(
     await ledger.close();
     await tracing?.shutdown();
   }
-}
-
-// The step turns traced, and the step agents' own spans joined to them (one link per agent).
-function stepTracing(tracing: Tracing) {
-  const links = new Map<string, AgentTelemetry>();
-  return {
-    agentEnv: (agent: string, env: Record<string, string>) => {
-      const masker = SecretMasker.fromEnv({ ...process.env, ...env });
-      const link =
-        links.get(agent) ??
-        tracing.agentTelemetry?.(agent, env, (t) => masker.mask(t));
-      if (link) links.set(agent, link);
-      return link ? { ...env, ...link.env } : env;
-    },
-    events: (agent: string): EngineEvents => {
-      const traced = tracing.listener(agent);
-      const link = links.get(agent)?.events;
-      return {
-        ...traced,
-        turnStarted: (e) => {
-          traced.turnStarted?.(e);
-          link?.turnStarted?.(e);
-        },
-        turnEnded: (e) => {
-          traced.turnEnded?.(e);
-          link?.turnEnded?.(e);
-        },
-      };
-    },
-  };
 }
 
 // A new run (its input checked against the workflow's), or where a resumed one stopped.

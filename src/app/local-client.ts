@@ -25,6 +25,7 @@ import { noticeFrom, type CliEvent } from "./client-events.js";
 import type { AppContext } from "../config/context.js";
 import { workflowCommands } from "../workflows/runtime/commands.js";
 import { sandboxedLaunch } from "./sandbox.js";
+import { stepTracing } from "./step-tracing.js";
 import {
   buildGateway,
   buildHost,
@@ -205,6 +206,7 @@ export async function openLocalClient(
             runHostFactory(o.ctx),
             undefined,
             budgetsOf(o.ctx.config, ledger),
+            tracing ? stepTracing(tracing) : undefined,
           ),
         }
       : {}),
