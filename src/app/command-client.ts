@@ -59,6 +59,13 @@ export function fromFlags(
   };
 }
 
+// Whether spawned agents get acphub's telemetry receiver (then they start once it is up).
+function agentsTraced(config: LoadedConfig["config"]): boolean {
+  return (
+    traceSettings(config) !== undefined && config.telemetry?.agents !== false
+  );
+}
+
 // Opens the client; acphub's notices about it (a missing sandbox) go to `render` at once.
 export async function openCommandClient(
   loaded: LoadedConfig,
@@ -84,7 +91,7 @@ export async function openCommandClient(
   let prespawned: AgentProcess | undefined;
   try {
     // A traced agent is spawned once acphub's telemetry receiver is up (its env points there).
-    if (prespawn && !traceSettings(loaded.config))
+    if (prespawn && !agentsTraced(loaded.config))
       prespawned = await prespawnAgent(loaded, o.agent, o.cwd, launch);
     const [{ contextFrom }, { openLocalClient }] = await Promise.all([
       import("./context.js"),
