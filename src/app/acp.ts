@@ -13,6 +13,7 @@ import { stopSandboxRuntime } from "../host/sandbox/runtime-owner.js";
 import { once } from "../shared/once.js";
 import type { AppContext } from "../config/context.js";
 import { sandboxedLaunch } from "./sandbox.js";
+import { stepTracing } from "./step-tracing.js";
 import {
   buildGateway,
   hostForEditor,
@@ -74,6 +75,7 @@ export async function openStdioAcp(
       runHostFactory(ctx),
       workflow,
       budgetsOf(config, ledger),
+      tracing ? stepTracing(tracing) : undefined,
     ),
     cwd: o.cwd,
     ...(tracing ? { tracing } : {}),

@@ -14,6 +14,7 @@ import type { LocalClient, LocalClientOptions } from "./local-client.js";
 import { mockNoticeOnce } from "./mock-notice.js";
 import { prespawnAgent, type AgentProcess } from "./prespawn.js";
 import { workingDir } from "./working-dir.js";
+import { traceSettings } from "../telemetry/settings.js";
 
 /** What `run` and `chat` are told on their command line about the session they open. */
 export interface SessionFlags extends GlobalOptions {
@@ -58,6 +59,13 @@ export function fromFlags(
   };
 }
 
+// Whether spawned agents get acphub's telemetry receiver (then they start once it is up).
+function agentsTraced(config: LoadedConfig["config"]): boolean {
+  return (
+    traceSettings(config) !== undefined && config.telemetry?.agents !== false
+  );
+}
+
 // Opens the client; acphub's notices about it (a missing sandbox) go to `render` at once.
 export async function openCommandClient(
   loaded: LoadedConfig,
@@ -82,7 +90,8 @@ export async function openCommandClient(
     launch && !deadline ? AbortSignal.timeout(DEFAULT_HUB_WAIT_MS) : undefined;
   let prespawned: AgentProcess | undefined;
   try {
-    if (prespawn)
+    // A traced agent is spawned once acphub's telemetry receiver is up (its env points there).
+    if (prespawn && !agentsTraced(loaded.config))
       prespawned = await prespawnAgent(loaded, o.agent, o.cwd, launch);
     const [{ contextFrom }, { openLocalClient }] = await Promise.all([
       import("./context.js"),

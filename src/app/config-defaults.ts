@@ -92,6 +92,7 @@ export function configDefaults(): Tree {
       serviceName: "acphub",
       captureContent: false,
       ledgerBatchSpanMs: 50,
+      agents: true,
     },
     cluster: {
       leaseMs: DEFAULT_LEASE_MS,

@@ -18,7 +18,8 @@ import { readJournal } from "../workflows/runtime/ports.js";
 import { executeRun } from "../workflows/runtime/execute-run.js";
 import { startRun, type PlannedRun } from "../workflows/runtime/run-session.js";
 import type { AppContext } from "../config/context.js";
-import { buildHost, openLedger } from "./wiring.js";
+import { buildHost, openLedger, tracingFor } from "./wiring.js";
+import { stepTracing } from "./step-tracing.js";
 
 export type { Approver, GatePort, RunOutcome, WorkflowStep };
 export { outcomeError } from "../workflows/runner.js";
@@ -53,7 +54,14 @@ export async function runFlow(
   signal: AbortSignal,
 ): Promise<{ runId: string; outcome: RunOutcome }> {
   let host: HostServices | undefined;
-  const ledger = await openLedger(ctx);
+  // Each step's turn is an `invoke_agent` span, like a turn of `acp` (issue 40).
+  const tracing = await tracingFor(ctx);
+  const ledger = await openLedger(ctx, tracing).catch(
+    async (error: unknown) => {
+      await tracing?.shutdown();
+      throw error;
+    },
+  );
   try {
     const { run, resumed } = await plan(ctx, ledger, target);
     if (!resumed) await startRun(ledger, run, run.workflow.spec.name);
@@ -89,11 +97,13 @@ export async function runFlow(
         }),
       signal,
       ...(budget ? { budget } : {}),
+      ...(tracing ? stepTracing(tracing) : {}),
     });
     return { runId: run.runId, outcome };
   } finally {
     host?.close();
     await ledger.close();
+    await tracing?.shutdown();
   }
 }
 

@@ -20,15 +20,18 @@ import type {
 import { openLedgerAt } from "../ledger/open.js";
 import type { Approver } from "../host/permission-engine.js";
 import { HubError } from "../shared/errors.js";
+import { once } from "../shared/once.js";
 import { noticeFrom, type CliEvent } from "./client-events.js";
 import type { AppContext } from "../config/context.js";
 import { workflowCommands } from "../workflows/runtime/commands.js";
 import { sandboxedLaunch } from "./sandbox.js";
+import { stepTracing } from "./step-tracing.js";
 import {
   buildGateway,
   buildHost,
   openLedger,
   runHostFactory,
+  tracingFor,
 } from "./wiring.js";
 
 export interface LocalClientOptions {
@@ -141,15 +144,21 @@ export async function openLocalClient(
 ): Promise<LocalClient> {
   const { config, paths, logger } = o.ctx;
   reapOrphans(paths.stateDir, logger);
+  // `run`, `chat` trace like `acp` (issue 40); with --hub the hub continues the trace.
+  const tracing = await tracingFor(o.ctx);
   const ledger = o.viaHub
     ? await openLedgerAt(":memory:", { logger })
-    : await openLedger(o.ctx);
+    : await openLedger(o.ctx, tracing);
+  const closeEarly = async () => {
+    await ledger.close();
+    await tracing?.shutdown();
+  };
   let record: SessionRecord | undefined;
   if (o.sessionId) {
     if (o.viaHub) await ledger.createSession(hubSession(o.sessionId, o.cwd));
     record = await ledger.getSession(o.sessionId);
     if (!record) {
-      await ledger.close();
+      await closeEarly();
       throw new HubError(
         "SESSION_NOT_FOUND",
         `no session ${o.sessionId} (see acphub sessions list)`,
@@ -169,7 +178,7 @@ export async function openLocalClient(
         o.cwd ?? process.cwd(),
       ));
   } catch (error) {
-    await ledger.close();
+    await closeEarly();
     throw error;
   }
   const host = buildHost({
@@ -197,15 +206,22 @@ export async function openLocalClient(
             runHostFactory(o.ctx),
             undefined,
             budgetsOf(o.ctx.config, ledger),
+            tracing ? stepTracing(tracing) : undefined,
           ),
         }
       : {}),
     signal: o.signal,
+    ...(tracing ? { tracing } : {}),
   });
-  const close = async () => {
-    await gateway.close();
-    host.close();
-  };
+  // Spans left are sent before the command exits, whatever its exit code.
+  const close = once(async () => {
+    try {
+      await gateway.close();
+      host.close();
+    } finally {
+      await tracing?.shutdown();
+    }
+  });
   // The agent's commands as it last announced them (chat's /help and slash commands).
   let commands: AgentCommand[] = [];
   const render = (event: CliEvent) => {

@@ -205,6 +205,17 @@ export function buildGateway(w: GatewayWiring): Gateway {
   const limits = config.limits ?? {};
   // The secrets the agent was given (a hub user's) are masked as well as this process's.
   const masker = SecretMasker.fromEnv({ ...process.env, ...w.launch?.env });
+  // The agent's own spans join the turn's trace (issue 40): its env points at acphub's receiver.
+  const agentTelemetry =
+    w.launch && !w.agentIsHub
+      ? w.tracing?.agentTelemetry?.(w.agentName, w.launch.env, (t) =>
+          masker.mask(t),
+        )
+      : undefined;
+  const launch =
+    w.launch && agentTelemetry
+      ? { ...w.launch, env: agentTelemetry.env }
+      : w.launch;
   let early = w.prespawned;
   const takeEarly = () => {
     const p = early;
@@ -234,10 +245,10 @@ export function buildGateway(w: GatewayWiring): Gateway {
     connect:
       w.agent ??
       (async (): Promise<AgentPort> => {
-        if (!w.launch) throw new HubError("USAGE", "no agent to start");
+        if (!launch) throw new HubError("USAGE", "no agent to start");
         const agent = await connectAgent({
           process: takeEarly(),
-          launch: w.launch,
+          launch,
           cwd: w.cwd,
           logger,
           host: w.host,
@@ -255,6 +266,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
       }),
   });
   if (w.tracing) gateway.observe(w.tracing.listener(w.agentName));
+  if (agentTelemetry) gateway.observe(agentTelemetry.events);
   if (budgets) gateway.observe(budgets.listener(w.agentName));
   return gateway;
 }

@@ -7,6 +7,7 @@ import { act } from "./command-kit.js";
 import { registerFlow } from "./flow-cmd.js";
 import { addLedgerCommands } from "./commands-sessions.js";
 import { addSetupCommands } from "./commands-setup.js";
+import { addEditorsCommand } from "./editors-cmd.js";
 import { addAuditCommand, addUserCommands } from "./commands-users.js";
 
 function positiveNumber(value: string): number {
@@ -189,6 +190,7 @@ program
   .option("--json", "print them as JSON")
   .action(act(program, () => import("./nodes.js"), "nodesList"));
 addSetupCommands(program);
+addEditorsCommand(program);
 addUserCommands(program);
 addAuditCommand(program);
 

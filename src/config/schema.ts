@@ -137,6 +137,8 @@ export const configSchema = z.strictObject({
       /** A ledger group commit of a running turn taking at least this long (ms; default 50, 0:
        *  every commit) gets a `ledger batch` span; every commit is counted on the turn's span. */
       ledgerBatchSpanMs: z.number().int().min(0).optional(),
+      /** Point the agents acphub spawns at its loopback OTLP receiver (default true). */
+      agents: z.boolean().optional(),
     })
     .optional(),
   permissions: z

@@ -32,6 +32,15 @@ export interface TurnEnded {
   recorded?: UsageEntry;
 }
 
+/** A prompt refused before anything of it was recorded (a limit, a quota, a spent budget). */
+export interface PromptRefused {
+  sessionId: string;
+  author?: string;
+  /** The refusal's HubError code (`BUDGET_EXCEEDED`, `LIMIT_EXCEEDED`, …). */
+  code: string;
+  message: string;
+}
+
 export interface EngineEvents {
   /** A prompt is recorded and its turn starts. */
   turnStarted?(event: TurnStarted): void;
@@ -43,6 +52,8 @@ export interface EngineEvents {
   promptMeta?(sessionId: string): Record<string, unknown> | undefined;
   /** A session was created, copied (fork), changed (title, state…) or deleted. */
   sessionChanged?(sessionId: string): void;
+  /** A prompt was refused by admission: no turn starts (traces show the refusal). */
+  promptRefused?(event: PromptRefused): void;
 }
 
 /** The listeners of one engine: each event goes to every one of them, in order. */
@@ -79,6 +90,10 @@ export class EngineEventHub implements Required<EngineEvents> {
 
   sessionChanged(sessionId: string): void {
     for (const l of this.listeners) l.sessionChanged?.(sessionId);
+  }
+
+  promptRefused(event: PromptRefused): void {
+    for (const l of this.listeners) l.promptRefused?.(event);
   }
 }
 

@@ -2,6 +2,7 @@
 // commands (a workflow's /name) runs here; anything else is a turn of the agent's live session
 // (restored first when it is not live), with the session's model noted. What it needs to know
 // first (the measured prompt, the command it names) is gathered once, for the admission too.
+import { isHubError } from "../shared/errors.js";
 import type { Params } from "../protocol/raw.js";
 import {
   admit,
@@ -92,7 +93,18 @@ export async function promptHere(
   try {
     const record = await requireRecord(parts, params["sessionId"]);
     const facts = await promptFacts(parts, record, params, author);
-    const release = await admit(engineChecks(parts), facts);
+    const release = await admit(engineChecks(parts), facts).catch(
+      (error: unknown) => {
+        if (isHubError(error))
+          parts.events.promptRefused({
+            sessionId: record.id,
+            ...(author ? { author } : {}),
+            code: error.code,
+            message: error.message,
+          });
+        throw error;
+      },
+    );
     try {
       const claim =
         parts.limits.busyPrompt === "cancel"

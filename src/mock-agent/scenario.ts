@@ -48,6 +48,8 @@ export const STEP_HELP: Record<string, string> = {
     '"SCRIPT" — run SCRIPT as a terminal the client hosts (terminal/create; with --own-shell: sh -c in the agent\'s own process); report exit code and output',
   env: "true — report the names of this process's environment variables as text ([\"NAME\", …]: and those variables' values, NAME=value a line)",
   pid: "true — report this process's pid as text (pid: N)",
+  otelSpan:
+    '"NAME" — export one root span of its own over OTEL_EXPORTER_OTLP_ENDPOINT/_HEADERS (OTLP/HTTP JSON; MOCK_SECRET\'s value as an attribute); report the HTTP status (otel: 200)',
   garbage: '"…" — print a non-JSON line to stdout ("repeat": N)',
   oversized: "BYTES — print one line of that many bytes to stdout",
   error: "{code, message} — answer the prompt with this JSON-RPC error",

@@ -12,6 +12,7 @@ import {
   terminal,
 } from "./client-steps.js";
 import { shell } from "./own-shell.js";
+import { exportOwnSpan } from "./otel-span.js";
 import { EndTurn, say, update, type TurnContext } from "./turn-context.js";
 
 export type { TurnContext };
@@ -130,6 +131,8 @@ async function runStep(ctx: TurnContext, step: Step): Promise<void> {
       return say(ctx, envReport(value));
     case "pid":
       return say(ctx, `pid: ${process.pid}\n`);
+    case "otelSpan":
+      return say(ctx, await exportOwnSpan(String(value)));
     case "shell":
       return shell(ctx, String(value));
     case "stderr":

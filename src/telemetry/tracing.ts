@@ -8,6 +8,9 @@ import type { LedgerBatchReport } from "../engine/ports.js";
 import type { Logger } from "../shared/logger.js";
 import { traceSettings } from "./settings.js";
 import { turnTracer, type OpenTurn } from "./turn-tracer.js";
+import { linkAgent, type AgentTelemetry } from "./agent-link.js";
+import { startAgentReceiver, type AgentReceiver } from "./agent-receiver.js";
+import { forwarder } from "./forward.js";
 
 export interface Tracing {
   /** The listener that traces one gateway's turns (Gateway.observe). */
@@ -18,6 +21,13 @@ export interface Tracing {
   shutdown(): Promise<void>;
   /** Names this process's cluster node on its turns' spans (read as each turn starts). */
   setNode(nodeId: () => string | undefined): void;
+  /** Joins an agent process's own spans to these traces (its env and its gateway's listener);
+   *  undefined when `telemetry.agents` is false. */
+  agentTelemetry?(
+    agentName: string,
+    env: Record<string, string>,
+    mask: (text: string) => string,
+  ): AgentTelemetry;
 }
 
 // Starts tracing when the OTEL_* variables or `telemetry.*` ask for it.
@@ -36,7 +46,18 @@ export async function openTracing(
   );
   const open = new Map<string, OpenTurn>();
   let nodeId: (() => string | undefined) | undefined;
+  // The agents' own spans come in through a receiver on loopback (docs/observability.md).
+  const receiver: AgentReceiver | undefined =
+    config.telemetry?.agents === false
+      ? undefined
+      : await startAgentReceiver({ forward: forwarder(settings), logger });
   return {
+    ...(receiver
+      ? {
+          agentTelemetry: (agentName, env, mask) =>
+            linkAgent(receiver, open, agentName, env, mask),
+        }
+      : {}),
     listener: (agentName) =>
       turnTracer({
         tracer: sdk.tracer,
@@ -52,12 +73,14 @@ export async function openTracing(
     setNode: (of) => {
       nodeId = of;
     },
-    shutdown: () =>
-      sdk
+    shutdown: async () => {
+      await receiver?.close();
+      await sdk
         .shutdown()
         .catch((error: unknown) =>
           logger.warn({ err: error }, "telemetry: spans not sent at exit"),
-        ),
+        );
+    },
   };
 }
 

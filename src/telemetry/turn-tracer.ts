@@ -12,7 +12,12 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import type { RunEvent } from "../contracts/events.js";
-import type { EngineEvents, TurnEnded, TurnStarted } from "../engine/events.js";
+import type {
+  EngineEvents,
+  PromptRefused,
+  TurnEnded,
+  TurnStarted,
+} from "../engine/events.js";
 import { childSpans } from "./child-spans.js";
 import { contentText, usageAttributes } from "./attributes.js";
 
@@ -81,6 +86,7 @@ export function turnTracer(o: TracerOptions): EngineEvents {
       const turn = turns.get(sessionId);
       if (turn) heard(o, turn, event);
     },
+    promptRefused: (e) => refusedSpan(o, e),
     turnEnded: (e) => {
       const turn = turns.get(e.sessionId);
       turns.delete(e.sessionId);
@@ -88,6 +94,23 @@ export function turnTracer(o: TracerOptions): EngineEvents {
       if (turn) endTurn(o, turn, e);
     },
   };
+}
+
+// A prompt refused before its turn (a spent budget, a limit): a span of its own, in error, so
+// a trace shows why nothing ran.
+function refusedSpan(o: TracerOptions, e: PromptRefused): void {
+  const span = o.tracer.startSpan(`invoke_agent ${o.agentName}`, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": o.agentName,
+      "gen_ai.conversation.id": e.sessionId,
+      "error.type": e.code,
+      ...(e.author ? { "enduser.id": e.author } : {}),
+    },
+  });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: o.mask(e.message) });
+  span.end();
 }
 
 // Who prompted (the hub user, when the hub has users) and where the turn ran (a cluster node).

@@ -21,7 +21,7 @@ import type { Approver } from "../../host/permission-engine.js";
 import { loadOptions, workflowDirs } from "./setup.js";
 import { ledgerJournal } from "./ports.js";
 import { startRun, type PlannedRun } from "./run-session.js";
-import { executeRun } from "./execute-run.js";
+import { executeRun, type RunExecution } from "./execute-run.js";
 import { InterruptedRuns, type InterruptedRun } from "./continue.js";
 
 const GATE_OPTIONS = [
@@ -95,6 +95,8 @@ export function workflowCommands(
   hostFor: RunHostFactory,
   exclusive?: string,
   budget?: BudgetPort,
+  /** The step turns' listeners and the step agents' env (tracing), when traced. */
+  traced?: StepTracing,
 ): SessionCommandsPort {
   const interrupted = new InterruptedRuns(ledger);
   return {
@@ -110,11 +112,15 @@ export function workflowCommands(
         await planInSession(ctx, ledger, interrupted, name, c),
         c,
         budget,
+        traced,
       ),
   };
 }
 
 type SessionRun = PlannedRun;
+
+/** How a run's step turns are traced (app/flow-run.ts `stepTracing`). */
+export type StepTracing = Pick<RunExecution, "events" | "agentEnv">;
 
 // The run a prompt starts in an editor's session: the one a crash interrupted there,
 // continued from its journal, else a new run of the named workflow.
@@ -197,6 +203,7 @@ async function runInSession(
   run: SessionRun,
   c: SessionCommandContext,
   budget: BudgetPort | undefined,
+  traced: StepTracing | undefined,
 ) {
   const host = sessionHost(hostFor, c);
   let shown = Promise.resolve();
@@ -213,6 +220,7 @@ async function runInSession(
       signal: c.signal,
       editorServers: c.mcpServers,
       ...(budget ? { budget } : {}),
+      ...traced,
     });
     await shown;
     const error = outcomeError(outcome);

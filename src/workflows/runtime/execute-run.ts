@@ -2,6 +2,7 @@
 // a workflow command in an editor's session): its step agents, shell, gates and shown updates.
 import type { BudgetPort } from "../../engine/budget-port.js";
 import type { LedgerPort } from "../../engine/ports.js";
+import type { EngineEvents } from "../../engine/events.js";
 import type { AppContext } from "../../config/context.js";
 import type { HostServices } from "../../host/create-host.js";
 import type { GatePort } from "../ports.js";
@@ -24,6 +25,13 @@ export interface RunExecution {
   editorServers?: Parameters<typeof stepAgents>[0]["editorServers"];
   /** limits.budget for the step agents. */
   budget?: BudgetPort;
+  /** Who hears each step turn (tracing), by the step's agent. */
+  events?: (agent: string) => EngineEvents;
+  /** A step agent's environment as it starts (the agents' own telemetry). */
+  agentEnv?: (
+    agent: string,
+    env: Record<string, string>,
+  ) => Record<string, string>;
 }
 
 // Runs (or continues) the planned run to its outcome; its step agents are closed after.
@@ -38,6 +46,8 @@ export async function executeRun(x: RunExecution): Promise<RunOutcome> {
     logger: ctx.logger,
     ...(x.editorServers ? { editorServers: x.editorServers } : {}),
     ...(x.budget ? { budget: x.budget } : {}),
+    ...(x.events ? { events: x.events } : {}),
+    ...(x.agentEnv ? { agentEnv: x.agentEnv } : {}),
   });
   const masker = secretMasker();
   try {

@@ -21,6 +21,8 @@ import type {
 } from "../ports.js";
 import type { AppContext } from "../../config/context.js";
 import { stepPool, type StepPool } from "./step-pool.js";
+import type { EngineEvents } from "../../engine/events.js";
+import { stepTurns, type StepTurns } from "./step-trace.js";
 
 export interface StepAgentWiring {
   ctx: AppContext;
@@ -32,6 +34,13 @@ export interface StepAgentWiring {
   logger: Logger;
   /** limits.budget: a step whose agent's budget is spent is refused before its session opens. */
   budget?: BudgetPort;
+  /** Who hears each step turn (tracing), by the step's agent. */
+  events?: (agent: string) => EngineEvents;
+  /** A step agent's environment as it starts (the agents' own telemetry). */
+  agentEnv?: (
+    agent: string,
+    env: Record<string, string>,
+  ) => Record<string, string>;
 }
 
 /** A run's step agents: close them when the run ends. */
@@ -41,7 +50,7 @@ export interface RunStepAgents extends StepAgents {
 
 // Opens each step's session in a process of its agent, shared by the run's steps of that agent.
 export function stepAgents(w: StepAgentWiring): RunStepAgents {
-  const pool = stepPool(w.ctx, w.host, w.logger);
+  const pool = stepPool(w.ctx, w.host, w.logger, w.agentEnv);
   return {
     open: (agent, options) => openStep(w, pool, agent, options),
     close: () => pool.close(),
@@ -91,10 +100,19 @@ async function openStep(
       },
     });
     const usage = stepUsage(w, id, agent);
+    const turns = stepTurns(w.events?.(agent), id, o.cwd);
     return {
       id,
-      session: recordedPrompts(session, w.ledger, id, w.logger, usage.began),
+      session: recordedPrompts(
+        session,
+        w.ledger,
+        id,
+        w.logger,
+        usage.began,
+        turns,
+      ),
       record: (event) => {
+        turns.heard(event);
         usage.heard(event);
         recordEvent(w.ledger, id, event, w.logger);
       },
@@ -108,8 +126,10 @@ async function openStep(
           id,
         );
         usage.ended(r.usage);
+        turns.ended(r);
       },
       close: async () => {
+        turns.closed();
         unbind();
         if (connection.alive && connection.supports("close"))
           await connection.closeSession(session.id).catch(() => undefined);
@@ -158,6 +178,7 @@ function recordedPrompts(
   id: string,
   logger: Logger,
   began: () => void,
+  turns: StepTurns,
 ): AgentSessionPort {
   return {
     id: session.id,
@@ -165,7 +186,11 @@ function recordedPrompts(
     prompt: (blocks, options) => {
       began();
       kept(ledger.append(id, "prompt", { prompt: blocks }), logger, id);
-      return session.prompt(blocks, options);
+      const meta = turns.began(blocks);
+      return session.prompt(
+        blocks,
+        meta ? { ...options, meta: { ...options.meta, ...meta } } : options,
+      );
     },
     cancel: () => session.cancel(),
     onEvent: (listener) => session.onEvent(listener),

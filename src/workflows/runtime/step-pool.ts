@@ -25,20 +25,29 @@ export function stepPool(
   ctx: AppContext,
   host: HostServices,
   logger: Logger,
+  /** The step agent's environment as it starts (the agents' own telemetry). */
+  agentEnv?: (
+    agent: string,
+    env: Record<string, string>,
+  ) => Record<string, string>,
 ): StepPool {
   const steps = new Map<string, string>();
   const pool = new AgentPool({
     maxProcesses: MAX_STEP_PROCESSES,
     logger,
-    connect: (key) =>
-      connectAgent({
-        launch: resolveAgent(key.agent, ctx.config),
+    connect: (key) => {
+      const launch = resolveAgent(key.agent, ctx.config);
+      return connectAgent({
+        launch: agentEnv
+          ? { ...launch, env: agentEnv(key.agent, launch.env) }
+          : launch,
         cwd: key.cwd,
         logger,
         host: routedHost(host, steps),
         stateDir: ctx.paths.stateDir,
         ...connectionLimits(ctx.config),
-      }),
+      });
+    },
   });
   return {
     acquire: (agent, cwd, signal) => pool.acquire({ agent, cwd }, signal),

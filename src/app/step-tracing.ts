@@ -1,0 +1,36 @@
+// A workflow run's step turns traced like an editor's turns (`flow run`, and workflow commands in
+// `acp` and `chat` sessions), with each step agent's own spans joined to its turn.
+import type { EngineEvents } from "../engine/events.js";
+import { SecretMasker } from "../shared/secrets.js";
+import type { Tracing } from "../telemetry/tracing.js";
+import type { AgentTelemetry } from "../telemetry/agent-link.js";
+
+// The step turns traced, and the step agents' own spans joined to them (one link per agent).
+export function stepTracing(tracing: Tracing) {
+  const links = new Map<string, AgentTelemetry>();
+  return {
+    agentEnv: (agent: string, env: Record<string, string>) => {
+      const masker = SecretMasker.fromEnv({ ...process.env, ...env });
+      const link =
+        links.get(agent) ??
+        tracing.agentTelemetry?.(agent, env, (t) => masker.mask(t));
+      if (link) links.set(agent, link);
+      return link ? { ...env, ...link.env } : env;
+    },
+    events: (agent: string): EngineEvents => {
+      const traced = tracing.listener(agent);
+      const link = links.get(agent)?.events;
+      return {
+        ...traced,
+        turnStarted: (e) => {
+          traced.turnStarted?.(e);
+          link?.turnStarted?.(e);
+        },
+        turnEnded: (e) => {
+          traced.turnEnded?.(e);
+          link?.turnEnded?.(e);
+        },
+      };
+    },
+  };
+}
