@@ -61,7 +61,7 @@ const MIGRATIONS: string[] = [
   usageTableSql("usage", "INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
   // 7 (issue 36): each hub user's secrets, sealed with a key the ledger never holds.
   secretsSchemaSql(""),
-  // 8 (issue 39; numbered 9 once merged with the other branches of the day): a session's
+  // 8 (issue 39): a session's
   // journal rows found by an index, so that reading a session, moving its rows at its turn's
   // end and dropping them never scan the other sessions' rows (a scan per session per turn
   // made the cost per update grow with the number of sessions).
