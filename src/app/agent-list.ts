@@ -1,5 +1,6 @@
 // What `acphub agents list` asks: every agent acphub knows, how it would launch (its
-// environment left out), whether it is installed, and which one is the default.
+// environment left out), whether it is installed, which one is the default, and where it came
+// from (`origin`: built-in, config, registry — with the registry's version).
 import {
   defaultAgentName,
   installed,
@@ -14,9 +15,16 @@ export function agentRows(config: Config) {
   return knownAgentNames(config).map((name) => {
     const launch = resolveAgent(name, config);
     const { env: _env, ...shown } = launch;
+    const entry = config.agents?.[name];
+    const r = entry?.registry;
+    const origin = r ? "registry" : entry?.command ? "config" : "built-in";
+    const viaPackage = r?.distribution === "npx" || r?.distribution === "uvx";
     return {
       ...shown,
-      installed: installed(launch),
+      origin,
+      version: r?.version,
+      distribution: r?.distribution,
+      installed: !viaPackage && installed(launch),
       default: name === fallback,
     };
   });
