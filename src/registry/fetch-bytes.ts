@@ -72,14 +72,17 @@ export async function fetchBytes(
       },
     );
   const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of response.body) {
-    total += chunk.byteLength;
+  const reader = response.body.getReader();
+  // Ends with the body; bounded by maxBytes.
+  for (let total = 0; ;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
     if (total > maxBytes) {
-      await response.body.cancel().catch(() => undefined);
+      await reader.cancel().catch(() => undefined);
       throw tooBig(what, url, maxBytes);
     }
-    chunks.push(Buffer.from(chunk));
+    chunks.push(Buffer.from(value));
   }
   return Buffer.concat(chunks);
 }

@@ -154,6 +154,7 @@ function homeWithRegistry(): string {
   return home;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON, read loosely
 const json = (stdout: string) => JSON.parse(stdout) as Record<string, any>;
 const config = (home: string) =>
   JSON.parse(readFileSync(join(home, "config.json"), "utf8"));
@@ -214,8 +215,12 @@ describe("agents registry update", () => {
       (await runCli(["agents", "search", "--json"], { home })).stdout,
     );
     const bad = registryV1();
-    delete (bad.agents[2] as { distribution: { binary?: unknown } })
-      .distribution.binary![platformKey()].cmd;
+    const target = (
+      bad.agents[2] as {
+        distribution: { binary: Record<string, { cmd?: string }> };
+      }
+    ).distribution.binary[platformKey()]!;
+    delete target.cmd;
     server.files.set("/bad.json", Buffer.from(JSON.stringify(bad)));
     const cfg = config(home);
     cfg.registry.url = server.url("/bad.json");
