@@ -1,78 +1,31 @@
 // `acphub agents search|add|update|remove` and `agents registry update` (issue 40): parsing and
-// printing only; app/registry-*.ts does the work.
-import type { AddResult, UpdateRow } from "../app/registry-agents.js";
+// printing only; app/registry-commands.ts does the work and words the answer.
+import type {
+  RegistryCommand,
+  RegistryOptions,
+} from "../app/registry-commands.js";
 import { answer, withContext, type JsonOptions } from "./guard.js";
 import type { ExitCode } from "./exit-codes.js";
 
-interface InstallOptions extends JsonOptions {
-  preview?: boolean;
-  allowUnverified?: boolean;
-}
+type O = JsonOptions & RegistryOptions;
+type Id = string | undefined;
 
-const app = () => import("../app/registry-agents.js");
-const search = () => import("../app/registry-search.js");
-const text = () => import("../app/registry-text.js");
-/** A download (an agent's archive) may take a while; a registry.json does not. */
-const installSignal = () => AbortSignal.timeout(15 * 60_000);
-
-// Warnings (an unverified binary above all) go to stderr, so they show with --json too.
-function warn(warnings: string[]): void {
-  for (const w of warnings) process.stderr.write(`acphub: ${w}\n`);
-}
-
-export function agentsSearch(
-  words: string[],
-  options: JsonOptions,
+// Runs one registry command; warnings (an unverified binary) go to stderr, also with --json.
+function registry(
+  command: RegistryCommand,
+  arg: Id | string[],
+  options: O,
 ): Promise<ExitCode> {
   return withContext(options, async (ctx) => {
-    const result = (await search()).searchRegistry(ctx, words);
-    answer(options.json, result, (await text()).searchText(result));
+    const { registryCommand } = await import("../app/registry-commands.js");
+    const r = await registryCommand(ctx, command, arg, options);
+    for (const w of r.warnings) process.stderr.write(`acphub: ${w}\n`);
+    answer(options.json, r.value, r.text);
   });
 }
 
-export function agentsAdd(
-  spec: string,
-  options: InstallOptions,
-): Promise<ExitCode> {
-  return withContext(options, async (ctx) => {
-    const signal = installSignal();
-    const result: AddResult = await (
-      await app()
-    ).addRegistryAgent(ctx, spec, { ...options, signal });
-    warn(result.warnings);
-    answer(options.json, result, (await text()).addText(result));
-  });
-}
-
-export function agentsUpdate(
-  id: string | undefined,
-  options: InstallOptions,
-): Promise<ExitCode> {
-  return withContext(options, async (ctx) => {
-    const signal = installSignal();
-    const rows: UpdateRow[] = await (
-      await app()
-    ).updateRegistryAgents(ctx, id, { ...options, signal });
-    warn(rows.flatMap((r) => r.warnings));
-    answer(options.json, rows, (await text()).updateText(rows));
-  });
-}
-
-export function agentsRemove(
-  id: string,
-  options: JsonOptions,
-): Promise<ExitCode> {
-  return withContext(options, async (ctx) => {
-    const result = (await app()).removeRegistryAgent(ctx, id);
-    answer(options.json, result, (await text()).removeText(result));
-  });
-}
-
-export function agentsRegistryUpdate(options: JsonOptions): Promise<ExitCode> {
-  return withContext(options, async (ctx) => {
-    const result = await (
-      await search()
-    ).updateRegistrySnapshot(ctx, AbortSignal.timeout(60_000));
-    answer(options.json, result, (await text()).refreshText(result));
-  });
-}
+export const agentsSearch = (w: string[], o: O) => registry("search", w, o);
+export const agentsAdd = (id: string, o: O) => registry("add", id, o);
+export const agentsUpdate = (id: Id, o: O) => registry("update", id, o);
+export const agentsRemove = (id: string, o: O) => registry("remove", id, o);
+export const agentsRegistryUpdate = (o: O) => registry("refresh", undefined, o);

@@ -2,62 +2,45 @@
 import type { Command } from "commander";
 import { act } from "./command-kit.js";
 
+const load = () => import("./agents-registry.js");
+type Handler = "agentsSearch" | "agentsAdd" | "agentsUpdate" | "agentsRemove";
+
+// Each command with its argument, and what it does; `add` and `update` install.
+const COMMANDS: Record<string, string> = {
+  "search [words...]":
+    "the ACP registry's agents (offline: shipped or fetched snapshot)",
+  "add <id>":
+    "add ID[@VERSION] from the registry to the config (id, npx package, ID-acp, prefix)",
+  "update [id]":
+    "move added agents (or one) to the registry snapshot's version",
+  "remove <id>": "remove an added agent: its config entry and installed files",
+};
+
 // Adds `agents search|add|update|remove` and `agents registry update`.
 export function addRegistryCommands(program: Command, agents: Command): void {
-  const load = () => import("./agents-registry.js");
-  const json = ["--json", "print the result as JSON"] as const;
-  const unverified = [
-    "--allow-unverified",
-    "install a binary the registry gives no sha256 for (said loudly)",
-  ] as const;
-  agents
-    .command("search")
-    .description(
-      "the ACP registry's agents (offline: the shipped or last fetched snapshot)",
-    )
-    .argument(
-      "[words...]",
-      "words every listed agent's id, name or description holds",
-    )
-    .option(...json)
-    .action(act(program, load, "agentsSearch"));
-  agents
-    .command("add")
-    .description(
-      "add a registry agent to the config file (binaries installed and checked first)",
-    )
-    .argument(
-      "<id>",
-      "ID or ID@VERSION: exact id, npx package name, ID-acp, or a unique prefix",
-    )
-    .option(
-      "--preview",
-      "show the config entry and the download, change nothing",
-    )
-    .option(...unverified)
-    .option(...json)
-    .action(act(program, load, "agentsAdd"));
-  agents
-    .command("update")
-    .description("move added agents to the registry snapshot's version")
-    .argument("[id]", "one added agent (default: all)")
-    .option("--preview", "show what would change, change nothing")
-    .option(...unverified)
-    .option(...json)
-    .action(act(program, load, "agentsUpdate"));
-  agents
-    .command("remove")
-    .description("remove an added agent: its config entry and installed files")
-    .argument("<id>", "the agent's name in the config (or its registry id)")
-    .option(...json)
-    .action(act(program, load, "agentsRemove"));
+  for (const [usage, description] of Object.entries(COMMANDS)) {
+    const name = usage.split(" ")[0]!;
+    const handler =
+      `agents${name[0]!.toUpperCase()}${name.slice(1)}` as Handler;
+    const command = agents.command(usage).description(description);
+    if (name === "add" || name === "update")
+      command
+        .option("--preview", "show what would change, change nothing")
+        .option(
+          "--allow-unverified",
+          "install a binary with no sha256 (loudly)",
+        );
+    command
+      .option("--json", "print the result as JSON")
+      .action(act(program, load, handler));
+  }
   agents
     .command("registry")
     .description("the registry snapshot")
     .command("update")
     .description(
-      "fetch registry.url (default: the public registry) and keep it if valid",
+      "fetch registry.url (default: the public registry); a file not the schema is refused",
     )
-    .option(...json)
+    .option("--json", "print the result as JSON")
     .action(act(program, load, "agentsRegistryUpdate"));
 }
