@@ -67,20 +67,29 @@ export async function updateRegistrySnapshot(
   ctx: AppContext,
   signal: AbortSignal,
 ) {
-  const before = loadRegistry(ctx.paths.stateDir);
+  const before = previousSnapshot(ctx.paths.stateDir);
   const after = await refreshRegistry(
     registryUrl(ctx),
     ctx.paths.stateDir,
     signal,
   );
-  const old = new Map(before.registry.agents.map((e) => [e.id, e.version]));
+  const old = new Map(before?.registry.agents.map((e) => [e.id, e.version]));
   const changed = after.registry.agents
     .filter((e) => old.get(e.id) !== e.version)
     .map((e) => ({ id: e.id, from: old.get(e.id) ?? null, to: e.version }));
   return {
     snapshot: snapshotInfo(after),
-    previous: snapshotInfo(before),
+    previous: before ? snapshotInfo(before) : null,
     changed,
     dir: after.dir,
   };
+}
+
+// The snapshot an update replaces; a damaged one is what the update repairs, not a refusal.
+function previousSnapshot(stateDir: string): LoadedRegistry | undefined {
+  try {
+    return loadRegistry(stateDir);
+  } catch {
+    return undefined;
+  }
 }

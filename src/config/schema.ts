@@ -289,7 +289,12 @@ export const configSchema = z.strictObject({
   registry: z
     .strictObject({
       /** Its registry.json: http(s) or file (default: the public registry). */
-      url: z.url({ protocol: /^(https?|file)$/ }).optional(),
+      url: z
+        .url({
+          protocol: /^(https?|file)$/,
+          error: "must be an https://, http:// or file:// URL",
+        })
+        .optional(),
     })
     .optional(),
 });

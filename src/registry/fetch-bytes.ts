@@ -56,7 +56,9 @@ export async function fetchBytes(
   try {
     response = await fetch(url, { signal, redirect: "follow" });
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const inner = (error as { cause?: { code?: string; message?: string } })
+      .cause;
+    const cause = inner?.code ?? inner?.message;
     throw new HubError(
       signal.aborted ? "TIMEOUT" : "UNSUPPORTED",
       `cannot reach ${what} ${url}: ${cause ?? (error as Error).message}`,
