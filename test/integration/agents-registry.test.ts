@@ -237,6 +237,26 @@ describe("agents registry update", () => {
   });
 });
 
+describe("a damaged snapshot", () => {
+  it("is refused by its recorded sha256, and the next registry update replaces it", async () => {
+    const home = await refreshed();
+    const dir = join(home, "registry");
+    const file = readdirSync(dir).find((f) => f.startsWith("registry-"))!;
+    writeFileSync(join(dir, file), "{}");
+    const r = await runCli(["agents", "search"], { home });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /does not match its recorded sha256 .* run `acphub agents registry update`/,
+    );
+    expect(
+      (await runCli(["agents", "registry", "update"], { home })).code,
+    ).toBe(0);
+    expect(
+      (await runCli(["agents", "search", "mock"], { home })).stdout,
+    ).toMatch(/^mock-bin /m);
+  });
+});
+
 describe("agents add, run, update, remove", () => {
   it("installs a checked binary, runs it through acphub run, updates it, removes it", async () => {
     const home = await refreshed();
