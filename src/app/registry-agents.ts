@@ -10,7 +10,7 @@ import { HubError } from "../shared/errors.js";
 import { resolveEntry, packageBaseName } from "../registry/find.js";
 import { agentStateDir, installBinary } from "../registry/install.js";
 import { planLaunch, type LaunchPlan } from "../registry/plan.js";
-import type { RegistryEntry } from "../registry/schema.js";
+import type { Registry, RegistryEntry } from "../registry/schema.js";
 import { loadRegistry } from "../registry/snapshot.js";
 import { writeAgentEntry } from "./agent-config-file.js";
 
@@ -86,6 +86,23 @@ function configEntry(
   };
 }
 
+// What is said loudly about a binary without sha256: installed anyway, or (preview) refused.
+function unverifiedWarnings(
+  entry: RegistryEntry,
+  plan: LaunchPlan,
+  options: AddOptions,
+): string[] {
+  const b = plan.binary;
+  if (!b || b.sha256) return [];
+  if (options.allowUnverified)
+    return [
+      `WARNING: ${options.preview ? "would install" : "installing"} "${entry.id}" ${plan.version} UNVERIFIED: the registry gives no sha256 for ${b.archive}; acphub cannot tell whether the download is the one the registry meant`,
+    ];
+  return options.preview
+    ? [`"${entry.id}" gives no sha256: adding it needs --allow-unverified`]
+    : [];
+}
+
 // Installs (unless previewing) what a plan needs and returns the config entry it makes.
 async function realize(
   ctx: AppContext,
@@ -94,23 +111,15 @@ async function realize(
   options: AddOptions,
   previous?: AgentEntry,
 ) {
-  const warnings: string[] = [];
+  const warnings = unverifiedWarnings(entry, plan, options);
   const b = plan.binary;
-  if (b && !b.sha256 && options.allowUnverified)
-    warnings.push(
-      `WARNING: installing "${entry.id}" ${plan.version} UNVERIFIED: the registry gives no sha256 for ${b.archive}; acphub cannot tell whether the download is the one the registry meant`,
-    );
   if (!b)
     return {
       config: configEntry(entry, plan, plan.command, previous),
       warnings,
     };
   const installDir = `${agentStateDir(ctx.paths.stateDir, entry.id)}/${plan.version}`;
-  if (options.preview) {
-    if (!b.sha256 && !options.allowUnverified)
-      warnings.push(
-        `"${entry.id}" gives no sha256: adding it needs --allow-unverified`,
-      );
+  if (options.preview)
     return {
       config: configEntry(
         entry,
@@ -121,7 +130,6 @@ async function realize(
       warnings,
       installDir,
     };
-  }
   const installed = await installBinary({
     stateDir: ctx.paths.stateDir,
     id: entry.id,
@@ -227,42 +235,47 @@ export async function updateRegistryAgents(
   const targets = name ? [findAdded(ctx, name)] : registryAgents(ctx);
   const registry = loadRegistry(ctx.paths.stateDir).registry;
   const rows: UpdateRow[] = [];
-  for (const [agentName, current] of targets) {
-    const r = current.registry!;
-    const entry = registry.agents.find((e) => e.id === r.id);
-    if (!entry)
-      throw new HubError(
-        "AGENT_NOT_FOUND",
-        `agent "${agentName}": "${r.id}" is no longer in the registry snapshot`,
-      );
-    const plan = planLaunch(entry);
-    const row = {
-      name: agentName,
-      id: r.id,
-      from: r.version,
-      to: plan.version,
-      updated: false,
-      warnings: [] as string[],
-    };
-    if (plan.version !== r.version || plan.distribution !== r.distribution) {
-      const allow = options.allowUnverified || r.unverified === true;
-      const done = await realize(
-        ctx,
-        entry,
-        plan,
-        { ...options, allowUnverified: allow },
-        current,
-      );
-      row.warnings = done.warnings;
-      if (!options.preview) {
-        writeAgentEntry(ctx.paths.configFile, agentName, done.config);
-        removeOldVersion(ctx, current, plan.version);
-      }
-      row.updated = !options.preview;
-    }
-    rows.push(row);
-  }
+  for (const [agentName, current] of targets)
+    rows.push(await updateOne(ctx, registry, agentName, current, options));
   return rows;
+}
+
+// One added agent moved to its entry's version (kept, and said, when the entry is gone).
+async function updateOne(
+  ctx: AppContext,
+  registry: Registry,
+  name: string,
+  current: AgentEntry,
+  options: AddOptions,
+): Promise<UpdateRow> {
+  const r = current.registry!;
+  const row = { name, id: r.id, from: r.version, to: r.version };
+  const entry = registry.agents.find((e) => e.id === r.id);
+  if (!entry) {
+    const gone = `"${name}": "${r.id}" is no longer in the registry snapshot; kept as it is`;
+    return { ...row, updated: false, warnings: [gone] };
+  }
+  const plan = planLaunch(entry);
+  if (plan.version === r.version && plan.distribution === r.distribution)
+    return { ...row, updated: false, warnings: [] };
+  const allowUnverified = options.allowUnverified || r.unverified === true;
+  const done = await realize(
+    ctx,
+    entry,
+    plan,
+    { ...options, allowUnverified },
+    current,
+  );
+  if (!options.preview) {
+    writeAgentEntry(ctx.paths.configFile, name, done.config);
+    removeOldVersion(ctx, current, plan.version);
+  }
+  return {
+    ...row,
+    to: plan.version,
+    updated: !options.preview,
+    warnings: done.warnings,
+  };
 }
 
 // `agents remove ID`: the config entry and the agent's installed versions.

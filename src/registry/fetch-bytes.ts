@@ -73,8 +73,17 @@ export async function fetchBytes(
         details: { url, status: response.status },
       },
     );
+  return readBody(response.body, maxBytes, () => tooBig(what, url, maxBytes));
+}
+
+// A response body, refused (`tooBig()`) once it passes maxBytes.
+async function readBody(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  tooLarge: () => HubError,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  const reader = response.body.getReader();
+  const reader = body.getReader();
   // Ends with the body; bounded by maxBytes.
   for (let total = 0; ;) {
     const { done, value } = await reader.read();
@@ -82,7 +91,7 @@ export async function fetchBytes(
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw tooBig(what, url, maxBytes);
+      throw tooLarge();
     }
     chunks.push(Buffer.from(value));
   }

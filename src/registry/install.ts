@@ -85,6 +85,19 @@ function commandIn(dir: string, cmd: string): string {
   return path;
 }
 
+// The archive's SHA-256, refused when it is not the one the registry gives.
+function checkHash(bytes: Buffer, target: BinaryTarget): string {
+  const actual = sha256(bytes);
+  const expected = target.sha256?.toLowerCase();
+  if (expected && actual !== expected)
+    throw new HubError(
+      "INSTALL_REFUSED",
+      `archive ${target.archive} has sha256 ${actual}, the registry says ${expected}: deleted, nothing installed`,
+      { details: { archive: target.archive, expected, actual } },
+    );
+  return actual;
+}
+
 // An agent's folder left empty by a failed first install goes too.
 function removeIfEmpty(dir: string): void {
   try {
@@ -116,14 +129,7 @@ export async function installBinary(
       "archive",
     );
     writeFileSync(archiveFile, bytes, { mode: 0o600 });
-    const actual = sha256(bytes);
-    const expected = request.target.sha256?.toLowerCase();
-    if (expected && actual !== expected)
-      throw new HubError(
-        "INSTALL_REFUSED",
-        `archive ${archive} has sha256 ${actual}, the registry says ${expected}: deleted, nothing installed`,
-        { details: { archive, expected, actual } },
-      );
+    const actual = checkHash(bytes, request.target);
     mkdirSync(staging, { mode: 0o755 });
     unpackInto(staging, readArchive(archive, bytes));
     commandIn(staging, cmd);
@@ -134,7 +140,7 @@ export async function installBinary(
       dir,
       command: join(dir, ...safeSegments(cmd)),
       sha256: actual,
-      verified: !!expected,
+      verified: request.target.sha256 !== undefined,
     };
   } finally {
     rmSync(archiveFile, { force: true });

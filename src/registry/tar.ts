@@ -55,6 +55,26 @@ const KINDS: Record<string, ArchiveEntry["kind"]> = {
   "1": "hardlink",
 };
 
+// One entry from its header (the path and link a GNU or pax record gave, when one did).
+function toEntry(
+  header: Buffer,
+  data: Buffer,
+  path: string,
+  longLink: string | undefined,
+): ArchiveEntry {
+  const type = String.fromCharCode(header[156]!);
+  const kind = KINDS[type];
+  if (!kind) throw refuse(path, `unsupported tar entry type "${type}"`);
+  const target = longLink ?? text(header, 157, 100);
+  return {
+    path,
+    kind,
+    mode: octal(header, 100, 8) & 0o777,
+    ...(kind === "file" ? { data: Buffer.from(data) } : {}),
+    ...(kind === "symlink" || kind === "hardlink" ? { target } : {}),
+  };
+}
+
 // The entries of a tar archive (gunzipped first when it starts with gzip's magic bytes).
 export function readTar(archive: Buffer): ArchiveEntry[] {
   const tar =
@@ -86,17 +106,7 @@ export function readTar(archive: Buffer): ArchiveEntry[] {
       longLink = pax["linkpath"] ?? longLink;
     } else if (type === "g") continue;
     else {
-      const kind = KINDS[type];
-      const path = longName ?? named;
-      if (!kind) throw refuse(path, `unsupported tar entry type "${type}"`);
-      const target = longLink ?? text(header, 157, 100);
-      entries.push({
-        path,
-        kind,
-        mode: octal(header, 100, 8) & 0o777,
-        ...(kind === "file" ? { data: Buffer.from(data) } : {}),
-        ...(kind === "symlink" || kind === "hardlink" ? { target } : {}),
-      });
+      entries.push(toEntry(header, data, longName ?? named, longLink));
       longName = undefined;
       longLink = undefined;
     }
