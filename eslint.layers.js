@@ -28,6 +28,7 @@ export const LAYERS = {
   "mock-agent": ["protocol", "shared"],
   web: ["shared"],
   telemetry: ["engine", "contracts", "protocol", "config", "shared"],
+  registry: ["config", "shared"],
 };
 const ALL = Object.keys(LAYERS);
 // The composition root may use every layer; the command line only parses, asks the root and

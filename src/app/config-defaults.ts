@@ -14,6 +14,7 @@ import { DEFAULT_SANDBOX } from "../host/sandbox/settings.js";
 import { DEFAULT_LEDGER_CAPS, DEFAULT_PG_RETRY_MS } from "../ledger/caps.js";
 import { DEFAULT_SERVER_LIMITS } from "../server/limits.js";
 import { DEFAULT_DRAIN_MS, DEFAULT_LEASE_MS } from "../cluster/index.js";
+import { DEFAULT_REGISTRY_URL } from "../registry/snapshot.js";
 import { DEFAULT_IDLE_SESSION_MS } from "../hub/idle-sessions.js";
 import { DEFAULT_IDLE_AGENT_MS } from "../hub/gateway-pool.js";
 import { DEFAULT_AGENT_PROCESSES } from "../hub/quotas.js";
@@ -99,6 +100,7 @@ export function configDefaults(): Tree {
       heartbeatMs: null,
       drainMs: DEFAULT_DRAIN_MS,
     },
+    registry: { url: DEFAULT_REGISTRY_URL },
   };
 }
 

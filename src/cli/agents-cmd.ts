@@ -1,5 +1,5 @@
 // `acphub agents list`: what would launch (`agents doctor` is in agents-doctor.ts).
-import { agentRows } from "../app/agent-list.js";
+import { agentRows, agentRowText } from "../app/agent-list.js";
 import { out, withContext, type JsonOptions } from "./guard.js";
 import type { ExitCode } from "./exit-codes.js";
 
@@ -7,16 +7,6 @@ export function agentsList(options: JsonOptions): Promise<ExitCode> {
   return withContext(options, (ctx) => {
     const rows = agentRows(ctx.config);
     if (options.json) return out(JSON.stringify(rows) + "\n");
-    for (const r of rows) {
-      const state = r.installed
-        ? "installed"
-        : r.source === "npx"
-          ? "via npx"
-          : "not installed";
-      const how = [r.command, ...r.args].join(" ");
-      out(
-        `${r.default ? "*" : " "} ${r.name.padEnd(10)} ${state.padEnd(14)} ${how}${r.installHint && !r.installed ? `   (${r.installHint})` : ""}\n`,
-      );
-    }
+    for (const r of rows) out(agentRowText(r));
   });
 }

@@ -1,6 +1,7 @@
 // The commands that look at acphub's setup: `agents`, `config`, `permissions`.
 import type { Command } from "commander";
 import { act } from "./command-kit.js";
+import { addRegistryCommands } from "./commands-registry.js";
 
 // Adds `agents list|doctor`, `config path|show|validate` and `permissions list|forget`.
 export function addSetupCommands(program: Command): void {
@@ -24,6 +25,7 @@ export function addSetupCommands(program: Command): void {
     .argument("[name]", "agent name (default: the default agent)")
     .option("--json", "print the report as one JSON object")
     .action(act(program, () => import("./agents-doctor.js"), "agentsDoctor"));
+  addRegistryCommands(program, agents);
 
   const config = program.command("config").description("the config file");
   config

@@ -2,7 +2,7 @@
 // shown like the ledger's.
 import { hubSessionHistory, hubSessions } from "../app/hub-sessions.js";
 import { cliContext } from "../app/context.js";
-import { readable } from "./history-text.js";
+import { readable } from "../app/history-text.js";
 import type { ExitCode } from "./exit-codes.js";
 import { guarded, out, outList, type JsonOptions } from "./guard.js";
 import { inertJson, safeText } from "./tty/safe-text.js";

@@ -18,7 +18,7 @@ import {
   withContext,
   type JsonOptions,
 } from "./guard.js";
-import { authorOf, readable } from "./history-text.js";
+import { authorOf, readable } from "../app/history-text.js";
 import { inertJson, safeText } from "./tty/safe-text.js";
 
 export interface SessionsOptions extends JsonOptions {

@@ -39,6 +39,19 @@ export const agentEntrySchema = z.strictObject({
   mcpServers: z.array(mcpServerSchema).optional(),
   /** Run the agent process itself inside the OS sandbox. */
   sandbox: agentSandboxSchema.optional(),
+  /** Written by `acphub agents add`: the ACP registry entry this agent came from (issue 40). */
+  registry: z
+    .strictObject({
+      id: z.string().min(1),
+      version: z.string().min(1),
+      distribution: z.enum(["npx", "uvx", "binary"]),
+      /** binary: the archive and the SHA-256 it was checked against. */
+      archive: z.string().optional(),
+      sha256: z.string().optional(),
+      /** binary: installed with --allow-unverified (no sha256 to check it against). */
+      unverified: z.literal(true).optional(),
+    })
+    .optional(),
 });
 
 export const permissionModeSchema = z.enum([
@@ -272,6 +285,18 @@ export const configSchema = z.strictObject({
       heartbeatMs: positiveMs.optional(),
       /** How long SIGTERM waits for running turns before stopping. */
       drainMs: positiveMs.optional(),
+    })
+    .optional(),
+  /** The ACP agent registry `agents registry update` refreshes from (issue 40). */
+  registry: z
+    .strictObject({
+      /** Its registry.json: http(s) or file (default: the public registry). */
+      url: z
+        .url({
+          protocol: /^(https?|file)$/,
+          error: "must be an https://, http:// or file:// URL",
+        })
+        .optional(),
     })
     .optional(),
 });

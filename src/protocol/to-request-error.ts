@@ -35,6 +35,8 @@ export const WIRE_CODE_OF: Record<HubErrorCode, number> = {
   WORKFLOW_GATE_REJECTED: -32001,
   WORKFLOW_TIMEOUT: -32603,
   SECRET_MISSING: -32602,
+  REGISTRY_INVALID: -32603,
+  INSTALL_REFUSED: -32603,
 };
 
 export function toRequestError(error: unknown): RequestError {

@@ -30,6 +30,8 @@ export const HUB_ERROR_CODES = [
   "WORKFLOW_GATE_REJECTED",
   "WORKFLOW_TIMEOUT",
   "SECRET_MISSING",
+  "REGISTRY_INVALID",
+  "INSTALL_REFUSED",
 ] as const;
 
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];

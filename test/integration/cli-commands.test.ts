@@ -20,9 +20,9 @@ describe("acphub agents", () => {
     const r = await runCli(["agents", "list"], { home });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(
-      /^\* mine +installed +\S+node\S* \S+main\.js mock-agent$/m,
+      /^\* mine +installed +config +\S+node\S* \S+main\.js mock-agent$/m,
     );
-    expect(r.stdout).toMatch(/^ {2}claude +(installed|via npx)/m);
+    expect(r.stdout).toMatch(/^ {2}claude +(installed|via npx) +built-in /m);
     const json = JSON.parse(
       (await runCli(["agents", "list", "--json"], { home })).stdout,
     ) as { name: string; default: boolean; env?: unknown }[];

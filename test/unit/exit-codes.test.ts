@@ -35,6 +35,8 @@ const EXPECTED: Record<HubErrorCode, number> = {
   WORKFLOW_GATE_REJECTED: 5,
   WORKFLOW_TIMEOUT: 3,
   SECRET_MISSING: 2,
+  REGISTRY_INVALID: 1,
+  INSTALL_REFUSED: 1,
 };
 
 describe("toExitCode", () => {

@@ -1,6 +1,6 @@
 // A session's history as a person reads it (`sessions show`, with or without --hub).
-import { queueText } from "../app/queue-text.js";
-import type { ShownItem } from "../app/sessions.js";
+import { queueText } from "./queue-text.js";
+import type { ShownItem } from "./sessions.js";
 import { ownMetaOf } from "../shared/hub-extension.js";
 
 const SPEAKER: Record<string, string> = {
