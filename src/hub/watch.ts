@@ -87,6 +87,11 @@ export class HubWatch {
     this.tellState(sessionId, { running: true });
   }
 
+  /** A turn another node runs is no longer followed here (no client attached): not known. */
+  unknown(sessionId: string): void {
+    this.running.delete(sessionId);
+  }
+
   // A turn ended (or failed): tell the watchers.
   ended(sessionId: string, payload: Params): void {
     this.running.delete(sessionId);

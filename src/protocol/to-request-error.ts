@@ -65,6 +65,7 @@ export function toRequestError(error: unknown): RequestError {
     "retryAfterS",
     "budget",
     "node",
+    "takeoverAt",
     "reason",
     "queueId",
   ] as const) {
