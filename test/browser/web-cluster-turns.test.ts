@@ -35,20 +35,27 @@ const LONG = text(
   ),
 );
 
-// Two nodes; a session made on A with its long turn running there; a page on B showing it.
-async function turnOnA(leaseMs: number, heartbeatMs: number) {
+// Two nodes; a session made on A with its long turn running there; a page on B showing it,
+// opened mid-turn, or (`pageFirst`) before the turn began.
+async function turnOnA(
+  leaseMs: number,
+  heartbeatMs: number,
+  pageFirst = false,
+) {
   const url = await cluster.database();
   const a = await cluster.node(url, "node-a", leaseMs, heartbeatMs);
   const b = await cluster.node(url, "node-b", leaseMs, heartbeatMs);
   const onA = cluster.client(a.h);
   const sessionId = await openSession(onA, a.home);
+  const early = pageFirst ? await pageOn(b, sessionId) : undefined;
   const turn = onA.agent.request<{ stopReason: string }>("session/prompt", {
     sessionId,
     prompt: LONG,
   });
   turn.catch(() => undefined);
   await until(() => JSON.stringify(onA.updates(sessionId)).includes("Edit it"));
-  const page = await pageOn(b, sessionId);
+  const page = early ?? (await pageOn(b, sessionId));
+  await page.getByText("started").first().waitFor();
   return { a, b, onA, sessionId, turn, page };
 }
 
@@ -59,7 +66,7 @@ async function pageOn(n: ClusterNode, sessionId: string): Promise<Page> {
   };
   const { page } = await loggedIn(browser, first.loginUrl);
   await page.goto(`${n.h.url}/#/s/${sessionId}`);
-  await page.getByText("started").first().waitFor();
+  await page.waitForSelector(".session-head");
   return page;
 }
 
@@ -92,7 +99,8 @@ describe(
     });
 
     it("A killed mid-turn: B's page shows the turn interrupted and the tool call not running, with no prompt, and the same after a reload", async () => {
-      const { a, page } = await turnOnA(5000, 500);
+      // The page is there before the turn begins (it saw it start without this fix too).
+      const { a, page } = await turnOnA(5000, 500, true);
       await page.waitForSelector(".turn-state[data-running=true]");
       const status = page.locator('[data-tool-id="t1"] .tool-status');
       expect(await status.getAttribute("data-status")).toBe("in_progress");

@@ -176,11 +176,12 @@ describe(
         prompt: LONG,
         _meta: { acphub: { idempotencyKey: "turn-1" } },
       };
+      // B's client is there before the turn begins (it saw it start without this fix too).
+      const onB = await watcher(b.h, sessionId, a.home);
       void onA.agent.request("session/prompt", params).catch(() => undefined);
       await until(() =>
         JSON.stringify(onA.updates(sessionId)).includes("Edit it"),
       );
-      const onB = await watcher(b.h, sessionId, a.home);
       await until(() =>
         notes(onB, "session/state").some((p) => p["running"] === true),
       );
