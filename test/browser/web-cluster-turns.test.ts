@@ -6,7 +6,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterFixture, type ClusterNode } from "../helpers/cluster.js";
-import { openSession, text, until } from "../helpers/hub.js";
+import { allowOnce, openSession, text, until } from "../helpers/hub.js";
 import { steps } from "../helpers/mock.js";
 import { launchBrowser, loggedIn, turnEnded } from "./web-fixture.js";
 
@@ -118,6 +118,37 @@ describe(
       const again = page.locator('[data-tool-id="t1"] .tool-status');
       await again.waitFor();
       expect(await again.getAttribute("data-status")).toBe("interrupted");
+    });
+
+    it("while a question of A's turn waits on A, B's page says the session waits for an answer (header, sidebar), then that it finished", async () => {
+      const url = await cluster.database();
+      const a = await cluster.node(url, "node-a", 10_000, 1000);
+      const b = await cluster.node(url, "node-b", 10_000, 1000);
+      const answers: (() => void)[] = [];
+      const onA = cluster.client(a.h, (method, params) => {
+        return new Promise((resolve) =>
+          answers.push(() => resolve(allowOnce(method, params))),
+        );
+      });
+      const sessionId = await openSession(onA, a.home);
+      const page = await pageOn(b, sessionId);
+      const turn = onA.agent.request<{ stopReason: string }>("session/prompt", {
+        sessionId,
+        prompt: text(
+          steps(
+            { text: "start " },
+            { permission: { title: "Edit it", kind: "edit" } },
+            { text: "after" },
+          ),
+        ),
+      });
+      await until(() => answers.length === 1);
+      await page.waitForSelector('.session-head .state[data-state="waiting"]');
+      await until(async () => (await rowState(page, sessionId)) === "waiting");
+      answers[0]!();
+      expect(await turn).toMatchObject({ stopReason: "end_turn" });
+      await turnEnded(page, "end_turn");
+      expect(await headerState(page)).toBe("idle");
     });
   },
 );
