@@ -145,9 +145,16 @@ export class ClusterFeed {
       const before = this.offered.get(sessionId) ?? 0;
       this.offered.set(sessionId, Math.max(before, event.seq));
       if (!remote) continue;
-      if (event.kind === "prompt") this.hub.watch.started(sessionId);
+      if (event.kind === "prompt")
+        this.hub.watch.started(sessionId, authorOf(event.text));
       if (event.kind === "turn_end")
         this.hub.watch.ended(sessionId, parseObject(event.text) ?? {});
     }
   }
+}
+
+// The hub user who sent a stored prompt, if one did.
+function authorOf(text: string): string | undefined {
+  const author = parseObject(text)?.["author"];
+  return typeof author === "string" && author ? author : undefined;
 }
