@@ -185,6 +185,14 @@ describe(
       await until(() =>
         notes(onB, "session/state").some((p) => p["running"] === true),
       );
+      // The tool call is in the ledger (B's client had it from there) before A dies.
+      await until(() =>
+        onB
+          .updates(sessionId)
+          .some(
+            (u) => (u["update"] as Params)["sessionUpdate"] === "tool_call",
+          ),
+      );
       a.h.child.kill("SIGKILL");
       await a.h.exited;
       cluster.forget(a.h);
