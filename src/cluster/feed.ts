@@ -5,6 +5,7 @@
 // Each update's frame is its stored text with the session id and seq spliced in (frames.ts).
 import { offer, type Attached } from "../hub/attachments.js";
 import { storedNotes } from "../hub/frames.js";
+import { openPromptAt } from "../hub/interrupted-turns.js";
 import type { SessionHub } from "../hub/session-hub.js";
 import type { StoredEvent } from "../engine/ports.js";
 import { parseObject } from "../engine/stored-events.js";
@@ -41,11 +42,38 @@ export class ClusterFeed {
       this.follow(sessionId, () => void this.pump(sessionId)),
     );
     void this.pump(sessionId);
+    void this.learnTurn(sessionId);
+  }
+
+  // A turn another node runs began before a client here attached (the feed reads only what
+  // follows the client's cursor): the ledger's open prompt says so, and the watch is told —
+  // unless the feed already offered an event after what was read (its end, then, was heard).
+  private async learnTurn(sessionId: string): Promise<void> {
+    if (this.runsHere(sessionId)) return;
+    try {
+      const last = await this.hub.ledger.readPage(sessionId, {
+        from: "newest",
+        limit: 1,
+      });
+      const open = await openPromptAt(this.hub.ledger, sessionId);
+      const upTo = last.at(-1)?.seq ?? 0;
+      if (open === undefined || this.runsHere(sessionId)) return;
+      if ((this.offered.get(sessionId) ?? 0) > upTo) return;
+      if (!this.hub.watch.isRunning(sessionId))
+        this.hub.watch.started(sessionId);
+    } catch (error) {
+      this.logger.warn({ err: error, sessionId }, "cluster: turn not read");
+    }
   }
 
   /** Reads every followed session again: a notification lost with its connection is caught up. */
   tick(): void {
-    for (const id of this.followed.keys()) void this.pump(id);
+    for (const id of this.followed.keys()) {
+      void this.pump(id);
+      // A turn running elsewhere whose node stopped answering is taken over at its lease's end.
+      if (this.hub.watch.isRunning(id) && !this.runsHere(id))
+        void this.hub.checkRunner(id).catch(() => undefined);
+    }
   }
 
   /**
@@ -76,6 +104,7 @@ export class ClusterFeed {
       this.followed.get(sessionId)?.();
       this.followed.delete(sessionId);
       this.offered.delete(sessionId);
+      if (!this.runsHere(sessionId)) this.hub.watch.unknown(sessionId);
       return Promise.resolve();
     }
     if (this.reading.has(sessionId)) {
@@ -116,9 +145,16 @@ export class ClusterFeed {
       const before = this.offered.get(sessionId) ?? 0;
       this.offered.set(sessionId, Math.max(before, event.seq));
       if (!remote) continue;
-      if (event.kind === "prompt") this.hub.watch.started(sessionId);
+      if (event.kind === "prompt")
+        this.hub.watch.started(sessionId, authorOf(event.text));
       if (event.kind === "turn_end")
         this.hub.watch.ended(sessionId, parseObject(event.text) ?? {});
     }
   }
+}
+
+// The hub user who sent a stored prompt, if one did.
+function authorOf(text: string): string | undefined {
+  const author = parseObject(text)?.["author"];
+  return typeof author === "string" && author ? author : undefined;
 }

@@ -14,10 +14,12 @@ import type {
   RouteCall,
   RouteOutcome,
   SessionRunner,
+  StalledRunner,
 } from "../hub/runner.js";
 import type { SessionHub } from "../hub/session-hub.js";
 import { ClusterFeed } from "./feed.js";
 import { ClusterQuestions } from "./questions.js";
+import { stalledHolder } from "./stalled.js";
 import { CHANNEL } from "./node-requests.js";
 import { NodeRouting, type Notice } from "./node-routing.js";
 import { listenGrants } from "./grant-notices.js";
@@ -277,6 +279,10 @@ export class ClusterNode implements SessionRunner {
       CHANNEL,
       JSON.stringify({ to: holder, cancel: sessionId }),
     );
+  }
+
+  stalled(sessionId: string): Promise<StalledRunner | undefined> {
+    return stalledHolder(this.store, sessionId, this.id, this);
   }
 
   attached(sessionId: string): void {

@@ -56,6 +56,8 @@ export class ClusterQuestions implements QuestionBoard {
   private readonly mine = new Map<string, (answer: RemoteAnswer) => void>();
   private readonly offered = new Map<string, Offered>();
   private readonly recent = new Map<string, Answerer>();
+  /** Open questions of other nodes the watch here shows as waiting, with their sessions. */
+  private readonly shown = new Map<string, string>();
   /** Sessions a client here attached to: their questions are offered here. */
   private readonly sessions = new Set<string>();
   private unlisten: (() => void) | undefined;
@@ -158,26 +160,34 @@ export class ClusterQuestions implements QuestionBoard {
     }
   }
 
-  // Offers the open questions of these sessions to the clients here; ends those gone.
+  // Offers the open questions of these sessions to the clients here that may answer; every
+  // session with a client here shows them as waiting (issue 38); ends those gone.
   private async sync(sessionIds: string[]): Promise<void> {
-    const ids = sessionIds.filter((id) => this.eligible(id).length > 0);
+    const ids = sessionIds.filter((id) => this.watched(id));
     for (const id of sessionIds)
       if (!ids.includes(id)) {
         this.sessions.delete(id);
-        for (const [q, o] of this.offered)
-          if (o.sessionId === id) this.end(q, {});
+        for (const [q, sid] of this.shown) if (sid === id) this.end(q, {});
       }
     if (ids.length === 0) return;
     const open = await this.db.open(ids, this.nodeId).catch(() => undefined);
     if (!open) return;
     const still = new Set(open.map((q) => q.id));
-    for (const [id, q] of this.offered)
-      if (ids.includes(q.sessionId) && !still.has(id)) this.end(id, {});
+    for (const [id, sid] of this.shown)
+      if (ids.includes(sid) && !still.has(id)) this.end(id, {});
     for (const q of open) this.offer(q.id, q.sessionId, q.request);
     const held = [...this.offered]
       .filter(([, q]) => q.askees.pending > 0)
       .map(([id]) => id);
     if (held.length > 0) await this.db.hold(held, this.o.leaseMs);
+  }
+
+  // Whether a client here is attached to the session (one that may answer or not).
+  private watched(sessionId: string): boolean {
+    return this.o
+      .hub()
+      .attachments.attached(sessionId)
+      .some((a) => !a.client.closed);
   }
 
   // The clients here that may answer a session's questions.
@@ -191,6 +201,11 @@ export class ClusterQuestions implements QuestionBoard {
 
   // Asks the clients here (again: those not asked yet) a question another node asked.
   private offer(id: string, sessionId: string, request: string): void {
+    if (!this.shown.has(id)) {
+      this.shown.set(id, sessionId);
+      this.o.hub().watch.asked(sessionId, 1);
+    }
+    if (this.eligible(sessionId).length === 0) return;
     let q = this.offered.get(id);
     if (!q) {
       const params = JSON.parse(request) as Params;
@@ -206,6 +221,7 @@ export class ClusterQuestions implements QuestionBoard {
       void askees.won.then(({ client, answer }) => {
         this.offered.delete(id);
         const hub = this.o.hub();
+        if (this.shown.delete(id)) hub.watch.asked(sessionId, -1);
         void noteAnswer(hub.access, client.user, params, answer, this.nodeId);
       });
     }
@@ -216,6 +232,9 @@ export class ClusterQuestions implements QuestionBoard {
   private end(id: string, first: Answerer): void {
     this.offered.get(id)?.askees.settle(first);
     this.offered.delete(id);
+    const sessionId = this.shown.get(id);
+    if (sessionId !== undefined && this.shown.delete(id))
+      this.o.hub().watch.asked(sessionId, -1);
   }
 
   // What another node (or this one) said of a question.

@@ -4,7 +4,6 @@
 // watched here, and a session this node lost is given up. Without a runner every claim is this
 // process's and nothing here waits.
 import { RequestError } from "@agentclientprotocol/sdk";
-import { turnRunning } from "../engine/turn-gate.js";
 import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import type { Gateway } from "../engine/gateway.js";
@@ -14,6 +13,7 @@ import type { GatewayPool } from "./gateway-pool.js";
 import type { RunningTurns } from "./running-turns.js";
 import type { Claim, SessionRunner } from "./runner.js";
 import type { EndHow } from "./interrupted-turns.js";
+import { Takeovers } from "./takeovers.js";
 
 type Params = Record<string, unknown>;
 
@@ -68,7 +68,16 @@ export class ClusterClaims {
    *  (no claim first); a node that no longer runs it sends it back, and the claim decides. */
   private readonly runsOn = new Map<string, string>();
 
-  constructor(private readonly deps: ClusterClaimsDeps) {}
+  /** Sessions whose runner stopped answering: said so, and taken over when the lease lapses. */
+  readonly takeovers: Takeovers;
+
+  constructor(private readonly deps: ClusterClaimsDeps) {
+    this.takeovers = new Takeovers(
+      deps.runner,
+      (id) => this.endUnended(id),
+      deps.logger,
+    );
+  }
 
   // Takes the session's lease for a turn (from an idle or dead runner): taken by this call, or
   // the node that runs the session's turn. A turn already running here is left to the gate.
@@ -97,7 +106,8 @@ export class ClusterClaims {
     const runner = this.deps.runner;
     if (!runner) return this.deps.endInterrupted(sessionId);
     const claim = await runner.claim(sessionId, true);
-    if (!claim.held) throw turnRunning(sessionId, claim.holder);
+    if (!claim.held)
+      throw await this.takeovers.refusal(sessionId, claim.holder);
     try {
       await this.endCut(sessionId, claim.interrupted ? claim.ranOn : undefined);
     } finally {

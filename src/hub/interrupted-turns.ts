@@ -9,6 +9,7 @@
 // holds the session's lease first, so another node's attempt is fenced or sees this one's end.
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
 import { noticeParams, type NoticePayload } from "../engine/notices.js";
+import { parseObject } from "../engine/stored-events.js";
 import type { HubWatch } from "./watch.js";
 
 /** What ending an interrupted turn writes to: the ledger, the clients, the watch. */
@@ -73,7 +74,7 @@ export class InterruptedTurns {
 
 // When the session's last prompt was recorded, if no turn_end follows it (paging back from the
 // newest); undefined when it has one.
-async function openPromptAt(
+export async function openPromptAt(
   ledger: LedgerPort,
   sessionId: string,
 ): Promise<number | undefined> {
@@ -113,6 +114,7 @@ async function endInterrupted(
     severity: "warning",
     title: interruptedNotice(node),
   };
+  await endToolCalls(sinks, sessionId);
   const seq = await sinks.ledger.append(sessionId, "notice", { ...notice });
   const shown = noticeParams(notice, false);
   await sinks.editor.notify("session/update", { sessionId, ...shown }, { seq });
@@ -123,4 +125,66 @@ async function endInterrupted(
   };
   await sinks.ledger.append(sessionId, "turn_end", end);
   sinks.watch.ended(sessionId, end);
+}
+
+/** Tool call statuses after which a call is over. */
+const FINISHED = new Set(["completed", "failed"]);
+
+// The cut-off turn's tool calls that never finished (issue 38): each is recorded, and shown
+// live and in replay, as failed with its outcome unknown — never left "running".
+async function endToolCalls(
+  sinks: InterruptedTurnSinks,
+  sessionId: string,
+): Promise<void> {
+  for (const toolCallId of await unfinishedCalls(sinks.ledger, sessionId)) {
+    const update = {
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status: "failed",
+      _meta: { acphub: { interrupted: OUTCOME_UNKNOWN } },
+    };
+    const seq = await sinks.ledger.append(sessionId, "update", { update });
+    await sinks.editor.notify("session/update", { sessionId, update }, { seq });
+  }
+}
+
+// The ids of the tool calls the session's last turn began and did not finish.
+async function unfinishedCalls(
+  ledger: LedgerPort,
+  sessionId: string,
+): Promise<string[]> {
+  const status = new Map<string, string | undefined>();
+  let beforeSeq: number | undefined;
+  for (;;) {
+    const page = await ledger.readPage(sessionId, {
+      from: "newest",
+      limit: PAGE,
+      ...(beforeSeq === undefined ? {} : { beforeSeq }),
+    });
+    for (let i = page.length - 1; i >= 0; i--) {
+      const event = page[i]!;
+      if (event.kind === "prompt" || event.kind === "turn_end")
+        return [...status]
+          .filter(([, s]) => s === undefined || !FINISHED.has(s))
+          .map(([id]) => id);
+      const call = event.kind === "update" ? toolCallOf(event.text) : undefined;
+      // Read newest first: a call's newest status given is the first one seen.
+      if (call && status.get(call.id) === undefined)
+        status.set(call.id, call.status);
+    }
+    if (page.length < PAGE) return [];
+    beforeSeq = page[0]!.seq;
+  }
+}
+
+// A stored update's tool call id and the status it gives (if any), when it is a tool call.
+function toolCallOf(text: string): { id: string; status?: string } | undefined {
+  const update = parseObject(text)?.["update"] as
+    Record<string, unknown> | undefined;
+  const kind = update?.["sessionUpdate"];
+  if (kind !== "tool_call" && kind !== "tool_call_update") return undefined;
+  const id = update?.["toolCallId"];
+  if (typeof id !== "string") return undefined;
+  const status = update?.["status"];
+  return typeof status === "string" ? { id, status } : { id };
 }

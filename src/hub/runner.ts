@@ -21,6 +21,15 @@ export interface RouteCall {
 export type RouteOutcome =
   { answer: NodeAnswer } | { reroute: true } | { lost: string };
 
+/** The node holding a session's lease stopped answering (its heartbeat is overdue). */
+export interface StalledRunner {
+  node: string;
+  /** How long ago it last renewed its leases (ms). */
+  silentMs: number;
+  /** When its lease lapses (ms since the epoch, this machine's clock): the session is free then. */
+  takeoverAt: number;
+}
+
 export interface SessionRunner {
   /** Takes the lease when free, lapsed, ours or a draining node's idle one; `turn` marks it busy. */
   claim(sessionId: string, turn: boolean): Promise<Claim>;
@@ -28,6 +37,8 @@ export interface SessionRunner {
   turnEnded(sessionId: string): Promise<void>;
   /** Asks the node that runs the session to cancel its turn. */
   relayCancel(sessionId: string): Promise<void>;
+  /** The node holding the session's lease, if it stopped answering (issue 38). */
+  stalled?(sessionId: string): Promise<StalledRunner | undefined>;
   /** A client on this node attached to the session (to follow turns run elsewhere). */
   attached(sessionId: string): void;
   /** Permission questions asked of every node's clients (issue 37); none: this process's only. */

@@ -46,7 +46,10 @@ export class SessionCalls {
     const live = gateways.holding(record.id);
     if (live) live.cancel(params);
     else turns.cancel(record.id);
-    if (!running.has(record.id)) await runner?.relayCancel(record.id);
+    if (running.has(record.id) || !runner) return;
+    await runner.relayCancel(record.id);
+    // A runner that stopped answering cannot hear it: the client is told when it is taken over.
+    if (client) await this.deps.claims.takeovers.cancelled(record.id, client);
   }
 
   // Closing a session detaches this connection; the agent's session ends only when nobody

@@ -246,7 +246,8 @@ export class SessionHub {
     return {
       updates: stampedParams(record.id, stored, afterSeq),
       lastSeq: lastSeq(stored, afterSeq),
-      running: this.running.has(record.id),
+      // A turn another node runs counts (issue 38): the watch heard of it from the ledger.
+      running: this.running.has(record.id) || this.watch.isRunning(record.id),
     };
   }
 
@@ -258,6 +259,11 @@ export class SessionHub {
     quotas?: Quotas,
   ): Promise<Params> {
     return this.prompts.prompt(client, params, signal, quotas);
+  }
+
+  /** A turn another node runs: if that node stopped answering, taken over when its lease lapses. */
+  async checkRunner(sessionId: string): Promise<void> {
+    await this.claims.takeovers.check(sessionId);
   }
 
   // This process may no longer run the session: see ClusterClaims.giveUp.
@@ -329,6 +335,7 @@ export class SessionHub {
   // then the ledger.
   async close(): Promise<void> {
     this.idle.stop();
+    this.claims.takeovers.close();
     // Nothing queued starts once the hub stops: each is recorded as dropped and answered.
     await this.queue.clear(undefined, "dropped");
     await this.gateways.close();

@@ -29,6 +29,8 @@ export class HubWatch {
   private readonly running = new Set<string>();
   /** Permission questions waiting for an answer, by session, with who was asked. */
   private readonly asking = new Map<string, { count: number; of?: string }>();
+  /** Who prompted the turn another node runs (a hub user), by session: who its questions wait for. */
+  private readonly promptedBy = new Map<string, string>();
   /** Sessions whose last turn ended with an error (since this hub started). */
   private readonly failed = new Set<string>();
   constructor(
@@ -55,7 +57,10 @@ export class HubWatch {
     else
       this.asking.set(sessionId, {
         count,
-        of: now?.of ?? whoIsAsked(this.attachments.owner(sessionId)),
+        of:
+          now?.of ??
+          whoIsAsked(this.attachments.owner(sessionId)) ??
+          this.promptedBy.get(sessionId),
       });
     this.changed(sessionId);
   }
@@ -80,16 +85,25 @@ export class HubWatch {
     this.started(sessionId);
   }
 
-  /** A turn started (here, or on another node of a cluster): tell the watchers. */
-  started(sessionId: string): void {
+  /** A turn started (here, or on another node of a cluster, prompted `by`): tell the watchers. */
+  started(sessionId: string, by?: string): void {
+    if (by) this.promptedBy.set(sessionId, by);
+    else this.promptedBy.delete(sessionId);
     this.running.add(sessionId);
     this.failed.delete(sessionId);
     this.tellState(sessionId, { running: true });
   }
 
+  /** A turn another node runs is no longer followed here (no client attached): not known. */
+  unknown(sessionId: string): void {
+    this.running.delete(sessionId);
+    this.promptedBy.delete(sessionId);
+  }
+
   // A turn ended (or failed): tell the watchers.
   ended(sessionId: string, payload: Params): void {
     this.running.delete(sessionId);
+    this.promptedBy.delete(sessionId);
     if (payload["error"] !== undefined) this.failed.add(sessionId);
     else this.failed.delete(sessionId);
     this.tellState(sessionId, { running: false, ...payload });

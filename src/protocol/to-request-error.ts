@@ -67,6 +67,7 @@ export function toRequestError(error: unknown): RequestError {
     "retryAfterS",
     "budget",
     "node",
+    "takeoverAt",
     "reason",
     "queueId",
   ] as const) {

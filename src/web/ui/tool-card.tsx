@@ -13,6 +13,7 @@ const STATUS_LABEL: Record<string, string> = {
   in_progress: "running",
   completed: "done",
   failed: "failed",
+  interrupted: "interrupted: outcome unknown",
 };
 
 export function DiffView({
@@ -92,6 +93,15 @@ function ToolOutput({ text }: { text: string }) {
   );
 }
 
+// A call its turn's runner died under (issue 38): the hub ended it failed, outcome unknown.
+function statusOf(call: Params): string {
+  const status = String(call["status"] ?? "pending");
+  const meta = call["_meta"] as { acphub?: Params } | undefined;
+  return status === "failed" && meta?.acphub?.["interrupted"]
+    ? "interrupted"
+    : status;
+}
+
 function locationText(l: Params): string {
   return l["line"] !== undefined
     ? `${String(l["path"])}:${String(l["line"])}`
@@ -101,7 +111,7 @@ function locationText(l: Params): string {
 export const ToolCard = memo(
   function ToolCard({ item }: { item: Item; rev: number }) {
     const call = item.call ?? {};
-    const status = String(call["status"] ?? "pending");
+    const status = statusOf(call);
     const locations = (call["locations"] as Params[] | undefined) ?? [];
     const content = (call["content"] as Params[] | undefined) ?? [];
     return (

@@ -1,0 +1,261 @@
+// Issue 38, the cluster in the page: a node that does not run a session's turn tells its clients
+// the truth about it — running while it runs elsewhere (the replay's `running`, session/list,
+// `_acphub/session/state`, also for a client that attached mid-turn), waiting while a question
+// waits on another node; after the runner died, which node stopped answering and when the
+// session is taken over (not "wait for it to end"), a takeover at the lease's expiry with no
+// prompt needed, and the dead turn's unfinished tool call ended as interrupted, live and in
+// replay.
+import { describe, expect, it } from "vitest";
+import {
+  allowOnce,
+  INIT,
+  openSession,
+  text,
+  until,
+  type HubTestClient,
+} from "../helpers/hub.js";
+import { steps } from "../helpers/mock.js";
+import { clusterFixture } from "../helpers/cluster.js";
+
+const cluster = clusterFixture();
+const { node, client } = cluster;
+
+const WATCH = {
+  protocolVersion: 1,
+  clientCapabilities: { _meta: { acphub: { watch: true } } },
+};
+
+type Params = Record<string, unknown>;
+
+// The `_acphub/...` notifications a client got, of one method.
+const notes = (c: HubTestClient, method: string): Params[] =>
+  c.notifications
+    .filter((n) => n.method === `_acphub/${method}`)
+    .map((n) => n.params);
+
+// A prompt that starts a tool call and then sleeps (a turn that runs until cancelled).
+const LONG = text(
+  steps(
+    { text: "started " },
+    {
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: "t1",
+        title: "Edit it",
+        status: "in_progress",
+      },
+    },
+    { sleep: 60_000 },
+  ),
+);
+
+// A watching client of `h` that loads the session.
+async function watcher(
+  h: Parameters<typeof client>[0],
+  sessionId: string,
+  cwd: string,
+  onRequest?: Parameters<typeof client>[1],
+): Promise<HubTestClient> {
+  const c = client(h, onRequest);
+  await c.agent.request("initialize", WATCH);
+  await c.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+  return c;
+}
+
+describe(
+  "a turn on another node, seen from this one",
+  { timeout: 120_000 },
+  () => {
+    it("a client of B that attached mid-turn learns the turn on A runs (replay, session/list, session/state), its cancel ends it on A, and B says it ended", async () => {
+      const url = await cluster.database();
+      const a = await node(url, "node-a", 10_000, 1000);
+      const b = await node(url, "node-b", 10_000, 1000);
+      const onA = client(a.h);
+      const sessionId = await openSession(onA, a.home);
+      const turn = onA.agent.request<Params>("session/prompt", {
+        sessionId,
+        prompt: LONG,
+      });
+      await until(() =>
+        JSON.stringify(onA.updates(sessionId)).includes("Edit it"),
+      );
+      const onB = await watcher(b.h, sessionId, a.home);
+      await until(() =>
+        notes(onB, "session/state").some((p) => p["running"] === true),
+      );
+      expect(notes(onB, "session/state")).toEqual([
+        { sessionId, running: true },
+      ]);
+      const replay = await onB.agent.request<Params>("_acphub/session/replay", {
+        sessionId,
+        afterSeq: Number.MAX_SAFE_INTEGER,
+      });
+      expect(replay["running"]).toBe(true);
+      const list = await onB.agent.request<{ sessions: Params[] }>(
+        "session/list",
+        {},
+      );
+      expect(list.sessions[0]!["_meta"]).toMatchObject({
+        acphub: { running: true, state: "running" },
+      });
+      // Stop turn on B: carried to A, whose turn ends cancelled; B hears the end.
+      await onB.agent.notify("session/cancel", { sessionId });
+      expect(await turn).toMatchObject({ stopReason: "cancelled" });
+      await until(() =>
+        notes(onB, "session/state").some((p) => p["running"] === false),
+      );
+      expect(notes(onB, "session/state").at(-1)).toEqual({
+        sessionId,
+        running: false,
+        stopReason: "cancelled",
+      });
+      const after = await onB.agent.request<Params>("_acphub/session/replay", {
+        sessionId,
+        afterSeq: Number.MAX_SAFE_INTEGER,
+      });
+      expect(after["running"]).toBe(false);
+    });
+
+    it("while a question of A's turn waits, B's watchers are told the session waits for an answer, and then that it runs again", async () => {
+      const url = await cluster.database();
+      const a = await node(url, "node-a", 10_000, 1000);
+      const b = await node(url, "node-b", 10_000, 1000);
+      const answers: (() => void)[] = [];
+      const onA = client(a.h, (method, params) => {
+        return new Promise((resolve) =>
+          answers.push(() => resolve(allowOnce(method, params))),
+        );
+      });
+      const sessionId = await openSession(onA, a.home);
+      // B's client may answer, but is slow: it never does.
+      const onB = await watcher(
+        b.h,
+        sessionId,
+        a.home,
+        () => new Promise(() => undefined),
+      );
+      const turn = onA.agent.request<Params>("session/prompt", {
+        sessionId,
+        prompt: text(
+          steps(
+            { text: "start " },
+            { permission: { title: "Edit it", kind: "edit" } },
+            { text: "after" },
+          ),
+        ),
+      });
+      await until(() => answers.length === 1);
+      await until(() =>
+        notes(onB, "sessions/changed").some((p) => p["state"] === "waiting"),
+      );
+      const list = await onB.agent.request<{ sessions: Params[] }>(
+        "session/list",
+        {},
+      );
+      expect(list.sessions[0]!["_meta"]).toMatchObject({
+        acphub: { running: true, state: "waiting" },
+      });
+      answers[0]!();
+      expect(await turn).toMatchObject({ stopReason: "end_turn" });
+      await until(() =>
+        notes(onB, "session/state").some((p) => p["running"] === false),
+      );
+      const states = notes(onB, "sessions/changed").map((p) => p["state"]);
+      expect(states.slice(states.indexOf("waiting"))).toContain("running");
+      expect(states.at(-1)).toBe("idle");
+    });
+
+    it("A killed mid-turn: B says A stopped answering and when the session is taken over (a re-sent prompt, a cancel), takes it over at the lease's expiry with no prompt, and the unfinished tool call ends as interrupted, live and in replay", async () => {
+      const url = await cluster.database();
+      const a = await node(url, "node-a", 6000, 500);
+      const b = await node(url, "node-b", 6000, 500);
+      const onA = client(a.h);
+      const sessionId = await openSession(onA, a.home);
+      const params = {
+        sessionId,
+        prompt: LONG,
+        _meta: { acphub: { idempotencyKey: "turn-1" } },
+      };
+      // B's client is there before the turn begins (it saw it start without this fix too).
+      const onB = await watcher(b.h, sessionId, a.home);
+      void onA.agent.request("session/prompt", params).catch(() => undefined);
+      await until(() =>
+        JSON.stringify(onA.updates(sessionId)).includes("Edit it"),
+      );
+      await until(() =>
+        notes(onB, "session/state").some((p) => p["running"] === true),
+      );
+      // The tool call is in the ledger (B's client had it from there) before A dies.
+      await until(() =>
+        onB
+          .updates(sessionId)
+          .some(
+            (u) => (u["update"] as Params)["sessionUpdate"] === "tool_call",
+          ),
+      );
+      a.h.child.kill("SIGKILL");
+      await a.h.exited;
+      cluster.forget(a.h);
+      // The re-sent prompt (a shim's, with its key): refused until the takeover, saying why.
+      let refusal: { message?: string; data?: Params } | undefined;
+      for (
+        let i = 0;
+        i < 200 && !refusal?.message?.includes("stopped answering");
+        i++
+      ) {
+        try {
+          await onB.agent.request("session/prompt", params);
+          break;
+        } catch (error) {
+          refusal = error as typeof refusal;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      expect(refusal?.message).toMatch(
+        /turn ran on node node-a, which stopped answering \d+ s ago: the turn cannot end there\. The session is taken over when node node-a's lease lapses, at \d\d:\d\d:\d\d UTC \(in about \d+ s\), and its turn is ended as interrupted: send the prompt again then/,
+      );
+      expect(refusal?.data).toMatchObject({
+        code: "PROMPT_IN_FLIGHT",
+        retryable: true,
+        node: "node-a",
+        takeoverAt: expect.stringMatching(/^\d{4}-/),
+      });
+      await onB.agent.notify("session/cancel", { sessionId });
+      await until(() =>
+        JSON.stringify(onB.updates(sessionId)).includes(
+          "this cancel cannot reach",
+        ),
+      );
+      // Nobody prompts again: B takes the session over once A's lease lapsed.
+      await until(() =>
+        notes(onB, "session/state").some((p) => p["running"] === false),
+      );
+      expect(notes(onB, "session/state").at(-1)).toEqual({
+        sessionId,
+        running: false,
+        stopReason: "cancelled",
+        interrupted: "outcome_unknown",
+        node: "node-a",
+      });
+      const ended = {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        status: "failed",
+        _meta: { acphub: { interrupted: "outcome_unknown" } },
+      };
+      expect(onB.updates(sessionId).map((u) => u["update"])).toContainEqual(
+        ended,
+      );
+      // A client opening it afterwards replays the same.
+      const late = client(b.h);
+      await late.agent.request("initialize", INIT);
+      await late.agent.request("session/load", {
+        sessionId,
+        cwd: a.home,
+        mcpServers: [],
+      });
+      const replayed = late.updates(sessionId).map((u) => u["update"]);
+      expect(replayed).toContainEqual(ended);
+    });
+  },
+);
