@@ -1,12 +1,11 @@
-// This `acphub serve` as a node of a cluster on one PostgreSQL ledger: its row in acphub_nodes
-// kept fresh by a heartbeat, the leases of the sessions whose agents it runs (renewed with the
-// heartbeat, lost ones dropped here), cancels relayed to a session's runner by NOTIFY, the
-// permission questions every node's clients may answer (questions.ts) and requests carried to
-// the node that runs their session (node-routing.ts, issue 37). A lease
-// not renewed within leaseMs (the database unreachable) is given up here at once: its turn is
-// cancelled, as another node may take the session over from then on (fencing; the ledger also
-// refuses this node's writes for a session another node holds). The SQL, the pool, its retry
-// and the LISTEN connection are the ledger's (ClusterStore); this file is the policy.
+// This `acphub serve` as a node of a cluster on one PostgreSQL ledger: its heartbeat in
+// acphub_nodes, the leases of the sessions whose agents it runs (renewed with the heartbeat, lost
+// ones dropped), cancels relayed to a runner by NOTIFY, questions every node's clients may answer
+// (questions.ts), requests carried to a session's runner (node-routing.ts) and grant changes
+// (grant-notices.ts). A lease not renewed within leaseMs (the database unreachable) is given up
+// here at once: its turn is cancelled, as another node may take the session over from then on
+// (fencing; the ledger also refuses this node's writes for a session another node holds). The
+// SQL, pool, retry and LISTEN connection are the ledger's (ClusterStore); this file is the policy.
 import type { Logger } from "../shared/logger.js";
 import type { ClusterStore } from "../contracts/cluster-store.js";
 import type {
