@@ -17,6 +17,12 @@ export interface HubSession {
   cwd: string;
   title?: string | null;
   updatedAt?: string | null;
+  _meta?: { acphub?: { state?: string } } | null;
+}
+
+/** What the hub says of a session's turn: running (on any node), waiting, failed or idle. */
+export function hubSessionState(s: HubSession): string {
+  return s._meta?.acphub?.state ?? "idle";
 }
 
 /** Pages of session/list read at most (a hub answering cursors forever still ends). */

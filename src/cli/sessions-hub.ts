@@ -1,6 +1,10 @@
 // `acphub sessions list|show --hub URL`: a running hub's sessions (app/hub-sessions.ts asks it),
 // shown like the ledger's.
-import { hubSessionHistory, hubSessions } from "../app/hub-sessions.js";
+import {
+  hubSessionHistory,
+  hubSessions,
+  hubSessionState,
+} from "../app/hub-sessions.js";
 import { cliContext } from "../app/context.js";
 import { readable } from "../app/history-text.js";
 import type { ExitCode } from "./exit-codes.js";
@@ -9,7 +13,7 @@ import { inertJson, safeText } from "./tty/safe-text.js";
 
 type HubSessionsOptions = JsonOptions & { cwd?: string; tokenFile?: string };
 
-// Lists the hub's sessions, one line each (id, last update, folder, title) or as JSON.
+// Lists the hub's sessions, one line each (id, state, last update, folder, title) or as JSON.
 export function hubSessionsList(
   hub: string,
   o: HubSessionsOptions,
@@ -21,7 +25,7 @@ export function hubSessionsList(
       all,
       "no sessions\n",
       (s) =>
-        `${s.sessionId}  ${s.updatedAt ?? ""}  ${s.cwd}  ${s.title ?? "(untitled)"}\n`,
+        `${s.sessionId}  ${hubSessionState(s)}  ${s.updatedAt ?? ""}  ${s.cwd}  ${s.title ?? "(untitled)"}\n`,
     );
   });
 }

@@ -229,12 +229,8 @@ export class ClusterNode implements SessionRunner {
 
   /** Whether the database answers heartbeats and so the leases are still this node's. */
   health(): { node: string; database: boolean; leases: number } {
-    const fresh = Date.now() - this.lastBeat < this.leaseMs;
-    return {
-      node: this.id,
-      database: fresh,
-      leases: fresh ? this.held.size : 0,
-    };
+    const { database, leases } = this.gauges();
+    return { node: this.id, database, leases: database ? leases : 0 };
   }
 
   /** True when this node holds the session's lease (as of its last claim or heartbeat). */
@@ -282,6 +278,10 @@ export class ClusterNode implements SessionRunner {
 
   stalled(sessionId: string): Promise<StalledRunner | undefined> {
     return stalledHolder(this.store, sessionId, this.id, this);
+  }
+
+  turnsElsewhere(ids: string[]): ReturnType<ClusterStore["turnsElsewhere"]> {
+    return this.store.turnsElsewhere(ids, this.id);
   }
 
   attached(sessionId: string): void {

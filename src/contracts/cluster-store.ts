@@ -26,6 +26,13 @@ export type Claim =
       busy: boolean;
     };
 
+/** A turn another node runs, as a session list shows it (issue 38). */
+export interface TurnElsewhere {
+  node: string;
+  /** `waiting`: a permission question of that turn waits for an answer. */
+  state: "running" | "waiting";
+}
+
 /** A node as `acphub nodes list` shows it. */
 export interface NodeRow {
   id: string;
@@ -148,6 +155,11 @@ export interface ClusterStore extends NodeRequestStore {
   holderOf(sessionId: string): Promise<string | undefined>;
   /** The nodes with their heartbeat age and the sessions each runs. */
   listNodes(): Promise<NodeRow[]>;
+  /** Of these sessions, those with a turn running on another node than `nodeId` (busy lease). */
+  turnsElsewhere(
+    sessionIds: string[],
+    nodeId: string,
+  ): Promise<Map<string, TurnElsewhere>>;
   /** A node stopping cleanly: its leases go at once (others need not wait), and its row. */
   leave(nodeId: string): Promise<void>;
   /** Sends `payload` to every process listening on `channel` (committed at once). */

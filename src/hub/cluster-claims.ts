@@ -167,7 +167,7 @@ export class ClusterClaims {
       }
       if (call.client.routed) throw notRunner(sessionId);
       this.remember(sessionId, lease.runsOn);
-      const routed = await this.route(sessionId, lease.runsOn, call);
+      const routed = await this.routeTurn(sessionId, lease.runsOn, call, turn);
       if (routed) return routed;
       this.runsOn.delete(sessionId);
       if (hop >= MAX_HOPS)
@@ -195,6 +195,25 @@ export class ClusterClaims {
     if (!claim.held) return { took: false, runsOn: claim.holder };
     if (claim.interrupted) await this.deps.endInterrupted(sessionId);
     return { took: false };
+  }
+
+  // A new prompt carried to a runner that stopped answering waits for its lease: said at once.
+  private async routeTurn(
+    sessionId: string,
+    node: string,
+    call: PlacedCall,
+    turn: boolean,
+  ): Promise<{ answer: unknown } | undefined> {
+    if (!turn) return this.route(sessionId, node, call);
+    const answered = new AbortController();
+    void this.takeovers
+      .waiting(sessionId, call.client, answered.signal)
+      .catch(() => undefined);
+    try {
+      return await this.route(sessionId, node, call);
+    } finally {
+      answered.abort();
+    }
   }
 
   // Carries the request to `node`: its answer (an error as the node gave it), undefined when

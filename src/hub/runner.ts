@@ -1,7 +1,11 @@
 // The port through which the hub asks whether this process may run a session's agent: with one
 // process it always may (no runner given); in a cluster (src/cluster/) a lease decides, and a
 // request for a session another live node runs is carried there (issue 37).
-import type { Claim, NodeAnswer } from "../contracts/cluster-store.js";
+import type {
+  Claim,
+  NodeAnswer,
+  TurnElsewhere,
+} from "../contracts/cluster-store.js";
 import type { HubUser } from "../contracts/users.js";
 import type { QuestionBoard } from "./ask-everywhere.js";
 
@@ -39,6 +43,8 @@ export interface SessionRunner {
   relayCancel(sessionId: string): Promise<void>;
   /** The node holding the session's lease, if it stopped answering (issue 38). */
   stalled?(sessionId: string): Promise<StalledRunner | undefined>;
+  /** Of these sessions, those whose turn another node runs (a session list; issue 38). */
+  turnsElsewhere?(sessionIds: string[]): Promise<Map<string, TurnElsewhere>>;
   /** A client on this node attached to the session (to follow turns run elsewhere). */
   attached(sessionId: string): void;
   /** Permission questions asked of every node's clients (issue 37); none: this process's only. */

@@ -36,6 +36,7 @@ import type { AgentRules } from "./agent-rules.js";
 import type { FolderCheck } from "./session-folder.js";
 import type { ReplayAnswer } from "../shared/hub-extension.js";
 import { DEFAULT_MAX_QUEUED_PROMPTS, PromptQueue } from "./prompt-queue.js";
+import { withTurnsElsewhere } from "./listed-elsewhere.js";
 
 type Params = Record<string, unknown>;
 
@@ -282,13 +283,14 @@ export class SessionHub {
   }
 
   // session/list: one ledger query (only the sessions the user may see), each session with its
-  // agent and its state as the watch knows it.
-  listSessions(params: Params, client?: HubClient): Promise<Params> {
+  // agent and its state as the watch knows it, or as the leases say for turns elsewhere.
+  async listSessions(params: Params, client?: HubClient): Promise<Params> {
     const sharedWith = this.access.sharedWith(client?.user);
-    return listPage({ ledger: this.shared }, params, {
+    const page = await listPage({ ledger: this.shared }, params, {
       ...(sharedWith === undefined ? {} : { sharedWith }),
       acphub: (s) => ({ agent: s.agent, ...this.watch.listed(s.id) }),
     });
+    return withTurnsElsewhere(page, this.options.runner, this.logger);
   }
 
   // Detaches this connection; the agent's session may end: see SessionCalls.closeSession.

@@ -3,6 +3,7 @@
 // naming the node and when the session is free (instead of "wait for it to end": it cannot
 // end), a cancel is told the same, and the turn is ended as interrupted at the lease's expiry,
 // without waiting for the next prompt — so every client sees it end.
+import { setTimeout as sleep } from "node:timers/promises";
 import { turnRunning } from "../engine/turn-gate.js";
 import { noticeParams } from "../engine/notices.js";
 import { HubError, isHubError } from "../shared/errors.js";
@@ -15,6 +16,10 @@ import type { SessionRunner, StalledRunner } from "./runner.js";
 const MAX_TRIES = 10;
 /** Time between tries when the lease was still held (ms), and after the expiry before the first. */
 const RETRY_MS = 500;
+/** How often a prompt waiting on another node looks whether that node stopped answering (ms),
+ *  and how many times at most (a runner found dead within half a lease: the defaults' 5 s). */
+const WATCH_MS = 1000;
+const WATCH_TRIES = 60;
 
 export class Takeovers {
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -36,17 +41,46 @@ export class Takeovers {
 
   /** A cancel sent for a turn another node runs: told when that node stopped answering. */
   async cancelled(sessionId: string, client: HubClient): Promise<void> {
-    const stalled = await this.check(sessionId);
-    if (!stalled) return;
-    const why = runnerStopped(
+    await this.tellIfStalled(
       sessionId,
-      stalled,
+      client,
       "this cancel cannot reach that node, and nothing more is needed",
     );
+  }
+
+  /**
+   * A new prompt carried to the runner waits (until `answered`) for the session to be free: told
+   * as soon as that node is found to have stopped answering (two missed heartbeats; looked for
+   * every WATCH_MS while it waits, at most WATCH_TRIES times), then runs here after the takeover.
+   */
+  async waiting(
+    sessionId: string,
+    client: HubClient,
+    answered: AbortSignal,
+  ): Promise<void> {
+    const then = (node: string) =>
+      `this prompt waits for it and then runs here (unless node ${node} had begun it: then it is answered as interrupted)`;
+    for (let i = 0; i < WATCH_TRIES && !answered.aborted; i++) {
+      if (await this.tellIfStalled(sessionId, client, then)) return;
+      await sleep(WATCH_MS, undefined, { signal: answered }).catch(() => {});
+    }
+  }
+
+  // A notice on the session to the client, when the session's runner stopped answering: told?
+  private async tellIfStalled(
+    sessionId: string,
+    client: HubClient,
+    then: string | ((node: string) => string),
+  ): Promise<boolean> {
+    const stalled = await this.check(sessionId);
+    if (!stalled || client.closed) return false;
+    const words = typeof then === "string" ? then : then(stalled.node);
+    const why = runnerStopped(sessionId, stalled, words);
     const notice = { severity: "warning" as const, title: why.message };
     client.notify(
       new Note("session/update", { sessionId, ...noticeParams(notice, false) }),
     );
+    return true;
   }
 
   /** Whether the session's runner stopped answering; if so its takeover is planned. */

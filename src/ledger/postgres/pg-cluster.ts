@@ -17,6 +17,7 @@ import type { PgListener } from "./pg-listen.js";
 import { DROP_NODE_HOLDS, pgQuotaStore } from "./pg-quotas.js";
 import { pgRequestStore } from "./pg-requests.js";
 import { pgWebLogins } from "./pg-web-logins.js";
+import { turnsElsewhere } from "./pg-turns.js";
 
 /** The database's clock in ms. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -45,6 +46,7 @@ export function pgClusterStore(
     },
     holderOf: (sessionId) => holderOf(db, sessionId),
     listNodes: () => listNodes(db),
+    turnsElsewhere: (ids, nodeId) => turnsElsewhere(db, ids, nodeId),
     leave: (nodeId) => leave(db, nodeId),
     notify: async (channel, payload) => {
       await db.query("SELECT pg_notify($1, $2)", [channel, payload]);
