@@ -1,8 +1,8 @@
 // This `acphub serve` as a node of a cluster on one PostgreSQL ledger: its heartbeat in
 // acphub_nodes, the leases of the sessions whose agents it runs (renewed with the heartbeat, lost
 // ones dropped), cancels relayed to a runner by NOTIFY, questions every node's clients may answer
-// (questions.ts), requests carried to a session's runner (node-routing.ts) and grant changes
-// (grant-notices.ts). A lease not renewed within leaseMs (the database unreachable) is given up
+// (questions.ts), requests carried to a session's runner (node-routing.ts), grant and turn changes
+// (turn-notices.ts). A lease not renewed within leaseMs (the database unreachable) is given up
 // here at once: its turn is cancelled, as another node may take the session over from then on
 // (fencing; the ledger also refuses this node's writes for a session another node holds). The
 // SQL, pool, retry and LISTEN connection are the ledger's (ClusterStore); this file is the policy.
@@ -21,7 +21,7 @@ import { ClusterQuestions } from "./questions.js";
 import { stalledHolder } from "./stalled.js";
 import { CHANNEL } from "./node-requests.js";
 import { NodeRouting, type Notice } from "./node-routing.js";
-import { listenGrants } from "./grant-notices.js";
+import { listenListChanges } from "./turn-notices.js";
 
 export const DEFAULT_LEASE_MS = 10_000;
 export const DEFAULT_DRAIN_MS = 30_000;
@@ -141,7 +141,7 @@ export class ClusterNode implements SessionRunner {
     );
     await this.questions.start();
     const { hub } = this.options;
-    this.unlistenGrants = await listenGrants(this.store, hub, this.logger);
+    this.unlistenGrants = await listenListChanges(this.store, hub, this.logger);
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs);
     this.timer.unref();
     const check = Math.max(50, Math.min(500, this.heartbeatMs / 2));

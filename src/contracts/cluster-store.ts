@@ -12,6 +12,11 @@ import type { WebLoginStore } from "./web-logins.js";
  *  `{sessionId, user, role?}` (no role: unshared). */
 export const GRANTS_CHANNEL = "acphub_grants";
 
+/** The channel on which the ledger tells every node that a turn began or ended on a node (issue
+ *  38; a lease made busy or idle): `{sessionId, node, running}`, for the session lists of nodes
+ *  where no client follows the session. */
+export const TURNS_CHANNEL = "acphub_turns";
+
 /** What a claim on a session's lease found. */
 export type Claim =
   | {
@@ -144,11 +149,12 @@ export interface ClusterStore extends NodeRequestStore {
     leaseMs: number,
     retryMs: number,
   ): Promise<Set<string>>;
-  /** Takes a session's lease when free, lapsed, this node's, or a draining node's idle one. */
+  /** Takes a session's lease when free, lapsed, this node's, or a draining node's idle one
+   *  (for a turn: TURNS_CHANNEL told). */
   claimLease(claim: LeaseClaim): Promise<Claim>;
   /**
    * The turn the node ran ended: the lease stays, no longer busy (a lost connection retried for
-   * at most `retryMs`).
+   * at most `retryMs`); TURNS_CHANNEL told.
    */
   leaseIdle(sessionId: string, nodeId: string, retryMs: number): Promise<void>;
   /** The node that holds a session's unexpired lease, if any. */

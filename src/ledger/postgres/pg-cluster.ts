@@ -4,20 +4,21 @@
 // nodes over its one LISTEN connection; requests carried to a session's runner are
 // pg-requests.ts's, quotas pg-quotas.ts's. Times are the database's clock.
 import type pg from "pg";
-import type {
-  Claim,
-  ClusterStore,
-  LeaseClaim,
-  NodeRow,
-  OpenQuestion,
-  QuestionStore,
+import {
+  TURNS_CHANNEL,
+  type Claim,
+  type ClusterStore,
+  type LeaseClaim,
+  type NodeRow,
+  type OpenQuestion,
+  type QuestionStore,
 } from "../../contracts/cluster-store.js";
 import type { PgConnection } from "./pg-connection.js";
 import type { PgListener } from "./pg-listen.js";
 import { DROP_NODE_HOLDS, pgQuotaStore } from "./pg-quotas.js";
 import { pgRequestStore } from "./pg-requests.js";
 import { pgWebLogins } from "./pg-web-logins.js";
-import { turnsElsewhere } from "./pg-turns.js";
+import { LEASE_IDLE, turnBegan, turnsElsewhere } from "./pg-turns.js";
 
 /** The database's clock in ms. */
 const NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -38,11 +39,7 @@ export function pgClusterStore(
       heartbeat(db, nodeId, leaseMs, retryMs),
     claimLease: (claim) => claimLease(db, claim),
     leaseIdle: async (sessionId, nodeId, retryMs) => {
-      await db.query(
-        "UPDATE acphub_leases SET busy = FALSE WHERE session_id = $1 AND node_id = $2",
-        [sessionId, nodeId],
-        retryMs,
-      );
+      await db.query(LEASE_IDLE, [sessionId, nodeId, TURNS_CHANNEL], retryMs);
     },
     holderOf: (sessionId) => holderOf(db, sessionId),
     listNodes: () => listNodes(db),
@@ -101,7 +98,9 @@ function claimLease(db: PgConnection, claim: LeaseClaim): Promise<Claim> {
       [claim.sessionId],
     );
     claim.locked?.();
-    return upsertLease(client, claim);
+    const claimed = await upsertLease(client, claim);
+    if (claim.turn && claimed.held) await turnBegan(client, claim);
+    return claimed;
   });
 }
 

@@ -2,8 +2,13 @@
 // client attached to a session knows nothing of its turn elsewhere, so its session list asks the
 // ledger. The runner's state travels with its lease (`busy`, set by a turn's claim, cleared at
 // its end; an expired lease says nothing), and an open question of that node's turn says
-// `waiting`. One query per list page, by primary key and the questions' session index.
-import type { TurnElsewhere } from "../../contracts/cluster-store.js";
+// `waiting`. One query per list page, by primary key and the questions' session index. A turn
+// beginning or ending is told every node (TURNS_CHANNEL) in the statement that changes the lease.
+import {
+  TURNS_CHANNEL,
+  type LeaseClaim,
+  type TurnElsewhere,
+} from "../../contracts/cluster-store.js";
 import type { PgConnection } from "./pg-connection.js";
 
 /** The database's clock in ms. */
@@ -36,4 +41,27 @@ export async function turnsElsewhere(
       state: r.waiting ? "waiting" : "running",
     });
   return turns;
+}
+
+/** The turn this node ran ended: the lease idle, and every node told (only if it was busy). */
+export const LEASE_IDLE = `WITH idle AS (
+    UPDATE acphub_leases SET busy = FALSE WHERE session_id = $1 AND node_id = $2 AND busy
+    RETURNING session_id)
+  SELECT pg_notify($3, json_build_object('sessionId', $1::text, 'node', $2::text,
+    'running', false)::text) FROM idle`;
+
+// A turn's claim took the lease: every node told (at the claim's commit).
+export async function turnBegan(
+  db: Pick<PgConnection, "query">,
+  claim: LeaseClaim,
+): Promise<void> {
+  const notice = {
+    sessionId: claim.sessionId,
+    node: claim.nodeId,
+    running: true,
+  };
+  await db.query("SELECT pg_notify($1, $2)", [
+    TURNS_CHANNEL,
+    JSON.stringify(notice),
+  ]);
 }
