@@ -50,8 +50,9 @@ export async function turnHeard(
   );
   if (watchers.length === 0) return;
   // Grants not seen lately here are read once (for every user of the session).
-  const unknown = watchers.find((c) => !hub.access.mayTell(c.user, sessionId));
-  if (unknown) await hub.access.standing(unknown.user, sessionId);
+  const member = watchers.find((c) => hub.access.restricted(c.user));
+  if (member && !hub.access.knows(sessionId))
+    await hub.access.standing(member.user, sessionId);
   const state = running
     ? { running: true, state: "running" }
     : hub.watch.listed(sessionId);

@@ -122,6 +122,11 @@ export class SessionAccess {
     return this.known.get(sessionId)?.has(user.name) === true;
   }
 
+  /** Whether the session's grants were seen lately (mayTell can answer for every user). */
+  knows(sessionId: string): boolean {
+    return this.known.has(sessionId);
+  }
+
   remember(sessionId: string, user: string, role: ShareRole | undefined): void {
     let map = this.known.get(sessionId);
     if (!map) this.known.set(sessionId, (map = new Map()));
