@@ -6,7 +6,7 @@ import { CLI_ENTRY } from "../agents/registry.js";
 import { which } from "../agents/which.js";
 import type { Config } from "../config/schema.js";
 import { HubError } from "../shared/errors.js";
-import { closest } from "../shared/did-you-mean.js";
+import { closest, didYouMean } from "../shared/did-you-mean.js";
 import { agentRows } from "./agent-list.js";
 
 export const EDITORS = ["zed", "jetbrains", "neovim"] as const;
