@@ -28,6 +28,8 @@ export interface Tracing {
     env: Record<string, string>,
     mask: (text: string) => string,
   ): AgentTelemetry;
+  /** The agent processes whose spans the receiver accepts now (undefined: no receiver). */
+  agentTokens?(): number;
 }
 
 // Starts tracing when the OTEL_* variables or `telemetry.*` ask for it.
@@ -56,6 +58,7 @@ export async function openTracing(
       ? {
           agentTelemetry: (agentName, env, mask) =>
             linkAgent(receiver, open, agentName, env, mask),
+          agentTokens: () => receiver.tokens,
         }
       : {}),
     listener: (agentName) =>
