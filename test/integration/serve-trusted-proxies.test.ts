@@ -6,10 +6,13 @@
 // peer not in the list (127.0.0.2, another loopback address) that sends the same headers is
 // counted by its real address: no client can choose its own.
 import { request } from "node:http";
+import { writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { until } from "../helpers/hub.js";
+import { tempDir } from "../helpers/mock.js";
 import { teamFixture, type TeamHub } from "../helpers/team.js";
 import type { Answer } from "../helpers/web-login.js";
 
@@ -65,6 +68,21 @@ const wrongToken = (
   }).then((a) => a.status);
 
 describe("acphub serve behind trusted proxies", { timeout: 120_000 }, () => {
+  it("refuses to start with an entry that is no address or range: one line, exit 2", async () => {
+    const home = tempDir();
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({ serve: { trustedProxies: ["127.0.0.1", "nginx"] } }),
+    );
+    const r = await runCli(["serve", "--port", "0"], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        /^acphub: config file .*: serve\.trustedProxies\.1: "nginx" is not an IP address or CIDR range/,
+      ),
+    ]);
+  });
+
   it("locks out the forwarded client, not the proxy, and never a spoofed address", async () => {
     const team = await fx.start(
       {},
