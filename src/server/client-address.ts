@@ -101,7 +101,7 @@ function hopsOf(req: IncomingMessage): Hop[] {
 }
 
 /** A host as a browser's Host header carries it: a name or address, and a port. */
-const HOST = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 // One element of a `Forwarded` header: `for=…;proto=…;host=…` (quoted or not).
 function forwardedHop(element: string): Hop {
