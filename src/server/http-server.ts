@@ -167,8 +167,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const prepared =
     <A extends unknown[]>(handle: (req: IncomingMessage, ...rest: A) => void) =>
     (req: IncomingMessage, ...rest: A) => {
-      const client = clients.resolve(req);
-      if (client.forwarded) pending.attribute(req.socket, client.address);
+      pending.attribute(req.socket, clients.resolve(req).address);
       const ready = o.alsoAccepts?.prepare?.(req);
       if (!ready) return handle(req, ...rest);
       const go = () => handle(req, ...rest);

@@ -7,6 +7,7 @@
 // socket from a trusted proxy (serve.trustedProxies) carries many clients: it is counted under
 // the client its first request names (`attribute`), never under the proxy's address.
 import type { Socket } from "node:net";
+import { plainAddress } from "../shared/address-ranges.js";
 
 export interface PendingSocketLimits {
   /** Unauthenticated sockets one address may hold open at once. */
@@ -37,7 +38,7 @@ export class PendingSockets {
   // A new TCP socket: pending until `authenticated`; room made by closing the oldest. A trusted
   // proxy's (`viaProxy`) is bounded only by the total until its first request names its client.
   accept(socket: Socket, viaProxy = false): void {
-    const peer = socket.remoteAddress ?? "?";
+    const peer = plainAddress(socket.remoteAddress ?? "?");
     const address = viaProxy ? `proxy ${peer}` : peer;
     const key = keyOf(socket);
     if (!viaProxy) this.makeRoom(address);
@@ -49,7 +50,8 @@ export class PendingSockets {
     socket.once("close", () => this.forget(key));
   }
 
-  // A trusted proxy's socket is its request's client's (room made among that client's sockets).
+  // A trusted proxy's socket is its request's client's (room made among that client's sockets);
+  // a socket already counted under that address is left as it is.
   attribute(
     socket: { remoteAddress?: string; remotePort?: number },
     address: string,
