@@ -48,6 +48,11 @@ const NEEDS = [
     why: "the reverse-proxy example (deploy/nginx-acphub.conf) run in front of acphub serve",
   },
   {
+    program: "caddy",
+    pkg: "caddy",
+    why: "the Caddy example (deploy/Caddyfile) run in front of acphub serve",
+  },
+  {
     program: "/usr/bin/systemd-analyze",
     pkg: "systemd",
     why: "systemd-analyze verify of the hardened unit (deploy/acphub.service)",

@@ -69,6 +69,7 @@ export function configDefaults(): Tree {
       answerGraceMs: ANSWER_GRACE_MS,
       maxQueuedPrompts: DEFAULT_MAX_QUEUED_PROMPTS,
       ...serve,
+      trustedProxies: [],
       trustedProxy: {
         addresses: [],
         userHeader: "X-Forwarded-User",
@@ -137,6 +138,7 @@ export const DEFAULT_NOTES: Readonly<Record<string, string>> = {
   "cluster.heartbeatMs": "a quarter of cluster.leaseMs",
   "serve.publicUrl": "the address acphub serve listens on",
   "serve.trustedProxy.addresses": "none: no proxy is trusted",
+  "serve.trustedProxies": "none: every client is the address it connects from",
   "users.limits.concurrentTurns": "unlimited",
   "users.limits.liveSessions": "unlimited",
   "users.limits.promptsPerMinute": "unlimited",

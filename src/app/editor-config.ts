@@ -6,7 +6,7 @@ import { CLI_ENTRY } from "../agents/registry.js";
 import { which } from "../agents/which.js";
 import type { Config } from "../config/schema.js";
 import { HubError } from "../shared/errors.js";
-import { didYouMean } from "../shared/did-you-mean.js";
+import { closest, didYouMean } from "../shared/did-you-mean.js";
 import { agentRows } from "./agent-list.js";
 
 export const EDITORS = ["zed", "jetbrains", "neovim"] as const;
@@ -33,12 +33,33 @@ export interface EditorRequest {
   configFile?: string;
 }
 
+/** Names people type for an editor acphub sets up (Vim users mostly run Neovim's ACP clients). */
+// prettier-ignore
+const EDITOR_ALIASES: Readonly<Record<string, Editor>> = {
+  vim: "neovim", nvim: "neovim", "zed-editor": "zed", zeditor: "zed", intellij: "jetbrains",
+  idea: "jetbrains", pycharm: "jetbrains", webstorm: "jetbrains", goland: "jetbrains",
+  rider: "jetbrains", clion: "jetbrains", rustrover: "jetbrains", phpstorm: "jetbrains",
+};
+
+// The editor closest to a name acphub does not know: an alias, a name containing or contained
+// in it, else a near spelling.
+function closestEditor(name: string): Editor | undefined {
+  const n = name.toLowerCase();
+  const aliased = EDITOR_ALIASES[n];
+  if (aliased) return aliased;
+  const within = EDITORS.find(
+    (e) => n.length >= 3 && (e.includes(n) || n.includes(e)),
+  );
+  return within ?? (closest(n, EDITORS) as Editor | undefined);
+}
+
 // The editor's name checked against the three acphub knows.
 export function editorOf(name: string): Editor {
   if ((EDITORS as readonly string[]).includes(name)) return name as Editor;
+  const near = closestEditor(name);
   throw new HubError(
     "USAGE",
-    `unknown editor ${name}: one of ${EDITORS.join(", ")}${didYouMean(name, EDITORS)}`,
+    `unknown editor ${name}: one of ${EDITORS.join(", ")}${near ? ` (did you mean "${near}"?)` : ""}`,
   );
 }
 

@@ -30,6 +30,9 @@ import { parseJsonc, setJsoncMembers } from "./jsonc.js";
 
 type Env = Record<string, string | undefined>;
 
+/** Zed's settings under its Flatpak's folder (Linux), relative to HOME. */
+const ZED_FLATPAK_SETTINGS = ".var/app/dev.zed.Zed/config/zed/settings.json";
+
 /** What --write did. */
 export interface EditorWrite {
   file: string;
@@ -57,11 +60,14 @@ export function editorFile(
       );
     if (platform === "darwin")
       return join(home, ".config", "zed", "settings.json");
-    return join(
+    const usual = join(
       env["XDG_CONFIG_HOME"] || join(home, ".config"),
       "zed",
       "settings.json",
     );
+    // Zed installed from Flathub keeps its settings inside its sandbox's folder.
+    const flatpak = join(home, ZED_FLATPAK_SETTINGS);
+    return !existsSync(usual) && existsSync(flatpak) ? flatpak : usual;
   }
   throw new HubError(
     "USAGE",

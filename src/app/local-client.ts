@@ -76,7 +76,12 @@ export interface LocalClient {
   /** The agent's commands, as it last announced them (available_commands_update). */
   agentCommands(): AgentCommand[];
   close(): Promise<void>;
+  /** Exiting at once (a second Ctrl-C): the running turn's span is sent first, within 1 s. */
+  exitNow(): Promise<void>;
 }
+
+/** How long exiting at once waits for the spans left (a second Ctrl-C). */
+const EXIT_NOW_FLUSH_MS = 1000;
 
 // The CLI as the gateway's editor: it shows notices (so acphub's voice never arrives as an
 // agent message) and renders everything else as run events; workflow gates go to the approver.
@@ -271,6 +276,7 @@ export async function openLocalClient(
       notices,
       agentCommands,
       close,
+      exitNow: async () => tracing?.exitNow(EXIT_NOW_FLUSH_MS),
     };
   } catch (error) {
     await close();

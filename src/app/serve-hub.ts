@@ -192,6 +192,8 @@ export async function openServeHub(
     return gateway;
   };
   if (cluster) tracing?.setNode(() => cluster.nodeId || undefined);
+  const agentTokens = tracing?.agentTokens;
+  if (agentTokens) metrics.agentTelemetry(agentTokens);
   const timed = metrics.timeLedger(ledger);
   const hub: SessionHub = new SessionHub({
     audit: auditWriter(users),

@@ -17,7 +17,7 @@ export interface ServeUsers {
   /** Who to tell when a user is revoked (connections, web logins); set once they exist. */
   onRevoked: ((name: string) => void)[];
   /** Records a web login in the audit log. */
-  loggedIn(user: string): void;
+  loggedIn(user: string, address: string): void;
   /** Call once the server listens. */
   listening(url: string): void;
   /** The name a prompt is recorded with: none on a single-user hub (only the serve token). */
@@ -61,10 +61,12 @@ export async function serveUsers(
       user && (user.name !== BUILTIN_ADMIN || directory.hasUsers)
         ? user.name
         : undefined,
-    loggedIn: (user) =>
+    loggedIn: (user, address) =>
       void (
         store
-          ? auditWriter(store).record({ user, via: "web" }, "login", null)
+          ? auditWriter(store).record({ user, via: "web" }, "login", null, {
+              address,
+            })
           : Promise.resolve()
       ).catch(() => undefined),
     listening: (url) => {

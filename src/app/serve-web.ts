@@ -50,7 +50,7 @@ export function serveWeb(
       secure: o.secure,
       baseUrl: () => base,
       identify: (req) => directory.identify(req),
-      onLogin: (user) => users.serve.loggedIn(user),
+      onLogin: (user, address) => users.serve.loggedIn(user, address),
     }),
     alsoAccepts: {
       presented: (req) => auth.presented(req),

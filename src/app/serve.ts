@@ -158,6 +158,7 @@ export async function startServe(
       openConnections: () => metrics.openConnections,
       openConnectionsOf: (name) => connector.openBy(name),
       limits,
+      trustedProxies: serve.trustedProxies,
       metrics: async () => ({
         contentType: metrics.registry.contentType,
         body: await metrics.registry.metrics(),

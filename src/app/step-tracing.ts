@@ -7,14 +7,20 @@ import type { AgentTelemetry } from "../telemetry/agent-link.js";
 
 // The step turns traced, and the step agents' own spans joined to them (one link per agent).
 export function stepTracing(tracing: Tracing) {
-  const links = new Map<string, AgentTelemetry>();
+  // One token per step agent for the session's life (bounded by the agents configured): a run's
+  // step processes come and go with the run, more often than a gateway's.
+  const links = new Map<
+    string,
+    AgentTelemetry & { env: Record<string, string> }
+  >();
   return {
     agentEnv: (agent: string, env: Record<string, string>) => {
       const masker = SecretMasker.fromEnv({ ...process.env, ...env });
-      const link =
-        links.get(agent) ??
-        tracing.agentTelemetry?.(agent, env, (t) => masker.mask(t));
-      if (link) links.set(agent, link);
+      const made = links.has(agent)
+        ? undefined
+        : tracing.agentTelemetry?.(agent, env, (t) => masker.mask(t));
+      if (made) links.set(agent, { ...made, env: made.process().env });
+      const link = links.get(agent);
       return link ? { ...env, ...link.env } : env;
     },
     events: (agent: string): EngineEvents => {

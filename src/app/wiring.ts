@@ -212,10 +212,7 @@ export function buildGateway(w: GatewayWiring): Gateway {
           masker.mask(t),
         )
       : undefined;
-  const launch =
-    w.launch && agentTelemetry
-      ? { ...w.launch, env: agentTelemetry.env }
-      : w.launch;
+  const launch = w.launch;
   let early = w.prespawned;
   const takeEarly = () => {
     const p = early;
@@ -246,9 +243,11 @@ export function buildGateway(w: GatewayWiring): Gateway {
       w.agent ??
       (async (): Promise<AgentPort> => {
         if (!launch) throw new HubError("USAGE", "no agent to start");
+        // Each agent process gets a telemetry token of its own, released when it ends.
+        const traced = agentTelemetry?.process();
         const agent = await connectAgent({
           process: takeEarly(),
-          launch,
+          launch: traced ? { ...launch, env: traced.env } : launch,
           cwd: w.cwd,
           logger,
           host: w.host,
@@ -256,7 +255,11 @@ export function buildGateway(w: GatewayWiring): Gateway {
           signal: w.signal,
           agentIsHub: w.agentIsHub !== undefined && w.agentIsHub !== false,
           ...connectionLimits(config),
+        }).catch((error: unknown) => {
+          traced?.release();
+          throw error;
         });
+        if (traced) void agent.closed.then(traced.release, traced.release);
         w.onAgent?.(agent);
         return withAgentServers(
           agent,

@@ -14,6 +14,7 @@ import type { LocalClient } from "../app/local-client.js";
 import { fail } from "./guard.js";
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { exitNow } from "./exit-now.js";
 import {
   noticeLine,
   type CliEvent,
@@ -61,7 +62,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
   let interrupts = 0;
   const keys = new KeyReader(process.stdin, () => {
     interrupts += 1;
-    if (interrupts >= 2) process.exit(EXIT_CODES.interrupted);
+    if (interrupts >= 2) return exitNow(opened);
     renderer.say(style.dim("cancelling… (Ctrl-C again to exit)"));
     turnAbort?.abort();
   });
@@ -84,6 +85,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
     closeInput?.();
   });
   let hub: LocalClient;
+  let opened: LocalClient | undefined; // set once open: a second Ctrl-C sends its spans first
   let stateDir: string;
   try {
     const loaded = loadCliConfig(options);
@@ -96,6 +98,7 @@ export async function chatCommand(options: ChatOptions): Promise<ExitCode> {
       workflows: true,
       mockNotice: (notice) => process.stderr.write(notice),
     });
+    opened = hub;
   } catch (error) {
     undoPipe();
     return fail(error);

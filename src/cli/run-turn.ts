@@ -3,6 +3,7 @@
 import { outputClosed, whenOutputCloses } from "./broken-pipe.js";
 import { timeoutError, type Deadline } from "../app/deadline.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { exitNow } from "./exit-now.js";
 import type { LocalClient } from "../app/local-client.js";
 import type { Sink } from "./render.js";
 import { stopExitCode, stopLine } from "./stop-reasons.js";
@@ -27,7 +28,7 @@ export async function runTurn(
   const controller = new AbortController();
   let interrupted = false;
   const onSigint = () => {
-    if (interrupted) process.exit(EXIT_CODES.interrupted);
+    if (interrupted) return exitNow(hub);
     interrupted = true;
     // Said at once: an agent may take a while to honour the cancel, or ignore it.
     stdio.err("\nacphub: cancelling the turn… (Ctrl-C again to exit now)\n");

@@ -1,8 +1,16 @@
 // The config file's schema. Strict: an unknown key is an error, so typos never pass silently.
 import { z } from "zod";
 import { mcpServerSchema } from "../shared/mcp-servers.js";
+import { parseAddressRange } from "../shared/address-ranges.js";
 
 const positiveMs = z.number().int().positive();
+
+/** An IP address or CIDR range (serve.trustedProxies). */
+const addressRange = z.string().superRefine((text, ctx) => {
+  const range = parseAddressRange(text);
+  if (typeof range === "string")
+    ctx.addIssue({ code: "custom", message: range });
+});
 
 /** `true`, or the agent's own state folders and model API domains beyond its preset. */
 const agentSandboxSchema = z.union([
@@ -266,6 +274,9 @@ export const configSchema = z.strictObject({
       idleTimeoutMs: positiveMs.optional(),
       maxFailedAuth: z.number().int().positive().optional(),
       authBackoffMs: positiveMs.optional(),
+      /** Reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For/-Proto/-Host or
+       *  Forwarded header names the client (docs/serve.md); default none. */
+      trustedProxies: z.array(addressRange).optional(),
       /** Requests from these addresses are the user their header names (docs/serve.md). */
       trustedProxy: z
         .strictObject({

@@ -153,6 +153,9 @@ export interface SessionCommandContext {
     signal: AbortSignal,
   ): Promise<T>;
   signal: AbortSignal;
+  /** The `_meta` keys the session's turn gives what it starts (its `traceparent`): a run's step
+   *  turns are traced under the turn that ran the command. */
+  meta?: Record<string, unknown>;
 }
 
 /** The commands acphub itself runs in sessions (workflows); the gateway knows them by this port. */

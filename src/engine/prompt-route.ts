@@ -11,6 +11,7 @@ import {
   promptSizeLimit,
   type AdmissionCheck,
   type PromptFacts,
+  type Release,
 } from "./admission.js";
 import { liveSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
@@ -61,6 +62,8 @@ export interface PromptRoute {
   /** The admission's checks in order: the gateway's size limit, the caller's (a hub's user
    *  quotas), the budgets. */
   checks(quotas?: AdmissionCheck[]): AdmissionCheck[];
+  /** Admits the prompt through those checks; a refusal is told to the gateway's listeners. */
+  admit(facts: PromptFacts, quotas?: AdmissionCheck[]): Promise<Release>;
   /** Runs the admitted prompt holding its session's turn; the claim is released at its end. */
   run(
     facts: PromptFacts,
@@ -69,12 +72,35 @@ export interface PromptRoute {
   ): Promise<Params>;
 }
 
+// Admits a prompt through `checks`; a refusal is told to the listeners first (tracing gives it
+// a span in error, so a trace shows why nothing ran), whoever admits it (stdio, run, the hub).
+export async function admitTold(
+  parts: Pick<GatewayParts, "events">,
+  checks: AdmissionCheck[],
+  facts: PromptFacts,
+): Promise<Release> {
+  try {
+    return await admit(checks, facts);
+  } catch (error) {
+    if (isHubError(error))
+      parts.events.promptRefused({
+        sessionId: facts.record.id,
+        ...(facts.author !== undefined ? { author: facts.author } : {}),
+        code: error.code,
+        message: error.message,
+      });
+    throw error;
+  }
+}
+
 // The gateway's prompt path, in parts.
 export function promptRoute(parts: GatewayParts): PromptRoute {
   return {
     facts: (record, params, author) =>
       promptFacts(parts, record, params, author),
     checks: (quotas) => engineChecks(parts, quotas),
+    admit: (facts, quotas) =>
+      admitTold(parts, engineChecks(parts, quotas), facts),
     run: (facts, claim, signal) => routePrompt(parts, facts, claim, signal),
   };
 }
@@ -93,18 +119,7 @@ export async function promptHere(
   try {
     const record = await requireRecord(parts, params["sessionId"]);
     const facts = await promptFacts(parts, record, params, author);
-    const release = await admit(engineChecks(parts), facts).catch(
-      (error: unknown) => {
-        if (isHubError(error))
-          parts.events.promptRefused({
-            sessionId: record.id,
-            ...(author ? { author } : {}),
-            code: error.code,
-            message: error.message,
-          });
-        throw error;
-      },
-    );
+    const release = await admitTold(parts, engineChecks(parts), facts);
     try {
       const claim =
         parts.limits.busyPrompt === "cancel"

@@ -106,7 +106,9 @@ export async function runSessionCommand(
       prompt,
       ...author,
     });
+    const meta = parts.events.promptMeta(record.id);
     const { stopReason } = await commands.run(command.name, {
+      ...(meta ? { meta } : {}),
       sessionId: record.id,
       cwd: record.cwd,
       input: command.input,

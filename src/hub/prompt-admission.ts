@@ -2,7 +2,7 @@
 // and drive it, it is open on this connection), an idempotency key already seen answered from
 // its record, then the prompt measured once and checked in order — the gateway's size limit,
 // the user's quotas, the budgets — and noted in the audit log with its size.
-import { admit, type PromptFacts, type Release } from "../engine/admission.js";
+import type { PromptFacts, Release } from "../engine/admission.js";
 import type { Gateway } from "../engine/gateway.js";
 import type { HubUser } from "../contracts/users.js";
 import type { SessionAccess } from "./access.js";
@@ -57,7 +57,8 @@ export async function admitPrompt(
   const facts = await route.facts(record, params, deps.authorOf(client.user));
   if (deps.waits?.(record.id, params)) facts.waits = true;
   const quota = quotas ? [quotas.check(client.user)] : [];
-  const release = await admit(route.checks(quota), facts);
+  // A refusal is told to the gateway's listeners: traced like `acp`'s, as the user's.
+  const release = await route.admit(facts, quota);
   if (!client.routed)
     deps.access.note(client.user, "prompt", record.id, {
       bytes: facts.prompt.bytes,

@@ -1,11 +1,13 @@
 // The checks every request and WebSocket upgrade passes before any ACP processing: the Origin
 // (browsers send it; only the server's own origins and --allow-origin ones pass), then the
 // credential (bearer token or login cookie), then a back-off for addresses that keep sending
-// wrong ones. A right credential is always accepted, even from an address in back-off; an
-// absent one is a plain 401 that never counts (any web page can make credential-less requests
-// to 127.0.0.1, and all local clients share that address).
+// wrong ones (behind a trusted proxy, the client's own address: client-address.ts). A right
+// credential is always accepted, even from an address in back-off; an absent one is a plain 401
+// that never counts (any web page can make credential-less requests to 127.0.0.1, and all local
+// clients share that address).
 import type { IncomingMessage } from "node:http";
 import { tokenMatches } from "./token.js";
+import { clientOf } from "./client-address.js";
 
 export interface GuardOptions {
   token: string;
@@ -17,6 +19,8 @@ export interface GuardOptions {
   authBackoffMs: number;
   /** Another credential that counts as the token (the web page's session cookie). */
   alsoAccepts?: OtherCredential;
+  /** An address just went into back-off (for the log). */
+  onBackoff?: (address: string, seconds: number) => void;
   now?: () => number;
 }
 
@@ -71,7 +75,7 @@ export class RequestGuard {
       req.headers.authorization !== undefined || other?.presented(req) === true;
     if (!presented)
       return { ok: false, status: 401, message: "missing bearer token" };
-    return this.wrong(req.socket.remoteAddress ?? "unknown");
+    return this.wrong(clientOf(req).address);
   }
 
   // True when the request carries a right credential (nothing is counted either way).
@@ -110,8 +114,10 @@ export class RequestGuard {
   private fail(address: string, entry: Failures | undefined, t: number): void {
     const current = entry && entry.blockedUntil !== 0 ? undefined : entry;
     const next = { count: (current?.count ?? 0) + 1, blockedUntil: 0 };
-    if (next.count >= this.options.maxFailedAuth)
+    if (next.count >= this.options.maxFailedAuth) {
       next.blockedUntil = t + this.options.authBackoffMs;
+      this.options.onBackoff?.(address, this.options.authBackoffMs / 1000);
+    }
     if (!entry && this.failures.size >= MAX_TRACKED_ADDRESSES)
       this.failures.delete(this.failures.keys().next().value as string);
     this.failures.set(address, next);

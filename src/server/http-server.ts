@@ -32,6 +32,7 @@ import {
 import { ConnectionOwners } from "./connection-owners.js";
 import { PendingSockets } from "./pending-sockets.js";
 import { connectionRefusal } from "./connection-caps.js";
+import { ClientResolver } from "./client-address.js";
 
 export interface HubServerOptions {
   host: string;
@@ -49,6 +50,8 @@ export interface HubServerOptions {
   /** ACP connections a user holds open now, for the per-user bound. */
   openConnectionsOf?: (user: string) => number;
   limits?: Partial<ServerLimits>;
+  /** Proxies (addresses, CIDR ranges) whose forwarded headers name the client. */
+  trustedProxies?: readonly string[];
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /** What /healthz adds (a cluster node's database and leases); `ok: false` answers 503. */
   health?: () => { ok: boolean } & Record<string, unknown>;
@@ -83,7 +86,10 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   checkBind(o);
   const limits = { ...DEFAULT_SERVER_LIMITS, ...o.limits };
   const logger = o.logger ?? silentLogger();
+  const clients = new ClientResolver(o.trustedProxies);
   const guard = new RequestGuard({
+    onBackoff: (address, seconds) =>
+      logger.warn({ address, seconds }, "too many wrong credentials; refusing"),
     token: o.token,
     allowOrigins: o.allowOrigins ?? [],
     maxFailedAuth: limits.maxFailedAuth,
@@ -151,13 +157,17 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     : createHttp(serverOptions);
   // Unauthenticated sockets are bounded by `pending`, the rest by the connection bounds.
   server.maxConnections = limits.maxConnections * 2 + limits.maxUnauthenticated;
-  server.on("connection", (socket: Socket) => pending.accept(socket));
+  server.on("connection", (socket: Socket) =>
+    pending.accept(socket, clients.isTrusted(socket.remoteAddress)),
+  );
   server.on(o.tls ? "secureConnection" : "connection", coalesceWrites);
 
   // A request's login cookie is read first (a cluster keeps logins in its database).
+  // Each request's client is resolved as it arrives (a proxy's socket counted as that client's).
   const prepared =
     <A extends unknown[]>(handle: (req: IncomingMessage, ...rest: A) => void) =>
     (req: IncomingMessage, ...rest: A) => {
+      pending.attribute(req.socket, clients.resolve(req).address);
       const ready = o.alsoAccepts?.prepare?.(req);
       if (!ready) return handle(req, ...rest);
       const go = () => handle(req, ...rest);

@@ -21,6 +21,8 @@ export interface HubMetrics {
   readonly openConnections: number;
   /** This process as a cluster node: its gauges, read at each scrape. */
   cluster(read: () => ClusterFigures): void;
+  /** The agent processes whose own spans acphub's receiver accepts now, read at each scrape. */
+  agentTelemetry(tokens: () => number): void;
 }
 
 /** A cluster node's state as /metrics shows it (labelled with the node's id). */
@@ -105,6 +107,15 @@ export function createMetrics(liveSessions: () => number): HubMetrics {
       return open;
     },
     cluster: (read) => clusterGauges(r, read),
+    agentTelemetry: (tokens) =>
+      void new Gauge({
+        name: "acphub_agent_telemetry_tokens",
+        help: "Agent processes whose own spans acphub's receiver accepts now (one token each)",
+        collect() {
+          this.set(tokens());
+        },
+        ...r,
+      }),
   };
 }
 

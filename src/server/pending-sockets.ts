@@ -3,8 +3,11 @@
 // `perAddress` of them and the server at most `total`, and past either bound the oldest such
 // socket (of that address, or of all) is closed to make room: a flood of credential-less or
 // half-open sockets, even from 127.0.0.1 that every local client shares, cannot keep the right
-// token out, and such sockets never count against the authenticated connections' bound.
+// token out, and such sockets never count against the authenticated connections' bound. A
+// socket from a trusted proxy (serve.trustedProxies) carries many clients: it is counted under
+// the client its first request names (`attribute`), never under the proxy's address.
 import type { Socket } from "node:net";
+import { plainAddress } from "../shared/address-ranges.js";
 
 export interface PendingSocketLimits {
   /** Unauthenticated sockets one address may hold open at once. */
@@ -32,18 +35,46 @@ export class PendingSockets {
 
   constructor(private readonly limits: PendingSocketLimits) {}
 
-  // A new TCP socket: pending until `authenticated`; room made by closing the oldest.
-  accept(socket: Socket): void {
-    const address = socket.remoteAddress ?? "?";
+  // A new TCP socket: pending until `authenticated`; room made by closing the oldest. A trusted
+  // proxy's (`viaProxy`) is bounded only by the total until its first request names its client.
+  accept(socket: Socket, viaProxy = false): void {
+    const peer = plainAddress(socket.remoteAddress ?? "?");
+    const address = viaProxy ? `proxy ${peer}` : peer;
     const key = keyOf(socket);
-    if ((this.perAddress.get(address) ?? 0) >= this.limits.perAddress)
-      this.closeOldest(address);
+    if (!viaProxy) this.makeRoom(address);
     if (this.pending.size >= this.limits.total) this.closeOldest();
     const timer = setTimeout(() => socket.destroy(), this.limits.deadlineMs);
     timer.unref();
     this.pending.set(key, { socket, address, timer });
-    this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
+    this.count(address, 1);
     socket.once("close", () => this.forget(key));
+  }
+
+  // A trusted proxy's socket is its request's client's (room made among that client's sockets);
+  // a socket already counted under that address is left as it is.
+  attribute(
+    socket: { remoteAddress?: string; remotePort?: number },
+    address: string,
+  ): void {
+    const key = keyOf(socket);
+    const p = this.pending.get(key);
+    if (!p || p.address === address) return;
+    this.count(p.address, -1);
+    this.makeRoom(address);
+    p.address = address;
+    this.count(address, 1);
+  }
+
+  // Closes the address's oldest pending socket when it holds as many as it may.
+  private makeRoom(address: string): void {
+    if ((this.perAddress.get(address) ?? 0) >= this.limits.perAddress)
+      this.closeOldest(address);
+  }
+
+  private count(address: string, by: number): void {
+    const n = (this.perAddress.get(address) ?? 0) + by;
+    if (n > 0) this.perAddress.set(address, n);
+    else this.perAddress.delete(address);
   }
 
   // The socket a request came on has authenticated: it is no longer pending.
@@ -76,9 +107,7 @@ export class PendingSockets {
     if (!p) return;
     clearTimeout(p.timer);
     this.pending.delete(key);
-    const left = (this.perAddress.get(p.address) ?? 1) - 1;
-    if (left > 0) this.perAddress.set(p.address, left);
-    else this.perAddress.delete(p.address);
+    this.count(p.address, -1);
   }
 
   // Stops every deadline (the server is closing).

@@ -12,6 +12,7 @@ import type { IncomingMessage } from "node:http";
 import { BUILTIN_ADMIN, type UserStore } from "../contracts/users.js";
 import type { WebLogin, WebLoginStore } from "../contracts/web-logins.js";
 import { HubError } from "../shared/errors.js";
+import { clientOf } from "./client-address.js";
 
 /** The session cookie's name before issue 38 (still read), and the stem of the per-hub names. */
 export const COOKIE_NAME = "acphub_session";
@@ -195,13 +196,14 @@ export class WebAuth {
   /**
    * The session cookie's name for the hub a request reached. A browser keeps cookies per host
    * name, not per port: the name carries the port the browser used (serve.publicUrl's, else the
-   * Host header's), so two hubs on one host keep their logins apart, while the nodes of a
-   * cluster behind one load balancer (one host and port to the browser) share theirs.
+   * Host header's, or a trusted proxy's X-Forwarded-Host), so two hubs on one host keep their
+   * logins apart, while the nodes of a cluster behind one load balancer (one host and port to
+   * the browser) share theirs.
    */
   cookieName(req: IncomingMessage): string {
     const port = this.options.publicUrl
       ? portOfUrl(this.options.publicUrl)
-      : /:(\d{1,5})$/.exec(req.headers.host ?? "")?.[1];
+      : /:(\d{1,5})$/.exec(clientOf(req).host ?? "")?.[1];
     return port ? `${COOKIE_NAME}_${port}` : COOKIE_NAME;
   }
 

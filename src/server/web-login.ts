@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { COOKIE_NAME, sessionCookie, type WebAuth } from "./web-auth.js";
 import { securityHeaders } from "./web-static.js";
+import { clientOf, secureFor } from "./client-address.js";
 
 /** The short-lived cookie that ties a login post to the page that showed the button (with the
  *  session cookie's per-hub suffix: two hubs on one host do not overwrite each other's). */
@@ -20,7 +21,8 @@ const MAX_FORM_BYTES = 4096;
 export interface WebLoginOptions {
   auth: WebAuth;
   secure: boolean;
-  onLogin?: (user: string) => void;
+  /** A browser logged in, from the client address (behind a trusted proxy, the forwarded one). */
+  onLogin?: (user: string, address: string) => void;
 }
 
 const PAGE_HEAD = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">`;
@@ -68,7 +70,7 @@ export function showLogin(
         // With no-referrer a browser posts `Origin: null`: this page's own post must carry the
         // hub's origin, and a same-origin policy still sends nothing to any other site.
         "Referrer-Policy": "same-origin",
-        "Set-Cookie": `${nonceName(o, req)}=${nonce}; Path=/login; HttpOnly; SameSite=Strict; Max-Age=900${o.secure ? "; Secure" : ""}`,
+        "Set-Cookie": `${nonceName(o, req)}=${nonce}; Path=/login; HttpOnly; SameSite=Strict; Max-Age=900${secureFor(req, o.secure) ? "; Secure" : ""}`,
       });
     },
     () => html(res, 503, CODE_REFUSED),
@@ -92,12 +94,16 @@ export function postLogin(
       if (!fromPage) return html(res, 403, NOT_FROM_PAGE);
       const granted = await o.auth.redeem(form?.get("code") ?? "");
       if (!granted) return html(res, 401, CODE_REFUSED);
-      o.onLogin?.(granted.user);
+      o.onLogin?.(granted.user, clientOf(req).address);
       securityHeaders(res);
       res.writeHead(303, {
         Location: "/",
         "Set-Cookie": [
-          sessionCookie(o.auth.cookieName(req), granted.cookie, o.secure),
+          sessionCookie(
+            o.auth.cookieName(req),
+            granted.cookie,
+            secureFor(req, o.secure),
+          ),
           `${nonceName(o, req)}=; Path=/login; HttpOnly; SameSite=Strict; Max-Age=0`,
         ],
         "Cache-Control": "no-store",

@@ -10,19 +10,20 @@ import type { RequestGuard } from "./guard.js";
 import { sessionCookie, type WebAuth } from "./web-auth.js";
 import { postLogin, showLogin } from "./web-login.js";
 import { securityHeaders, sendStatic } from "./web-static.js";
+import { secureFor } from "./client-address.js";
 
 export interface WebRoutesOptions {
   auth: WebAuth;
   /** The built page (dist/web). */
   root: string;
-  /** Cookies get `Secure` when the hub serves HTTPS. */
+  /** Cookies get `Secure` when the hub serves HTTPS (or a trusted proxy says it does). */
   secure: boolean;
   /** The hub's own URL, known once it listens (never taken from the Host header). */
   baseUrl: () => string;
   /** The user a request authenticates as (for `/login/code`: a code for that user). */
   identify?: (req: IncomingMessage) => { name: string } | undefined;
   /** A browser logged in (for the audit log). */
-  onLogin?: (user: string) => void;
+  onLogin?: (user: string, address: string) => void;
 }
 
 export interface WebRoutes {
@@ -77,7 +78,10 @@ const ROUTES: Record<string, Route> = {
     void o.auth.logout(req).then(
       () => {
         const name = o.auth.cookieName(req);
-        res.setHeader("Set-Cookie", sessionCookie(name, "", o.secure));
+        res.setHeader(
+          "Set-Cookie",
+          sessionCookie(name, "", secureFor(req, o.secure)),
+        );
         plain(res, 204);
       },
       () => plain(res, 503, "the logout could not be stored; try again"),

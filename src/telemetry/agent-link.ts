@@ -1,6 +1,7 @@
-// One agent process joined to acphub's traces: its environment points its exporter at the
-// receiver with a token of its own, and the listener on its gateway tells the receiver which
-// turns it is running (and their `invoke_agent` spans), so its spans land under them.
+// An agent's processes joined to acphub's traces: each process's environment points its exporter
+// at the receiver with a token of its own, released when the process ends, and the listener on
+// its gateway tells the receiver which turns it is running (and their `invoke_agent` spans), so
+// its spans land under them.
 import { trace } from "@opentelemetry/api";
 import type { EngineEvents } from "../engine/events.js";
 import { withAgentTelemetry } from "./agent-env.js";
@@ -9,13 +10,14 @@ import type { AgentTurn } from "./agent-spans.js";
 import type { OpenTurn } from "./turn-tracer.js";
 
 export interface AgentTelemetry {
-  /** The agent's environment with the telemetry variables (the user's own kept). */
-  env: Record<string, string>;
+  /** A token for one agent process about to start: its environment with the telemetry variables
+   *  (the user's own kept), and `release` for when the process ends (the token is refused). */
+  process(): { env: Record<string, string>; release(): void };
   /** The gateway's listener that keeps the receiver told of the agent's turns. */
   events: EngineEvents;
 }
 
-// Registers an agent process with the receiver; `open` holds the traced turns by session.
+// Joins an agent's processes to acphub's traces; `open` holds the traced turns by session.
 export function linkAgent(
   receiver: AgentReceiver,
   open: ReadonlyMap<string, OpenTurn>,
@@ -30,17 +32,20 @@ export function linkAgent(
     const ctx = turn ? trace.getSpanContext(turn.context) : undefined;
     return ctx ? { ...t, traceId: ctx.traceId, spanId: ctx.spanId } : t;
   };
-  const token = receiver.register({
-    agentName,
-    mask,
-    traces: new Map(),
-    running: () => [...turns.values()],
-  });
   return {
-    env: withAgentTelemetry(agentName, env, {
-      endpoint: receiver.endpoint,
-      token,
-    }),
+    process: () => {
+      const token = receiver.register({
+        agentName,
+        mask,
+        traces: new Map(),
+        running: () => [...turns.values()],
+      });
+      const { endpoint } = receiver;
+      return {
+        env: withAgentTelemetry(agentName, env, { endpoint, token }),
+        release: () => receiver.release(token),
+      };
+    },
     events: {
       turnStarted: (e) =>
         turns.set(

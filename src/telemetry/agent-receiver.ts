@@ -20,6 +20,10 @@ export interface AgentReceiver {
   endpoint: string;
   /** A new token for one agent process; its spans are attached through `link`. */
   register(link: AgentLink): string;
+  /** Forgets a token and what was kept for its process (its process ended): refused after. */
+  release(token: string): void;
+  /** The tokens accepted now (one per agent process alive; /metrics). */
+  readonly tokens: number;
   /** Waits for the forwards under way, then stops listening. */
   close(): Promise<void>;
 }
@@ -98,6 +102,13 @@ export async function startAgentReceiver(
       const token = randomBytes(24).toString("hex");
       links.set(token, link);
       return token;
+    },
+    release: (token) => {
+      links.get(token)?.traces.clear();
+      links.delete(token);
+    },
+    get tokens() {
+      return links.size;
     },
     close: async () => {
       await Promise.all([...pending]);

@@ -11,6 +11,7 @@ import { turnTracer, type OpenTurn } from "./turn-tracer.js";
 import { linkAgent, type AgentTelemetry } from "./agent-link.js";
 import { startAgentReceiver, type AgentReceiver } from "./agent-receiver.js";
 import { forwarder } from "./forward.js";
+import { once } from "../shared/once.js";
 
 export interface Tracing {
   /** The listener that traces one gateway's turns (Gateway.observe). */
@@ -19,6 +20,9 @@ export interface Tracing {
   ledgerBatch(report: LedgerBatchReport): void;
   /** Sends the spans left and stops the exporter (at exit). */
   shutdown(): Promise<void>;
+  /** Exiting now (a second Ctrl-C): the running turns' spans end in error, and what is left is
+   *  sent for at most `ms`. */
+  exitNow(ms: number): Promise<void>;
   /** Names this process's cluster node on its turns' spans (read as each turn starts). */
   setNode(nodeId: () => string | undefined): void;
   /** Joins an agent process's own spans to these traces (its env and its gateway's listener);
@@ -28,6 +32,8 @@ export interface Tracing {
     env: Record<string, string>,
     mask: (text: string) => string,
   ): AgentTelemetry;
+  /** The agent processes whose spans the receiver accepts now (undefined: no receiver). */
+  agentTokens?(): number;
 }
 
 // Starts tracing when the OTEL_* variables or `telemetry.*` ask for it.
@@ -51,11 +57,21 @@ export async function openTracing(
     config.telemetry?.agents === false
       ? undefined
       : await startAgentReceiver({ forward: forwarder(settings), logger });
+  // Sends what is left (the agents' forwards, then acphub's spans), once.
+  const shutdown = once(async () => {
+    await receiver?.close();
+    await sdk
+      .shutdown()
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, "telemetry: spans not sent at exit"),
+      );
+  });
   return {
     ...(receiver
       ? {
           agentTelemetry: (agentName, env, mask) =>
             linkAgent(receiver, open, agentName, env, mask),
+          agentTokens: () => receiver.tokens,
         }
       : {}),
     listener: (agentName) =>
@@ -73,13 +89,13 @@ export async function openTracing(
     setNode: (of) => {
       nodeId = of;
     },
-    shutdown: async () => {
-      await receiver?.close();
-      await sdk
-        .shutdown()
-        .catch((error: unknown) =>
-          logger.warn({ err: error }, "telemetry: spans not sent at exit"),
-        );
+    shutdown,
+    exitNow: async (ms) => {
+      for (const turn of [...open.values()])
+        turn.abandon?.("acphub exited before the turn ended");
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((r) => (timer = setTimeout(r, ms)));
+      await Promise.race([shutdown(), late]).finally(() => clearTimeout(timer));
     },
   };
 }

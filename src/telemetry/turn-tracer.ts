@@ -43,6 +43,8 @@ export interface OpenTurn {
   batches: number;
   batchMs: number;
   batchMaxMs: number;
+  /** Ends the turn's span now, in error (acphub exits before the turn ends). */
+  abandon?(reason: string): void;
 }
 
 /** One running turn: its span and the children still open. */
@@ -74,6 +76,16 @@ export function turnTracer(o: TracerOptions): EngineEvents {
       const turn = startTurn(o, e);
       turns.set(e.sessionId, turn);
       o.open?.set(e.sessionId, turn);
+      turn.abandon = (reason) => {
+        if (turns.get(e.sessionId) !== turn) return;
+        turns.delete(e.sessionId);
+        o.open?.delete(e.sessionId);
+        endTurn(o, turn, {
+          sessionId: e.sessionId,
+          error: reason,
+          interrupted: true,
+        });
+      };
     },
     promptMeta: (sessionId) => {
       const turn = turns.get(sessionId);

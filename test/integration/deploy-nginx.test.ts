@@ -2,7 +2,8 @@
 // plain process (no service) in front of `acphub serve`: TLS ends at nginx, and through it an ACP
 // session over WebSocket (new + prompt), Streamable HTTP with its updates relayed while the turn
 // still runs (no buffering), and the page's login (its cookie `Secure` behind HTTPS) all work; a
-// client's own X-Forwarded-User never reaches acphub. nginx is a test dependency
+// client's own X-Forwarded-User never reaches acphub; with serve.trustedProxies on nginx's address
+// each client is the address nginx forwards (its own lock-out, the audit's login address). nginx is a test dependency
 // (scripts/system-deps.mjs installs it as root, and stops a non-root run with the line to run).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -134,7 +135,15 @@ describe(
       const publicUrl = `https://127.0.0.1:${port}`;
       const team = await fx.start(
         { alice: "member" },
-        { serve: { publicUrl, trustedProxy: { addresses: ["127.0.0.1"] } } },
+        {
+          serve: {
+            publicUrl,
+            trustedProxy: { addresses: ["127.0.0.1"] },
+            trustedProxies: ["127.0.0.1"],
+            maxFailedAuth: 2,
+            authBackoffMs: 600_000,
+          },
+        },
       );
       const hubPort = Number(new URL(team.h.url).port);
       await startNginx(prefix, exampleFor(port, hubPort, cert), port);
@@ -199,10 +208,12 @@ describe(
         cert.ca,
       );
       expect(page.status).toBe(200);
+      // Client and nginx share 127.0.0.1 here, so the test plays a client elsewhere by sending
+      // the X-Forwarded-For nginx appends its $remote_addr to (in production: the client's own).
       const answer = await postLogin(
         loginUrl,
         form!,
-        { Cookie: nonceCookie! },
+        { Cookie: nonceCookie!, "X-Forwarded-For": "10.1.1.1" },
         cert.ca,
       );
       expect(answer.status).toBe(303);
@@ -245,6 +256,29 @@ describe(
         cert.ca,
       );
       expect(forged.status).toBe(401);
+
+      // The audit's login names the client nginx forwarded, not nginx.
+      const audit = JSON.parse(
+        (await runCli(["audit", "--json"], { home: team.home })).stdout,
+      ) as { action: string; detail: { address?: string } }[];
+      expect(
+        audit.filter((e) => e.action === "login").map((e) => e.detail.address),
+      ).toEqual(["10.1.1.1"]);
+
+      // One client's wrong tokens lock out that client only; another through nginx still gets
+      // its plain 401 (without serve.trustedProxies both are 127.0.0.1, and the second gets 429).
+      const wrong = (client: string) =>
+        rawRequest(
+          acpUrl,
+          "POST",
+          { Authorization: "Bearer wrong", "X-Forwarded-For": client },
+          "{}",
+          cert.ca,
+        ).then((a) => a.status);
+      expect(await wrong("10.2.0.1")).toBe(401);
+      expect(await wrong("10.2.0.1")).toBe(401);
+      expect(await wrong("10.2.0.1")).toBe(429);
+      expect(await wrong("10.2.0.2")).toBe(401);
     });
   },
 );

@@ -46,6 +46,18 @@ describe("config validation", () => {
       { terminals: { network: { allowedDomain: [] } } },
       /unknown key terminals\.network\.allowedDomain/,
     ],
+    [
+      { serve: { trustedProxies: ["127.0.0.1", "nginx"] } },
+      /serve\.trustedProxies\.1: "nginx" is not an IP address or CIDR range/,
+    ],
+    [
+      { serve: { trustedProxies: ["10.0.0.0/33"] } },
+      /serve\.trustedProxies\.0: "10\.0\.0\.0\/33": the prefix length after "\/" must be 0 to 32/,
+    ],
+    [
+      { serve: { trustedProxies: ["10.0.0.0/8/1"] } },
+      /serve\.trustedProxies\.0: "10\.0\.0\.0\/8\/1" is not an IP address/,
+    ],
     [[], /\(root\)/],
   ])("%j is rejected with the key named", (value, pattern) => {
     expect(() => parseConfig(JSON.stringify(value), "/f.json")).toThrowError(
@@ -54,6 +66,14 @@ describe("config validation", () => {
     expect(() => parseConfig(JSON.stringify(value), "/f.json")).toThrowError(
       /config file \/f\.json/,
     );
+  });
+  it("serve.trustedProxies takes IPv4 and IPv6 addresses and CIDR ranges", () => {
+    const proxies = ["127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8", "0.0.0.0/0"];
+    const config = parseConfig(
+      JSON.stringify({ serve: { trustedProxies: proxies } }),
+      "/f.json",
+    );
+    expect(config.serve?.trustedProxies).toEqual(proxies);
   });
   it("a full valid file parses", () => {
     const config = {

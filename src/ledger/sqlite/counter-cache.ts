@@ -39,6 +39,12 @@ export class CounterCache {
     return out;
   }
 
+  /** Forgets one session's counters: after a write that changed only that session's (its
+   * turn's compaction), so that the other sessions' are not read again. */
+  forget(id: string): void {
+    this.counters.delete(id);
+  }
+
   /** Forgets every session's counters: after any other write (or a failed batch). */
   clear(): void {
     this.counters.clear();

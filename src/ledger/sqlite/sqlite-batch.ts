@@ -9,6 +9,7 @@ import type { PendingEvent } from "../group-commit.js";
 import type { CounterCache } from "./counter-cache.js";
 import type { Journal } from "./journal.js";
 import type { Statements } from "./statements.js";
+import type { UpdatedAtStamps } from "./updated-at.js";
 
 /** What a batch writes through. */
 export interface BatchWriter {
@@ -17,6 +18,7 @@ export interface BatchWriter {
   caps: LedgerCaps;
   counters: CounterCache;
   journal: Journal;
+  stamps: UpdatedAtStamps;
 }
 
 // Inserts the batch; returns the seq of each event (undefined: its session does not exist).
@@ -50,21 +52,18 @@ export function writeBatch(
     return seqs;
   } catch (error) {
     w.counters.clear(); // advanced in memory, rolled back on disk
+    w.stamps.forget();
     throw error;
   }
 }
 
-// A session's counters after its batch, trimmed to its caps first.
+// A session's counters after its batch, trimmed to its caps first; its `updated_at` only when
+// due (./updated-at.ts: the statement without it leaves the two indexes on it alone).
 function writeCounters(w: BatchWriter, id: string, c: Counters): void {
-  const trimmed = overCaps(c, w.caps) && trim(w, id, c);
-  w.stmt.setCounters.run(
-    c.nextSeq,
-    c.eventCount,
-    c.bytes,
-    c.at,
-    trimmed ? 1 : 0,
-    id,
-  );
+  const trimmed = overCaps(c, w.caps) && trim(w, id, c) ? 1 : 0;
+  if (w.stamps.due(id, c.at))
+    w.stmt.setCounters.run(c.nextSeq, c.eventCount, c.bytes, c.at, trimmed, id);
+  else w.stmt.setCountsOnly.run(c.nextSeq, c.eventCount, c.bytes, trimmed, id);
 }
 
 // Drops the oldest events until the session is within its caps (never its newest event).

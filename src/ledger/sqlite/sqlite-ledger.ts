@@ -16,6 +16,7 @@ import { Journal } from "./journal.js";
 import { migrate } from "./migrations.js";
 import { writeBatch, type BatchWriter } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
+import { UpdatedAtStamps } from "./updated-at.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { sqliteSecretStore, sqliteUserStore } from "./sqlite-users.js";
 import type { SecretStore } from "../../contracts/user-secrets.js";
@@ -37,6 +38,10 @@ const SQLITE: Dialect = {
   noLimit: "LIMIT -1",
   search: SQLITE_SEARCH,
 };
+
+/** Writes that leave every session's counters as they are. */
+const KEEPS_COUNTERS =
+  /^(INSERT INTO usage |UPDATE sessions SET (?![^]*(next_seq|event_count|bytes)))/;
 
 export class SqliteLedger extends LedgerCore {
   private readonly db: Database.Database;
@@ -72,6 +77,7 @@ export class SqliteLedger extends LedgerCore {
         caps: this.caps,
         counters: new CounterCache(this.db, this.stmt.counters),
         journal: new Journal(this.db, this.stmt, this.logger),
+        stamps: new UpdatedAtStamps(this.db, this.logger),
       };
       this.users = sqliteUserStore(this.db);
       this.secrets = sqliteSecretStore(this.db);
@@ -94,13 +100,15 @@ export class SqliteLedger extends LedgerCore {
   }
 
   // A statement prepared once per distinct text; its rows (none for a plain write). A write may
-  // change counters (a fork's, a deleted session's): the batch writer reads them again.
+  // change counters (a fork's, a deleted session's): the batch writer reads them again, unless
+  // it is one that never does (a usage row, a session's title or state: one per turn, and each
+  // would have every streaming session's counters read again).
   private exec({ text, args }: Sql): Row[] {
     let statement = this.statements.get(text);
     if (!statement)
       this.statements.set(text, (statement = this.db.prepare(text)));
     if (statement.reader) return statement.all(...args) as Row[];
-    this.writer.counters.clear();
+    if (!KEEPS_COUNTERS.test(text)) this.writer.counters.clear();
     statement.run(...args);
     return [];
   }
@@ -160,12 +168,13 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
-  /** EventStore: merged runs written in one transaction, counters redone. The session's
-   * journal rows move into `events` first (its turn is over: they go together). */
+  /** EventStore: merged runs written in one transaction, counters redone (this session's only:
+   * the others' cached counters stay good). The session's journal rows move into `events`
+   * first (its turn is over: they go together). */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
     return this.run(() =>
       this.db.transaction(() => {
-        this.writer.counters.clear();
+        this.writer.counters.forget(sessionId);
         this.writer.journal.moveSession(sessionId);
         for (const { fromSeq, lastSeq, text } of runs) {
           this.stmt.deleteRange.run(sessionId, fromSeq, lastSeq);
@@ -191,6 +200,14 @@ export class SqliteLedger extends LedgerCore {
   /** Core: closes the database file, its journal moved into `events` first. */
   protected disconnect(): Promise<void> {
     if (!this.db.open) return Promise.resolve();
+    try {
+      this.writer.stamps.flush();
+    } catch (error) {
+      this.logger.warn(
+        { err: String(error) },
+        "ledger: writing sessions' updated_at on close failed",
+      );
+    }
     try {
       this.writer.journal.moveAll();
     } catch (error) {

@@ -28,6 +28,8 @@ const SQL = {
     "SELECT id, next_seq, event_count, bytes FROM sessions WHERE id = ?",
   setCounters: `UPDATE sessions SET next_seq = ?, event_count = ?, bytes = ?, updated_at = ?,
          incomplete = incomplete OR ? WHERE id = ?`,
+  setCountsOnly: `UPDATE sessions SET next_seq = ?, event_count = ?, bytes = ?,
+         incomplete = incomplete OR ? WHERE id = ?`,
   insertEvent: `INSERT INTO event_journal (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`,
   read: BOTH("session_id = ? AND seq > ? AND seq <= ?", "ORDER BY seq"),
   pageUp: BOTH(

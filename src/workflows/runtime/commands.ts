@@ -195,6 +195,26 @@ function sessionHost(hostFor: RunHostFactory, c: SessionCommandContext) {
   );
 }
 
+// The step turns of a run in a session traced under the session's turn that started it (its
+// `traceparent` given as the step turns' `_meta`), not as roots of their own.
+function underTurn(
+  traced: StepTracing,
+  meta: Record<string, unknown> | undefined,
+): StepTracing {
+  const events = traced.events;
+  if (!meta || !events) return traced;
+  return {
+    ...traced,
+    events: (agent) => {
+      const e = events(agent);
+      return {
+        ...e,
+        turnStarted: (t) => e.turnStarted?.({ ...t, meta: t.meta ?? meta }),
+      };
+    },
+  };
+}
+
 // One run inside an editor's session; its step agents ask the editor through this session.
 async function runInSession(
   ctx: AppContext,
@@ -220,7 +240,7 @@ async function runInSession(
       signal: c.signal,
       editorServers: c.mcpServers,
       ...(budget ? { budget } : {}),
-      ...traced,
+      ...(traced ? underTurn(traced, c.meta) : {}),
     });
     await shown;
     const error = outcomeError(outcome);
