@@ -9,12 +9,12 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
-import { connectClient, openSession, text, until } from "../helpers/hub.js";
-import { steps, tempDir } from "../helpers/mock.js";
-import { TEAM_WORK, teamFixture } from "../helpers/team.js";
+import { until } from "../helpers/hub.js";
+import { tempDir } from "../helpers/mock.js";
+import { teamFixture } from "../helpers/team.js";
 import { makeCert, type TestCert } from "../helpers/tls.js";
-import { openLoginPage, postLogin, rawRequest } from "../helpers/web-login.js";
+import { rawRequest } from "../helpers/web-login.js";
+import { checkThroughProxy, proxiedConfig } from "../helpers/proxy-checks.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const EXAMPLE = readFileSync(join(ROOT, "deploy/Caddyfile"), "utf8");
@@ -124,127 +124,9 @@ describe("acphub behind Caddy (deploy/Caddyfile)", { timeout: 120_000 }, () => {
     const cert = makeCert(prefix);
     const port = await freePort();
     const publicUrl = `https://127.0.0.1:${port}`;
-    const team = await fx.start(
-      { alice: "member" },
-      {
-        serve: {
-          publicUrl,
-          trustedProxy: { addresses: ["127.0.0.1"] },
-          trustedProxies: ["127.0.0.1"],
-          maxFailedAuth: 2,
-          authBackoffMs: 600_000,
-        },
-      },
-    );
+    const team = await fx.start({ alice: "member" }, proxiedConfig(publicUrl));
     const hubPort = Number(new URL(team.h.url).port);
     await startCaddy(prefix, exampleFor(port, hubPort, cert), port, cert.ca);
-    const acpUrl = `${publicUrl}/acp`;
-    const alice = { acpUrl, token: team.tokens["alice"]!, ca: cert.ca };
-
-    // ACP over WebSocket (wss:// to Caddy, ws:// to acphub): a new session and a turn.
-    const ws = connectClient(alice, "ws");
-    const wsSession = await openSession(ws, TEAM_WORK);
-    const wsTurn = await ws.agent.request<{ stopReason: string }>(
-      "session/prompt",
-      {
-        sessionId: wsSession,
-        prompt: text(steps({ text: "through caddy over wss" })),
-      },
-    );
-    expect(wsTurn.stopReason).toBe("end_turn");
-    expect(JSON.stringify(ws.updates(wsSession))).toContain(
-      "through caddy over wss",
-    );
-    ws.close();
-
-    // Streamable HTTP: the first update arrives while the turn still waits (nothing buffered).
-    const http = connectClient(alice, "http");
-    const httpSession = await openSession(http, TEAM_WORK);
-    const gate = join(tempDir(), "go");
-    const turn = http.agent.request<{ stopReason: string }>("session/prompt", {
-      sessionId: httpSession,
-      prompt: text(
-        steps(
-          { text: "streamed first" },
-          { waitFile: gate },
-          { text: "then the rest" },
-        ),
-      ),
-    });
-    await until(() =>
-      JSON.stringify(http.updates(httpSession)).includes("streamed first"),
-    );
-    expect(JSON.stringify(http.updates(httpSession))).not.toContain(
-      "then the rest",
-    );
-    writeFileSync(gate, "");
-    expect((await turn).stopReason).toBe("end_turn");
-    http.close();
-
-    // The page's login through Caddy: a Secure cookie that works for the page's requests.
-    const loginUrl = (
-      await runCli(["users", "login-link", "alice"], { home: team.home })
-    ).stdout.split("\n")[0]!;
-    expect(loginUrl.startsWith(`${publicUrl}/login?code=`)).toBe(true);
-    const { page, nonceCookie, form } = await openLoginPage(loginUrl, cert.ca);
-    expect(page.status).toBe(200);
-    const answer = await postLogin(
-      loginUrl,
-      form!,
-      { Cookie: nonceCookie!, "X-Forwarded-For": "10.1.1.1" },
-      cert.ca,
-    );
-    expect(answer.status).toBe(303);
-    const setCookie = [answer.headers["set-cookie"] ?? []]
-      .flat()
-      .find((c) => /^acphub_session(_\d+)?=/.test(c))!;
-    expect(setCookie).toMatch(/; Secure/);
-    const auth = await rawRequest(
-      `${publicUrl}/auth`,
-      "GET",
-      { Cookie: setCookie.split(";")[0]! },
-      undefined,
-      cert.ca,
-    );
-    expect(auth.status).toBe(204);
-
-    // A client naming a user itself gets nowhere: Caddy drops the header acphub would trust.
-    const forged = await rawRequest(
-      acpUrl,
-      "POST",
-      {
-        "X-Forwarded-User": "alice",
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-      },
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: 1, clientCapabilities: {} },
-      }),
-      cert.ca,
-    );
-    expect(forged.status).toBe(401);
-
-    // The audit's login names the forwarded client; one client's wrong tokens lock out only it.
-    const audit = JSON.parse(
-      (await runCli(["audit", "--json"], { home: team.home })).stdout,
-    ) as { action: string; detail: { address?: string } }[];
-    expect(
-      audit.filter((e) => e.action === "login").map((e) => e.detail.address),
-    ).toEqual(["10.1.1.1"]);
-    const wrong = (client: string) =>
-      rawRequest(
-        acpUrl,
-        "POST",
-        { Authorization: "Bearer wrong", "X-Forwarded-For": client },
-        "{}",
-        cert.ca,
-      ).then((a) => a.status);
-    expect(await wrong("10.2.0.1")).toBe(401);
-    expect(await wrong("10.2.0.1")).toBe(401);
-    expect(await wrong("10.2.0.1")).toBe(429);
-    expect(await wrong("10.2.0.2")).toBe(401);
+    await checkThroughProxy({ name: "caddy", team, publicUrl, ca: cert.ca });
   });
 });
