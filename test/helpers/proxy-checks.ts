@@ -3,7 +3,9 @@
 // updates while the turn still runs, the page's login (a Secure cookie that works for the page's
 // requests and its WebSocket), no client-named user, and with serve.trustedProxies on the
 // proxy's address each client's own address (the audit's login, a lock-out of its own).
+import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect } from "vitest";
 import WebSocket from "ws";
@@ -12,6 +14,37 @@ import { connectClient, openSession, text, until } from "./hub.js";
 import { steps, tempDir } from "./mock.js";
 import { TEAM_WORK, type TeamHub } from "./team.js";
 import { openLoginPage, postLogin, rawRequest } from "./web-login.js";
+
+// A port free on 127.0.0.1 a moment ago (the proxy is given it by its config).
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// Stops the proxies a test started, each waited for.
+export async function stopAll(running: ChildProcess[]): Promise<void> {
+  for (const proxy of running.splice(0)) {
+    const gone = new Promise((r) => proxy.once("exit", r));
+    proxy.kill("SIGTERM");
+    await gone;
+  }
+}
+
+// A documented example with this machine's values: each replaced line must be there as shown.
+export function withSwaps(example: string, swaps: [string, string][]): string {
+  let conf = example;
+  for (const [from, to] of swaps) {
+    expect(conf, from).toContain(from);
+    conf = conf.replace(from, to);
+  }
+  return conf;
+}
 
 /** A team hub reached through a proxy at publicUrl (TLS trusted by ca), alice a member. */
 export interface Proxied {

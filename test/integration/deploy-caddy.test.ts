@@ -6,7 +6,6 @@
 // (scripts/system-deps.mjs).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { until } from "../helpers/hub.js";
@@ -14,7 +13,13 @@ import { tempDir } from "../helpers/mock.js";
 import { teamFixture } from "../helpers/team.js";
 import { makeCert, type TestCert } from "../helpers/tls.js";
 import { rawRequest } from "../helpers/web-login.js";
-import { checkThroughProxy, proxiedConfig } from "../helpers/proxy-checks.js";
+import {
+  checkThroughProxy,
+  freePort,
+  proxiedConfig,
+  stopAll,
+  withSwaps,
+} from "../helpers/proxy-checks.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const EXAMPLE = readFileSync(join(ROOT, "deploy/Caddyfile"), "utf8");
@@ -23,25 +28,9 @@ const CADDY = ["/usr/bin/caddy", "/usr/sbin/caddy"].find(existsSync);
 const fx = teamFixture();
 const running: ChildProcess[] = [];
 afterEach(async () => {
-  for (const caddy of running.splice(0)) {
-    const gone = new Promise((r) => caddy.once("exit", r));
-    caddy.kill("SIGTERM");
-    await gone;
-  }
+  await stopAll(running);
   await fx.cleanup();
 });
-
-// A port free on 127.0.0.1 a moment ago (Caddy is given it by its config).
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // The example with this machine's values (each replaced line must be there as the docs show).
 // The test client stands for a proxy in front of Caddy, so Caddy passes on the X-Forwarded-For
@@ -56,12 +45,7 @@ function exampleFor(port: number, hubPort: number, cert: TestCert): string {
     ["/etc/ssl/acphub/fullchain.pem", cert.certFile],
     ["/etc/ssl/acphub/privkey.pem", cert.keyFile],
   ];
-  let conf = EXAMPLE;
-  for (const [from, to] of swaps) {
-    expect(conf, from).toContain(from);
-    conf = conf.replace(from, to);
-  }
-  return conf;
+  return withSwaps(EXAMPLE, swaps);
 }
 
 // Caddy in the foreground with its files under `prefix`: no admin endpoint, no port-80 redirect.
