@@ -55,9 +55,15 @@ export function serveWeb(
     alsoAccepts: {
       presented: (req) => auth.presented(req),
       accepts: (req) => auth.authenticated(req),
-      // The page's assets need no login: read none for them.
-      prepare: (req) =>
-        req.url?.startsWith("/assets/") ? undefined : auth.prepare(req),
+      // The page's assets need no login: read none for them. A token no known user holds has
+      // the users read again first (one just added by `acphub users add`).
+      prepare: (req) => {
+        if (req.url?.startsWith("/assets/")) return undefined;
+        const reads = [auth.prepare(req), directory.prepare(req)];
+        return reads.some(Boolean)
+          ? Promise.all(reads).then(() => undefined)
+          : undefined;
+      },
     },
     listening: (url) => (base = url),
   };

@@ -1,8 +1,8 @@
 // Who a request to `acphub serve` is (issue 22): the serve token's holder (the built-in admin),
 // a user of the ledger by their token, or — from a trusted proxy's address — the user its header
 // names. Users are cached and reloaded when the ledger's users version changes (polled every
-// second, so a change made by `acphub users` in any process lands within a second; a new role
-// reaches open connections too); a user removed or rotated is reported so that their
+// second, so a change made by `acphub users` in any process lands within a second, and at once
+// for a token no known user holds; a new role reaches open connections too); a user removed or rotated is reported so that their
 // connections and web logins close.
 import type { IncomingMessage } from "node:http";
 import {
@@ -148,6 +148,15 @@ export class UserDirectory {
     for (const u of this.users.values())
       if (sameHash(hash, u.tokenHash)) found = u;
     return found ? this.person(found) : undefined;
+  }
+
+  /** Before a request is judged: a bearer token that no known user holds has the users read
+   *  again first, so that a user `acphub users add` made a moment ago in another process is
+   *  known at once, not at the next poll (concurrent reads are one). */
+  prepare(req: IncomingMessage): Promise<void> | undefined {
+    const bearer = bearerOf(req);
+    if (!this.o.store || bearer === undefined || this.byToken(bearer)) return;
+    return this.refresh();
   }
 
   /** How a browser's login cookie names its user (the web page's logins). */
