@@ -1,5 +1,6 @@
 // The parts a gateway is composed of, each with one job; the gateway's functions take the few
 // they need (a Pick of this) instead of sharing mutable state through a base class.
+import { HubError } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import type { BudgetPort } from "./budget-port.js";
 import type { CloseDelays } from "./close-delays.js";
@@ -38,14 +39,21 @@ export interface GatewayParts {
 }
 
 // The one agent process behind a gateway: spawned on first use, and again on next use after it
-// dies; concurrent callers share one spawn.
+// dies; concurrent callers share one spawn. Once closed it spawns nothing more: a request that
+// was waiting for the spawn the close ended (an initialize under way) is refused, not given a
+// new process nobody would close.
 export class AgentSlot {
   private pending: Promise<AgentPort> | undefined;
+  private closed = false;
 
   constructor(private readonly connect: () => Promise<AgentPort>) {}
 
   // The live agent, spawning one when there is none or the last one died.
   get(): Promise<AgentPort> {
+    if (this.closed)
+      return Promise.reject(
+        new HubError("AGENT_EXITED", "the agent's process was closed"),
+      );
     if (!this.pending) {
       const promise = this.connect();
       this.pending = promise;
@@ -62,6 +70,7 @@ export class AgentSlot {
 
   // Closes the agent if one was spawned (or is being spawned); never spawns one.
   async close(): Promise<void> {
+    this.closed = true;
     const agent = await this.pending?.catch(() => undefined);
     await agent?.close();
   }

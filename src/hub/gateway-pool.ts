@@ -47,6 +47,8 @@ interface Entry {
   key: string;
   gateway: Promise<Gateway>;
   ready?: Gateway;
+  /** Its agent answered initialize: only then can it be idle. */
+  started?: boolean;
   release?: () => void;
   /** Opens under way on it: never closed as idle meanwhile. */
   busy: number;
@@ -147,6 +149,7 @@ export class GatewayPool {
       entry.ready = created;
       this.ready.add(created);
       await created.initialize({ protocolVersion: 1, clientCapabilities: {} });
+      entry.started = true;
       return created;
     } catch (error) {
       if (entry.ready) await this.closeEntry(entry, "failed to start");
@@ -171,10 +174,14 @@ export class GatewayPool {
     return again;
   }
 
-  // Nothing of the process is in use: no open under way, no session attached, no turn.
+  // Nothing of the process is in use: started (a slow start is not idleness), no open under
+  // way, no session attached, no turn.
   private idle(e: Entry): boolean {
     return (
-      e.ready !== undefined && e.busy === 0 && !this.o.inUse(e.ready, e.key)
+      e.started === true &&
+      e.ready !== undefined &&
+      e.busy === 0 &&
+      !this.o.inUse(e.ready, e.key)
     );
   }
 
