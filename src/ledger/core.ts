@@ -201,7 +201,7 @@ export abstract class LedgerCore implements LedgerPort, EventStore {
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
     const rows = await this.query(
-      this.sql(`SELECT * FROM ${this.dialect.sessions} WHERE id = ?`, id),
+      this.sql(`SELECT * FROM ${this.dialect.sessionRows} WHERE id = ?`, id),
     );
     return checkedSession(rows[0], id, this.logger);
   }

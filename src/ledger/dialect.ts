@@ -21,6 +21,8 @@ export interface SearchSql {
 
 export interface Dialect {
   sessions: string;
+  /** What a session's row is read from, counters exact (SQLite: a view, ./sqlite/counts.ts). */
+  sessionRows: string;
   events: string;
   /** Every table that holds events (SQLite keeps a journal beside `events`). */
   eventTables: readonly string[];

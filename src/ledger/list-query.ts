@@ -32,7 +32,7 @@ export function listQuery(d: Dialect, filter: ListFilter): ListQuery {
     where.push(
       `(updated_at < ${arg(after.updatedAt)} OR (updated_at = ${arg(after.updatedAt)} AND id > ${arg(after.id)}))`,
     );
-  const sql = `SELECT * FROM ${d.sessions} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+  const sql = `SELECT * FROM ${d.sessionRows} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
     ORDER BY updated_at DESC, id ASC LIMIT ${arg(limit + 1)}`;
   return { sql, args, limit };
 }

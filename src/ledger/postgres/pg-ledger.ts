@@ -36,6 +36,7 @@ const BATCH_ID_KEEP_MS = 60 * 60 * 1000;
 
 const POSTGRES: Dialect = {
   sessions: "acphub_sessions",
+  sessionRows: "acphub_sessions",
   events: "acphub_events",
   eventTables: ["acphub_events"],
   access: "acphub_session_access",

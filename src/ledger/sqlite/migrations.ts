@@ -5,6 +5,7 @@ import { HubError } from "../../shared/errors.js";
 import { usersSchemaSql } from "../user-store.js";
 import { usageTableSql } from "../usage-table.js";
 import { secretsSchemaSql } from "../secret-store.js";
+import { sessionRowsView } from "./counts.js";
 import { fillUsage } from "./usage-fill.js";
 
 const MIGRATIONS: string[] = [
@@ -66,6 +67,12 @@ const MIGRATIONS: string[] = [
   // end and dropping them never scan the other sessions' rows (a scan per session per turn
   // made the cost per update grow with the number of sessions).
   `CREATE INDEX IF NOT EXISTS event_journal_session ON event_journal (session_id, seq);`,
+  // 9 (issue 39): a session's counters on its row are a checkpoint — exact for its events
+  // before `next_seq` — written with `updated_at` (at most once a second while it streams,
+  // ./updated-at.ts), no longer with every batch (which rewrote the whole ~1 KB row). The
+  // events from `next_seq` on are counted at each read (./counts.ts). An older acphub would
+  // take the checkpoint for the counters: the version refuses it.
+  sessionRowsView,
 ];
 
 /** Work in TypeScript a version needs after its statements, in the same transaction. */

@@ -1,7 +1,7 @@
 // Writes one group-commit batch in one SQLite transaction: the sessions' counters taken from this
 // writer's cache (read once per session while no other connection writes), every event appended
-// to the journal, counters written once per session, the caps applied. The caller settles each
-// append.
+// to the journal, the caps applied, the counters' checkpoint written when due (./counts.ts). The
+// caller settles each append.
 import type Database from "better-sqlite3";
 import type { LedgerCaps } from "../caps.js";
 import { countInto, overCaps, type Counters } from "../counters.js";
@@ -57,13 +57,16 @@ export function writeBatch(
   }
 }
 
-// A session's counters after its batch, trimmed to its caps first; its `updated_at` only when
-// due (./updated-at.ts: the statement without it leaves the two indexes on it alone).
+// A session's counters after its batch, trimmed to its caps first. They go on the session's
+// row (its checkpoint, ./counts.ts) with its `updated_at` when that is due (./updated-at.ts),
+// or after a trim (which deleted events counted before); otherwise the row is left alone: the
+// journal's new rows are counted by every reader until the next checkpoint.
 function writeCounters(w: BatchWriter, id: string, c: Counters): void {
   const trimmed = overCaps(c, w.caps) && trim(w, id, c) ? 1 : 0;
-  if (w.stamps.due(id, c.at))
+  if (w.stamps.due(id, c))
     w.stmt.setCounters.run(c.nextSeq, c.eventCount, c.bytes, c.at, trimmed, id);
-  else w.stmt.setCountsOnly.run(c.nextSeq, c.eventCount, c.bytes, trimmed, id);
+  else if (trimmed)
+    w.stmt.setCountsOnly.run(c.nextSeq, c.eventCount, c.bytes, trimmed, id);
 }
 
 // Drops the oldest events until the session is within its caps (never its newest event).

@@ -29,6 +29,7 @@ export interface SqliteLedgerOptions extends LedgerOptions {
 
 const SQLITE: Dialect = {
   sessions: "sessions",
+  sessionRows: "session_rows",
   events: "events",
   eventTables: ["events", "event_journal"],
   access: "session_access",

@@ -25,7 +25,7 @@ FROM grouped GROUP BY grp ORDER BY grp`;
 
 const SQL = {
   counters:
-    "SELECT id, next_seq, event_count, bytes FROM sessions WHERE id = ?",
+    "SELECT id, next_seq, event_count, bytes FROM session_rows WHERE id = ?",
   setCounters: `UPDATE sessions SET next_seq = ?, event_count = ?, bytes = ?, updated_at = ?,
          incomplete = incomplete OR ? WHERE id = ?`,
   setCountsOnly: `UPDATE sessions SET next_seq = ?, event_count = ?, bytes = ?,
@@ -48,8 +48,11 @@ const SQL = {
     "DELETE FROM events WHERE session_id = ? AND seq >= ? AND seq < ?",
   rewriteEvent:
     "UPDATE events SET payload = ?, bytes = ? WHERE session_id = ? AND seq = ?",
+  // After a compaction, every event of the session in `events`: the checkpoint made exact.
   recount: `UPDATE sessions SET event_count = (SELECT COUNT(*) FROM events WHERE session_id = @id),
-         bytes = (SELECT COALESCE(SUM(bytes), 0) FROM events WHERE session_id = @id) WHERE id = @id`,
+         bytes = (SELECT COALESCE(SUM(bytes), 0) FROM events WHERE session_id = @id),
+         next_seq = MAX(next_seq, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = @id))
+         WHERE id = @id`,
   journalCount: "SELECT COUNT(*) FROM event_journal",
   moveSession: `INSERT INTO events (${COLUMNS})
        SELECT ${COLUMNS} FROM event_journal WHERE session_id = ? ORDER BY seq`,

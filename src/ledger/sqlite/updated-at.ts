@@ -3,22 +3,42 @@
 // writer writes it with a batch at most once per STAMP_MS per session, and a deferred time
 // within STAMP_MS after, from a timer (one small transaction for every session waiting), and on
 // close: the list's order is at most STAMP_MS behind while a turn streams, exact once it rests.
+// The row's counters checkpoint (./counts.ts) goes with it: a snapshot of the counters taken
+// with the deferred time, written only if it moves the checkpoint forward.
 import type Database from "better-sqlite3";
 import type { Logger } from "../../shared/logger.js";
+import type { Counters } from "../counters.js";
 
 /** How far behind a streaming session's `updated_at` may lag. */
 export const STAMP_MS = 1000;
 
-const SET =
-  "UPDATE sessions SET updated_at = ? WHERE id = ? AND updated_at < ?";
+/** Past this many sessions remembered, those not written for STAMP_MS are forgotten. */
+export const WRITTEN_KEPT = 256;
+
+// The time never moves back; the counters only when their snapshot is newer than the row's
+// checkpoint (a trim, a compaction or another process may have written a newer one since).
+const SET = `UPDATE sessions SET updated_at = MAX(updated_at, @at),
+  event_count = IIF(next_seq < @next, @count, event_count),
+  bytes = IIF(next_seq < @next, @bytes, bytes),
+  next_seq = MAX(next_seq, @next) WHERE id = @id`;
+
+/** What a deferred write holds: the time, and the counters then (next 0: none to write). */
+interface Deferred {
+  at: number;
+  next: number;
+  count: number;
+  bytes: number;
+}
 
 export class UpdatedAtStamps {
   /** The time this writer last wrote per session. */
   private readonly written = new Map<string, number>();
-  /** Times not written yet, per session. */
-  private readonly deferred = new Map<string, number>();
+  /** Times (with counters) not written yet, per session. */
+  private readonly deferred = new Map<string, Deferred>();
   private readonly set: Database.Statement;
   private timer: NodeJS.Timeout | undefined;
+  /** The size of `written` that has it pruned. */
+  private pruneAt = WRITTEN_KEPT;
 
   constructor(
     private readonly db: Database.Database,
@@ -27,34 +47,54 @@ export class UpdatedAtStamps {
     this.set = db.prepare(SET);
   }
 
-  /** Inside a batch: true when `at` is to be written now (the caller writes it); false when it
-   * was deferred. */
-  due(id: string, at: number): boolean {
+  /** Inside a batch: true when the session's time and counters (`c`, after the batch) are to
+   * be written now (the caller writes them); false when they were deferred. */
+  due(id: string, c: Counters): boolean {
     const last = this.written.get(id);
-    if (last === undefined || at - last >= STAMP_MS) {
-      this.written.set(id, at);
+    if (last === undefined || c.at - last >= STAMP_MS) {
+      if (this.written.size >= this.pruneAt) this.prune(c.at);
+      this.written.set(id, c.at);
       this.deferred.delete(id);
       return true;
     }
-    this.deferred.set(id, at);
+    this.deferred.set(id, {
+      at: c.at,
+      next: c.nextSeq,
+      count: c.eventCount,
+      bytes: c.bytes,
+    });
     this.timer ??= setTimeout(() => this.flushLogged(), STAMP_MS).unref();
     return false;
   }
 
-  /** Writes every deferred time (never moving one back), in one transaction. */
+  /** How many sessions this writer remembers writing (for tests). */
+  get remembered(): number {
+    return this.written.size;
+  }
+
+  // A session last written STAMP_MS or more before `now` has its next time written anyway:
+  // forgetting it changes nothing, and a long-lived hub no longer keeps one entry per session
+  // it ever streamed. The bound doubles when most are recent, so the pass stays rare.
+  private prune(now: number): void {
+    for (const [id, at] of this.written)
+      if (now - at >= STAMP_MS) this.written.delete(id);
+    this.pruneAt = Math.max(WRITTEN_KEPT, this.written.size * 2);
+  }
+
+  /** Writes every deferred time and counters, in one transaction. */
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.deferred.size === 0 || !this.db.open) return;
-    const times = [...this.deferred];
+    const waiting = [...this.deferred];
     this.db
       .transaction(() => {
-        for (const [id, at] of times) this.set.run(at, id, at);
+        for (const [id, d] of waiting) this.set.run({ id, ...d });
       })
       .immediate();
-    for (const [id, at] of times) {
-      this.written.set(id, at);
-      if (this.deferred.get(id) === at) this.deferred.delete(id);
+    for (const [id, d] of waiting) {
+      this.written.set(id, d.at);
+      if (this.deferred.get(id) === d) this.deferred.delete(id);
     }
   }
 
@@ -72,8 +112,10 @@ export class UpdatedAtStamps {
     }
   }
 
-  /** Forgets what this writer wrote (a failed batch rolled it back): the next batch writes. */
+  /** A failed batch rolled back what this writer wrote: the next batch writes, and no deferred
+   * counters are written (they may count events rolled back; their times stay). */
   forget(): void {
     this.written.clear();
+    for (const d of this.deferred.values()) d.next = 0;
   }
 }
