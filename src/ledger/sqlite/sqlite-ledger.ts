@@ -17,6 +17,7 @@ import { migrate } from "./migrations.js";
 import { writeBatch, type BatchWriter } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
 import { UpdatedAtStamps } from "./updated-at.js";
+import { ReplayRows } from "./replay-rows.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { sqliteSecretStore, sqliteUserStore } from "./sqlite-users.js";
 import type { SecretStore } from "../../contracts/user-secrets.js";
@@ -48,6 +49,7 @@ export class SqliteLedger extends LedgerCore {
   private readonly stmt: Statements;
   private readonly writer: BatchWriter;
   private readonly statements = new Map<string, Database.Statement>();
+  private replayRows?: ReplayRows;
   /** The hub's users, grants and audit log (issue 22), in this database. */
   readonly users: UserStore;
   /** The users' secrets, sealed (issue 36), in this database. */
@@ -148,8 +150,8 @@ export class SqliteLedger extends LedgerCore {
 
   /** EventStore: a replay's rows, plain updates made into frames by SQLite. */
   readReplayRows(sessionId: string, head: string): Promise<unknown[][]> {
-    return this.run(
-      () => this.stmt.replay.raw().all({ id: sessionId, head }) as unknown[][],
+    return this.run(() =>
+      (this.replayRows ??= new ReplayRows(this.db)).rows(sessionId, head),
     );
   }
 
