@@ -115,6 +115,52 @@ describe("SQLite ledger: the hot journal", () => {
     await ledger.close();
   });
 
+  it("drops a compacted turn's chunks from the journal, not moving them into events first, when the turn lies on both sides", async () => {
+    const path = file();
+    const ledger = new SqliteLedger(path);
+    await ledger.createSession(session("a"));
+    const prompt = await ledger.append("a", "prompt", { prompt: [] });
+    const count = MOVE_ROWS + 100;
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        ledger.append("a", "update", chunk(`${i % 10}`)),
+      ),
+    );
+    for (let turn = 0; turn < 10; turn++)
+      await new Promise((resolve) => setImmediate(resolve));
+    const before = where(path, "a");
+    expect(before.events).toBeGreaterThan(0);
+    expect(before.journal).toBeGreaterThan(0);
+    // Every row inserted into `events` from here on is noted.
+    const spy = new Database(path);
+    spy.exec(`CREATE TABLE inserted (seq INTEGER);
+      CREATE TRIGGER note AFTER INSERT ON events BEGIN INSERT INTO inserted VALUES (new.seq); END;`);
+    const end = await ledger.append("a", "turn_end", {
+      stopReason: "end_turn",
+    });
+    await ledger.compact("a", prompt, end);
+    const runs = Math.ceil(count / 1000);
+    const inserted = spy.prepare("SELECT COUNT(*) FROM inserted").pluck();
+    expect(Number(inserted.get())).toBeLessThanOrEqual(runs + 1);
+    spy.close();
+    expect(where(path, "a")).toEqual({ events: runs + 2, journal: 0 });
+    const events = await ledger.events("a");
+    const text = events
+      .filter((e) => e.kind === "update")
+      .map(
+        (e) =>
+          (e.payload["update"] as { content: { text: string } }).content.text,
+      )
+      .join("");
+    expect(text).toBe(
+      Array.from({ length: count }, (_, i) => `${i % 10}`).join(""),
+    );
+    expect(await ledger.getSession("a")).toMatchObject({
+      eventCount: runs + 2,
+    });
+    await ledger.close();
+  });
+
   it("forks a session whose events are in the journal, and drops them with a deleted session", async () => {
     const path = file();
     const ledger = new SqliteLedger(path);
