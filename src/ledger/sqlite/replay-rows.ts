@@ -21,8 +21,12 @@ const BREAKS = `SELECT seq, kind, payload, at FROM (${BOTH(
   `session_id = @id AND NOT (${PLAIN})`,
 )}) ORDER BY seq`;
 
-const FRAMES = `SELECT group_concat(@head || substr(payload, 2) || '}' || char(10), '' ORDER BY seq)
-  FROM (${BOTH("seq, payload", "session_id = @id AND seq > @after AND seq < @before")})`;
+// The range's rows come merged from the two tables in seq order (each read in its index's
+// order: no sort), and group_concat joins them in the order it is given; `ORDER BY seq` inside
+// group_concat would sort them all again in a temporary B-tree. Exported for its test.
+export const FRAMES = `SELECT group_concat(@head || substr(payload, 2) || '}' || char(10), '')
+  FROM (${BOTH("seq, payload", "session_id = @id AND seq > @after AND seq < @before")}
+    ORDER BY seq)`;
 
 export class ReplayRows {
   private readonly breaks: Database.Statement;
