@@ -136,7 +136,7 @@ async function settledCpu(pid) {
 
 // A fresh acphub's whole CPU after one turn of `count` updates has ended and been compacted.
 async function freshTurnCpu(env, count) {
-  const e = await opened([HUB_CLI, "acp"], env);
+  const e = await opened(ACP, env);
   await settledCpu(e.child.pid);
   await e.agent.request("session/prompt", {
     sessionId: e.sessionId,

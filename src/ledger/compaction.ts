@@ -3,6 +3,7 @@
 // with the text concatenated. Everything else (tool calls, plans, chunks whose messageId, _meta
 // or annotations differ) keeps its place, so a replay shows the same history.
 import type { StoredEvent } from "../engine/ledger-port.js";
+import { readStored } from "./run-cut.js";
 
 const CHUNK_KINDS = [
   "agent_message_chunk",
@@ -15,6 +16,8 @@ const FAST_HEADS = CHUNK_KINDS.map(
   (kind) =>
     `{"update":{"sessionUpdate":"${kind}","content":{"type":"text","text":"`,
 );
+/** Each fast head's identity, made once: chunks compare the same string, not a new one each. */
+const FAST_IDS = FAST_HEADS.map((head) => `f${head}`);
 
 /** At most this many chunks become one event: bounds the chunk list a merged event keeps. */
 export const MAX_RUN_CHUNKS = 1000;
@@ -52,24 +55,27 @@ function stringEnd(text: string, from: number): number {
 }
 
 // The fast reading: the common key order, text sliced out as escaped JSON (which concatenates).
-function fastChunk(event: StoredEvent): Chunk | undefined {
-  const head = FAST_HEADS.find((h) => event.text.startsWith(h));
-  if (!head) return undefined;
-  const end = stringEnd(event.text, head.length);
-  if (end < 0) return undefined;
-  return {
-    seq: event.seq,
-    head: `f${head}`,
-    body: event.text.slice(head.length, end),
-    tail: event.text.slice(end),
-  };
+function fastChunk(seq: number, text: string): Chunk | undefined {
+  for (let at = 0; at < FAST_HEADS.length; at++) {
+    const head = FAST_HEADS[at]!;
+    if (!text.startsWith(head)) continue;
+    const end = stringEnd(text, head.length);
+    if (end < 0) return undefined;
+    return {
+      seq,
+      head: FAST_IDS[at]!,
+      body: text.slice(head.length, end),
+      tail: text.slice(end),
+    };
+  }
+  return undefined;
 }
 
 // Any other key order: parsed, the text taken out, the rest serialized as the identity.
-function parsedChunk(event: StoredEvent): Chunk | undefined {
+function parsedChunk(seq: number, text: string): Chunk | undefined {
   let payload: { update?: Record<string, unknown> } | null;
   try {
-    payload = JSON.parse(event.text) as typeof payload;
+    payload = JSON.parse(text) as typeof payload;
   } catch {
     return undefined;
   }
@@ -89,17 +95,19 @@ function parsedChunk(event: StoredEvent): Chunk | undefined {
   });
   const at = shape.indexOf(JSON.stringify(marker).slice(1, -1));
   return {
-    seq: event.seq,
+    seq,
     head: `p${shape.slice(0, at)}`,
     body: JSON.stringify(content["text"]).slice(1, -1),
     tail: shape.slice(at + JSON.stringify(marker).length - 2),
   };
 }
 
-function asChunk(event: StoredEvent): Chunk | undefined {
-  if (event.kind !== "update" || !event.text.includes("_chunk"))
-    return undefined;
-  return fastChunk(event) ?? parsedChunk(event);
+// An update's text as a chunk, or undefined when it is no text chunk.
+function asChunk(seq: number, text: string): Chunk | undefined {
+  return (
+    fastChunk(seq, text) ??
+    (text.includes("_chunk") ? parsedChunk(seq, text) : undefined)
+  );
 }
 
 // Whether `chunk` continues `run`: same identity, next sequence number, the run not yet full.
@@ -117,6 +125,19 @@ function continues(run: Chunk[], chunk: Chunk): boolean {
 
 // Plans the merge of the runs in `events` (one turn's events, in order).
 export function planCompaction(events: StoredEvent[]): MergedRun[] {
+  return planUpdates(
+    events.filter((e) => e.kind === "update").map((e) => [e.seq, e.text]),
+    0,
+  );
+}
+
+/**
+ * Plans the merge of the runs in a turn's `update` rows [seq, text] as stored, in seq order
+ * (rows of other kinds left out: the gap in seqs they leave ends a run). A row whose text is
+ * not a JSON object's is skipped, as a read skips it; a chunk list is cut off as a read after
+ * `afterSeq` does.
+ */
+export function planUpdates(rows: unknown[][], afterSeq: number): MergedRun[] {
   const runs: MergedRun[] = [];
   let run: Chunk[] = [];
   const close = () => {
@@ -132,8 +153,19 @@ export function planCompaction(events: StoredEvent[]): MergedRun[] {
       });
     run = [];
   };
-  for (const event of events) {
-    const chunk = asChunk(event);
+  // Indexed, not destructured: this runs once per chunk in a process that has not compiled it.
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const seq = Number(row[0]);
+    const text = row[1];
+    if (
+      typeof text !== "string" ||
+      !text.startsWith("{") ||
+      !text.endsWith("}")
+    )
+      continue;
+    const stored = text.endsWith("]}") ? readStored(text, seq, afterSeq) : text;
+    const chunk = asChunk(seq, stored);
     if (!chunk || !continues(run, chunk)) close();
     if (chunk) run.push(chunk);
   }

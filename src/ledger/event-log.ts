@@ -14,7 +14,7 @@ import type {
 import { parseEvents } from "../engine/stored-events.js";
 import { errorMessage } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
-import { planCompaction, type MergedRun } from "./compaction.js";
+import { planCompaction, planUpdates, type MergedRun } from "./compaction.js";
 import { Followers } from "./followers.js";
 import {
   GroupCommit,
@@ -56,6 +56,15 @@ export interface EventStore {
    * `update` row whose text is a JSON object's (braces at its ends), not `{}`, with no chunk list.
    */
   readReplayRows?(sessionId: string, head: string): Promise<unknown[][]>;
+  /**
+   * Optional: the `update` rows [seq, text] of a session after/up to the given seqs, in order,
+   * nothing else read (compaction needs no other kind: the gap in seqs they leave ends a run).
+   */
+  readUpdateRows?(
+    sessionId: string,
+    afterSeq: number,
+    uptoSeq: number,
+  ): Promise<unknown[][]>;
   /** Applies merged runs (their text already masked) in one transaction. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void>;
 }
@@ -199,9 +208,13 @@ export class EventLog {
     uptoSeq?: number,
   ): Promise<void> {
     await this.writer.drain();
-    const runs = planCompaction(
-      await this.read(sessionId, { afterSeq, uptoSeq }),
-    );
+    const upto = uptoSeq ?? Number.MAX_SAFE_INTEGER;
+    const runs = this.store.readUpdateRows
+      ? planUpdates(
+          await this.store.readUpdateRows(sessionId, afterSeq, upto),
+          afterSeq,
+        )
+      : planCompaction(await this.read(sessionId, { afterSeq, uptoSeq }));
     if (runs.length === 0) return;
     await this.store.applyRuns(
       sessionId,

@@ -9,7 +9,9 @@ import {
   migrationSql,
   SCHEMA_VERSION,
 } from "../../src/ledger/sqlite/migrations.js";
+import { FRAMES } from "../../src/ledger/sqlite/replay-rows.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { frameHead, replayChunks } from "../../src/engine/wire-updates.js";
 import { tempDir } from "../helpers/mock.js";
 import { session } from "./contract.js";
 
@@ -115,6 +117,52 @@ describe("SQLite ledger: the hot journal", () => {
     await ledger.close();
   });
 
+  it("drops a compacted turn's chunks from the journal, not moving them into events first, when the turn lies on both sides", async () => {
+    const path = file();
+    const ledger = new SqliteLedger(path);
+    await ledger.createSession(session("a"));
+    const prompt = await ledger.append("a", "prompt", { prompt: [] });
+    const count = MOVE_ROWS + 100;
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        ledger.append("a", "update", chunk(`${i % 10}`)),
+      ),
+    );
+    for (let turn = 0; turn < 10; turn++)
+      await new Promise((resolve) => setImmediate(resolve));
+    const before = where(path, "a");
+    expect(before.events).toBeGreaterThan(0);
+    expect(before.journal).toBeGreaterThan(0);
+    // Every row inserted into `events` from here on is noted.
+    const spy = new Database(path);
+    spy.exec(`CREATE TABLE inserted (seq INTEGER);
+      CREATE TRIGGER note AFTER INSERT ON events BEGIN INSERT INTO inserted VALUES (new.seq); END;`);
+    const end = await ledger.append("a", "turn_end", {
+      stopReason: "end_turn",
+    });
+    await ledger.compact("a", prompt, end);
+    const runs = Math.ceil(count / 1000);
+    const inserted = spy.prepare("SELECT COUNT(*) FROM inserted").pluck();
+    expect(Number(inserted.get())).toBeLessThanOrEqual(runs + 1);
+    spy.close();
+    expect(where(path, "a")).toEqual({ events: runs + 2, journal: 0 });
+    const events = await ledger.events("a");
+    const text = events
+      .filter((e) => e.kind === "update")
+      .map(
+        (e) =>
+          (e.payload["update"] as { content: { text: string } }).content.text,
+      )
+      .join("");
+    expect(text).toBe(
+      Array.from({ length: count }, (_, i) => `${i % 10}`).join(""),
+    );
+    expect(await ledger.getSession("a")).toMatchObject({
+      eventCount: runs + 2,
+    });
+    await ledger.close();
+  });
+
   it("forks a session whose events are in the journal, and drops them with a deleted session", async () => {
     const path = file();
     const ledger = new SqliteLedger(path);
@@ -217,6 +265,35 @@ describe("SQLite ledger: the hot journal", () => {
       );
       expect(plan(sql, ...args)).not.toContain("TEMP B-TREE");
     }
+    db.close();
+    await ledger.close();
+  });
+
+  it("replays a session whose updates lie on both sides of the journal in seq order, joined without a sort", async () => {
+    const path = file();
+    const first = new SqliteLedger(path);
+    await first.createSession(session("a"));
+    for (let i = 0; i < 40; i++)
+      await first.append("a", "update", chunk(`old ${i} `));
+    await first.close(); // its rows move into events
+    const ledger = new SqliteLedger(path);
+    await ledger.append("a", "notice", { severity: "info", title: "back" });
+    for (let i = 0; i < 40; i++)
+      await ledger.append("a", "update", chunk(`new ${i} `));
+    expect(where(path, "a")).toEqual({ events: 40, journal: 41 });
+    const parts = await ledger.readReplay("a", frameHead("a"));
+    expect(parts.length).toBe(3);
+    expect(replayChunks("a", parts).join("")).toBe(
+      replayChunks("a", await ledger.read("a")).join(""),
+    );
+    const db = new Database(path, { readonly: true });
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN ${FRAMES}`)
+      .all({ id: "a", head: "", after: 0, before: 99 }) as { detail: string }[];
+    expect(plan.map((r) => r.detail).join(" / ")).toContain(
+      "MERGE (UNION ALL)",
+    );
+    expect(plan.map((r) => r.detail).join(" / ")).not.toContain("TEMP B-TREE");
     db.close();
     await ledger.close();
   });

@@ -2,7 +2,11 @@
 // key order merge, and anything that differs besides the text starts a new run.
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../../src/engine/ledger-port.js";
-import { MAX_RUN_CHUNKS, planCompaction } from "../../src/ledger/compaction.js";
+import {
+  MAX_RUN_CHUNKS,
+  planCompaction,
+  planUpdates,
+} from "../../src/ledger/compaction.js";
 import { readStored, withChunks } from "../../src/ledger/run-cut.js";
 
 const stored = (seq: number, payload: unknown): StoredEvent => ({
@@ -76,6 +80,41 @@ describe("planCompaction", () => {
       MAX_RUN_CHUNKS,
       2,
     ]);
+  });
+});
+
+describe("planUpdates (a turn's update rows as stored)", () => {
+  it("plans what planCompaction plans from the read: other kinds' gaps and damaged rows end a run, chunk lists are cut", () => {
+    const [merged] = planCompaction(
+      ["p", "q"].map((t, i) => stored(i + 3, chunk(t))),
+    );
+    const listed = withChunks(merged!.text, {
+      ...merged!,
+      firstSeq: merged!.fromSeq,
+    });
+    const rows: unknown[][] = [
+      [1, JSON.stringify(chunk("a"))],
+      [2, JSON.stringify(chunk("b"))],
+      [4, listed], // a merged run (its list cut, as a read gives it)
+      [5, JSON.stringify(chunk("c"))],
+      [6, '{"update":{"sessionUpdate":"agent_message_chunk"'], // damaged
+      [7, JSON.stringify(chunk("d"))],
+      [8, JSON.stringify(chunk("e"))],
+      [9, 42], // not text
+      [10, JSON.stringify(chunk("f"))],
+    ];
+    const runs = planUpdates(rows, 0);
+    expect(runs.map((r) => [r.fromSeq, r.lastSeq])).toEqual([
+      [1, 2],
+      [4, 5],
+      [7, 8],
+    ]);
+    expect(JSON.parse(runs[1]!.text)).toEqual(chunk("pqc"));
+    const events = rows
+      .filter(([, text]) => typeof text === "string" && text.endsWith("}"))
+      .map(([seq, text]) => stored(Number(seq), JSON.parse(text as string)));
+    events[2] = { ...events[2]!, text: merged!.text };
+    expect(planCompaction(events)).toEqual(runs);
   });
 });
 

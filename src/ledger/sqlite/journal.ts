@@ -20,6 +20,7 @@ export class Journal {
   private rows: number;
   private scheduled = false;
   private appended = false;
+  private readonly dropRangeStmt: Database.Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -27,6 +28,9 @@ export class Journal {
     private readonly logger: Logger,
   ) {
     this.rows = Number(stmt.journalCount.pluck().get());
+    this.dropRangeStmt = db.prepare(
+      "DELETE FROM event_journal WHERE session_id = ? AND seq >= ? AND seq < ?",
+    );
   }
 
   /** Counts rows a committed batch appended; schedules a move past MOVE_ROWS. */
@@ -51,6 +55,12 @@ export class Journal {
   moveSession(sessionId: string): void {
     this.stmt.moveSession.run(sessionId);
     this.rows -= this.stmt.dropSession.run(sessionId).changes;
+  }
+
+  /** Drops a session's rows with fromSeq <= seq < beforeSeq (chunks merged by a compaction); the
+   * caller's transaction holds it. */
+  dropRange(sessionId: string, fromSeq: number, beforeSeq: number): void {
+    this.rows -= this.dropRangeStmt.run(sessionId, fromSeq, beforeSeq).changes;
   }
 
   /** On close: every row moved into `events` in one transaction, when this connection appended

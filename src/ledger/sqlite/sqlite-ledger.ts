@@ -11,12 +11,14 @@ import { LedgerCore, type Row, type Sql } from "../core.js";
 import type { Dialect } from "../dialect.js";
 import { SQLITE_SEARCH } from "../search-query.js";
 import type { PendingEvent } from "../group-commit.js";
+import { SqliteCompaction } from "./compaction-sql.js";
 import { CounterCache } from "./counter-cache.js";
 import { Journal } from "./journal.js";
 import { migrate } from "./migrations.js";
 import { writeBatch, type BatchWriter } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
 import { UpdatedAtStamps } from "./updated-at.js";
+import { ReplayRows } from "./replay-rows.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { sqliteSecretStore, sqliteUserStore } from "./sqlite-users.js";
 import type { SecretStore } from "../../contracts/user-secrets.js";
@@ -49,6 +51,8 @@ export class SqliteLedger extends LedgerCore {
   private readonly stmt: Statements;
   private readonly writer: BatchWriter;
   private readonly statements = new Map<string, Database.Statement>();
+  private replayRows?: ReplayRows;
+  private readonly compaction: SqliteCompaction;
   /** The hub's users, grants and audit log (issue 22), in this database. */
   readonly users: UserStore;
   /** The users' secrets, sealed (issue 36), in this database. */
@@ -80,6 +84,12 @@ export class SqliteLedger extends LedgerCore {
         journal: new Journal(this.db, this.stmt, this.logger),
         stamps: new UpdatedAtStamps(this.db, this.logger),
       };
+      this.compaction = new SqliteCompaction(
+        this.db,
+        this.stmt,
+        this.writer.journal,
+        this.writer.counters,
+      );
       this.users = sqliteUserStore(this.db);
       this.secrets = sqliteSecretStore(this.db);
     } catch (error) {
@@ -149,8 +159,8 @@ export class SqliteLedger extends LedgerCore {
 
   /** EventStore: a replay's rows, plain updates made into frames by SQLite. */
   readReplayRows(sessionId: string, head: string): Promise<unknown[][]> {
-    return this.run(
-      () => this.stmt.replay.raw().all({ id: sessionId, head }) as unknown[][],
+    return this.run(() =>
+      (this.replayRows ??= new ReplayRows(this.db)).rows(sessionId, head),
     );
   }
 
@@ -169,26 +179,20 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
-  /** EventStore: merged runs written in one transaction, counters redone (this session's only:
-   * the others' cached counters stay good). The session's journal rows move into `events`
-   * first (its turn is over: they go together). */
-  applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
+  /** EventStore: a turn's `update` rows, for its compaction. */
+  readUpdateRows(
+    sessionId: string,
+    afterSeq: number,
+    uptoSeq: number,
+  ): Promise<unknown[][]> {
     return this.run(() =>
-      this.db.transaction(() => {
-        this.writer.counters.forget(sessionId);
-        this.writer.journal.moveSession(sessionId);
-        for (const { fromSeq, lastSeq, text } of runs) {
-          this.stmt.deleteRange.run(sessionId, fromSeq, lastSeq);
-          this.stmt.rewriteEvent.run(
-            text,
-            Buffer.byteLength(text),
-            sessionId,
-            lastSeq,
-          );
-        }
-        this.stmt.recount.run({ id: sessionId });
-      })(),
+      this.compaction.updateRows(sessionId, afterSeq, uptoSeq),
     );
+  }
+
+  /** EventStore: merged runs written in one transaction (./compaction-sql.ts). */
+  applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
+    return this.run(() => this.compaction.apply(sessionId, runs));
   }
 
   /** Core: a session's journal rows moved into `events`, before the core copies them (fork). */

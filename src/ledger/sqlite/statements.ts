@@ -9,20 +9,6 @@ const BOTH = (where: string, order: string) =>
    UNION ALL SELECT seq, kind, payload, at FROM event_journal WHERE ${where} ${order}`;
 const COLUMNS = "session_id, seq, kind, payload, bytes, at";
 
-// A replay grouped for EventStore.readReplayRows: every row that is not a plain update starts a
-// group, and the plain updates of the group are joined into frames here, in seq order.
-const REPLAY = `WITH marked AS (
-  SELECT seq, kind, payload, at,
-    kind = 'update' AND length(payload) > 2 AND substr(payload, 1, 1) = '{'
-      AND substr(payload, -1) = '}' AND substr(payload, -2) <> ']}' AS plain
-  FROM (${BOTH("session_id = @id", "")})),
-grouped AS (
-  SELECT *, SUM(NOT plain) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS grp FROM marked)
-SELECT MAX(CASE WHEN NOT plain THEN seq END), MAX(CASE WHEN NOT plain THEN kind END),
-  MAX(CASE WHEN NOT plain THEN payload END), MAX(CASE WHEN NOT plain THEN at END),
-  group_concat(CASE WHEN plain THEN @head || substr(payload, 2) || '}' || char(10) END, '' ORDER BY seq)
-FROM grouped GROUP BY grp ORDER BY grp`;
-
 const SQL = {
   counters:
     "SELECT id, next_seq, event_count, bytes FROM session_rows WHERE id = ?",
@@ -40,7 +26,6 @@ const SQL = {
     "session_id = ? AND seq > ? AND seq < ?",
     "ORDER BY seq DESC LIMIT ?",
   ),
-  replay: REPLAY,
   oldestEvents:
     "SELECT seq, bytes FROM events WHERE session_id = ? ORDER BY seq LIMIT ?",
   deleteEventsUpTo: "DELETE FROM events WHERE session_id = ? AND seq <= ?",
