@@ -172,7 +172,7 @@ describe("PostgreSQL batch (one statement)", () => {
       await ledger.close();
       const { rows } = await db.query("SELECT version FROM acphub_schema");
       expect(rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
-      expect(PG_SCHEMA_VERSION).toBe(13);
+      expect(PG_SCHEMA_VERSION).toBe(14);
     } finally {
       await db.end();
     }

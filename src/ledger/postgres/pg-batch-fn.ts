@@ -5,7 +5,9 @@
 // COMMITTED), so the order of the checks is the one the batch had as separate statements: the
 // sessions' rows locked in id order first (as a cluster's claim locks them), then the batch id
 // looked up (a retry after an ambiguous COMMIT), then the leases read (fencing), then the writes.
-// This text is what migration 7 ran: a change to the function is a new migration.
+// This text is what migration 7 ran: a change to the function is a new migration. Since schema
+// 14 this acphub calls acphub_write_batch_v14 (pg-batch-fn-v14.ts); this one stays in the
+// database for an older node still running on it.
 
 /**
  * Payloads come as one text, joined by this separator (the ASCII record separator, which valid

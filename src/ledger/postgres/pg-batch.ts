@@ -1,5 +1,5 @@
-// Writes one group-commit batch as one statement, a call of the acphub_write_batch function
-// (pg-batch-fn.ts): one round trip, atomic on its own. It locks the sessions' rows, gives each
+// Writes one group-commit batch as one statement, a call of the acphub_write_batch_v14 function
+// (pg-batch-fn-v14.ts): one round trip, atomic on its own. It locks the sessions' rows, gives each
 // event its seq, inserts the events, writes the counters, trims sessions past their caps, sends
 // a NOTIFY per session (other acphub processes follow) and records the batch's id with its seqs
 // (a retry after an ambiguous COMMIT returns those). In a cluster the events of a session
@@ -49,7 +49,7 @@ export interface BatchCall {
   values: unknown[];
 }
 
-const CALL_TEXT = `SELECT acphub_write_batch(${Array.from(
+const CALL_TEXT = `SELECT acphub_write_batch_v14(${Array.from(
   { length: 17 },
   (_, i) => `$${i + 1}`,
 ).join(", ")}) AS firsts`;
@@ -92,22 +92,29 @@ export function columnsOf(batch: PendingEvent[]): Columns {
   return c;
 }
 
-/** The statement that writes `batch` (the same values on a retry, so that it finds itself). */
+/**
+ * The statement that writes `batch` (the same values on a retry, so that it finds itself).
+ * `stamps`: per session, the `updated_at` to write with it, or 0 (not due). The per-event
+ * numbers go as comma-joined text: the driver would escape each element of an array.
+ */
 export function batchCall(
   caps: LedgerCaps,
   batch: PendingEvent[],
   c: Columns,
+  stamps: number[],
   instance: string,
   tag: BatchTag,
 ): BatchCall {
   const kinds = batch.map((e) => e.kind).join(",");
   const texts = batch.map((e) => e.text).join(SEPARATOR);
+  const sizes = batch.map((e) => e.bytes).join(",");
+  const ats = batch.map((e) => e.at).join(",");
   return {
-    name: "acphub_write_batch",
+    name: "acphub_write_batch_v14",
     text: CALL_TEXT,
     values: [
-      ...[c.sessions, c.counts, c.totals, c.lasts, c.which, c.places],
-      ...[kinds, texts, batch.map((e) => e.bytes), batch.map((e) => e.at)],
+      ...[c.sessions, c.counts, c.totals, stamps],
+      ...[c.which.join(","), c.places.join(","), kinds, texts, sizes, ats],
       ...[tag.id, tag.forget, tag.node ?? null, instance, Date.now()],
       ...[caps.maxEventsPerSession, caps.maxBytesPerSession],
     ],

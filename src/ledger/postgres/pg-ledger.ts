@@ -20,6 +20,7 @@ import {
 } from "./pg-batch.js";
 import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
+import { PgUpdatedAtStamps } from "./pg-updated-at.js";
 import { watchSchema } from "./pg-schema-watch.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
 import { pgSecretStore, pgUserStore } from "./pg-users.js";
@@ -62,6 +63,8 @@ export class PostgresLedger extends LedgerCore {
   readonly cluster: ClusterStore;
   /** Set once something follows: this process hears other processes' batches from then on. */
   private heard: Promise<unknown> | undefined;
+  /** Streaming sessions' `updated_at`, written at most once a second each. */
+  private readonly stamps: PgUpdatedAtStamps;
 
   private constructor(
     private readonly db: PgConnection,
@@ -71,6 +74,7 @@ export class PostgresLedger extends LedgerCore {
     this.users = pgUserStore(db);
     this.secrets = pgSecretStore(db);
     this.listener = new PgListener(db.url, this.logger);
+    this.stamps = new PgUpdatedAtStamps(db, this.logger);
     this.cluster = pgClusterStore(db, this.listener, (id) => {
       this.node = id;
       // A node (`acphub serve`) hears a newer acphub migrating the database under it.
@@ -159,7 +163,8 @@ export class PostgresLedger extends LedgerCore {
     const forget = this.known;
     this.known = [id];
     const columns = columnsOf(batch);
-    const call = batchCall(this.caps, batch, columns, this.instance, {
+    const stamps = this.stamps.stamps(columns.sessions, columns.lasts);
+    const call = batchCall(this.caps, batch, columns, stamps, this.instance, {
       id,
       forget,
       ...(this.node === undefined ? {} : { node: this.node }),
@@ -168,6 +173,7 @@ export class PostgresLedger extends LedgerCore {
       return seqsOf(columns, (await this.db.prepared(call)).rows);
     } catch (error) {
       this.known.push(...forget);
+      this.stamps.forget();
       throw error;
     }
   }
@@ -226,8 +232,16 @@ export class PostgresLedger extends LedgerCore {
     return this.db.transaction((client) => compactPg(client, sessionId, runs));
   }
 
-  /** Core: stops listening and ends the pool. */
+  /** Core: writes the deferred `updated_at` times, stops listening and ends the pool. */
   protected async disconnect(): Promise<void> {
+    await this.stamps
+      .flush()
+      .catch((error: unknown) =>
+        this.logger.warn(
+          { err: String(error) },
+          "ledger: writing sessions' updated_at on close failed",
+        ),
+      );
     await this.listener.close();
     await this.db.end();
   }

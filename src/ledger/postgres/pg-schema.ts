@@ -6,6 +6,7 @@ import { usersSchemaSql } from "../user-store.js";
 import { usageTableSql } from "../usage-table.js";
 import { secretsSchemaSql } from "../secret-store.js";
 import { WRITE_BATCH_FUNCTION } from "./pg-batch-fn.js";
+import { SCHEMA_14_SQL } from "./pg-batch-fn-v14.js";
 import { fillUsagePg } from "./pg-usage-fill.js";
 import { QUOTA_SCHEMA_SQL } from "./pg-quotas.js";
 import { WEB_LOGINS_SCHEMA_SQL } from "./pg-web-logins.js";
@@ -118,6 +119,9 @@ const MIGRATIONS: string[] = [
   // 13 (issue 38): the web page's login codes and browser sessions, shared by a cluster's nodes
   // (hashes of the secrets only; pg-web-logins.ts).
   WEB_LOGINS_SCHEMA_SQL,
+  // 14 (issue 39): a session's events deleted with it by a trigger instead of a foreign key
+  // checked per inserted event, and a batch function that writes `updated_at` only when due.
+  SCHEMA_14_SQL,
 ];
 
 /** Work in TypeScript a version needs after its statements, in the same transaction. */
