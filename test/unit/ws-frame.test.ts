@@ -1,17 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { Sender } from "ws";
+import WebSocket from "ws";
 import { textFrame } from "../../src/server/ws-frame.js";
 
-// What `ws` writes for `send(text)` from a server without compression: its header and payload.
+// ws's framing (not in its type declarations): header and payload of one frame.
+const { Sender } = WebSocket as unknown as {
+  Sender: { frame(data: Buffer, options: Record<string, unknown>): Buffer[] };
+};
+
+// What `ws` writes for `send(text)` from a server without compression.
 function wsFrame(text: string): Buffer {
-  const parts = Sender.frame(Buffer.from(text), {
-    fin: true,
-    mask: false,
-    opcode: 1,
-    readOnly: false,
-    rsv1: false,
-  } as Parameters<typeof Sender.frame>[1]) as Buffer[];
-  return Buffer.concat(parts);
+  const options = { fin: true, mask: false, opcode: 1, readOnly: false };
+  return Buffer.concat(Sender.frame(Buffer.from(text), options));
 }
 
 describe("textFrame", () => {
