@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import WebSocket from "ws";
+import { createRequire } from "node:module";
 import { textFrame } from "../../src/server/ws-frame.js";
 
-// ws's framing (not in its type declarations): header and payload of one frame.
-const { Sender } = WebSocket as unknown as {
+// ws's framing (not in its type declarations, nor in its ES module): one frame's header and payload.
+const { Sender } = createRequire(import.meta.url)("ws") as {
   Sender: { frame(data: Buffer, options: Record<string, unknown>): Buffer[] };
 };
 
