@@ -72,11 +72,7 @@ export function upgradeWebSocket(
       };
     },
   });
-  const upgrade = createNodeWebSocketUpgradeHandler(server, wss);
-  return (req, socket, head) => {
-    wire.useSocket(socket);
-    upgrade(req, socket, head);
-  };
+  return createNodeWebSocketUpgradeHandler(server, wss);
 }
 
 // The server with some of its methods replaced (the rest are its own, bound to it).

@@ -4,106 +4,29 @@
 // own writev system call. The first write of a tick corks the socket; the tick's end uncorks it,
 // so what was written in that tick leaves in one call, in order. Nothing waits longer than the
 // current tick, and backpressure is unchanged (corked bytes count in the socket's buffer).
-//
-// Frames written whole (`frameSink`: relayed updates, already framed once for every client) go
-// one step further: they are gathered in one list and handed to the socket as one chunk at the
-// tick's end. Handed over one by one, each frame was a chunk of the stream (ws wrote its header
-// and its body as two), each with its own entry, callback and I/O vector in the writev; with
-// many clients a tick holds about one frame per socket, so that cost was paid per update. Any
-// other write (a frame ws makes itself: a reply, a ping, a close) first hands over the frames
-// gathered before it, so the bytes leave in the order they were written.
 import type { Duplex } from "node:stream";
 
 const COALESCED = Symbol("acphub.coalesced");
 
-type Coalesced = Duplex & { [COALESCED]?: Gathered };
-
-/** Whole frames written straight to a coalesced socket, in order with its other writes. */
-export interface FrameSink {
-  /** Queues `frame` (its bytes are not copied until the tick's end: never change them);
-   *  `written` is called once the socket took it (or failed to). */
-  writeFrame(frame: Buffer, written?: () => void): void;
-}
-
-// What one socket gathers within a tick.
-class Gathered implements FrameSink {
-  private frames: Buffer[] = [];
-  private bytes = 0;
-  private callbacks: (() => void)[] = [];
-  private scheduled = false;
-  private corked = false;
-
-  constructor(
-    private readonly socket: Duplex,
-    /** The socket's own write, under the wrapper. */
-    private readonly write: (...args: unknown[]) => boolean,
-  ) {}
-
-  writeFrame(frame: Buffer, written?: () => void): void {
-    this.corkForTick();
-    this.frames.push(frame);
-    this.bytes += frame.length;
-    if (written) this.callbacks.push(written);
-  }
-
-  /** Every write to the socket goes through here (the socket's `write` is replaced). */
-  wrappedWrite(args: unknown[]): boolean {
-    this.corkForTick();
-    this.handOver();
-    return this.write.apply(this.socket, args);
-  }
-
-  // The first write of a tick corks the socket until the tick's end (a destroyed socket is not
-  // corked, but its frames are still handed over then: their callbacks hear the error).
-  private corkForTick(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    this.corked = !this.socket.destroyed;
-    if (this.corked) this.socket.cork();
-    process.nextTick(this.uncork);
-  }
-
-  private readonly uncork = (): void => {
-    this.scheduled = false;
-    this.handOver();
-    if (this.corked && !this.socket.destroyed) this.socket.uncork();
-    this.corked = false;
-  };
-
-  // The frames gathered so far, to the socket as one chunk.
-  private handOver(): void {
-    const frames = this.frames;
-    if (frames.length === 0) return;
-    const chunk =
-      frames.length === 1 ? frames[0]! : Buffer.concat(frames, this.bytes);
-    const callbacks = this.callbacks;
-    this.frames = [];
-    this.bytes = 0;
-    this.callbacks = [];
-    this.write.call(
-      this.socket,
-      chunk,
-      callbacks.length === 0 ? undefined : () => callbacks.forEach(call),
-    );
-  }
-}
-
-const call = (f: () => void) => f();
+type Coalesced = Duplex & { [COALESCED]?: true };
 
 /** Makes every write to `socket` within one tick leave in one system call. Idempotent. */
 export function coalesceWrites(socket: Duplex): void {
-  frameSink(socket);
-}
-
-/** The socket's frame sink (its writes coalesced from now on, if they were not yet). */
-export function frameSink(socket: Duplex): FrameSink {
   const s = socket as Coalesced;
-  const known = s[COALESCED];
-  if (known) return known;
-  const gathered = new Gathered(s, s.write as (...args: unknown[]) => boolean);
-  s[COALESCED] = gathered;
-  s.write = function (...args: unknown[]): boolean {
-    return gathered.wrappedWrite(args);
+  if (s[COALESCED]) return;
+  s[COALESCED] = true;
+  const write = s.write;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    if (!s.destroyed) s.uncork();
+  };
+  s.write = function (this: Duplex, ...args: unknown[]): boolean {
+    if (!corked && !s.destroyed) {
+      corked = true;
+      s.cork();
+      process.nextTick(uncork);
+    }
+    return (write as (...a: unknown[]) => boolean).apply(this, args);
   } as Duplex["write"];
-  return gathered;
 }
