@@ -15,6 +15,7 @@ type Params = Record<string, unknown>;
 /** One notification to one or more hub clients: its params, and its whole frame on demand. */
 export class Note {
   private built: Buffer | undefined;
+  private frame: Buffer | undefined;
   private made: Params | undefined;
 
   constructor(
@@ -22,7 +23,7 @@ export class Note {
     /** The params, or how to make them when a client asks (one that writes frames never does). */
     private readonly make: Params | (() => Params),
     /** The frame's JSON text when it is known cheaper than by serializing the params. */
-    private readonly text?: string,
+    private text?: string,
   ) {}
 
   get params(): Params {
@@ -32,15 +33,24 @@ export class Note {
 
   /** `{"jsonrpc":"2.0","method":…,"params":…}` as UTF-8, built on first use, then shared. */
   bytes(): Buffer {
-    this.built ??= Buffer.from(
-      this.text ??
-        JSON.stringify({
-          jsonrpc: "2.0",
-          method: this.method,
-          params: this.params,
-        }),
-    );
+    this.built ??= Buffer.from(this.json());
     return this.built;
+  }
+
+  /** The frame's JSON text, serialized on first use unless it was given. */
+  json(): string {
+    return (this.text ??= JSON.stringify({
+      jsonrpc: "2.0",
+      method: this.method,
+      params: this.params,
+    }));
+  }
+
+  /** The note as one transport's whole frame (`make` of its JSON text: a WebSocket frame with
+   *  its header), made by the first client of that transport that sends it, then shared. */
+  framed(make: (json: string) => Buffer): Buffer {
+    this.frame ??= make(this.json());
+    return this.frame;
   }
 }
 

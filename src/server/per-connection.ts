@@ -72,7 +72,11 @@ export function upgradeWebSocket(
       };
     },
   });
-  return createNodeWebSocketUpgradeHandler(server, wss);
+  const upgrade = createNodeWebSocketUpgradeHandler(server, wss);
+  return (req, socket, head) => {
+    wire.useSocket(socket);
+    upgrade(req, socket, head);
+  };
 }
 
 // The server with some of its methods replaced (the rest are its own, bound to it).

@@ -9,8 +9,11 @@
 // A wire is made for each upgrade and passed to its connection explicitly (http-server.ts).
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { WebSocket } from "ws";
+import type { Duplex } from "node:stream";
 import type { Note } from "../hub/frames.js";
 import type { OutboundQueue } from "./outbound-queue.js";
+import { frameSink, type FrameSink } from "./write-coalescing.js";
+import { textFrame } from "./ws-frame.js";
 
 /** The first key of a stand-in: its JSON text starts with STAND_IN_PREFIX, a message's never does. */
 const STAND_IN = "acphub:written";
@@ -20,7 +23,14 @@ const TEXT_FRAME = { binary: false };
 /** The socket's send once attached; frames written before that wait for it. */
 export class SocketWire {
   private ws: WebSocket | undefined;
+  private sink: FrameSink | undefined;
   private early: [Buffer | string, (() => void) | undefined][] = [];
+
+  /** The upgraded request's socket: a note's whole frame (made once for every client) is
+   *  written to it directly, in order with what `ws` writes there (write-coalescing.ts). */
+  useSocket(socket: Duplex): void {
+    this.sink = frameSink(socket);
+  }
 
   /** Takes the socket the upgrade produced; returns the socket the SDK is given instead: the
    *  same socket, but its send drops the SDK's stand-ins. */
@@ -42,8 +52,13 @@ export class SocketWire {
   /** Writes a notification's shared frame at once (a reply written after it follows it), counted
    *  in `queue` until the socket takes it (a catch-up is not: the ledger's caps bound it). */
   writeNote(note: Note, queue?: OutboundQueue): void {
-    if (!queue) this.write(note.bytes());
-    else if (queue.admit()) this.write(note.bytes(), queue.add());
+    if (queue && !queue.admit()) return;
+    const written = queue?.add();
+    const { ws, sink } = this;
+    // Once the socket is closing, `ws` refuses the frame (and calls `written`) as before.
+    if (ws && sink && ws.readyState === ws.OPEN)
+      sink.writeFrame(note.framed(textFrame), written);
+    else this.write(note.bytes(), written);
   }
 
   /** The SDK's stream for this connection, its output written here in order with the frames. */

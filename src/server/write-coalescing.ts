@@ -4,29 +4,127 @@
 // own writev system call. The first write of a tick corks the socket; the tick's end uncorks it,
 // so what was written in that tick leaves in one call, in order. Nothing waits longer than the
 // current tick, and backpressure is unchanged (corked bytes count in the socket's buffer).
+//
+// Frames written whole (`frameSink`: relayed updates, framed once for every client) are gathered
+// per socket and handed to it as one chunk, and a socket written less than FRAME_HOLD_MS ago has
+// its next frames held until that long after: each socket write costs the kernel a TCP send to
+// the client (5-6 µs of system time here, whether it carries one frame or three), and with many
+// sessions streaming a committed batch holds about one update per session — so without the hold
+// every update was one write, and the cost per update grew with the number of sessions
+// (bench/ws-writes.mjs). A session's first frame after a pause still leaves at the tick's end.
+// Any other write (a frame ws makes itself: a reply, a ping, a close) first hands over the
+// frames held before it, so the bytes leave in the order they were written and a turn's answer
+// is never held behind its updates.
 import type { Duplex } from "node:stream";
 
 const COALESCED = Symbol("acphub.coalesced");
+/** How long after a socket's last write its next relayed frames may wait (a display frame). */
+export const FRAME_HOLD_MS = 20;
 
-type Coalesced = Duplex & { [COALESCED]?: true };
+type Coalesced = Duplex & { [COALESCED]?: Gathered };
+
+/** Whole frames written straight to a coalesced socket, in order with its other writes. */
+export interface FrameSink {
+  /** Queues `frame` (its bytes are not copied until handed over: never change them) for the
+   *  tick's end, or up to FRAME_HOLD_MS after the socket's last write; `written` is called
+   *  once the socket took it (or failed to). */
+  writeFrame(frame: Buffer, written?: () => void): void;
+}
+
+// What one socket gathers until it is handed over.
+class Gathered implements FrameSink {
+  private frames: Buffer[] = [];
+  private bytes = 0;
+  private callbacks: (() => void)[] = [];
+  private scheduled = false;
+  private holding = false;
+  /** When frames were last handed over (performance.now()). */
+  private last = -Infinity;
+  private corked = false;
+
+  constructor(
+    private readonly socket: Duplex,
+    /** The socket's own write, under the wrapper. */
+    private readonly write: (...args: unknown[]) => boolean,
+  ) {}
+
+  writeFrame(frame: Buffer, written?: () => void): void {
+    const wait = this.last + FRAME_HOLD_MS - performance.now();
+    if (this.scheduled || wait <= 0) this.corkForTick();
+    else if (!this.holding) {
+      this.holding = true;
+      setTimeout(this.release, wait).unref();
+    }
+    this.frames.push(frame);
+    this.bytes += frame.length;
+    if (written) this.callbacks.push(written);
+  }
+
+  /** Every write to the socket goes through here (the socket's `write` is replaced). */
+  wrappedWrite(args: unknown[]): boolean {
+    this.corkForTick();
+    this.handOver();
+    return this.write.apply(this.socket, args);
+  }
+
+  // The first write of a tick corks the socket until the tick's end (a destroyed socket is not
+  // corked, but its frames are still handed over then: their callbacks hear the error).
+  private corkForTick(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.corked = !this.socket.destroyed;
+    if (this.corked) this.socket.cork();
+    process.nextTick(this.uncork);
+  }
+
+  private readonly uncork = (): void => {
+    this.scheduled = false;
+    this.handOver();
+    if (this.corked && !this.socket.destroyed) this.socket.uncork();
+    this.corked = false;
+  };
+
+  // The hold is over: what is held leaves at this tick's end.
+  private readonly release = (): void => {
+    this.holding = false;
+    this.corkForTick();
+  };
+
+  // The frames gathered so far, to the socket as one chunk.
+  private handOver(): void {
+    const frames = this.frames;
+    if (frames.length === 0) return;
+    this.last = performance.now();
+    const chunk =
+      frames.length === 1 ? frames[0]! : Buffer.concat(frames, this.bytes);
+    const callbacks = this.callbacks;
+    this.frames = [];
+    this.bytes = 0;
+    this.callbacks = [];
+    this.write.call(
+      this.socket,
+      chunk,
+      callbacks.length === 0 ? undefined : () => callbacks.forEach(call),
+    );
+  }
+}
+
+const call = (f: () => void) => f();
 
 /** Makes every write to `socket` within one tick leave in one system call. Idempotent. */
 export function coalesceWrites(socket: Duplex): void {
+  frameSink(socket);
+}
+
+/** The socket's frame sink (its writes coalesced from now on, if they were not yet). */
+export function frameSink(socket: Duplex): FrameSink {
   const s = socket as Coalesced;
-  if (s[COALESCED]) return;
-  s[COALESCED] = true;
-  const write = s.write;
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    if (!s.destroyed) s.uncork();
-  };
-  s.write = function (this: Duplex, ...args: unknown[]): boolean {
-    if (!corked && !s.destroyed) {
-      corked = true;
-      s.cork();
-      process.nextTick(uncork);
-    }
-    return (write as (...a: unknown[]) => boolean).apply(this, args);
+  const known = s[COALESCED];
+  if (known) return known;
+  const gathered = new Gathered(s, s.write as (...args: unknown[]) => boolean);
+  s[COALESCED] = gathered;
+  s.write = function (...args: unknown[]): boolean {
+    return gathered.wrappedWrite(args);
   } as Duplex["write"];
+  return gathered;
 }

@@ -1,6 +1,10 @@
 import { createServer, connect, type Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { coalesceWrites } from "../../src/server/write-coalescing.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  coalesceWrites,
+  FRAME_HOLD_MS,
+  frameSink,
+} from "../../src/server/write-coalescing.js";
 
 type Counted = Socket & {
   _write: (...a: unknown[]) => void;
@@ -8,7 +12,10 @@ type Counted = Socket & {
 };
 
 const cleanups: (() => void)[] = [];
-afterEach(() => cleanups.splice(0).forEach((f) => f()));
+afterEach(() => {
+  cleanups.splice(0).forEach((f) => f());
+  vi.useRealTimers();
+});
 
 // A connected pair on 127.0.0.1: the writing side (its system-call level writes counted) and
 // everything the other side received.
@@ -30,11 +37,12 @@ async function pair(coalesce: boolean) {
     server.close();
   });
   if (coalesce) coalesceWrites(socket);
-  const calls = { count: 0 };
+  const calls = { count: 0, chunks: 0 };
   for (const name of ["_write", "_writev"] as const) {
     const original = socket[name].bind(socket);
     socket[name] = (...a: unknown[]) => {
       calls.count += 1;
+      calls.chunks += name === "_writev" ? (a[0] as unknown[]).length : 1;
       original(...a);
     };
   }
@@ -74,5 +82,68 @@ describe("coalesceWrites", () => {
     socket.write("d");
     await receive("abcd");
     expect(calls.count).toBe(2);
+  });
+
+  it("hands whole frames to the socket as one chunk per tick, in order with other writes", async () => {
+    const { socket, calls, receive } = await pair(false);
+    const sink = frameSink(socket);
+    let written = 0;
+    for (let i = 0; i < 20; i++)
+      sink.writeFrame(Buffer.from(`frame ${i}\n`), () => (written += 1));
+    socket.write("reply\n"); // written by someone else (ws): after the frames before it
+    sink.writeFrame(Buffer.from("last\n"));
+    const frames = Array.from({ length: 20 }, (_, i) => `frame ${i}\n`);
+    await receive(`${frames.join("")}reply\nlast\n`);
+    // One system call; three chunks (the gathered frames, the reply, the last frame), not 22.
+    expect(calls).toEqual({ count: 1, chunks: 3 });
+    expect(written).toBe(20);
+  });
+
+  it("keeps one sink per socket, coalesced or not before", async () => {
+    const { socket, calls, receive } = await pair(true);
+    const sink = frameSink(socket);
+    expect(frameSink(socket)).toBe(sink);
+    socket.write("a");
+    sink.writeFrame(Buffer.from("b"));
+    sink.writeFrame(Buffer.from("c"));
+    await new Promise((r) => setImmediate(r));
+    sink.writeFrame(Buffer.from("d"));
+    await receive("abcd");
+    expect(calls).toEqual({ count: 2, chunks: 3 });
+  });
+
+  it("calls back the frames of a socket that was destroyed", async () => {
+    const { socket } = await pair(false);
+    const sink = frameSink(socket);
+    socket.destroy();
+    const written = new Promise<void>((resolve) =>
+      sink.writeFrame(Buffer.from("lost"), resolve),
+    );
+    await expect(written).resolves.toBeUndefined();
+  });
+
+  it("holds a socket's next frames until FRAME_HOLD_MS after its last write; any other write takes them at once", async () => {
+    // The clock and the hold's timer are the test's; the socket and its ticks are real.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const { socket, calls, receive, received } = await pair(false);
+    const sink = frameSink(socket);
+    const tick = () => new Promise((r) => setImmediate(r));
+    sink.writeFrame(Buffer.from("a"));
+    await receive("a"); // the first frame leaves at the tick's end
+    sink.writeFrame(Buffer.from("b"));
+    await tick();
+    await tick();
+    expect(received()).toBe("a"); // held: the socket was written less than the hold ago
+    socket.write("r"); // a reply: the held frame goes before it, now
+    await receive("abr");
+    sink.writeFrame(Buffer.from("c"));
+    await tick();
+    expect(received()).toBe("abr");
+    vi.advanceTimersByTime(FRAME_HOLD_MS);
+    await receive("abrc"); // the hold is over
+    vi.advanceTimersByTime(FRAME_HOLD_MS);
+    sink.writeFrame(Buffer.from("d")); // after a pause: at the tick's end
+    await receive("abrcd");
+    expect(calls.count).toBe(4);
   });
 });
