@@ -6,9 +6,9 @@
 // behind while a turn streams, exact once it rests. A time is never moved back.
 import type { Logger } from "../../shared/logger.js";
 import type { PgConnection } from "./pg-connection.js";
+import { STAMP_MS, StampClock } from "../stamp-clock.js";
 
-/** How far behind a streaming session's `updated_at` may lag. */
-export const STAMP_MS = 1000;
+export { STAMP_MS } from "../stamp-clock.js";
 
 // The sessions' rows are locked in id order first, as a batch locks them: a batch and this
 // write, each taking several rows, never wait on each other in a cycle.
@@ -17,8 +17,8 @@ const SET = `UPDATE acphub_sessions s SET updated_at = u.at
   FROM unnest($1::text[], $2::bigint[]) AS u(id, at) WHERE s.id = u.id AND s.updated_at < u.at`;
 
 export class PgUpdatedAtStamps {
-  /** The time this writer last wrote per session. */
-  private readonly written = new Map<string, number>();
+  /** When each session's time is due (the times this writer wrote). */
+  private readonly clock = new StampClock();
   /** Times not written yet, per session. */
   private readonly deferred = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -35,9 +35,7 @@ export class PgUpdatedAtStamps {
   }
 
   private due(id: string, at: number): boolean {
-    const last = this.written.get(id);
-    if (last === undefined || at - last >= STAMP_MS) {
-      this.written.set(id, at);
+    if (this.clock.due(id, at)) {
       this.deferred.delete(id);
       return true;
     }
@@ -64,7 +62,7 @@ export class PgUpdatedAtStamps {
       this.flushing = undefined;
     }
     for (const [id, at] of times) {
-      if ((this.written.get(id) ?? 0) < at) this.written.set(id, at);
+      this.clock.wrote(id, at);
       if (this.deferred.get(id) === at) this.deferred.delete(id);
     }
   }
@@ -88,6 +86,6 @@ export class PgUpdatedAtStamps {
 
   /** Forgets what this writer wrote (a failed batch wrote nothing): the next batch writes. */
   forget(): void {
-    this.written.clear();
+    this.clock.forget();
   }
 }

@@ -8,12 +8,9 @@
 import type Database from "better-sqlite3";
 import type { Logger } from "../../shared/logger.js";
 import type { Counters } from "../counters.js";
+import { STAMP_MS, StampClock } from "../stamp-clock.js";
 
-/** How far behind a streaming session's `updated_at` may lag. */
-export const STAMP_MS = 1000;
-
-/** Past this many sessions remembered, those not written for STAMP_MS are forgotten. */
-export const WRITTEN_KEPT = 256;
+export { STAMP_MS, WRITTEN_KEPT } from "../stamp-clock.js";
 
 // The time never moves back; the counters only when their snapshot is newer than the row's
 // checkpoint (a trim, a compaction or another process may have written a newer one since).
@@ -31,14 +28,12 @@ interface Deferred {
 }
 
 export class UpdatedAtStamps {
-  /** The time this writer last wrote per session. */
-  private readonly written = new Map<string, number>();
+  /** When each session's time is due (the times this writer wrote). */
+  private readonly clock = new StampClock();
   /** Times (with counters) not written yet, per session. */
   private readonly deferred = new Map<string, Deferred>();
   private readonly set: Database.Statement;
   private timer: NodeJS.Timeout | undefined;
-  /** The size of `written` that has it pruned. */
-  private pruneAt = WRITTEN_KEPT;
 
   constructor(
     private readonly db: Database.Database,
@@ -50,10 +45,7 @@ export class UpdatedAtStamps {
   /** Inside a batch: true when the session's time and counters (`c`, after the batch) are to
    * be written now (the caller writes them); false when they were deferred. */
   due(id: string, c: Counters): boolean {
-    const last = this.written.get(id);
-    if (last === undefined || c.at - last >= STAMP_MS) {
-      if (this.written.size >= this.pruneAt) this.prune(c.at);
-      this.written.set(id, c.at);
+    if (this.clock.due(id, c.at)) {
       this.deferred.delete(id);
       return true;
     }
@@ -69,16 +61,7 @@ export class UpdatedAtStamps {
 
   /** How many sessions this writer remembers writing (for tests). */
   get remembered(): number {
-    return this.written.size;
-  }
-
-  // A session last written STAMP_MS or more before `now` has its next time written anyway:
-  // forgetting it changes nothing, and a long-lived hub no longer keeps one entry per session
-  // it ever streamed. The bound doubles when most are recent, so the pass stays rare.
-  private prune(now: number): void {
-    for (const [id, at] of this.written)
-      if (now - at >= STAMP_MS) this.written.delete(id);
-    this.pruneAt = Math.max(WRITTEN_KEPT, this.written.size * 2);
+    return this.clock.remembered;
   }
 
   /** Writes every deferred time and counters, in one transaction. */
@@ -93,7 +76,7 @@ export class UpdatedAtStamps {
       })
       .immediate();
     for (const [id, d] of waiting) {
-      this.written.set(id, d.at);
+      this.clock.wrote(id, d.at);
       if (this.deferred.get(id) === d) this.deferred.delete(id);
     }
   }
@@ -115,7 +98,7 @@ export class UpdatedAtStamps {
   /** A failed batch rolled back what this writer wrote: the next batch writes, and no deferred
    * counters are written (they may count events rolled back; their times stay). */
   forget(): void {
-    this.written.clear();
+    this.clock.forget();
     for (const d of this.deferred.values()) d.next = 0;
   }
 }
