@@ -3,7 +3,7 @@
 // with the text concatenated. Everything else (tool calls, plans, chunks whose messageId, _meta
 // or annotations differ) keeps its place, so a replay shows the same history.
 import type { StoredEvent } from "../engine/ledger-port.js";
-import { readStored } from "./run-cut.js";
+import { readStored, withChunks } from "./run-cut.js";
 
 const CHUNK_KINDS = [
   "agent_message_chunk",
@@ -171,4 +171,16 @@ export function planUpdates(rows: unknown[][], afterSeq: number): MergedRun[] {
   }
   close();
   return runs;
+}
+
+/** A run's stored text: masked, with its chunk list. A secret split across chunks is masked only
+ * in the merged text, which then no longer matches the chunks: it keeps no list. */
+export function storedRunText(
+  run: MergedRun,
+  mask: (text: string) => string,
+): string {
+  const text = mask(run.text);
+  if (text !== run.text) return text;
+  const { bodyStart, lengths, fromSeq: firstSeq } = run;
+  return withChunks(text, { bodyStart, firstSeq, lengths });
 }

@@ -14,7 +14,12 @@ import type {
 import { parseEvents } from "../engine/stored-events.js";
 import { errorMessage } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
-import { planCompaction, planUpdates, type MergedRun } from "./compaction.js";
+import {
+  planCompaction,
+  planUpdates,
+  storedRunText,
+  type MergedRun,
+} from "./compaction.js";
 import { Followers } from "./followers.js";
 import {
   GroupCommit,
@@ -23,7 +28,7 @@ import {
   type PendingEvent,
 } from "./group-commit.js";
 import { toStored } from "./row-checks.js";
-import { readStored, withChunks } from "./run-cut.js";
+import { readStored } from "./run-cut.js";
 
 /** What a storage engine does for the event log. */
 export interface EventStore {
@@ -67,6 +72,9 @@ export interface EventStore {
   ): Promise<unknown[][]>;
   /** Applies merged runs (their text already masked) in one transaction. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void>;
+  /** True when applyRuns also settles a finished turn's rows (SQLite moves them out of its
+   * journal): it is called with no run too. */
+  readonly settlesTurns?: boolean;
 }
 
 export type EventMethods = Pick<
@@ -215,20 +223,11 @@ export class EventLog {
           afterSeq,
         )
       : planCompaction(await this.read(sessionId, { afterSeq, uptoSeq }));
-    if (runs.length === 0) return;
+    if (runs.length === 0 && !this.store.settlesTurns) return;
     await this.store.applyRuns(
       sessionId,
-      runs.map((run) => ({ ...run, text: this.storedRun(run) })),
+      runs.map((run) => ({ ...run, text: storedRunText(run, this.mask) })),
     );
-  }
-
-  // A run's stored text: masked, with its chunk list. A secret split across chunks is masked
-  // only in the merged text, which then no longer matches the chunks: it keeps no list.
-  private storedRun(run: MergedRun): string {
-    const text = this.mask(run.text);
-    if (text !== run.text) return text;
-    const { bodyStart, lengths, fromSeq: firstSeq } = run;
-    return withChunks(text, { bodyStart, firstSeq, lengths });
   }
 
   follow(sessionId: string, listener: (lastSeq: number) => void): () => void {

@@ -6,9 +6,11 @@ import type { LedgerPort } from "../../src/engine/ledger-port.js";
 import type { LedgerFactory } from "./contract.js";
 import { session } from "./contract.js";
 
+// Each its own message, so that no ledger merges them.
 const say = (text: string) => ({
   update: {
     sessionUpdate: "agent_message_chunk",
+    messageId: text,
     content: { type: "text", text },
   },
 });

@@ -26,6 +26,9 @@ export interface LedgerFactory {
   damage(where: string, sessionId: string, seq: number): Promise<void>;
   /** Takes the ledger back to the schema before the usage table, behind its back. */
   downgradeUsage: Downgrade;
+  /** True when a run of text chunks is merged as it is stored, before its turn's compaction
+   * (SQLite's spool): reads then give the merged text where the others give each chunk. */
+  mergesAsWritten?: boolean;
 }
 
 export const session = (
@@ -89,14 +92,14 @@ export function ledgerContract(factory: LedgerFactory): void {
     const seqs = await Promise.all([
       ledger.append("s1", "prompt", { prompt: [] }),
       ledger.append("s1", "update", JSON.stringify(chunk("a"))),
-      ledger.append("s1", "update", chunk("b")),
+      ledger.append("s1", "update", chunk("b", { messageId: "m2" })),
     ]);
     expect(seqs).toEqual([1, 2, 3]);
     const stored = await ledger.read("s1");
     expect(stored.map((e) => [e.seq, e.kind, e.text])).toEqual([
       [1, "prompt", '{"prompt":[]}'],
       [2, "update", JSON.stringify(chunk("a"))],
-      [3, "update", JSON.stringify(chunk("b"))],
+      [3, "update", JSON.stringify(chunk("b", { messageId: "m2" }))],
     ]);
     expect(
       (await ledger.read("s1", { afterSeq: 1, uptoSeq: 2 })).map((e) => e.seq),
@@ -211,7 +214,8 @@ export function ledgerContract(factory: LedgerFactory): void {
     );
     await Promise.all(appends);
     const midTurn = await ledger.read("s1");
-    expect(midTurn).toHaveLength(1009);
+    if (factory.mergesAsWritten) expect(midTurn.length).toBeLessThan(1009);
+    else expect(midTurn).toHaveLength(1009);
     await ledger.compact("s1", before);
     const events = await ledger.events("s1");
     const texts = events.map((e) => {
@@ -227,8 +231,12 @@ export function ledgerContract(factory: LedgerFactory): void {
         : `${u?.sessionUpdate}:${u?.content?.text ?? ""}:${u?.messageId ?? ""}:${JSON.stringify(e.payload["_meta"] ?? null)}`;
     });
     expect(texts).toEqual([
-      "agent_message_chunk:earlier ::null",
-      "agent_message_chunk:turn ::null",
+      ...(factory.mergesAsWritten
+        ? ["agent_message_chunk:earlier turn ::null"]
+        : [
+            "agent_message_chunk:earlier ::null",
+            "agent_message_chunk:turn ::null",
+          ]),
       "prompt",
       `agent_message_chunk:${"0123456789".repeat(100)}:m1:null`,
       "tool_call:::null",
@@ -331,6 +339,7 @@ export function ledgerContract(factory: LedgerFactory): void {
     const { ledger, where } = await factory.create();
     await ledger.createSession(session("s1"));
     for (let i = 1; i <= 3; i++) await ledger.append("s1", "update", { i });
+    await ledger.read("s1"); // what a ledger holds apart (SQLite's spool) is in its log now
     await factory.damage(where, "s1", 2);
     expect((await ledger.events("s1")).map((e) => e.payload["i"])).toEqual([
       1, 3,

@@ -30,6 +30,7 @@ describe("SQLite ledger contract", () => {
       db.pragma("user_version = 5");
       db.close();
     },
+    mergesAsWritten: true,
   });
 });
 

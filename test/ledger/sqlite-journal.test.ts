@@ -23,6 +23,18 @@ const chunk = (text: string) => ({
   },
 });
 
+// Each its own message: the spool merges no two of them.
+const own = (text: string) => ({
+  update: {
+    sessionUpdate: "agent_message_chunk",
+    messageId: text,
+    content: { type: "text", text },
+  },
+});
+
+// What the ledger spooled folded into the log (any read does it), for a look at the tables.
+const settle = (ledger: SqliteLedger) => ledger.read("none");
+
 // How many of a session's rows each table holds, read on a connection of its own.
 function where(path: string, sessionId: string) {
   const db = new Database(path, { readonly: true });
@@ -61,7 +73,8 @@ describe("SQLite ledger: the hot journal", () => {
     schema4(path);
     const ledger = new SqliteLedger(path);
     for (let i = 4; i <= 6; i++)
-      expect(await ledger.append("s1", "update", chunk(`new ${i}`))).toBe(i);
+      expect(await ledger.append("s1", "update", own(`new ${i}`))).toBe(i);
+    await settle(ledger);
     expect(where(path, "s1")).toEqual({ events: 3, journal: 3 });
     const seqs = (events: { seq: number }[]) => events.map((e) => e.seq);
     expect(seqs(await ledger.read("s1"))).toEqual([1, 2, 3, 4, 5, 6]);
@@ -82,7 +95,7 @@ describe("SQLite ledger: the hot journal", () => {
       afterSeq: 2,
     });
     expect(seqs(oldest)).toEqual([3, 4]);
-    expect((await ledger.events("s1")).at(-1)?.payload).toEqual(chunk("new 6"));
+    expect((await ledger.events("s1")).at(-1)?.payload).toEqual(own("new 6"));
     expect(await ledger.getSession("s1")).toMatchObject({ eventCount: 6 });
     await ledger.close();
     const db = new Database(path, { readonly: true });
@@ -167,8 +180,7 @@ describe("SQLite ledger: the hot journal", () => {
     const path = file();
     const ledger = new SqliteLedger(path);
     await ledger.createSession(session("a"));
-    for (let i = 0; i < 4; i++)
-      await ledger.append("a", "update", chunk(`${i}`));
+    for (let i = 0; i < 4; i++) await ledger.append("a", "update", own(`${i}`));
     await ledger.copySession("a", session("f"), 3);
     expect((await ledger.read("f")).map((e) => e.text)).toEqual(
       (await ledger.read("a", { uptoSeq: 3 })).map((e) => e.text),
@@ -199,12 +211,12 @@ describe("SQLite ledger: the hot journal", () => {
     const path = file();
     const one = new SqliteLedger(path);
     await one.createSession(session("s"));
-    expect(await one.append("s", "update", chunk("1"))).toBe(1);
-    expect(await one.append("s", "update", chunk("2"))).toBe(2);
+    expect(await one.append("s", "update", own("1"))).toBe(1);
+    expect(await one.append("s", "update", own("2"))).toBe(2);
     const two = new SqliteLedger(path);
-    expect(await two.append("s", "update", chunk("3"))).toBe(3);
-    expect(await one.append("s", "update", chunk("4"))).toBe(4);
-    expect(await two.append("s", "update", chunk("5"))).toBe(5);
+    expect(await two.append("s", "update", own("3"))).toBe(3);
+    expect(await one.append("s", "update", own("4"))).toBe(4);
+    expect(await two.append("s", "update", own("5"))).toBe(5);
     expect((await one.read("s")).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(await one.getSession("s")).toMatchObject({ eventCount: 5 });
     await two.close();
@@ -274,12 +286,13 @@ describe("SQLite ledger: the hot journal", () => {
     const first = new SqliteLedger(path);
     await first.createSession(session("a"));
     for (let i = 0; i < 40; i++)
-      await first.append("a", "update", chunk(`old ${i} `));
+      await first.append("a", "update", own(`old ${i} `));
     await first.close(); // its rows move into events
     const ledger = new SqliteLedger(path);
     await ledger.append("a", "notice", { severity: "info", title: "back" });
     for (let i = 0; i < 40; i++)
-      await ledger.append("a", "update", chunk(`new ${i} `));
+      await ledger.append("a", "update", own(`new ${i} `));
+    await settle(ledger);
     expect(where(path, "a")).toEqual({ events: 40, journal: 41 });
     const parts = await ledger.readReplay("a", frameHead("a"));
     expect(parts.length).toBe(3);

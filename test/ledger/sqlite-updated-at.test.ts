@@ -1,7 +1,8 @@
-// A streaming session's `updated_at` (in the session list's two indexes) is written with a batch
-// at most once per STAMP_MS; the latest time follows from a timer, and on close: the list order
-// is exact once the stream rests. The row's counters are a checkpoint written with it (schema
-// 9): every reader counts the events after it, so the counters read are exact every time.
+// A streaming session's `updated_at` (in the session list's two indexes) is written with the fold
+// of its spooled events (schema 10) at most once per STAMP_MS; the latest time follows from a
+// timer, and on close: the list order is exact once the stream rests. The row's counters are a
+// checkpoint written with it (schema 9): every reader counts the events after it, so the
+// counters read are exact every time.
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -16,12 +17,17 @@ import { tempDir } from "../helpers/mock.js";
 import { session } from "./contract.js";
 
 const T0 = 1_800_000_000_000;
+// Each its own message, so that the spool's fold merges none.
 const chunk = (text: string) => ({
   update: {
     sessionUpdate: "agent_message_chunk",
+    messageId: text,
     content: { type: "text", text },
   },
 });
+
+// The spooled events folded into the log (any read does it), with the times and counters due.
+const fold = (ledger: SqliteLedger) => ledger.read("none");
 
 // The session's columns as another connection sees them: on its row (`sessions`, the
 // checkpoint) or as every reader reads it (`session_rows`, counters exact).
@@ -45,15 +51,18 @@ async function appendAt(ledger: SqliteLedger, id: string, at: number) {
 afterEach(() => vi.useRealTimers());
 
 describe("SQLite ledger: updated_at while a session streams", () => {
-  it("writes it once per STAMP_MS with the batches, the counters with it (exact when read every time), the last time on close", async () => {
+  it("writes it once per STAMP_MS with the folds, the counters with it (exact when read every time), the last time on close", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const path = join(tempDir("acphub-stamps-"), "ledger.db");
     const ledger = new SqliteLedger(path);
     await ledger.createSession(session("s1", T0 - 60_000));
     expect(await appendAt(ledger, "s1", T0)).toBe(1);
+    expect(row(path, "s1").updated_at).toBe(T0 - 60_000); // spooled
+    await fold(ledger);
     expect(row(path, "s1").updated_at).toBe(T0);
     expect(await appendAt(ledger, "s1", T0 + 10)).toBe(2);
     expect(await appendAt(ledger, "s1", T0 + 20)).toBe(3);
+    await fold(ledger);
     // the row waits, time and counters (its indexes untouched, the row not rewritten); a
     // reader counts the journal's rows after the checkpoint
     expect(row(path, "s1")).toEqual({
@@ -68,6 +77,7 @@ describe("SQLite ledger: updated_at while a session streams", () => {
     });
     expect(await ledger.getSession("s1")).toMatchObject({ eventCount: 3 });
     expect(await appendAt(ledger, "s1", T0 + STAMP_MS + 5)).toBe(4);
+    await fold(ledger);
     expect(row(path, "s1")).toEqual({
       updated_at: T0 + STAMP_MS + 5,
       next_seq: 5,
@@ -90,7 +100,9 @@ describe("SQLite ledger: updated_at while a session streams", () => {
     await ledger.createSession(session("b", T0 - 60_000));
     await appendAt(ledger, "a", T0);
     await appendAt(ledger, "b", T0 + 5);
+    await fold(ledger);
     await appendAt(ledger, "a", T0 + 50); // deferred: a is now the newer one
+    await fold(ledger);
     expect(row(path, "a").updated_at).toBe(T0);
     vi.useRealTimers();
     for (let i = 0; i < 100 && row(path, "a").updated_at === T0; i++)

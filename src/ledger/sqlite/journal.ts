@@ -33,10 +33,14 @@ export class Journal {
     );
   }
 
-  /** Counts rows a committed batch appended; schedules a move past MOVE_ROWS. */
+  /** This connection wrote events (its close moves the journal into `events`). */
+  wrote(): void {
+    this.appended = true;
+  }
+
+  /** Counts rows a fold inserted; schedules a move past MOVE_ROWS. */
   added(count: number): void {
     this.rows += count;
-    this.appended ||= count > 0;
     if (this.rows < MOVE_ROWS || this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.step());
@@ -63,8 +67,8 @@ export class Journal {
     this.rows -= this.dropRangeStmt.run(sessionId, fromSeq, beforeSeq).changes;
   }
 
-  /** On close: every row moved into `events` in one transaction, when this connection appended
-   * any (a reading command such as `acphub sessions list` takes no write lock). */
+  /** On close: every row moved into `events` in one transaction, when this connection wrote
+   * events (a reading command such as `acphub sessions list` leaves the journal alone). */
   moveAll(): void {
     if (!this.appended) return;
     this.db

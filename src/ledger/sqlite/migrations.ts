@@ -73,6 +73,12 @@ const MIGRATIONS: string[] = [
   // events from `next_seq` on are counted at each read (./counts.ts). An older acphub would
   // take the checkpoint for the counters: the version refuses it.
   sessionRowsView,
+  // 10 (issue 39): the spool, a group-commit batch as one row until its events are folded into
+  // the log, merged (./spool.ts). An older acphub would not see the rows: the version refuses it.
+  `CREATE TABLE IF NOT EXISTS event_spool (
+     id INTEGER PRIMARY KEY,
+     body TEXT NOT NULL
+   );`,
 ];
 
 /** Work in TypeScript a version needs after its statements, in the same transaction. */

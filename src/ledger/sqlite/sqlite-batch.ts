@@ -1,17 +1,14 @@
-// Writes one group-commit batch in one SQLite transaction: the sessions' counters taken from this
-// writer's cache (read once per session while no other connection writes), every event appended
-// to the journal, the caps applied, the counters' checkpoint written when due (./counts.ts). The
-// caller settles each append.
+// What the SQLite ledger's writes share: the connection and its parts, and a session's counters
+// written after its events were folded into the log (./spool.ts), with its caps applied.
 import type Database from "better-sqlite3";
 import type { LedgerCaps } from "../caps.js";
-import { countInto, overCaps, type Counters } from "../counters.js";
-import type { PendingEvent } from "../group-commit.js";
+import { overCaps, type Counters } from "../counters.js";
 import type { CounterCache } from "./counter-cache.js";
 import type { Journal } from "./journal.js";
 import type { Statements } from "./statements.js";
 import type { UpdatedAtStamps } from "./updated-at.js";
 
-/** What a batch writes through. */
+/** What a batch and a fold write through. */
 export interface BatchWriter {
   db: Database.Database;
   stmt: Statements;
@@ -21,47 +18,11 @@ export interface BatchWriter {
   stamps: UpdatedAtStamps;
 }
 
-// Inserts the batch; returns the seq of each event (undefined: its session does not exist).
-export function writeBatch(
-  w: BatchWriter,
-  batch: PendingEvent[],
-): (number | undefined)[] {
-  let appended = 0;
-  try {
-    const seqs = w.db
-      .transaction(() => {
-        const counters = w.counters.forBatch(
-          new Set(batch.map((e) => e.sessionId)),
-        );
-        const counted = countInto(batch, counters, (e, seq) => {
-          w.stmt.insertEvent.run(
-            e.sessionId,
-            seq,
-            e.kind,
-            e.text,
-            e.bytes,
-            e.at,
-          );
-          appended += 1;
-        });
-        for (const [id, c] of counted.written) writeCounters(w, id, c);
-        return counted.seqs;
-      })
-      .immediate();
-    w.journal.added(appended);
-    return seqs;
-  } catch (error) {
-    w.counters.clear(); // advanced in memory, rolled back on disk
-    w.stamps.forget();
-    throw error;
-  }
-}
-
-// A session's counters after its batch, trimmed to its caps first. They go on the session's
+// A session's counters after a fold, trimmed to its caps first. They go on the session's
 // row (its checkpoint, ./counts.ts) with its `updated_at` when that is due (./updated-at.ts),
 // or after a trim (which deleted events counted before); otherwise the row is left alone: the
 // journal's new rows are counted by every reader until the next checkpoint.
-function writeCounters(w: BatchWriter, id: string, c: Counters): void {
+export function writeCounters(w: BatchWriter, id: string, c: Counters): void {
   const trimmed = overCaps(c, w.caps) && trim(w, id, c) ? 1 : 0;
   if (w.stamps.due(id, c))
     w.stmt.setCounters.run(c.nextSeq, c.eventCount, c.bytes, c.at, trimmed, id);

@@ -12,10 +12,11 @@ import type { Dialect } from "../dialect.js";
 import { SQLITE_SEARCH } from "../search-query.js";
 import type { PendingEvent } from "../group-commit.js";
 import { SqliteCompaction } from "./compaction-sql.js";
+import { EventSpool } from "./spool.js";
 import { CounterCache } from "./counter-cache.js";
 import { Journal } from "./journal.js";
 import { migrate } from "./migrations.js";
-import { writeBatch, type BatchWriter } from "./sqlite-batch.js";
+import type { BatchWriter } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
 import { UpdatedAtStamps } from "./updated-at.js";
 import { ReplayRows } from "./replay-rows.js";
@@ -50,6 +51,7 @@ export class SqliteLedger extends LedgerCore {
   private readonly db: Database.Database;
   private readonly stmt: Statements;
   private readonly writer: BatchWriter;
+  private readonly spool: EventSpool;
   private readonly statements = new Map<string, Database.Statement>();
   private replayRows?: ReplayRows;
   private readonly compaction: SqliteCompaction;
@@ -84,6 +86,8 @@ export class SqliteLedger extends LedgerCore {
         journal: new Journal(this.db, this.stmt, this.logger),
         stamps: new UpdatedAtStamps(this.db, this.logger),
       };
+      this.spool = new EventSpool(this.writer, this.mask, this.logger);
+      this.spool.fold(); // what a process killed (-9) left spooled
       this.compaction = new SqliteCompaction(
         this.db,
         this.stmt,
@@ -101,13 +105,20 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
-  /** Runs SQLite work, turning its failures into one line naming the file. */
-  private run<T>(work: () => T): Promise<T> {
+  /** Runs SQLite work, turning its failures into one line naming the file; what the spool
+   * holds is folded first (`settle`), so that the work sees every event written. */
+  private run<T>(work: () => T, settle = true): Promise<T> {
     try {
+      if (settle) this.settle();
       return Promise.resolve(work());
     } catch (error) {
       return Promise.reject(ledgerError(this.file, error));
     }
+  }
+
+  // Every event spooled, by any connection, folded into the log.
+  private settle(): void {
+    this.spool.fold();
   }
 
   // A statement prepared once per distinct text; its rows (none for a plain write). A write may
@@ -118,6 +129,7 @@ export class SqliteLedger extends LedgerCore {
     let statement = this.statements.get(text);
     if (!statement)
       this.statements.set(text, (statement = this.db.prepare(text)));
+    if (!this.db.inTransaction) this.settle();
     if (statement.reader) return statement.all(...args) as Row[];
     if (!KEEPS_COUNTERS.test(text)) this.writer.counters.clear();
     statement.run(...args);
@@ -126,7 +138,7 @@ export class SqliteLedger extends LedgerCore {
 
   /** Core: one statement, synchronously (the promise is settled on return). */
   protected query(statement: Sql): Promise<Row[]> {
-    return this.run(() => this.exec(statement));
+    return this.run(() => this.exec(statement), false);
   }
 
   /** Core: statements in one synchronous transaction. */
@@ -139,7 +151,7 @@ export class SqliteLedger extends LedgerCore {
   /** EventStore: one group-commit batch in one transaction. */
   writeBatch(batch: PendingEvent[]): (number | undefined)[] {
     try {
-      return writeBatch(this.writer, batch);
+      return this.spool.writeBatch(batch);
     } catch (error) {
       throw ledgerError(this.file, error);
     }
@@ -190,6 +202,9 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
+  /** EventStore: a finished turn's rows move out of the journal, merged runs or none. */
+  readonly settlesTurns = true;
+
   /** EventStore: merged runs written in one transaction (./compaction-sql.ts). */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
     return this.run(() => this.compaction.apply(sessionId, runs));
@@ -205,6 +220,14 @@ export class SqliteLedger extends LedgerCore {
   /** Core: closes the database file, its journal moved into `events` first. */
   protected disconnect(): Promise<void> {
     if (!this.db.open) return Promise.resolve();
+    try {
+      this.spool.fold();
+    } catch (error) {
+      this.logger.warn(
+        { err: String(error) },
+        "ledger: folding the event spool on close failed; the next open folds it",
+      );
+    }
     try {
       this.writer.stamps.flush();
     } catch (error) {

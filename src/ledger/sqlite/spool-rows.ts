@@ -1,0 +1,56 @@
+// The spool's stored form (./spool.ts): a group-commit batch as one `event_spool` row, its
+// events written one after another with their lengths, so that a batch costs one row and one
+// string however many events it holds, and is read back without a parser.
+import type { LedgerEventKind } from "../../engine/ledger-port.js";
+
+/** One event as the spool holds it until folded into the event log. */
+export interface SpoolRow {
+  sessionId: string;
+  seq: number;
+  kind: LedgerEventKind;
+  text: string;
+  bytes: number;
+  at: number;
+}
+
+// Each event: `seq,kind,at,idLength,textLength;` then the session id and the text, as they are
+// (lengths in UTF-16 units, as JavaScript and SQLite's text give them back).
+/** A batch's events as one row's text. */
+export function encodeRows(rows: SpoolRow[]): string {
+  let body = "";
+  for (const r of rows)
+    body += `${r.seq},${r.kind},${r.at},${r.sessionId.length},${r.text.length};${r.sessionId}${r.text}`;
+  return body;
+}
+
+/** A row's text as events; what cannot be read (a damaged row) ends it, the rest is kept. */
+export function decodeRows(body: string): SpoolRow[] {
+  const rows: SpoolRow[] = [];
+  let at = 0;
+  while (at < body.length) {
+    const end = body.indexOf(";", at);
+    if (end < 0) break;
+    const [seq, kind, time, idLength, textLength] = body
+      .slice(at, end)
+      .split(",")
+      .map((part, i) => (i === 1 ? part : Number(part)));
+    const idEnd = end + 1 + Number(idLength);
+    const textEnd = idEnd + Number(textLength);
+    if (
+      ![seq, time, idLength, textLength].every(Number.isSafeInteger) ||
+      textEnd > body.length
+    )
+      break;
+    const text = body.slice(idEnd, textEnd);
+    rows.push({
+      sessionId: body.slice(end + 1, idEnd),
+      seq: seq as number,
+      kind: kind as LedgerEventKind,
+      text,
+      bytes: Buffer.byteLength(text),
+      at: time as number,
+    });
+    at = textEnd;
+  }
+  return rows;
+}

@@ -1,0 +1,194 @@
+// The SQLite ledger's spool (schema 10, issue 39): a group-commit batch is stored as ONE row of
+// `event_spool` (./spool-rows.ts), not a row per event, and its events are folded into the log
+// later: at most FOLD_MS after, past FOLD_ROWS or FOLD_BYTES, on close, and before anything else
+// reads or writes the ledger (./sqlite-ledger.ts). A fold merges each run of a reply's text
+// chunks into one row (../compaction.ts), as a turn's compaction does, so a streaming session
+// costs the log one row per message per fold instead of one indexed row per chunk: that insert,
+// its index entry and its later move and delete were most of the hub's cost per update, and
+// what grew with the sessions streaming. A batch is still committed before any of its events is
+// relayed, so kill -9 loses nothing.
+//
+// A fold takes every spooled row, whoever wrote it (another process's, a dead process's), and
+// deletes them in the same transaction: the table, not this process's memory, says what is
+// still to fold, so any connection may fold at any time and a row is folded exactly once. A
+// connection reads its counters only with the spool folded (./counter-cache.ts), so that they
+// count every event stored.
+import type Database from "better-sqlite3";
+import type { Logger } from "../../shared/logger.js";
+import { planUpdates, storedRunText } from "../compaction.js";
+import { countInto, overCaps } from "../counters.js";
+import type { PendingEvent } from "../group-commit.js";
+import { STAMP_MS } from "../stamp-clock.js";
+import { writeCounters, type BatchWriter } from "./sqlite-batch.js";
+import { decodeRows, encodeRows, type SpoolRow } from "./spool-rows.js";
+
+/** This connection's events are folded at most this long after they were spooled… */
+export const FOLD_MS = STAMP_MS;
+/** …or once this many are spooled… */
+export const FOLD_ROWS = 8192;
+/** …or this many bytes of their text. */
+export const FOLD_BYTES = 8 * 1024 * 1024;
+
+const SQL = {
+  insert: "INSERT INTO event_spool (body) VALUES (?)",
+  any: "SELECT 1 FROM event_spool LIMIT 1",
+  all: "SELECT id, body FROM event_spool ORDER BY id",
+  drop: "DELETE FROM event_spool WHERE id <= ?",
+  exists: "SELECT 1 FROM sessions WHERE id = ?",
+};
+
+export class EventSpool {
+  /** Events and bytes this connection spooled since its last fold. */
+  private spooled = 0;
+  private bytes = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly stmt: Record<keyof typeof SQL, Database.Statement>;
+
+  constructor(
+    private readonly w: BatchWriter,
+    private readonly mask: (text: string) => string,
+    private readonly logger: Logger,
+  ) {
+    this.stmt = Object.fromEntries(
+      Object.entries(SQL).map(([k, text]) => [k, w.db.prepare(text)]),
+    ) as typeof this.stmt;
+    // The counters are read with every spooled event in the log.
+    w.counters.beforeRead = (changed) => {
+      if (changed || this.spooled > 0) this.foldRows();
+    };
+  }
+
+  /**
+   * A group-commit batch in one transaction: the sessions' counters from the writer's cache,
+   * each event given its seq, the batch spooled as one row. Returns each event's seq
+   * (undefined: its session does not exist). A session past its caps has the spool folded at
+   * once (the fold trims it).
+   */
+  writeBatch(batch: PendingEvent[]): (number | undefined)[] {
+    const { w } = this;
+    const rows: SpoolRow[] = [];
+    let full = false;
+    let seqs: (number | undefined)[];
+    try {
+      seqs = w.db
+        .transaction(() => {
+          const counters = w.counters.forBatch(
+            new Set(batch.map((e) => e.sessionId)),
+          );
+          const counted = countInto(batch, counters, (e, seq) =>
+            rows.push({
+              sessionId: e.sessionId,
+              seq,
+              kind: e.kind,
+              text: e.text,
+              bytes: e.bytes,
+              at: e.at,
+            }),
+          );
+          full = counted.written.some(([, c]) => overCaps(c, w.caps));
+          if (rows.length > 0) this.stmt.insert.run(encodeRows(rows));
+          return counted.seqs;
+        })
+        .immediate();
+    } catch (error) {
+      w.counters.clear(); // advanced in memory, rolled back on disk
+      throw error;
+    }
+    if (rows.length > 0) w.journal.wrote();
+    this.spooled += rows.length;
+    for (const row of rows) this.bytes += row.bytes;
+    if (full || this.spooled >= FOLD_ROWS || this.bytes >= FOLD_BYTES)
+      this.foldLogged();
+    else if (this.spooled > 0)
+      this.timer ??= setTimeout(() => this.foldLogged(), FOLD_MS).unref();
+    return seqs;
+  }
+
+  /** Folds every spooled event into the log, in one transaction (none when there is none). */
+  fold(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.w.db.open || (this.spooled === 0 && !this.stmt.any.get())) return;
+    try {
+      this.w.db.transaction(() => this.foldRows()).immediate();
+    } catch (error) {
+      this.w.counters.clear(); // a trim may have moved them: read again
+      this.w.stamps.forget();
+      throw error;
+    }
+  }
+
+  // The fold inside a transaction: every spooled row decoded, each session's events inserted
+  // merged, the cached counters made to count the rows stored (and written when due), the
+  // spooled rows deleted.
+  private foldRows(): void {
+    const spooled = this.stmt.all.raw().all() as [number, string][];
+    this.spooled = 0;
+    this.bytes = 0;
+    if (spooled.length === 0) return;
+    const bySession = new Map<string, SpoolRow[]>();
+    for (const [, body] of spooled)
+      for (const row of decodeRows(body)) {
+        const list = bySession.get(row.sessionId);
+        if (list) list.push(row);
+        else bySession.set(row.sessionId, [row]);
+      }
+    let inserted = 0;
+    const counters = this.w.counters.current();
+    for (const [id, rows] of bySession) {
+      if (!this.stmt.exists.get(id)) continue; // deleted: its events went with it
+      const stored = this.insertMerged(id, rows);
+      inserted += stored.rows;
+      const c = counters?.get(id);
+      if (!c) continue; // not this writer's: the log's rows count for it (./counts.ts)
+      c.eventCount -= rows.length - stored.rows;
+      c.bytes += stored.bytes - rows.reduce((n, r) => n + r.bytes, 0);
+      c.at = rows[rows.length - 1]!.at;
+      writeCounters(this.w, id, c);
+    }
+    this.stmt.drop.run(spooled[spooled.length - 1]![0]);
+    this.w.journal.added(inserted);
+  }
+
+  // The timer's and the bounds' fold: a failure is logged and tried again later.
+  private foldLogged(): void {
+    try {
+      this.fold();
+    } catch (error) {
+      this.logger.warn(
+        { err: String(error) },
+        "ledger: folding the event spool failed; its events stay spooled and are tried again",
+      );
+      this.timer ??= setTimeout(() => this.foldLogged(), FOLD_MS).unref();
+    }
+  }
+
+  // A session's events inserted into the journal, each run of text chunks as one merged row
+  // (kept at its last seq, with its chunk list, as a turn's compaction writes it).
+  private insertMerged(
+    id: string,
+    rows: readonly SpoolRow[],
+  ): { rows: number; bytes: number } {
+    const updates = rows.filter((r) => r.kind === "update");
+    const runs = planUpdates(
+      updates.map((r) => [r.seq, r.text]),
+      0,
+    );
+    let next = 0;
+    const stored = { rows: 0, bytes: 0 };
+    for (const row of rows) {
+      const run = runs[next];
+      let { text, bytes } = row;
+      if (run && row.seq >= run.fromSeq && row.seq <= run.lastSeq) {
+        if (row.seq < run.lastSeq) continue;
+        text = storedRunText(run, this.mask);
+        bytes = Buffer.byteLength(text);
+        next += 1;
+      }
+      this.w.stmt.insertEvent.run(id, row.seq, row.kind, text, bytes, row.at);
+      stored.rows += 1;
+      stored.bytes += bytes;
+    }
+    return stored;
+  }
+}
