@@ -1,9 +1,16 @@
 // Compaction of a finished turn: a streamed reply arrives as hundreds of small chunks; once the
 // turn is over, runs of consecutive text chunks that differ only in their text become one event
 // with the text concatenated. Everything else (tool calls, plans, chunks whose messageId, _meta
-// or annotations differ) keeps its place, so a replay shows the same history.
+// or annotations differ) keeps its place, so a replay shows the same history. A row merged
+// earlier in the turn counts as the chunks its chunk list names, so merging it again with the
+// chunks that follow gives one event per message, as merging them all at once would.
 import type { StoredEvent } from "../engine/ledger-port.js";
-import { readStored, withChunks } from "./run-cut.js";
+import {
+  chunkList,
+  readStored,
+  withChunks,
+  type RunChunks,
+} from "./run-cut.js";
 
 const CHUNK_KINDS = [
   "agent_message_chunk",
@@ -38,7 +45,12 @@ interface Chunk {
   head: string;
   body: string;
   tail: string;
+  /** A merged row's chunk list, when it matches the body: the row then stands for its chunks. */
+  list?: RunChunks;
 }
+
+// How many of the original chunks `chunk` stands for.
+const chunkCount = (chunk: Chunk) => chunk.list?.lengths.length ?? 1;
 
 // Where the JSON string starting at `from` ends (its closing quote), or -1.
 function stringEnd(text: string, from: number): number {
@@ -110,16 +122,28 @@ function asChunk(seq: number, text: string): Chunk | undefined {
   );
 }
 
-// Whether `chunk` continues `run`: same identity, next sequence number, the run not yet full.
-function continues(run: Chunk[], chunk: Chunk): boolean {
+// Whether `chunk` continues `run` (of `count` chunks): same identity, its first sequence number
+// the next one, and the run not made longer than MAX_RUN_CHUNKS chunks by it.
+function continues(run: Chunk[], count: number, chunk: Chunk): boolean {
   const open = run[0];
   const last = run[run.length - 1];
   return (
     !open ||
     (open.head === chunk.head &&
       open.tail === chunk.tail &&
-      last!.seq + 1 === chunk.seq &&
-      run.length < MAX_RUN_CHUNKS)
+      last!.seq + 1 === (chunk.list?.firstSeq ?? chunk.seq) &&
+      count + chunkCount(chunk) <= MAX_RUN_CHUNKS)
+  );
+}
+
+// Whether the chunk list of the merged row at `seq` fits the row's body: its chunks' seqs end at
+// the row's and their lengths add up to the body's (a body written in other escapes, read by
+// parsing, does not), so that a merged run's list stays true. Otherwise the row is one chunk.
+function fits(list: RunChunks, seq: number, body: string): boolean {
+  let total = 0;
+  for (const length of list.lengths) total += length;
+  return (
+    list.firstSeq + list.lengths.length - 1 === seq && total === body.length
   );
 }
 
@@ -135,23 +159,27 @@ export function planCompaction(events: StoredEvent[]): MergedRun[] {
  * Plans the merge of the runs in a turn's `update` rows [seq, text] as stored, in seq order
  * (rows of other kinds left out: the gap in seqs they leave ends a run). A row whose text is
  * not a JSON object's is skipped, as a read skips it; a chunk list is cut off as a read after
- * `afterSeq` does.
+ * `afterSeq` does. A merged row with a chunk list that fits it is merged as its chunks; one that
+ * the cursor `afterSeq` cuts is left as it is (merged again, its text before the cursor would be
+ * lost).
  */
 export function planUpdates(rows: unknown[][], afterSeq: number): MergedRun[] {
   const runs: MergedRun[] = [];
   let run: Chunk[] = [];
+  let count = 0;
   const close = () => {
     const first = run[0];
     const last = run[run.length - 1];
     if (first && last && run.length > 1)
       runs.push({
-        fromSeq: first.seq,
+        fromSeq: first.list?.firstSeq ?? first.seq,
         lastSeq: last.seq,
         text: `${first.head.slice(1)}${run.map((c) => c.body).join("")}${last.tail}`,
         bodyStart: first.head.length - 1,
-        lengths: run.map((c) => c.body.length),
+        lengths: run.flatMap((c) => c.list?.lengths ?? c.body.length),
       });
     run = [];
+    count = 0;
   };
   // Indexed, not destructured: this runs once per chunk in a process that has not compiled it.
   for (let i = 0; i < rows.length; i++) {
@@ -164,10 +192,20 @@ export function planUpdates(rows: unknown[][], afterSeq: number): MergedRun[] {
       !text.endsWith("}")
     )
       continue;
-    const stored = text.endsWith("]}") ? readStored(text, seq, afterSeq) : text;
-    const chunk = asChunk(seq, stored);
-    if (!chunk || !continues(run, chunk)) close();
-    if (chunk) run.push(chunk);
+    const listed = text.endsWith("]}");
+    const list = listed ? chunkList(text) : undefined;
+    // A merged row the cursor lies inside is read cut: it ends a run and joins none.
+    if (list && afterSeq > 0 && afterSeq < seq && afterSeq >= list.firstSeq) {
+      close();
+      continue;
+    }
+    const chunk = asChunk(seq, listed ? readStored(text, seq, afterSeq) : text);
+    if (chunk && list && fits(list, seq, chunk.body)) chunk.list = list;
+    if (!chunk || !continues(run, count, chunk)) close();
+    if (chunk) {
+      run.push(chunk);
+      count += chunkCount(chunk);
+    }
   }
   close();
   return runs;

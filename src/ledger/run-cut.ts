@@ -34,6 +34,13 @@ function parseList(list: string, textEnd: number): RunChunks | undefined {
     : undefined;
 }
 
+/** A stored update's chunk list, or undefined when it has none that acphub wrote. */
+export function chunkList(text: string): RunChunks | undefined {
+  if (!text.endsWith("]}")) return undefined;
+  const at = text.lastIndexOf(KEY);
+  return at < 0 ? undefined : parseList(text.slice(at + KEY.length, -2), at);
+}
+
 /**
  * A stored update's text as readers see it: without the chunk list and, when `afterSeq` lies
  * inside the merged run kept at `seq`, with only the text of the chunks after `afterSeq`.

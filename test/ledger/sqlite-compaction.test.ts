@@ -1,0 +1,99 @@
+// A reply merged in parts while it streams (each part's rows kept as one, with its chunk list)
+// becomes one event when its turn is compacted, and a client reading after any cursor reads
+// exactly the text it has not seen, before the last merge as after it.
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import type { LedgerPort } from "../../src/engine/ledger-port.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { tempDir } from "../helpers/mock.js";
+import { session } from "./contract.js";
+
+const chunk = (text: string) => ({
+  update: {
+    sessionUpdate: "agent_message_chunk",
+    content: { type: "text", text },
+    messageId: "m1",
+  },
+});
+
+// A ledger with session s1 and its prompt; the prompt's seq.
+async function withPrompt(mask?: (text: string) => string) {
+  const where = join(tempDir("acphub-ledger-"), "ledger.db");
+  const ledger = new SqliteLedger(where, mask ? { mask } : {});
+  await ledger.createSession(session("s1"));
+  return { ledger, prompt: await ledger.append("s1", "prompt", {}) };
+}
+
+// Appends one chunk per text, in order; their sequence numbers.
+function stream(ledger: LedgerPort, texts: string[]): Promise<number[]> {
+  return Promise.all(texts.map((t) => ledger.append("s1", "update", chunk(t))));
+}
+
+// The text of the updates read after `afterSeq`, joined.
+async function textAfter(ledger: LedgerPort, afterSeq: number) {
+  const events = await ledger.events("s1", { afterSeq });
+  return events
+    .map((e) => (e.payload["update"] as { content: { text: string } }).content)
+    .map((content) => content.text)
+    .join("");
+}
+
+// The reply's text after each cursor from the prompt on: what every reader reads next.
+async function everyRest(ledger: LedgerPort, prompt: number, seqs: number[]) {
+  const rests = [];
+  for (const cursor of [prompt, ...seqs])
+    rests.push(await textAfter(ledger, cursor));
+  return rests;
+}
+
+it("makes a reply merged in parts one event, each reader reading the same text as before", async () => {
+  const { ledger, prompt } = await withPrompt();
+  const parts = Array.from({ length: 250 }, (_, i) =>
+    i % 7 ? `${i} ` : `"${i}"\n\\é`,
+  );
+  const seqs = await stream(ledger, parts.slice(0, 100));
+  await ledger.compact("s1", prompt, seqs[99]);
+  seqs.push(...(await stream(ledger, parts.slice(100, 200))));
+  await ledger.compact("s1", seqs[99]!, seqs[199]);
+  seqs.push(...(await stream(ledger, parts.slice(200))));
+  const expected = parts.map((_, i) => parts.slice(i).join(""));
+  expected.push("");
+  expect(await ledger.read("s1", { afterSeq: prompt })).toHaveLength(52);
+  expect(await everyRest(ledger, prompt, seqs)).toEqual(expected);
+
+  await ledger.compact("s1", prompt);
+  const rows = await ledger.read("s1", { afterSeq: prompt });
+  expect(rows.map((e) => e.seq)).toEqual([seqs[249]]);
+  expect(rows[0]?.text).toBe(JSON.stringify(chunk(parts.join(""))));
+  expect(await everyRest(ledger, prompt, seqs)).toEqual(expected);
+  expect((await ledger.getSession("s1"))?.eventCount).toBe(2);
+  await ledger.close();
+});
+
+it("keeps a part that masking left without a chunk list whole, merging the rest after it", async () => {
+  const { ledger, prompt } = await withPrompt((text) =>
+    text.replaceAll("SECRET", "[masked]"),
+  );
+  const parts = [
+    "a ",
+    "SEC",
+    "RET",
+    " b",
+    ...Array.from({ length: 6 }, (_, i) => `${i}`),
+  ];
+  const seqs = await stream(ledger, parts.slice(0, 4));
+  await ledger.compact("s1", prompt, seqs[3]);
+  seqs.push(...(await stream(ledger, parts.slice(4, 8))));
+  await ledger.compact("s1", seqs[3]!, seqs[7]);
+  seqs.push(...(await stream(ledger, parts.slice(8))));
+  const before = await everyRest(ledger, prompt, seqs);
+  // A reader inside the masked part reads it whole; one after it, only what follows.
+  expect(before[1]).toBe("a [masked] b012345");
+  expect(before[5]).toBe("12345");
+
+  await ledger.compact("s1", prompt);
+  const rows = await ledger.read("s1", { afterSeq: prompt });
+  expect(rows.map((e) => e.seq)).toEqual([seqs[9]]);
+  expect(await everyRest(ledger, prompt, seqs)).toEqual(before);
+  await ledger.close();
+});
