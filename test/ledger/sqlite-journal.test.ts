@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MOVE_ROWS } from "../../src/ledger/sqlite/journal.js";
+import { FOLD_ROWS } from "../../src/ledger/sqlite/spool.js";
 import {
   migrationSql,
   SCHEMA_VERSION,
@@ -130,33 +131,30 @@ describe("SQLite ledger: the hot journal", () => {
     await ledger.close();
   });
 
-  it("drops a compacted turn's chunks from the journal, not moving them into events first, when the turn lies on both sides", async () => {
+  it("stores a long turn's chunks merged as the spool folds them: no row per chunk reaches the log, one per 1,000 after the turn", async () => {
     const path = file();
     const ledger = new SqliteLedger(path);
     await ledger.createSession(session("a"));
+    // Every row inserted into the log's two tables from here on is noted.
+    const spy = new Database(path);
+    spy.exec(`CREATE TABLE inserted (seq INTEGER);
+      CREATE TRIGGER note AFTER INSERT ON events BEGIN INSERT INTO inserted VALUES (new.seq); END;
+      CREATE TRIGGER noteJournal AFTER INSERT ON event_journal BEGIN INSERT INTO inserted VALUES (new.seq); END;`);
     const prompt = await ledger.append("a", "prompt", { prompt: [] });
-    const count = MOVE_ROWS + 100;
+    const count = FOLD_ROWS + 100; // folded once on the way, the rest at the turn's end
     await Promise.all(
       Array.from({ length: count }, (_, i) =>
         ledger.append("a", "update", chunk(`${i % 10}`)),
       ),
     );
-    for (let turn = 0; turn < 10; turn++)
-      await new Promise((resolve) => setImmediate(resolve));
-    const before = where(path, "a");
-    expect(before.events).toBeGreaterThan(0);
-    expect(before.journal).toBeGreaterThan(0);
-    // Every row inserted into `events` from here on is noted.
-    const spy = new Database(path);
-    spy.exec(`CREATE TABLE inserted (seq INTEGER);
-      CREATE TRIGGER note AFTER INSERT ON events BEGIN INSERT INTO inserted VALUES (new.seq); END;`);
     const end = await ledger.append("a", "turn_end", {
       stopReason: "end_turn",
     });
     await ledger.compact("a", prompt, end);
     const runs = Math.ceil(count / 1000);
     const inserted = spy.prepare("SELECT COUNT(*) FROM inserted").pluck();
-    expect(Number(inserted.get())).toBeLessThanOrEqual(runs + 1);
+    // The journal's rows (merged per fold) and their move into `events` at the turn's end.
+    expect(Number(inserted.get())).toBeLessThanOrEqual(2 * (runs + 4));
     spy.close();
     expect(where(path, "a")).toEqual({ events: runs + 2, journal: 0 });
     const events = await ledger.events("a");

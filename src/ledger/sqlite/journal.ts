@@ -1,12 +1,13 @@
-// The hot end of the SQLite event log (schema 5). A group commit appends its events to
-// `event_journal`, a table clustered by a global rowid, so a commit dirties the one or two pages at
-// its end whatever the number of sessions in the batch; `events`, clustered by (session, seq),
-// would take a page per session. Rows move into `events` in bulk, a session's rows together: the
-// session's own at its turn's compaction (and before a fork or a trim); once the journal holds
-// MOVE_ROWS rows, the oldest in steps of MOVE_STEP rows (one transaction each, the event loop free
-// between them) until it holds half that; all of them on close when this connection appended any. Reads take both tables
-// (statements.ts); a move is one transaction, so a row is in exactly one of them. An index on
-// (session_id, seq) (schema 8) finds one session's rows without scanning the others'.
+// The hot end of the SQLite event log (schema 5). The spool's folds (./spool.ts) insert into
+// `event_journal`, a table clustered by a global rowid, so a fold dirties the few pages at its
+// end whatever the number of sessions in it; `events`, clustered by (session, seq), would take a
+// page per session. Rows move into `events` in bulk, a session's rows together: the session's own
+// at its turn's compaction (and before a fork or a trim); once the journal holds MOVE_ROWS rows,
+// the oldest in steps of MOVE_STEP rows (one transaction each, the event loop free between
+// them) until it holds half that; all of them on close when this connection wrote events. Reads
+// take both tables (statements.ts); a move is one transaction, so a row is in exactly one of
+// them. An index on (session_id, seq) (schema 8) finds one session's rows without scanning the
+// others'.
 import type Database from "better-sqlite3";
 import type { Logger } from "../../shared/logger.js";
 import type { Statements } from "./statements.js";

@@ -1,0 +1,135 @@
+// The SQLite ledger's spool (schema 10, issue 39): a batch is committed as one row of
+// `event_spool` before its events are relayed, and folded into the log later with each run of
+// a reply's chunks merged; any connection folds every spooled row (another process's, a killed
+// one's) before it reads, so nothing committed is lost or unseen.
+import Database from "better-sqlite3";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { tempDir } from "../helpers/mock.js";
+import { session } from "./contract.js";
+
+const file = () => join(tempDir("acphub-spool-"), "ledger.db");
+const chunk = (text: string) => ({
+  update: {
+    sessionUpdate: "agent_message_chunk",
+    content: { type: "text", text },
+  },
+});
+const textOf = (events: { text: string }[]) =>
+  events
+    .map(
+      (e) =>
+        (JSON.parse(e.text) as { update?: { content?: { text?: string } } })
+          .update?.content?.text ?? "",
+    )
+    .join("");
+
+// Rows per table, read on a connection of its own (the ledger's spool left as it is).
+function tables(path: string) {
+  const db = new Database(path, { readonly: true });
+  const count = (table: string) =>
+    Number(db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get());
+  const out = {
+    spool: count("event_spool"),
+    log: count("events") + count("event_journal"),
+  };
+  db.close();
+  return out;
+}
+
+const WORDS = Array.from({ length: 60 }, (_, i) => `w${i} `);
+
+describe("SQLite ledger: the spool", () => {
+  it("commits a batch as one spool row, then folds a reply's chunks into one row that reads from any cursor", async () => {
+    const path = file();
+    const ledger = new SqliteLedger(path);
+    await ledger.createSession(session("s"));
+    const prompt = await ledger.append("s", "prompt", { prompt: [] });
+    const seqs = await Promise.all(
+      WORDS.map((w) => ledger.append("s", "update", chunk(w))),
+    );
+    expect(seqs).toEqual(WORDS.map((_, i) => prompt + 1 + i));
+    expect(tables(path)).toEqual({ spool: 2, log: 0 }); // the prompt's batch, the reply's
+    const events = await ledger.read("s");
+    expect(tables(path)).toEqual({ spool: 0, log: 2 });
+    expect(events.map((e) => e.seq)).toEqual([prompt, seqs.at(-1)]);
+    expect(textOf(events)).toBe(WORDS.join(""));
+    for (const [i, cursor] of seqs.entries())
+      expect(textOf(await ledger.read("s", { afterSeq: cursor }))).toBe(
+        WORDS.slice(i + 1).join(""),
+      );
+    expect(await ledger.getSession("s")).toMatchObject({ eventCount: 2 });
+    expect(await ledger.append("s", "update", chunk("next"))).toBe(
+      seqs.at(-1)! + 1,
+    );
+    await ledger.close();
+    expect(tables(path)).toEqual({ spool: 0, log: 3 });
+  });
+
+  it("lets another connection read what a running writer spooled, the writer's seqs and counters staying exact", async () => {
+    const path = file();
+    const writer = new SqliteLedger(path);
+    await writer.createSession(session("s"));
+    await Promise.all(WORDS.map((w) => writer.append("s", "update", chunk(w))));
+    const reader = new SqliteLedger(path);
+    expect(textOf(await reader.read("s"))).toBe(WORDS.join(""));
+    expect(await writer.append("s", "update", chunk("more"))).toBe(
+      WORDS.length + 1,
+    );
+    expect(textOf(await reader.read("s"))).toBe(`${WORDS.join("")}more`);
+    // The reply folded by the reader, "more" by the next read: two rows until the turn's compaction.
+    expect(await reader.getSession("s")).toMatchObject({ eventCount: 2 });
+    await reader.close();
+    await writer.close();
+  });
+
+  it("keeps what a writer killed -9 had spooled: the next open folds it", async () => {
+    const path = file();
+    const setup = new SqliteLedger(path);
+    await setup.createSession(session("s"));
+    await setup.close();
+    const child = spawn(process.execPath, [WRITER, path, "s", "300", "k"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const acked: number[] = [];
+    for await (const line of createInterface({ input: child.stdout! })) {
+      acked.push(Number(line));
+      if (acked.length >= 150) break;
+    }
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    expect(tables(path).spool).toBeGreaterThan(0); // it died with events spooled
+    const ledger = new SqliteLedger(path);
+    expect(tables(path).spool).toBe(0);
+    const stored = (await ledger.events("s")).map((e) => e.payload["i"]);
+    for (const seq of acked) expect(stored).toContain(seq - 1);
+    expect(stored).toEqual([...stored].sort((a, b) => Number(a) - Number(b)));
+    await ledger.close();
+  });
+
+  it("keeps the events spooled when a fold cannot take the lock, and reads them once it can", async () => {
+    const path = file();
+    const ledger = new SqliteLedger(path, { busyTimeoutMs: 20 });
+    await ledger.createSession(session("s"));
+    await Promise.all(WORDS.map((w) => ledger.append("s", "update", chunk(w))));
+    const other = new Database(path);
+    other.exec("BEGIN IMMEDIATE");
+    await expect(ledger.read("s")).rejects.toMatchObject({
+      code: "LEDGER_UNAVAILABLE",
+    });
+    expect(tables(path)).toEqual({ spool: 1, log: 0 });
+    other.exec("ROLLBACK");
+    other.close();
+    expect(textOf(await ledger.read("s"))).toBe(WORDS.join(""));
+    await ledger.close();
+  });
+});
+
+// Appends events { i } one per call and never closes: what it printed was committed.
+const WRITER = fileURLToPath(
+  new URL("./spool-writer-process.mjs", import.meta.url),
+);
