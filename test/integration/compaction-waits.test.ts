@@ -26,6 +26,14 @@ describe("compactions waiting after turns", () => {
 
   it("add no listener per turn, and all run when the gateway closes", async () => {
     const ledger = new SqliteLedger(join(tempDir(), "ledger.db"));
+    // The sessions whose compaction ran (the ledger's spool merges chunks before it, so the
+    // stored rows cannot tell).
+    const compacted: string[] = [];
+    const compact = ledger.compact;
+    ledger.compact = (id, after, upto) => {
+      compacted.push(id);
+      return compact(id, after, upto);
+    };
     const gateway = new Gateway({
       agentName: "mock",
       ledger,
@@ -50,12 +58,9 @@ describe("compactions waiting after turns", () => {
     }
     // A warning is emitted on a later tick than the listener that caused it.
     await new Promise((r) => setImmediate(r));
-    const kinds = (id: string) =>
-      ledger.events(id).then((events) => events.map((e) => e.kind));
-    expect((await kinds(ids[0]!)).filter((k) => k === "update")).toHaveLength(
-      CHUNKS,
-    );
+    expect(compacted).toEqual([]);
     await gateway.close();
+    expect([...compacted].sort()).toEqual([...ids].sort());
     expect(warnings.map((w) => w.name)).not.toContain(
       "MaxListenersExceededWarning",
     );

@@ -188,12 +188,16 @@ describe("acphub serve: one hub, many clients", () => {
         .filter((u) => u.sessionUpdate === "agent_message_chunk")
         .map((u) => u.content?.text);
     // The agent's last chunk (the prompt's own text, replayed, also contains "u39 ").
-    await until(() => said(observer.updates(sessionId)).includes("u39 "));
+    await until(() => said(observer.updates(sessionId)).at(-1) === "u39 ");
     const expected = Array.from({ length: 40 }, (_, i) => `u${i} `);
+    // The replay gives the chunks stored before the load merged (the SQLite ledger merges them
+    // as it folds its spool), the live ones as sent: the text once, in order.
+    const observed = said(observer.updates(sessionId));
     expect(
-      said(observer.updates(sessionId)),
+      observed.join(""),
       JSON.stringify(observer.updates(sessionId).map(seqOf)),
-    ).toEqual(expected);
+    ).toBe(expected.join(""));
+    expect(observed.slice(-20)).toEqual(expected.slice(-20));
     expect(said(driver.updates(sessionId))).toEqual(expected);
     const seqs = observer.updates(sessionId).map(seqOf);
     expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
