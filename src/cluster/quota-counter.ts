@@ -1,7 +1,8 @@
 // The per-user quota counts of a cluster (issue 37): kept in the ledger (QuotaStore) where every
 // node sees them, each hold this node's (it vanishes from the counts once this node's heartbeat
 // is older than its lease: a crashed node does not lock its users out). Prompts per minute count
-// across the nodes too. One round trip per check; a release is sent without waiting.
+// across the nodes too. One round trip per check; a release is sent without waiting (`settled`
+// waits for those sent so far).
 import type { QuotaStore } from "../contracts/quota-store.js";
 import type { Logger } from "../shared/logger.js";
 import {
@@ -21,6 +22,9 @@ export interface CountingNode {
 const UNLIMITED = 2_147_483_647;
 
 export class ClusterQuotaCounter implements QuotaCounter {
+  /** Releases sent and not yet written. */
+  private readonly releasing = new Set<Promise<void>>();
+
   constructor(
     private readonly store: QuotaStore,
     private readonly node: CountingNode,
@@ -61,7 +65,7 @@ export class ClusterQuotaCounter implements QuotaCounter {
     });
     if (id === undefined) return undefined;
     return once(() => {
-      this.store
+      const sent = this.store
         .release(id)
         .catch((error: unknown) =>
           this.logger.warn(
@@ -69,6 +73,12 @@ export class ClusterQuotaCounter implements QuotaCounter {
             "cluster: a quota hold was not given back (it goes when this node leaves or restarts)",
           ),
         );
+      this.releasing.add(sent);
+      void sent.then(() => this.releasing.delete(sent));
     });
+  }
+
+  async settled(): Promise<void> {
+    await Promise.all([...this.releasing]);
   }
 }

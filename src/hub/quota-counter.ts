@@ -26,6 +26,9 @@ export interface QuotaCounter {
   take(user: string, max: number, windowMs: number): Promise<number>;
   /** The user has the session open here (until the release): it counts in "opening"'s max. */
   live(user: string, sessionId: string): Promise<() => void>;
+  /** Resolves once every release made so far counts everywhere (a cluster's are written to its
+   * ledger without waiting); none: they count at once. */
+  settled?(): Promise<void>;
 }
 
 // The counts of this process only (a hub without a cluster).

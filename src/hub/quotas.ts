@@ -79,6 +79,17 @@ export class Quotas {
     void mark?.then((release) => release());
   }
 
+  // Resolves once what a session's open changed counts on every node: the session's live mark
+  // (a cluster writes it without waiting) and the holds given back so far. An open's answer
+  // waits for it, so that the user's next open anywhere is counted against the right number.
+  async settled(
+    user: HubUser | undefined,
+    sessionId: string | undefined,
+  ): Promise<void> {
+    if (user && sessionId) await this.marks.get(`${user.name}\0${sessionId}`);
+    await this.counter.settled?.();
+  }
+
   // Holds one of a user's agent processes (issue 36): a release, or undefined when they have
   // users.limits.agentProcesses of them; an admin's are not limited (nothing is held).
   holdProcess(user: HubUser): Promise<(() => void) | undefined> {

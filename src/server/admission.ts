@@ -22,9 +22,21 @@ export async function opening<T>(
   const release = o.quotas
     ? await o.quotas.admitOpen(client.user, sessionId)
     : () => undefined;
+  let opened = typeof sessionId === "string" ? sessionId : undefined;
   try {
-    return await run();
+    const result = await run();
+    opened ??= idOf(result);
+    return result;
   } finally {
     release();
+    // Answered once every node counts the session as open and this open's hold as given back:
+    // before, a load on another node right after a session/new could still count the hold.
+    await o.quotas?.settled(client.user, opened);
   }
+}
+
+// The session an open answered with (session/new, session/fork).
+function idOf(result: unknown): string | undefined {
+  const id = (result as { sessionId?: unknown } | null)?.sessionId;
+  return typeof id === "string" ? id : undefined;
 }
