@@ -10,7 +10,9 @@
 //
 // A fold takes every spooled row, whoever wrote it (another process's, a dead process's), and
 // deletes them in the same transaction: the table, not this process's memory, says what is
-// still to fold, so any connection may fold at any time and a row is folded exactly once. A
+// still to fold, so any connection may fold at any time and a row is folded exactly once. (A
+// connection keeps its own batches' events too, and folds from them without reading the table
+// back while no other connection has committed since: the table then holds exactly those.) A
 // connection reads its counters only with the spool folded (./counter-cache.ts), so that they
 // count every event stored.
 import type Database from "better-sqlite3";
@@ -31,6 +33,7 @@ export const FOLD_BYTES = 8 * 1024 * 1024;
 
 const SQL = {
   insert: "INSERT INTO event_spool (body) VALUES (?)",
+  version: "PRAGMA data_version",
   any: "SELECT 1 FROM event_spool LIMIT 1",
   all: "SELECT id, body FROM event_spool ORDER BY id",
   drop: "DELETE FROM event_spool WHERE id <= ?",
@@ -42,6 +45,14 @@ export class EventSpool {
   private spooled = 0;
   private bytes = 0;
   private timer: NodeJS.Timeout | undefined;
+  /**
+   * This connection's batches since its last fold, with the last row's id, while the table is
+   * known to hold exactly them (no other connection committed since `version` was read);
+   * undefined when it is not known (another's commit, a rolled back transaction): the fold then
+   * reads the table.
+   */
+  private mine: { rows: SpoolRow[]; lastId: number } | undefined;
+  private version: unknown;
   private readonly stmt: Record<keyof typeof SQL, Database.Statement>;
 
   constructor(
@@ -52,6 +63,7 @@ export class EventSpool {
     this.stmt = Object.fromEntries(
       Object.entries(SQL).map(([k, text]) => [k, w.db.prepare(text)]),
     ) as typeof this.stmt;
+    this.stmt.version.pluck();
     // The counters are read with every spooled event in the log.
     w.counters.beforeRead = (changed) => {
       if (changed || this.spooled > 0) this.foldRows();
@@ -86,12 +98,19 @@ export class EventSpool {
             }),
           );
           full = counted.written.some(([, c]) => overCaps(c, w.caps));
-          if (rows.length > 0) this.stmt.insert.run(encodeRows(rows));
+          if (rows.length > 0) {
+            const { lastInsertRowid } = this.stmt.insert.run(encodeRows(rows));
+            if (this.mine) {
+              this.mine.rows.push(...rows);
+              this.mine.lastId = Number(lastInsertRowid);
+            }
+          }
           return counted.seqs;
         })
         .immediate();
     } catch (error) {
       w.counters.clear(); // advanced in memory, rolled back on disk
+      this.mine = undefined;
       throw error;
     }
     if (rows.length > 0) w.journal.wrote();
@@ -114,6 +133,7 @@ export class EventSpool {
     } catch (error) {
       this.w.counters.clear(); // a trim may have moved them: read again
       this.w.stamps.forget();
+      this.mine = undefined;
       throw error;
     }
   }
@@ -122,17 +142,17 @@ export class EventSpool {
   // merged, the cached counters made to count the rows stored (and written when due), the
   // spooled rows deleted.
   private foldRows(): void {
-    const spooled = this.stmt.all.raw().all() as [number, string][];
+    const { rows, lastId } = this.spooledRows();
     this.spooled = 0;
     this.bytes = 0;
-    if (spooled.length === 0) return;
+    this.mine = { rows: [], lastId: 0 };
+    if (rows.length === 0) return;
     const bySession = new Map<string, SpoolRow[]>();
-    for (const [, body] of spooled)
-      for (const row of decodeRows(body)) {
-        const list = bySession.get(row.sessionId);
-        if (list) list.push(row);
-        else bySession.set(row.sessionId, [row]);
-      }
+    for (const row of rows) {
+      const list = bySession.get(row.sessionId);
+      if (list) list.push(row);
+      else bySession.set(row.sessionId, [row]);
+    }
     let inserted = 0;
     const counters = this.w.counters.current();
     for (const [id, rows] of bySession) {
@@ -146,8 +166,22 @@ export class EventSpool {
       c.at = rows[rows.length - 1]!.at;
       writeCounters(this.w, id, c);
     }
-    this.stmt.drop.run(spooled[spooled.length - 1]![0]);
+    this.stmt.drop.run(lastId);
     this.w.journal.added(inserted);
+  }
+
+  // Every spooled event in order, and the last spool row's id: this connection's own as it
+  // holds them when the table holds nothing else, else read from the table.
+  private spooledRows(): { rows: SpoolRow[]; lastId: number } {
+    const version = this.stmt.version.get();
+    const known = version === this.version ? this.mine : undefined;
+    this.version = version;
+    if (known) return known;
+    const spooled = this.stmt.all.raw().all() as [number, string][];
+    return {
+      rows: spooled.flatMap(([, body]) => decodeRows(body)),
+      lastId: spooled.length ? spooled[spooled.length - 1]![0] : 0,
+    };
   }
 
   // The timer's and the bounds' fold: a failure is logged and tried again later.
