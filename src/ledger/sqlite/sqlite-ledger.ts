@@ -12,7 +12,6 @@ import type { Dialect } from "../dialect.js";
 import { SQLITE_SEARCH } from "../search-query.js";
 import type { PendingEvent } from "../group-commit.js";
 import { SqliteCompaction } from "./compaction-sql.js";
-import { EventSpool } from "./spool.js";
 import { CounterCache } from "./counter-cache.js";
 import { Journal } from "./journal.js";
 import { migrate } from "./migrations.js";
@@ -20,6 +19,7 @@ import type { BatchWriter } from "./sqlite-batch.js";
 import { ledgerError } from "./sqlite-errors.js";
 import { UpdatedAtStamps } from "./updated-at.js";
 import { ReplayRows } from "./replay-rows.js";
+import { EventSpool } from "./spool.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { sqliteSecretStore, sqliteUserStore } from "./sqlite-users.js";
 import type { SecretStore } from "../../contracts/user-secrets.js";
@@ -105,20 +105,15 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
-  /** Runs SQLite work, turning its failures into one line naming the file; what the spool
-   * holds is folded first (`settle`), so that the work sees every event written. */
-  private run<T>(work: () => T, settle = true): Promise<T> {
+  /** Runs SQLite work, turning its failures into one line naming the file; every spooled event
+   * (any connection's) is folded into the log first, so that the work sees every event written. */
+  private run<T>(work: () => T, fold = true): Promise<T> {
     try {
-      if (settle) this.settle();
+      if (fold) this.spool.fold();
       return Promise.resolve(work());
     } catch (error) {
       return Promise.reject(ledgerError(this.file, error));
     }
-  }
-
-  // Every event spooled, by any connection, folded into the log.
-  private settle(): void {
-    this.spool.fold();
   }
 
   // A statement prepared once per distinct text; its rows (none for a plain write). A write may
@@ -129,7 +124,7 @@ export class SqliteLedger extends LedgerCore {
     let statement = this.statements.get(text);
     if (!statement)
       this.statements.set(text, (statement = this.db.prepare(text)));
-    if (!this.db.inTransaction) this.settle();
+    if (!this.db.inTransaction) this.spool.fold();
     if (statement.reader) return statement.all(...args) as Row[];
     if (!KEEPS_COUNTERS.test(text)) this.writer.counters.clear();
     statement.run(...args);
