@@ -7,8 +7,10 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { encodeRows } from "../../src/ledger/sqlite/spool-rows.js";
 import { tempDir } from "../helpers/mock.js";
 import { session } from "./contract.js";
 
@@ -125,6 +127,41 @@ describe("SQLite ledger: the spool", () => {
     other.exec("ROLLBACK");
     other.close();
     expect(textOf(await ledger.read("s"))).toBe(WORDS.join(""));
+    await ledger.close();
+  });
+});
+
+describe("SQLite ledger: a damaged spool row", () => {
+  it("folds the events before the damage, skips the rest with a warning naming the row, and opens", async () => {
+    const path = file();
+    const setup = new SqliteLedger(path);
+    await setup.createSession(session("s"));
+    await setup.close();
+    const good = (seq: number) => ({
+      sessionId: "s",
+      seq,
+      kind: "update" as const,
+      text: JSON.stringify({ i: seq }),
+      bytes: 7,
+      at: 1,
+    });
+    const db = new Database(path);
+    db.prepare("INSERT INTO event_spool (body) VALUES (?)").run(
+      `${encodeRows([good(1)])}9,update,1,1,999;s{"i":`,
+    );
+    db.prepare("INSERT INTO event_spool (body) VALUES (?)").run(
+      encodeRows([good(2)]),
+    );
+    db.close();
+    const warnings: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (l) => warnings.push(l) });
+    const ledger = new SqliteLedger(path, { logger });
+    expect((await ledger.events("s")).map((e) => e.payload["i"])).toEqual([
+      1, 2,
+    ]);
+    expect(tables(path).spool).toBe(0);
+    expect(warnings.join("")).toContain("a damaged event spool row");
+    expect(warnings.join("")).toContain('"spoolRow":1');
     await ledger.close();
   });
 });

@@ -23,13 +23,20 @@ export function encodeRows(rows: SpoolRow[]): string {
   return body;
 }
 
-/** A row's text as events; what cannot be read (a damaged row) ends it, the rest is kept. */
-export function decodeRows(body: string): SpoolRow[] {
+/** A row's text as events; what cannot be read (a damaged row) ends it, `damaged` told where,
+ * the events before kept. */
+export function decodeRows(
+  body: string,
+  damaged: (at: number) => void,
+): SpoolRow[] {
   const rows: SpoolRow[] = [];
   let at = 0;
   while (at < body.length) {
     const end = body.indexOf(";", at);
-    if (end < 0) break;
+    if (end < 0) {
+      damaged(at);
+      break;
+    }
     const [seq, kind, time, idLength, textLength] = body
       .slice(at, end)
       .split(",")
@@ -39,8 +46,10 @@ export function decodeRows(body: string): SpoolRow[] {
     if (
       ![seq, time, idLength, textLength].every(Number.isSafeInteger) ||
       textEnd > body.length
-    )
+    ) {
+      damaged(at);
       break;
+    }
     const text = body.slice(idEnd, textEnd);
     rows.push({
       sessionId: body.slice(end + 1, idEnd),

@@ -179,7 +179,14 @@ export class EventSpool {
     if (known) return known;
     const spooled = this.stmt.all.raw().all() as [number, string][];
     return {
-      rows: spooled.flatMap(([, body]) => decodeRows(body)),
+      rows: spooled.flatMap(([id, body]) =>
+        decodeRows(body, (at) =>
+          this.logger.warn(
+            { spoolRow: id, at, length: body.length },
+            "ledger: a damaged event spool row: its events from this character on are skipped",
+          ),
+        ),
+      ),
       lastId: spooled.length ? spooled[spooled.length - 1]![0] : 0,
     };
   }
