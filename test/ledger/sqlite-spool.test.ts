@@ -3,7 +3,7 @@
 // a reply's chunks merged; any connection folds every spooled row (another process's, a killed
 // one's) before it reads, so nothing committed is lost or unseen.
 import Database from "better-sqlite3";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { encodeRows } from "../../src/ledger/sqlite/spool-rows.js";
+import { FOLD_MS } from "../../src/ledger/sqlite/spool.js";
 import { tempDir } from "../helpers/mock.js";
 import { session } from "./contract.js";
 
@@ -44,6 +45,12 @@ function tables(path: string) {
 }
 
 const WORDS = Array.from({ length: 60 }, (_, i) => `w${i} `);
+// A reply of 64 KiB: its fold needs pages the database does not have yet.
+const BIG = Array.from({ length: 32 }, (_, i) => `${i}`.padEnd(2048, "."));
+
+// The ledger's own connection, for a test to cap its database's size (PRAGMA max_page_count).
+const connection = (ledger: SqliteLedger) =>
+  (ledger as unknown as { db: Database.Database }).db;
 
 describe("SQLite ledger: the spool", () => {
   it("commits a batch as one spool row, then folds a reply's chunks into one row that reads from any cursor", async () => {
@@ -129,6 +136,49 @@ describe("SQLite ledger: the spool", () => {
     expect(textOf(await ledger.read("s"))).toBe(WORDS.join(""));
     await ledger.close();
   });
+
+  it("reads every spooled event when the disk cannot hold their fold", async () => {
+    // A 1 MiB file system for the ledger: 16 KiB chunks are spooled until one is refused, so
+    // the read's fold would need as much room again.
+    const dir = tempDir("acphub-spool-full-");
+    const bwrap = ["--dev-bind", "/", "/", "--die-with-parent"];
+    const child = spawnSync(
+      "bwrap",
+      [
+        ...[...bwrap, "--size", String(1024 * 1024), "--tmpfs", dir],
+        ...[process.execPath, FULL_DISK, join(dir, "ledger.db")],
+      ],
+      { encoding: "utf8" },
+    );
+    const out = JSON.parse(child.stdout) as Record<string, string | number>;
+    expect(out["error"]).toContain("the disk is full");
+    expect(out["acked"]).toBeGreaterThan(2);
+    const acked = Array.from({ length: Number(out["acked"]) }, (_, i) =>
+      `${i}`.padEnd(16384, "."),
+    );
+    expect(out["read"]).toBe(acked.join(""));
+  });
+
+  it("numbers the next batch after the spooled events when a fold failed mid-way", async () => {
+    const path = file();
+    const logger = pino({ level: "silent" });
+    const ledger = new SqliteLedger(path, { logger });
+    await ledger.createSession(session("s"));
+    const seqs = await Promise.all(
+      BIG.map((w) => ledger.append("s", "update", chunk(w))),
+    );
+    const db = connection(ledger);
+    const room = db.pragma("max_page_count", { simple: true });
+    db.pragma(`max_page_count = ${db.pragma("page_count", { simple: true })}`);
+    await new Promise((resolve) => setTimeout(resolve, FOLD_MS * 1.5)); // the timer's fold fails
+    expect(tables(path).spool).toBe(1);
+    db.pragma(`max_page_count = ${room}`);
+    expect(await ledger.append("s", "update", chunk("end"))).toBe(
+      seqs.at(-1)! + 1,
+    );
+    expect(textOf(await ledger.read("s"))).toBe(`${BIG.join("")}end`);
+    await ledger.close();
+  });
 });
 
 describe("SQLite ledger: a damaged spool row", () => {
@@ -165,6 +215,11 @@ describe("SQLite ledger: a damaged spool row", () => {
     await ledger.close();
   });
 });
+
+// Fills a small disk with spooled chunks, then reads them: what it saw, as JSON.
+const FULL_DISK = fileURLToPath(
+  new URL("./spool-full-disk-process.mjs", import.meta.url),
+);
 
 // Appends events { i } one per call and never closes: what it printed was committed.
 const WRITER = fileURLToPath(

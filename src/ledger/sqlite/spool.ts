@@ -65,8 +65,10 @@ export class EventSpool {
     ) as typeof this.stmt;
     this.stmt.version.pluck();
     // The counters are read with every spooled event in the log.
+    // Unknown (`mine` undefined, after a failure) counts as spooled: a fold that failed mid-way
+    // had zeroed the count, and counters read without its events would reuse their seqs.
     w.counters.beforeRead = (changed) => {
-      if (changed || this.spooled > 0) this.foldRows();
+      if (changed || this.spooled > 0 || !this.mine) this.foldRows();
     };
   }
 
@@ -131,11 +133,48 @@ export class EventSpool {
     try {
       this.w.db.transaction(() => this.foldRows()).immediate();
     } catch (error) {
-      this.w.counters.clear(); // a trim may have moved them: read again
-      this.w.stamps.forget();
-      this.mine = undefined;
+      this.forgetFold();
       throw error;
     }
+  }
+
+  /**
+   * `work` (a read) with every spooled event in the log. When the disk cannot hold the fold,
+   * `work` runs inside the fold's transaction and it is rolled back, with no page spilled to the
+   * disk meanwhile: the read sees every event stored, which stay spooled until a fold fits.
+   */
+  read<T>(work: () => T): T {
+    try {
+      this.fold();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_FULL") throw error;
+      return this.readUnfolded(work);
+    }
+    return work();
+  }
+
+  private readUnfolded<T>(work: () => T): T {
+    const { db } = this.w;
+    const spill = db.pragma("cache_spill", { simple: true }) as number;
+    db.pragma("cache_spill = OFF");
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      this.foldRows();
+      return work();
+    } finally {
+      if (db.inTransaction) db.exec("ROLLBACK"); // (SQLite may have rolled it back itself)
+      db.pragma(`cache_spill = ${spill}`);
+      this.forgetFold();
+    }
+  }
+
+  // After a fold that was not committed: what it changed in memory is read again, and the
+  // timer folds again later.
+  private forgetFold(): void {
+    this.w.counters.clear();
+    this.w.stamps.forget();
+    this.mine = undefined;
+    this.timer ??= setTimeout(() => this.foldLogged(), FOLD_MS).unref();
   }
 
   // The fold inside a transaction: every spooled row decoded, each session's events inserted
@@ -200,7 +239,6 @@ export class EventSpool {
         { err: String(error) },
         "ledger: folding the event spool failed; its events stay spooled and are tried again",
       );
-      this.timer ??= setTimeout(() => this.foldLogged(), FOLD_MS).unref();
     }
   }
 

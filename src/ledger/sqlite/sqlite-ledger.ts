@@ -105,40 +105,58 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
-  /** Runs SQLite work, turning its failures into one line naming the file; every spooled event
-   * (any connection's) is folded into the log first, so that the work sees every event written. */
-  private run<T>(work: () => T, fold = true): Promise<T> {
+  /** Runs SQLite work, turning its failures into one line naming the file. */
+  private run<T>(work: () => T): Promise<T> {
     try {
-      if (fold) this.spool.fold();
       return Promise.resolve(work());
     } catch (error) {
       return Promise.reject(ledgerError(this.file, error));
     }
   }
 
-  // A statement prepared once per distinct text; its rows (none for a plain write). A write may
-  // change counters (a fork's, a deleted session's): the batch writer reads them again, unless
-  // it is one that never does (a usage row, a session's title or state: one per turn, and each
-  // would have every streaming session's counters read again).
+  /** Reads with every spooled event (any connection's) in the log (./spool.ts). */
+  private reading<T>(work: () => T): Promise<T> {
+    return this.run(() => this.spool.read(work));
+  }
+
+  /** Writes with every spooled event folded into the log first. */
+  private writing<T>(work: () => T): Promise<T> {
+    return this.run(() => {
+      this.spool.fold();
+      return work();
+    });
+  }
+
+  // A statement prepared once per distinct text; its rows (none for a plain write). A read sees
+  // every spooled event. A write may change counters (a fork's, a deleted session's): the spool
+  // is folded before it, and the batch writer reads the counters again, unless it is one that
+  // never does (a usage row, a session's title or state: one per turn, and each would have every
+  // streaming session's counters read again; on a full disk, it may still fit where a fold
+  // does not).
   private exec({ text, args }: Sql): Row[] {
     let statement = this.statements.get(text);
     if (!statement)
       this.statements.set(text, (statement = this.db.prepare(text)));
-    if (!this.db.inTransaction) this.spool.fold();
-    if (statement.reader) return statement.all(...args) as Row[];
-    if (!KEEPS_COUNTERS.test(text)) this.writer.counters.clear();
+    if (statement.reader) {
+      const rows = () => statement.all(...args) as Row[];
+      return this.db.inTransaction ? rows() : this.spool.read(rows);
+    }
+    if (!KEEPS_COUNTERS.test(text)) {
+      if (!this.db.inTransaction) this.spool.fold();
+      this.writer.counters.clear();
+    }
     statement.run(...args);
     return [];
   }
 
   /** Core: one statement, synchronously (the promise is settled on return). */
   protected query(statement: Sql): Promise<Row[]> {
-    return this.run(() => this.exec(statement), false);
+    return this.run(() => this.exec(statement));
   }
 
   /** Core: statements in one synchronous transaction. */
   protected transact(statements: Sql[]): Promise<Row[][]> {
-    return this.run(() =>
+    return this.writing(() =>
       this.db.transaction(() => statements.map((s) => this.exec(s)))(),
     );
   }
@@ -159,14 +177,14 @@ export class SqliteLedger extends LedgerCore {
     uptoSeq: number,
   ): Promise<unknown[][]> {
     const args = [sessionId, afterSeq, uptoSeq];
-    return this.run(
+    return this.reading(
       () => this.stmt.read.raw().all(...args, ...args) as unknown[][],
     );
   }
 
   /** EventStore: a replay's rows, plain updates made into frames by SQLite. */
   readReplayRows(sessionId: string, head: string): Promise<unknown[][]> {
-    return this.run(() =>
+    return this.reading(() =>
       (this.replayRows ??= new ReplayRows(this.db)).rows(sessionId, head),
     );
   }
@@ -181,7 +199,7 @@ export class SqliteLedger extends LedgerCore {
   ): Promise<unknown[][]> {
     const stmt = newest ? this.stmt.pageDown : this.stmt.pageUp;
     const args = [sessionId, afterSeq, beforeSeq];
-    return this.run(
+    return this.reading(
       () => stmt.raw().all(...args, ...args, limit) as unknown[][],
     );
   }
@@ -192,7 +210,7 @@ export class SqliteLedger extends LedgerCore {
     afterSeq: number,
     uptoSeq: number,
   ): Promise<unknown[][]> {
-    return this.run(() =>
+    return this.reading(() =>
       this.compaction.updateRows(sessionId, afterSeq, uptoSeq),
     );
   }
@@ -202,12 +220,12 @@ export class SqliteLedger extends LedgerCore {
 
   /** EventStore: merged runs written in one transaction (./compaction-sql.ts). */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
-    return this.run(() => this.compaction.apply(sessionId, runs));
+    return this.writing(() => this.compaction.apply(sessionId, runs));
   }
 
   /** Core: a session's journal rows moved into `events`, before the core copies them (fork). */
   protected override settleEvents(sessionId: string): Promise<void> {
-    return this.run(() =>
+    return this.writing(() =>
       this.db.transaction(() => this.writer.journal.moveSession(sessionId))(),
     );
   }
