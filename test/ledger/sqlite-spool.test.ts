@@ -11,8 +11,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { encodeRows } from "../../src/ledger/sqlite/spool-rows.js";
-import { FOLD_MS } from "../../src/ledger/sqlite/spool.js";
-import { tempDir } from "../helpers/mock.js";
+import { tempDir, waitFor } from "../helpers/mock.js";
 import { session } from "./contract.js";
 
 const file = () => join(tempDir("acphub-spool-"), "ledger.db");
@@ -150,6 +149,7 @@ describe("SQLite ledger: the spool", () => {
       ],
       { encoding: "utf8" },
     );
+    expect(child.status, child.stderr).toBe(0);
     const out = JSON.parse(child.stdout) as Record<string, string | number>;
     expect(out["error"]).toContain("the disk is full");
     expect(out["acked"]).toBeGreaterThan(2);
@@ -161,7 +161,8 @@ describe("SQLite ledger: the spool", () => {
 
   it("numbers the next batch after the spooled events when a fold failed mid-way", async () => {
     const path = file();
-    const logger = pino({ level: "silent" });
+    const warnings: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (l) => warnings.push(l) });
     const ledger = new SqliteLedger(path, { logger });
     await ledger.createSession(session("s"));
     const seqs = await Promise.all(
@@ -170,7 +171,9 @@ describe("SQLite ledger: the spool", () => {
     const db = connection(ledger);
     const room = db.pragma("max_page_count", { simple: true });
     db.pragma(`max_page_count = ${db.pragma("page_count", { simple: true })}`);
-    await new Promise((resolve) => setTimeout(resolve, FOLD_MS * 1.5)); // the timer's fold fails
+    const failed = () =>
+      warnings.some((w) => w.includes("folding the event spool failed"));
+    expect(await waitFor(failed)).toBe(true); // the timer's fold (FOLD_MS on)
     expect(tables(path).spool).toBe(1);
     db.pragma(`max_page_count = ${room}`);
     expect(await ledger.append("s", "update", chunk("end"))).toBe(
