@@ -11,6 +11,7 @@ import type { Logger } from "../shared/logger.js";
 import type { SessionCommandsPort, LedgerPort } from "./ports.js";
 import { changesSettings, type SettingsStore } from "./session-settings.js";
 import { OrderedSends } from "./ordered-sends.js";
+import { updateText } from "../protocol/chunk-line.js";
 
 /** What the relay needs of the editor side (the gateway's EditorChannel). */
 export interface RelayEditor {
@@ -107,8 +108,11 @@ export class SessionRelay {
         const payload: Params = event.meta
           ? { update, _meta: event.meta }
           : { update };
-        // Masked by value, then the one text is both stored and sent.
-        const json = JSON.stringify(payload);
+        // Masked by value, then the one text is both stored and sent. A chunk read without
+        // parsing (protocol/chunk-line.ts) is not serialized again.
+        const read =
+          update === event.update && !event.meta && updateText(update);
+        const json = read ? `{"update":${read}}` : JSON.stringify(payload);
         const text = this.parts.mask ? this.parts.mask(json) : json;
         const sent = text === json ? payload : (JSON.parse(text) as Params);
         this.track(ledger.append(hubId, "update", text), (seq) =>

@@ -70,7 +70,8 @@ function stringEnd(text: string, from: number): number {
 function fastChunk(seq: number, text: string): Chunk | undefined {
   for (let at = 0; at < FAST_HEADS.length; at++) {
     const head = FAST_HEADS[at]!;
-    if (!text.startsWith(head)) continue;
+    // Compared as a slice: startsWith is several times slower for a head this long.
+    if (text.slice(0, head.length) !== head) continue;
     const end = stringEnd(text, head.length);
     if (end < 0) return undefined;
     return {

@@ -5,6 +5,7 @@
 // session/update notifications) before the SDK's validating handlers see them.
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import { HubError } from "../shared/errors.js";
+import { readChunkLine } from "./chunk-line.js";
 
 export interface NdjsonOptions {
   maxLineBytes: number;
@@ -67,6 +68,8 @@ export class LineSplitter {
 function parseLine(line: Buffer): AnyMessage | string | undefined {
   const text = line.toString("utf8").trim();
   if (text === "") return undefined;
+  const chunk = readChunkLine(text);
+  if (chunk) return { jsonrpc: "2.0", method: "session/update", params: chunk };
   try {
     const value: unknown = JSON.parse(text);
     if (value !== null && typeof value === "object" && !Array.isArray(value)) {
