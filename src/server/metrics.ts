@@ -204,16 +204,33 @@ function usageCounters(r: { registers: Registry[] }) {
   });
 }
 
-// The ledger with each append timed; everything else passes through.
+// The ledger with each append timed; everything else passes through. The appends of one
+// synchronous run (one agent read's updates: they commit in one batch, or in batches that follow
+// each other) are timed together, from the first's call to the last's settling, which the group
+// commit settles last: a timer, two clock reads and a settle handler per append were ~5 % of the
+// hub's CPU per streamed update.
 function timedLedger(ledger: LedgerPort, histogram: Histogram): LedgerPort {
+  let group:
+    { start: number; count: number; last: Promise<number> } | undefined;
+  const timeGroup = () => {
+    const timed = group!;
+    group = undefined;
+    const done = () => {
+      const seconds = (performance.now() - timed.start) / 1000;
+      for (let i = 0; i < timed.count; i++) histogram.observe(seconds);
+    };
+    timed.last.then(done, done);
+  };
   return ledgerWith(ledger, {
     append: (...args) => {
-      const end = histogram.startTimer();
       const result = ledger.append(...args);
-      result.then(
-        () => end(),
-        () => end(),
-      );
+      if (group) {
+        group.count += 1;
+        group.last = result;
+      } else {
+        group = { start: performance.now(), count: 1, last: result };
+        queueMicrotask(timeGroup);
+      }
       return result;
     },
   });

@@ -1,0 +1,39 @@
+// /metrics times every ledger append (acphub_ledger_append_seconds): appends made together are
+// timed as a group, so each one is still counted once, failed ones too, and each with the time
+// until the group's last append settled.
+import { expect, it } from "vitest";
+import type { LedgerPort } from "../../src/engine/ports.js";
+import { createMetrics } from "../../src/server/metrics.js";
+
+const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+it("counts each append once, with the time until its group settled", async () => {
+  const settles: (() => void)[] = [];
+  const inner = {
+    append: (_id: string, _kind: string, text: string) =>
+      new Promise<number>((resolve, reject) =>
+        settles.push(() =>
+          text === "bad" ? reject(new Error("disk full")) : resolve(1),
+        ),
+      ),
+  } as unknown as LedgerPort;
+  const m = createMetrics(() => 0);
+  const ledger = m.timeLedger(inner);
+  const first = ["a", "bad", "c"].map((t) =>
+    ledger.append("s", "update", t).catch(() => -1),
+  );
+  await later(60);
+  for (const settle of settles.splice(0)) settle();
+  expect(await Promise.all(first)).toEqual([1, -1, 1]);
+  const second = ledger.append("s", "update", "d");
+  settles.splice(0)[0]!();
+  await second;
+  await later(0);
+  const text = await m.registry.metrics();
+  expect(text).toContain("acphub_ledger_append_seconds_count 4");
+  // three appends of ≥ 60 ms, one of about none
+  expect(text).toMatch(/acphub_ledger_append_seconds_bucket\{le="0.01"\} 1\n/);
+  expect(text).toMatch(/acphub_ledger_append_seconds_bucket\{le="0.1"\} 4\n/);
+  const sum = Number(/acphub_ledger_append_seconds_sum (\S+)/.exec(text)![1]);
+  expect(sum).toBeGreaterThanOrEqual(0.18);
+});
