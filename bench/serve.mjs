@@ -8,7 +8,8 @@
 // side by side with hub ÷ floor, hub ÷ anchor and 300 ÷ 100, and the load average of each run.
 // Then one client's WebSocket relay rate versus `acphub acp` over stdio (BENCH_RELAY=0 skips it).
 // BENCH_CLIENTS=N runs one count (300 and more use 1,000 updates each), BENCH_UPDATES,
-// BENCH_QUICK=1 (20 × 500); ACPHUB_CLI measures another build's hub. Never part of the tests.
+// BENCH_QUICK=1 (20 × 500); ACPHUB_CLI measures another build's hub; BENCH_HUB_ONLY=1 runs the
+// hub alone (no floor, anchor or relay rate). Never part of the tests.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -26,6 +27,7 @@ import {
 } from "./common.mjs";
 
 const QUICK = process.env.BENCH_QUICK === "1";
+const HUB_ONLY = process.env.BENCH_HUB_ONLY === "1"; // the hub's runs alone (comparing builds)
 const COUNTS = process.env.BENCH_CLIENTS
   ? [Number(process.env.BENCH_CLIENTS)]
   : QUICK
@@ -255,6 +257,12 @@ for (const clients of COUNTS) {
   const hub = await startHub(home());
   const hubRun = await loadRun(hub, clients, updates);
   await hub.stop();
+  if (HUB_ONLY) {
+    console.log(
+      `serve: ${clients} × ${updates}, hub only (${hubRun.load}): CPU ${hubRun.cpuUs.toFixed(1)} µs/update, errors ${hubRun.errors.length}`,
+    );
+    continue;
+  }
   const floor = await startRelay(PIPE);
   const floorRun = await loadRun(floor, clients, updates);
   await floor.stop();
@@ -271,7 +279,7 @@ if (results.has(100) && results.has(300)) {
     `300 ÷ 100 clients, CPU per update: hub ${(b.hub.cpuUs / a.hub.cpuUs).toFixed(2)}, floor ${(b.floor.cpuUs / a.floor.cpuUs).toFixed(2)}, anchor ${(b.anchor.cpuUs / a.anchor.cpuUs).toFixed(2)}`,
   );
 }
-if (!QUICK && process.env.BENCH_RELAY !== "0") {
+if (!QUICK && !HUB_ONLY && process.env.BENCH_RELAY !== "0") {
   const ws = await wsRate();
   const stdio = await stdioRate();
   console.log(

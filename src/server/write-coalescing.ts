@@ -5,41 +5,78 @@
 // so what was written in that tick leaves in one call, in order. Nothing waits longer than the
 // current tick, and backpressure is unchanged (corked bytes count in the socket's buffer).
 //
-// Frames written whole (`frameSink`: relayed updates, framed once for every client) are gathered
-// per socket and handed to it as one chunk, and a socket written less than FRAME_HOLD_MS ago has
-// its next frames held until that long after: each socket write costs the kernel a TCP send to
-// the client (5-6 µs of system time here, whether it carries one frame or three), and with many
-// sessions streaming a committed batch holds about one update per session — so without the hold
-// every update was one write, and the cost per update grew with the number of sessions
-// (bench/ws-writes.mjs). A session's first frame after a pause still leaves at the tick's end.
-// Any other write (a frame ws makes itself: a reply, a ping, a close) first hands over the
-// frames held before it, so the bytes leave in the order they were written and a turn's answer
-// is never held behind its updates.
+// Frames written whole (`frameSink`: relayed updates, framed once for every client) are copied
+// into one buffer per socket at once (so that no frame outlives the tick it was made in) and
+// handed to the socket as one chunk; a socket written less than the hold ago has its next frames
+// held until that long after: each socket write costs the kernel a TCP send to the client (5-6 µs
+// of system time here, whether it carries one frame or three), and with many sessions streaming
+// a committed batch holds about one update per session — so without the hold every update was
+// one write, and the cost per update grew with the number of sessions (bench/ws-writes.mjs). The
+// hold is FRAME_HOLD_MS, longer when more sockets stream than WRITES_PER_SECOND allows at it (so
+// that the writes per update do not grow with the sessions; at most MAX_HOLD_MS). A session's
+// first frame after a pause still leaves at the tick's end. Any other write (a frame ws makes
+// itself: a reply, a ping, a close) first hands over the frames held before it, so the bytes
+// leave in the order they were written and a turn's answer is never held behind its updates.
 import type { Duplex } from "node:stream";
 
 const COALESCED = Symbol("acphub.coalesced");
 /** How long after a socket's last write its next relayed frames may wait (a display frame). */
 export const FRAME_HOLD_MS = 20;
+/** The longest hold, however many sockets stream. */
+export const MAX_HOLD_MS = 100;
+/** The socket writes per second, all sockets together, that the hold aims at. */
+export const WRITES_PER_SECOND = 5000;
+/** The first size of a socket's gathering buffer (small ones come from Node's shared pool). */
+const GATHER_BYTES = 2048;
 
 type Coalesced = Duplex & { [COALESCED]?: Gathered };
 
 /** Whole frames written straight to a coalesced socket, in order with its other writes. */
 export interface FrameSink {
-  /** Queues `frame` (its bytes are not copied until handed over: never change them) for the
-   *  tick's end, or up to FRAME_HOLD_MS after the socket's last write; `written` is called
-   *  once the socket took it (or failed to). */
+  /** Copies `frame` for the tick's end, or up to the hold after the socket's last write;
+   *  `written` is called once the socket took it (or failed to). */
   writeFrame(frame: Buffer, written?: () => void): void;
+}
+
+/**
+ * The sockets handed frames in the last window of FRAME_HOLD_MS × 5 (each counted once), and
+ * the hold that follows from them.
+ */
+const streaming = {
+  window: 0,
+  counted: 0,
+  last: 0,
+  hold: FRAME_HOLD_MS,
+  /** Counts a socket's handing over; returns the window it was counted in. */
+  count(counted: number, now: number): number {
+    const window = Math.floor(now / (FRAME_HOLD_MS * 5));
+    if (window !== this.window) {
+      this.last = window === this.window + 1 ? this.counted : 0;
+      this.window = window;
+      this.counted = 0;
+      const ms = (1000 * Math.max(this.last, 1)) / WRITES_PER_SECOND;
+      this.hold = Math.min(MAX_HOLD_MS, Math.max(FRAME_HOLD_MS, ms));
+    }
+    if (counted !== window) this.counted += 1;
+    return window;
+  },
+};
+
+/** The hold now (FRAME_HOLD_MS unless more sockets stream than WRITES_PER_SECOND allows). */
+export function currentHold(): number {
+  return streaming.hold;
 }
 
 // What one socket gathers until it is handed over.
 class Gathered implements FrameSink {
-  private frames: Buffer[] = [];
-  private bytes = 0;
+  private buffer: Buffer | undefined;
+  private used = 0;
   private callbacks: (() => void)[] = [];
   private scheduled = false;
   private holding = false;
-  /** When frames were last handed over (performance.now()). */
+  /** When frames were last handed over (performance.now()), and in which window counted. */
   private last = -Infinity;
+  private window = -1;
   private corked = false;
 
   constructor(
@@ -49,14 +86,13 @@ class Gathered implements FrameSink {
   ) {}
 
   writeFrame(frame: Buffer, written?: () => void): void {
-    const wait = this.last + FRAME_HOLD_MS - performance.now();
+    const wait = this.last + streaming.hold - performance.now();
     if (this.scheduled || wait <= 0) this.corkForTick();
     else if (!this.holding) {
       this.holding = true;
       setTimeout(this.release, wait).unref();
     }
-    this.frames.push(frame);
-    this.bytes += frame.length;
+    this.gather(frame);
     if (written) this.callbacks.push(written);
   }
 
@@ -65,6 +101,19 @@ class Gathered implements FrameSink {
     this.corkForTick();
     this.handOver();
     return this.write.apply(this.socket, args);
+  }
+
+  // The frame's bytes appended to the buffer, grown (doubled) when they do not fit.
+  private gather(frame: Buffer): void {
+    const need = this.used + frame.length;
+    const size = this.buffer?.length ?? 0;
+    if (need > size) {
+      const grown = Buffer.allocUnsafe(Math.max(need, 2 * size, GATHER_BYTES));
+      this.buffer?.copy(grown, 0, 0, this.used);
+      this.buffer = grown;
+    }
+    frame.copy(this.buffer!, this.used);
+    this.used = need;
   }
 
   // The first write of a tick corks the socket until the tick's end (a destroyed socket is not
@@ -90,16 +139,15 @@ class Gathered implements FrameSink {
     this.corkForTick();
   };
 
-  // The frames gathered so far, to the socket as one chunk.
+  // The frames gathered so far, to the socket as one chunk (the buffer is the socket's now).
   private handOver(): void {
-    const frames = this.frames;
-    if (frames.length === 0) return;
+    if (this.used === 0) return;
     this.last = performance.now();
-    const chunk =
-      frames.length === 1 ? frames[0]! : Buffer.concat(frames, this.bytes);
+    this.window = streaming.count(this.window, this.last);
+    const chunk = this.buffer!.subarray(0, this.used);
     const callbacks = this.callbacks;
-    this.frames = [];
-    this.bytes = 0;
+    this.buffer = undefined;
+    this.used = 0;
     this.callbacks = [];
     this.write.call(
       this.socket,
