@@ -1,9 +1,13 @@
 import { createServer, connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { PassThrough } from "node:stream";
 import {
   coalesceWrites,
+  currentHold,
   FRAME_HOLD_MS,
   frameSink,
+  MAX_HOLD_MS,
+  WRITES_PER_SECOND,
 } from "../../src/server/write-coalescing.js";
 
 type Counted = Socket & {
@@ -145,5 +149,41 @@ describe("coalesceWrites", () => {
     sink.writeFrame(Buffer.from("d")); // after a pause: at the tick's end
     await receive("abrcd");
     expect(calls.count).toBe(4);
+  });
+});
+
+describe("the hold with many sockets streaming", () => {
+  it("grows so that all sockets together write about WRITES_PER_SECOND times a second", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const tick = () => new Promise((r) => setImmediate(r));
+    const window = FRAME_HOLD_MS * 5;
+    vi.advanceTimersByTime(window * 10); // a window of its own
+    const sockets = Array.from({ length: 400 }, () => new PassThrough());
+    cleanups.push(() => sockets.forEach((s) => s.destroy()));
+    for (const s of sockets) frameSink(s).writeFrame(Buffer.from("a"));
+    await tick(); // each handed over once in this window
+    expect(currentHold()).toBe(FRAME_HOLD_MS);
+    vi.advanceTimersByTime(window);
+    const first = sockets[0]!;
+    frameSink(first).writeFrame(Buffer.from("b")); // the next window: 400 streamed in the last
+    await tick();
+    const hold = (1000 * sockets.length) / WRITES_PER_SECOND;
+    expect(currentHold()).toBe(Math.min(MAX_HOLD_MS, hold));
+    expect(hold).toBeGreaterThan(FRAME_HOLD_MS);
+    // so the socket's next frame waits the longer hold, not FRAME_HOLD_MS
+    let read = "";
+    first.on("data", (d: Buffer) => (read += d.toString()));
+    frameSink(first).writeFrame(Buffer.from("c"));
+    vi.advanceTimersByTime(FRAME_HOLD_MS);
+    await tick();
+    expect(read).toBe("ab");
+    vi.advanceTimersByTime(currentHold() - FRAME_HOLD_MS);
+    await tick();
+    expect(read).toBe("abc");
+    // a window in which few sockets streamed brings it back
+    vi.advanceTimersByTime(window * 3);
+    frameSink(first).writeFrame(Buffer.from("d"));
+    await tick();
+    expect(currentHold()).toBe(FRAME_HOLD_MS);
   });
 });
