@@ -106,6 +106,11 @@ export class PromptRun implements AsyncIterable<RunEvent> {
     this.graceTimer.unref();
   }
 
+  /** The next event already received, taken without waiting (TurnPort.poll). */
+  poll(): RunEvent | undefined {
+    return this.queue.poll();
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
     return this.queue[Symbol.asyncIterator]();
   }

@@ -26,6 +26,12 @@ export type {
 export interface TurnPort extends AsyncIterable<RunEvent> {
   result: Promise<PromptResult>;
   cancel(): void;
+  /**
+   * The next event already received, taken without waiting (undefined when none is): the
+   * events of one read from the agent are relayed in one go, not one microtask each. Never
+   * called while the iterator's own `next()` is pending.
+   */
+  poll?(): RunEvent | undefined;
 }
 
 export interface AgentSessionPort {

@@ -214,11 +214,14 @@ async function relayTurn(
 ): Promise<PromptResult> {
   relay.hold(() => turn.cancel());
   try {
-    for await (const event of turn) {
-      heard(event);
-      relay.push(event);
-      if (relay.failed === undefined && relay.congested) await relay.settled();
-    }
+    for await (const first of turn)
+      for (let event: RunEvent | undefined = first; event;) {
+        heard(event);
+        relay.push(event);
+        if (relay.failed === undefined && relay.congested)
+          await relay.settled();
+        event = turn.poll?.();
+      }
   } catch (error) {
     turn.cancel();
     await turn.result.catch(() => undefined);

@@ -82,6 +82,11 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     return item;
   }
 
+  /** The next item already queued, taken without waiting (undefined when none is). */
+  poll(): T | undefined {
+    return this.size > 0 ? this.shift() : undefined;
+  }
+
   next(): Promise<IteratorResult<T>> {
     if (this.size > 0)
       return Promise.resolve({ value: this.shift(), done: false });

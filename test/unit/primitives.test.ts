@@ -124,6 +124,20 @@ describe("bounded buffers", () => {
     expect(await it.next()).toEqual({ value: 2, done: false });
     await expect(it.next()).rejects.toMatchObject({ code: "LIMIT_EXCEEDED" });
   });
+  it("AsyncQueue.poll takes what is queued without waiting, in order with next(), items before a failure first", async () => {
+    const q = new AsyncQueue<number>(10);
+    const it = q[Symbol.asyncIterator]();
+    expect(q.poll()).toBeUndefined();
+    q.push(1);
+    q.push(2);
+    q.push(3);
+    expect(await it.next()).toEqual({ value: 1, done: false });
+    expect(q.poll()).toBe(2);
+    q.fail(new Error("agent gone"));
+    expect(q.poll()).toBe(3);
+    expect(q.poll()).toBeUndefined();
+    await expect(it.next()).rejects.toThrow("agent gone");
+  });
   it("TailBuffer keeps the last bytes and marks the cut", () => {
     const t = new TailBuffer(5);
     t.push(Buffer.from("hello "));
