@@ -64,7 +64,8 @@ export class LineSplitter {
   }
 }
 
-// Parses one line; returns undefined for blank lines and a string for noise.
+// Parses one line; returns undefined for blank lines and a string for noise. A text chunk's
+// session/update, a streaming agent's nearly every line, is read without JSON.parse (chunk-line.ts).
 function parseLine(line: Buffer): AnyMessage | string | undefined {
   const text = line.toString("utf8").trim();
   if (text === "") return undefined;
