@@ -1,5 +1,6 @@
 // Shared bits of the benchmarks: the mock agent launch and small statistics.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -59,6 +60,17 @@ export function rpcOver(ws, onOther = () => {}) {
 }
 
 // Starts `acphub serve --port 0 --json` with ACPHUB_HOME=dir; its http URL, pid and token.
+// BENCH_SECRETS=N gives the hub N secret-looking variables (API keys it masks in every update).
+function benchSecrets() {
+  const n = Number(process.env.BENCH_SECRETS ?? 0);
+  return Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [
+      `BENCH_${i}_API_KEY`,
+      `sk-bench-${i}-${randomBytes(9).toString("base64url")}`,
+    ]),
+  );
+}
+
 // BENCH_HUB_NODE_ARGS adds node flags to the hub alone (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
 export async function spawnServe(dir) {
   const nodeArgs = (process.env.BENCH_HUB_NODE_ARGS ?? "").split(" ");
@@ -66,7 +78,7 @@ export async function spawnServe(dir) {
     process.execPath,
     [...nodeArgs.filter(Boolean), HUB_CLI, "serve", "--port", "0", "--json"],
     {
-      env: { ...process.env, ACPHUB_HOME: dir },
+      env: { ...process.env, ...benchSecrets(), ACPHUB_HOME: dir },
       stdio: ["ignore", "pipe", "inherit"],
     },
   );

@@ -22,6 +22,13 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+// Any of the texts, anywhere (no flags: `test` keeps no state); undefined for none.
+function anyOf(texts: string[]): RegExp | undefined {
+  return texts.length
+    ? new RegExp(texts.map(escapeRegExp).join("|"))
+    : undefined;
+}
+
 // One secret as a whole occurrence: not continued by a letter or digit on a side where the
 // secret itself begins or ends with one.
 function wholePattern(secret: string): string {
@@ -64,8 +71,13 @@ export class SecretMasker {
   private secrets: string[] = [];
   /** Every secret's whole occurrences, longest first. */
   private pattern: RegExp | undefined;
-  /** The secrets as they appear inside JSON strings: a cheap test before parsing. */
-  private escaped: string[] = [];
+  /**
+   * Whether a text holds a secret, as it is (`plain`) or as it appears inside a JSON string
+   * (`escaped`): one regular expression each, so that the test of a relayed update costs about
+   * the same with fifty secrets as with one (a scan per secret grew with the users' secrets).
+   */
+  private plain: RegExp | undefined;
+  private escaped: RegExp | undefined;
   /** The learned values' generation this masker was built with; -1: it does not learn. */
   private seen = -1;
   private readonly values: string[];
@@ -85,7 +97,10 @@ export class SecretMasker {
     this.pattern = this.secrets.length
       ? new RegExp(this.secrets.map(wholePattern).join("|"), "g")
       : undefined;
-    this.escaped = this.secrets.map((s) => JSON.stringify(s).slice(1, -1));
+    this.plain = anyOf(this.secrets);
+    this.escaped = anyOf(
+      this.secrets.map((s) => JSON.stringify(s).slice(1, -1)),
+    );
   }
 
   // Rebuilds a learning masker once values were learned since it last built.
@@ -114,8 +129,7 @@ export class SecretMasker {
   /** Replaces whole occurrences of a secret in one text (a value, a log line, a command). */
   mask(text: string): string {
     this.fresh();
-    if (!this.pattern || !this.secrets.some((s) => text.includes(s)))
-      return text;
+    if (!this.pattern || !this.plain!.test(text)) return text;
     return text.replace(this.pattern, "***");
   }
 
@@ -126,7 +140,7 @@ export class SecretMasker {
    */
   maskJson(json: string): string {
     this.fresh();
-    if (!this.escaped.some((s) => json.includes(s))) return json;
+    if (!this.escaped?.test(json)) return json;
     let value: unknown;
     try {
       value = JSON.parse(json);

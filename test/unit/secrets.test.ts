@@ -39,4 +39,24 @@ describe("SecretMasker", () => {
     const plain = JSON.stringify({ used: 1000000, text: "1000000 tokens" });
     expect(masker.maskJson(plain)).toBe(plain);
   });
+
+  it("finds any one of many secrets, regular-expression characters and shared prefixes included", () => {
+    const values = Array.from({ length: 60 }, (_, i) =>
+      i % 3 === 0
+        ? `sk-live-${i}a(b)+c$`
+        : i % 3 === 1
+          ? `sk-live-${i}x.y*z`
+          : `ghp_[${i}]\\q|w^`,
+    );
+    const many = new SecretMasker(values);
+    expect(many.size).toBe(60);
+    for (const v of [values[0]!, values[31]!, values[59]!]) {
+      expect(many.mask(`a ${v} b`)).toBe("a *** b");
+      const json = JSON.stringify({ text: `a ${v} b` });
+      expect(JSON.parse(many.maskJson(json))).toEqual({ text: "a *** b" });
+    }
+    const clean = JSON.stringify({ text: "sk-live- ghp_ a(b)+c$" });
+    expect(many.maskJson(clean)).toBe(clean);
+    expect(many.mask("sk-live-0a(b)+c")).toBe("sk-live-0a(b)+c");
+  });
 });
