@@ -68,9 +68,19 @@ function isJsonObjectText(text: string): boolean {
   return text.length >= 2 && text[0] === "{" && text[text.length - 1] === "}";
 }
 
+/** Frame heads made so far, by session id (cleared when it grows past HEADS_KEPT). */
+const heads = new Map<string, string>();
+const HEADS_KEPT = 4096;
+
 /** The start of a session/update frame for a session, up to its params' first member. */
 export function frameHead(sessionId: string): string {
-  return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},`;
+  let head = heads.get(sessionId);
+  if (head === undefined) {
+    if (heads.size >= HEADS_KEPT) heads.clear();
+    head = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},`;
+    heads.set(sessionId, head);
+  }
+  return head;
 }
 
 /** The newline-terminated frame of one update, without a seq (an editor's: stdio). */
