@@ -59,7 +59,6 @@ export function rpcOver(ws, onOther = () => {}) {
     });
 }
 
-// Starts `acphub serve --port 0 --json` with ACPHUB_HOME=dir; its http URL, pid and token.
 // BENCH_SECRETS=N gives the hub N secret-looking variables (API keys it masks in every update).
 function benchSecrets() {
   const n = Number(process.env.BENCH_SECRETS ?? 0);
@@ -71,6 +70,7 @@ function benchSecrets() {
   );
 }
 
+// Starts `acphub serve --port 0 --json` with ACPHUB_HOME=dir; its http URL, pid and token.
 // BENCH_HUB_NODE_ARGS adds node flags to the hub alone (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
 export async function spawnServe(dir) {
   const nodeArgs = (process.env.BENCH_HUB_NODE_ARGS ?? "").split(" ");
