@@ -53,9 +53,9 @@ async function readEditor(
 ): Promise<void> {
   const splitter = new LineSplitter(max);
   for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    for (const line of splitter.push(chunk)) {
-      const text = line.toString("utf8").trim();
-      if (!text) continue;
+    splitter.push(chunk, (line) => {
+      const text = line.trim();
+      if (!text) return;
       try {
         const value: unknown = JSON.parse(text);
         if (value && typeof value === "object" && !Array.isArray(value))
@@ -63,6 +63,6 @@ async function readEditor(
       } catch {
         logger.warn("editor sent a line that is not JSON; ignored");
       }
-    }
+    });
   }
 }

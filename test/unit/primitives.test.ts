@@ -17,23 +17,55 @@ import {
   validateScenario,
 } from "../../src/mock-agent/scenario.js";
 
+// Each line `s` tells, for the chunks pushed in turn.
+function lines(s: LineSplitter, ...chunks: Buffer[]): string[] {
+  const out: string[] = [];
+  for (const chunk of chunks) s.push(chunk, (line) => out.push(line));
+  return out;
+}
+
 describe("LineSplitter", () => {
   it("splits lines across chunks", () => {
     const s = new LineSplitter(100);
-    expect([...s.push(Buffer.from('{"a":1}\n{"b"'))].map(String)).toEqual([
-      '{"a":1}',
-    ]);
-    expect([...s.push(Buffer.from(":2}\n\n"))].map(String)).toEqual([
-      '{"b":2}',
-      "",
-    ]);
+    expect(lines(s, Buffer.from('{"a":1}\n{"b"'))).toEqual(['{"a":1}']);
+    expect(lines(s, Buffer.from(":2}\n\n"))).toEqual(['{"b":2}', ""]);
     expect(s.flush()).toBeUndefined();
+    expect(lines(s, Buffer.from("tail"))).toEqual([]);
+    expect(s.flush()).toBe("tail");
+  });
+  it("decodes a character cut between chunks, and lines of several chunks", () => {
+    const bytes = Buffer.from("é1\nü2 漢字\n😀 end\nlast");
+    const s = new LineSplitter(100);
+    const told: string[] = [];
+    for (let i = 0; i < bytes.length; i++)
+      // one byte at a time: every cut
+      s.push(bytes.subarray(i, i + 1), (line) => told.push(line));
+    expect(told).toEqual(["é1", "ü2 漢字", "😀 end"]);
+    expect(s.flush()).toBe("last");
+    const whole = new LineSplitter(100);
+    expect(lines(whole, bytes.subarray(0, 3), bytes.subarray(3))).toEqual([
+      "é1",
+      "ü2 漢字",
+      "😀 end",
+    ]);
   });
   it("fails as soon as a line passes the bound, before the newline arrives", () => {
     const s = new LineSplitter(10);
-    expect(() => [...s.push(Buffer.from("x".repeat(11)))]).toThrowError(
+    expect(() => lines(s, Buffer.from("x".repeat(11)))).toThrowError(
       /more than 10 bytes/,
     );
+  });
+  it("counts a line's bytes, not its characters, and tells the lines before a long one", () => {
+    const s = new LineSplitter(10);
+    const told: string[] = [];
+    // "é" is 2 bytes: 5 of them fit, 6 do not, though 6 characters would
+    expect(() =>
+      s.push(Buffer.from("ok\néééée\néééééé\nnext\n"), (l) => told.push(l)),
+    ).toThrowError(/more than 10 bytes/);
+    expect(told).toEqual(["ok", "éééée"]);
+    expect(lines(new LineSplitter(10), Buffer.from("ééééé\n"))).toEqual([
+      "ééééé",
+    ]);
   });
 });
 
