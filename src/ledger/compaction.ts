@@ -5,6 +5,7 @@
 // earlier in the turn counts as the chunks its chunk list names, so merging it again with the
 // chunks that follow gives one event per message, as merging them all at once would.
 import type { StoredEvent } from "../engine/ledger-port.js";
+import { CHUNK_KINDS, holds, textChunkHead } from "../protocol/chunk-line.js";
 import {
   chunkList,
   readStored,
@@ -12,16 +13,9 @@ import {
   type RunChunks,
 } from "./run-cut.js";
 
-const CHUNK_KINDS = [
-  "agent_message_chunk",
-  "agent_thought_chunk",
-  "user_message_chunk",
-];
-
 /** How acphub serializes a text chunk as agents send it: read without parsing. */
 const FAST_HEADS = CHUNK_KINDS.map(
-  (kind) =>
-    `{"update":{"sessionUpdate":"${kind}","content":{"type":"text","text":"`,
+  (kind) => `{"update":${textChunkHead(kind)}`,
 );
 /** Each fast head's identity, made once: chunks compare the same string, not a new one each. */
 const FAST_IDS = FAST_HEADS.map((head) => `f${head}`);
@@ -70,8 +64,7 @@ function stringEnd(text: string, from: number): number {
 function fastChunk(seq: number, text: string): Chunk | undefined {
   for (let at = 0; at < FAST_HEADS.length; at++) {
     const head = FAST_HEADS[at]!;
-    // Compared as a slice: startsWith is several times slower for a head this long.
-    if (text.slice(0, head.length) !== head) continue;
+    if (!holds(text, head, 0)) continue;
     const end = stringEnd(text, head.length);
     if (end < 0) return undefined;
     return {
@@ -96,7 +89,9 @@ function parsedChunk(seq: number, text: string): Chunk | undefined {
   const content = update?.["content"] as Record<string, unknown> | undefined;
   if (
     !update ||
-    !CHUNK_KINDS.includes(update["sessionUpdate"] as string) ||
+    !(CHUNK_KINDS as readonly string[]).includes(
+      update["sessionUpdate"] as string,
+    ) ||
     content?.["type"] !== "text" ||
     typeof content["text"] !== "string"
   )

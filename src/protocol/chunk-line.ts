@@ -9,14 +9,16 @@ import type { SessionNotification } from "@agentclientprotocol/sdk";
 const LINE_HEAD =
   '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"';
 const UPDATE_KEY = '","update":';
-const CHUNK_KINDS = [
+/** The updates that carry a text chunk (a reply, a thought, the user's words). */
+export const CHUNK_KINDS = [
   "agent_message_chunk",
   "agent_thought_chunk",
   "user_message_chunk",
 ] as const;
-const UPDATE_HEADS = CHUNK_KINDS.map(
-  (kind) => `{"sessionUpdate":"${kind}","content":{"type":"text","text":"`,
-);
+/** A text chunk's update as every SDK serializes it, up to its text's first character. */
+export const textChunkHead = (kind: string): string =>
+  `{"sessionUpdate":"${kind}","content":{"type":"text","text":"`;
+const UPDATE_HEADS = CHUNK_KINDS.map(textChunkHead);
 const LINE_TAIL = '"}}}}';
 
 // The escapes JSON.stringify writes (besides \u00XX for the other control characters).
@@ -44,8 +46,9 @@ class ReadChunk {
   }
 }
 
-// Whether `line` holds `head` at `at` (compared as a slice: startsWith is slow for long heads).
-function holds(line: string, head: string, at: number): boolean {
+/** Whether `line` holds `head` at `at` (compared as a slice: startsWith is several times slower
+ *  for a head of 80 characters). */
+export function holds(line: string, head: string, at: number): boolean {
   return line.slice(at, at + head.length) === head;
 }
 

@@ -48,6 +48,8 @@ describe("readChunkLine", () => {
 
   it("leaves every other line to the parser", () => {
     const sent = line(chunk("x"));
+    const withText = (body: string) =>
+      sent.replace('"text":"x"', `"text":"${body}"`);
     const others = [
       // another update, another content, another key order, more keys
       line({ sessionUpdate: "tool_call", toolCallId: "t", title: "x" }),
@@ -69,19 +71,19 @@ describe("readChunkLine", () => {
       // a request, not a notification
       sent.replace('"method"', '"id":1,"method"'),
       // escapes JSON.stringify would not write: parsed, so masking sees the text
-      sent.replace('"text":"x"', '"text":"\\u0041"'),
-      sent.replace('"text":"x"', '"text":"\\u00e9"'),
-      sent.replace('"text":"x"', '"text":"\\u001B"'),
-      sent.replace('"text":"x"', '"text":"\\/"'),
-      sent.replace('"text":"x"', '"text":"\\ud83d\\ude00"'),
+      withText("\\u0041"),
+      withText("\\u00e9"),
+      withText("\\u001B"),
+      withText("\\/"),
+      withText("\\ud83d\\ude00"),
       sent.replace("sess-1", "se\\u0073s"),
       sent.replace("sess-1", ""),
       // not JSON at all
-      sent.replace('"text":"x"', '"text":"x\\"'),
+      withText("x\\"),
       sent.replace('"text":"x"', '"text":"x\\'),
-      sent.replace('"text":"x"', '"text":"a\nb"'),
-      sent.replace('"text":"x"', '"text":"\\q"'),
-      sent.replace('"text":"x"', '"text":"\\u00"'),
+      withText("a\nb"),
+      withText("\\q"),
+      withText("\\u00"),
       sent.slice(0, -1),
     ];
     for (const other of others)
