@@ -28,14 +28,15 @@ async function homeOn(n: ClusterNode): Promise<Page> {
   return page;
 }
 
-// The state the sidebar's row shows (an idle row shows no badge).
-async function rowState(p: Page, sessionId: string): Promise<string | null> {
-  const row = p.locator(`.session-rows li[data-id="${sessionId}"]`);
-  await row.waitFor();
-  const badge = row.locator(".state");
-  return (await badge.count()) === 0
-    ? "idle"
-    : badge.getAttribute("data-state");
+// The state the sidebar's row shows (an idle row shows no badge). Read in one step in the page:
+// counting the badge and then asking its attribute raced the turn's end (the badge went away
+// between the two and the second waited for it until the test's timeout).
+async function rowState(p: Page, sessionId: string): Promise<string> {
+  return p
+    .locator(`.session-rows li[data-id="${sessionId}"]`)
+    .evaluate(
+      (li) => li.querySelector(".state")?.getAttribute("data-state") ?? "idle",
+    );
 }
 
 describe(
