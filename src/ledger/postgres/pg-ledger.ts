@@ -20,6 +20,7 @@ import {
 } from "./pg-batch.js";
 import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
+import { pgReplayRows } from "./pg-replay.js";
 import { PgUpdatedAtStamps } from "./pg-updated-at.js";
 import { watchSchema } from "./pg-schema-watch.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
@@ -191,24 +192,9 @@ export class PostgresLedger extends LedgerCore {
     );
   }
 
-  /** EventStore: a replay's rows, plain updates made into frames by the server (a few rows
-   *  over the connection instead of one per event). */
-  async readReplayRows(sessionId: string, head: string): Promise<unknown[][]> {
-    return this.db.arrays(
-      `WITH marked AS (
-         SELECT seq, kind, payload::text AS payload, at,
-           kind = 'update' AND length(payload::text) > 2 AND left(payload::text, 1) = '{'
-             AND right(payload::text, 1) = '}' AND right(payload::text, 2) <> ']}' AS plain
-         FROM acphub_events WHERE session_id = $1),
-       grouped AS (
-         SELECT *, SUM(CASE WHEN plain THEN 0 ELSE 1 END)
-           OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS grp FROM marked)
-       SELECT MAX(CASE WHEN NOT plain THEN seq END), MAX(CASE WHEN NOT plain THEN kind END),
-         MAX(CASE WHEN NOT plain THEN payload END), MAX(CASE WHEN NOT plain THEN at END),
-         string_agg(CASE WHEN plain THEN $2::text || substr(payload, 2) || E'}\n' END, '' ORDER BY seq)
-       FROM grouped GROUP BY grp ORDER BY grp`,
-      [sessionId, head],
-    );
+  /** EventStore: a replay's rows, plain updates made into frames by the server (./pg-replay.ts). */
+  readReplayRows(sessionId: string, head: string): Promise<unknown[][]> {
+    return pgReplayRows(this.db, sessionId, head);
   }
 
   /** EventStore: one page of a session's rows, from either end. */
