@@ -247,7 +247,9 @@ export class Gateway {
   // answered are the ones the ledger keeps; the restoration reapplies them to the agent.
   async loadSession(params: Params, _signal?: AbortSignal): Promise<Params> {
     this.requireInit();
+    const changes = this.parts.settings.changes;
     const record = await this.record(params["sessionId"]);
+    this.parts.settings.know(record, changes);
     await Promise.all([
       this.parts.ledger.updateSession(record.id, { state: "active" }),
       replayHistory(this.parts, record),

@@ -87,6 +87,7 @@ export class SettingsStore {
   private readonly cache = new Map<string, SessionSettings>();
   private readonly loading = new Map<string, Promise<void>>();
   private readonly writes = new Map<string, Promise<void>>();
+  private changeCount = 0;
 
   constructor(
     private readonly ledger: LedgerPort,
@@ -133,8 +134,29 @@ export class SettingsStore {
     return loading;
   }
 
+  /** Counts the changes made here: a record read from the ledger after `changes` was N is
+   *  current for `know` while it is still N. */
+  get changes(): number {
+    return this.changeCount;
+  }
+
+  /** Takes the settings of a session record read from the ledger when `changes` was
+   *  `readAt`, unless something newer may be known (a change made since, or the session's
+   *  settings cached or loading): spares reading the record again (session/load). */
+  know(record: { id: string; settings?: Params | null }, readAt: number): void {
+    const id = record.id;
+    if (
+      readAt !== this.changeCount ||
+      this.cache.has(id) ||
+      this.loading.has(id)
+    )
+      return;
+    this.remember(id, (record.settings ?? {}) as SessionSettings);
+  }
+
   /** Replaces the session's settings; resolves once stored (writes of a session keep order). */
   set(sessionId: string, settings: SessionSettings): Promise<void> {
+    this.changeCount += 1;
     this.remember(sessionId, settings);
     const before = this.writes.get(sessionId) ?? Promise.resolve();
     const write = before

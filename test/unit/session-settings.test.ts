@@ -114,4 +114,34 @@ describe("SettingsStore", () => {
     await written;
     expect(await again).toEqual(mode("x"));
   });
+
+  it("takes a record just read (session/load) without reading it again, unless it may know newer settings", async () => {
+    const { ledger, rows, add } = rowsLedger();
+    let reads = 0;
+    const counted = {
+      ...ledger,
+      getSession: (id: string) => {
+        reads += 1;
+        return ledger.getSession(id);
+      },
+    } as unknown as LedgerPort;
+    const store = new SettingsStore(counted, 1);
+    add("a");
+    add("b");
+    rows.get("a")!.settings = mode("stored");
+    store.know({ id: "a", settings: mode("stored") }, store.changes);
+    expect(await store.get("a")).toEqual(mode("stored"));
+    expect(reads).toBe(0);
+    // A record read before a change made here does not undo it, even once the change has
+    // left the cache and is stored.
+    const readAt = store.changes;
+    await store.set("a", mode("newer"));
+    await store.get("b"); // "a" leaves the cache
+    store.know({ id: "a", settings: mode("stored") }, readAt);
+    expect(await store.get("a")).toEqual(mode("newer"));
+    expect(reads).toBe(2); // "b", then "a" again
+    // A cached value is kept as it is.
+    store.know({ id: "a", settings: mode("other") }, store.changes);
+    expect(await store.get("a")).toEqual(mode("newer"));
+  });
 });
