@@ -244,12 +244,10 @@ export class Gateway {
 
   // Answered from the ledger without waiting for the agent, so the request's signal has nothing
   // to stop; the background restoration is bounded by the agent's request timeout. The settings
-  // answered are the ones the ledger keeps; the restoration reapplies them to the agent.
+  // answered are the record's (cached by `record`); the restoration reapplies them to the agent.
   async loadSession(params: Params, _signal?: AbortSignal): Promise<Params> {
     this.requireInit();
-    const changes = this.parts.settings.changes;
     const record = await this.record(params["sessionId"]);
-    this.parts.settings.know(record, changes);
     await Promise.all([
       this.parts.ledger.updateSession(record.id, { state: "active" }),
       replayHistory(this.parts, record),
@@ -347,6 +345,6 @@ export class Gateway {
   }
 
   private record(id: unknown): Promise<SessionRecord> {
-    return requireRecord(this.parts, id);
+    return this.parts.settings.withRecord(() => requireRecord(this.parts, id));
   }
 }

@@ -134,24 +134,22 @@ export class SettingsStore {
     return loading;
   }
 
-  /** Counts the changes made here: a record read from the ledger after `changes` was N is
-   *  current for `know` while it is still N. */
-  get changes(): number {
-    return this.changeCount;
-  }
-
-  /** Takes the settings of a session record read from the ledger when `changes` was
-   *  `readAt`, unless something newer may be known (a change made since, or the session's
-   *  settings cached or loading): spares reading the record again (session/load). */
-  know(record: { id: string; settings?: Params | null }, readAt: number): void {
+  /** A session record read by `read`, its settings taken into the cache unless something newer
+   *  may be known here (a change made while it was read, or the session cached or loading):
+   *  spares reading the record again for them (session/load). */
+  async withRecord<R extends { id: string; settings: Params | null }>(
+    read: () => Promise<R>,
+  ): Promise<R> {
+    const changes = this.changeCount;
+    const record = await read();
     const id = record.id;
     if (
-      readAt !== this.changeCount ||
-      this.cache.has(id) ||
-      this.loading.has(id)
+      changes === this.changeCount &&
+      !this.cache.has(id) &&
+      !this.loading.has(id)
     )
-      return;
-    this.remember(id, (record.settings ?? {}) as SessionSettings);
+      this.remember(id, (record.settings ?? {}) as SessionSettings);
+    return record;
   }
 
   /** Replaces the session's settings; resolves once stored (writes of a session keep order). */

@@ -126,22 +126,25 @@ describe("SettingsStore", () => {
       },
     } as unknown as LedgerPort;
     const store = new SettingsStore(counted, 1);
+    const record = (id: string, m: string) => () =>
+      Promise.resolve({ id, settings: mode(m) });
     add("a");
     add("b");
     rows.get("a")!.settings = mode("stored");
-    store.know({ id: "a", settings: mode("stored") }, store.changes);
+    await store.withRecord(record("a", "stored"));
     expect(await store.get("a")).toEqual(mode("stored"));
     expect(reads).toBe(0);
-    // A record read before a change made here does not undo it, even once the change has
+    // A record read while a change is made here does not undo it, even once the change has
     // left the cache and is stored.
-    const readAt = store.changes;
-    await store.set("a", mode("newer"));
-    await store.get("b"); // "a" leaves the cache
-    store.know({ id: "a", settings: mode("stored") }, readAt);
+    await store.withRecord(async () => {
+      await store.set("a", mode("newer"));
+      await store.get("b"); // "a" leaves the cache
+      return { id: "a", settings: mode("stored") };
+    });
     expect(await store.get("a")).toEqual(mode("newer"));
     expect(reads).toBe(2); // "b", then "a" again
     // A cached value is kept as it is.
-    store.know({ id: "a", settings: mode("other") }, store.changes);
+    await store.withRecord(record("a", "other"));
     expect(await store.get("a")).toEqual(mode("newer"));
   });
 });

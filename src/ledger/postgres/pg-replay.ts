@@ -20,9 +20,8 @@ const QUERY = `SELECT seq, kind, payload::text, at, NULL FROM acphub_events
       '' ORDER BY seq)
     FROM acphub_events WHERE session_id = $1`;
 
-/** Rows [seq, kind, text, at, frames]: the leading range's frames (a row of nulls), then each
- *  other row in seq order with the frames after it; a row with no frames before or after it is
- *  left out. */
+/** Rows [seq, kind, text, at, frames]: the frames before the first other row (a row of nulls,
+ *  when there are any), then each other row in seq order with the frames after it (or null). */
 export async function pgReplayRows(
   db: Pick<PgConnection, "arrays">,
   sessionId: string,
