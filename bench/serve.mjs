@@ -1,11 +1,12 @@
 // acphub serve under load, measured the way issue 39's table says: N WebSocket clients, each
 // prompting its own session on one mock agent (all turns at once), at 100 clients × 2,000
 // updates and 300 × 1,000: the hub's CPU per relayed update (read from /proc for the hub process
-// alone: agents and clients excluded), time to first update (p50/p99), errors, peak RSS. The same
-// clients then run, back to back, against the pipe floor (bench/ws-pipe.mjs: an agent per
-// connection, lines piped to frames, nothing parsed or stored) and the routing anchor
-// (bench/ws-anchor.mjs: one agent for all, each line routed by a regular expression). Printed
-// side by side with hub ÷ floor, hub ÷ anchor and 300 ÷ 100, and the load average of each run.
+// alone: agents and clients excluded; its system part apart), time to first update (p50/p99),
+// errors, peak RSS. The same clients then run, back to back, against the pipe floor
+// (bench/ws-pipe.mjs: an agent per connection, lines piped to frames, nothing parsed or stored)
+// and the routing anchor (bench/ws-anchor.mjs: one agent for all, each line routed by a regular
+// expression). Printed side by side with hub ÷ floor, hub ÷ anchor and 300 ÷ 100, and the load
+// average of each run.
 // Then one client's WebSocket relay rate versus `acphub acp` over stdio (BENCH_RELAY=0 skips it).
 // BENCH_CLIENTS=N runs one count (300 and more use 1,000 updates each), BENCH_UPDATES,
 // BENCH_QUICK=1 (20 × 500); ACPHUB_CLI measures another build's hub; BENCH_HUB_ONLY=1 runs the
@@ -94,12 +95,12 @@ function rssMb(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-// user+system CPU seconds of one process so far (its children not counted).
+// [user, system] CPU seconds of one process so far (its children not counted).
 function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
     .split(") ")[1]
     .split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  return [Number(fields[11]) / TICKS, Number(fields[12]) / TICKS];
 }
 
 const load = () => `load ${loadavg()[0].toFixed(1)}`;
@@ -162,7 +163,7 @@ async function loadRun(server, clients, updates) {
   const started = performance.now();
   const results = await Promise.allSettled(prompts.map((r) => r.value()));
   const seconds = (performance.now() - started) / 1000;
-  const cpuUsed = cpuSeconds(server.pid) - cpu;
+  const [user, system] = cpuSeconds(server.pid).map((t, i) => t - cpu[i]);
   clearInterval(sampler);
   const ok = results
     .filter((r) => r.status === "fulfilled")
@@ -174,7 +175,8 @@ async function loadRun(server, clients, updates) {
     errors,
     total,
     seconds,
-    cpuUs: (cpuUsed * 1e6) / Math.max(1, total),
+    cpuUs: ((user + system) * 1e6) / Math.max(1, total),
+    systemUs: (system * 1e6) / Math.max(1, total),
     p50: median(firsts),
     p99: percentile(firsts, 99),
     peakRss,
@@ -190,7 +192,7 @@ function printRuns(clients, updates, runs) {
   );
   for (const [name, r] of Object.entries(runs))
     console.log(
-      `  ${name.padEnd(6)}: CPU ${r.cpuUs.toFixed(1).padStart(5)} µs/update, ${(r.total / r.seconds).toFixed(0)} updates/s, first update p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, errors ${r.errors.length}${r.errors.length ? ` (first: ${r.errors[0].reason.message})` : ""}, ${r.total} updates in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRss.toFixed(0)} MB`,
+      `  ${name.padEnd(6)}: CPU ${r.cpuUs.toFixed(1).padStart(5)} µs/update (system ${r.systemUs.toFixed(1)}), ${(r.total / r.seconds).toFixed(0)} updates/s, first update p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, errors ${r.errors.length}${r.errors.length ? ` (first: ${r.errors[0].reason.message})` : ""}, ${r.total} updates in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRss.toFixed(0)} MB`,
     );
   console.log(
     `  CPU per update: hub ÷ floor ${(hub.cpuUs / floor.cpuUs).toFixed(2)}, hub ÷ anchor ${(hub.cpuUs / anchor.cpuUs).toFixed(2)}, anchor ÷ floor ${(anchor.cpuUs / floor.cpuUs).toFixed(2)}`,
@@ -259,7 +261,7 @@ for (const clients of COUNTS) {
   await hub.stop();
   if (HUB_ONLY) {
     console.log(
-      `serve: ${clients} × ${updates}, hub only (${hubRun.load}): CPU ${hubRun.cpuUs.toFixed(1)} µs/update, errors ${hubRun.errors.length}`,
+      `serve: ${clients} × ${updates}, hub only (${hubRun.load}): CPU ${hubRun.cpuUs.toFixed(1)} µs/update (system ${hubRun.systemUs.toFixed(1)}), errors ${hubRun.errors.length}`,
     );
     continue;
   }

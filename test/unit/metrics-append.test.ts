@@ -34,6 +34,8 @@ it("counts each append once, with the time until its group settled", async () =>
   // three appends of ≥ 60 ms, one of about none
   expect(text).toMatch(/acphub_ledger_append_seconds_bucket\{le="0.01"\} 1\n/);
   expect(text).toMatch(/acphub_ledger_append_seconds_bucket\{le="0.1"\} 4\n/);
+  // Three times the 60 ms wait, less a margin: a timer may fire a fraction of a millisecond
+  // before the clock it is compared with says 60 ms (once measured 59.95 ms).
   const sum = Number(/acphub_ledger_append_seconds_sum (\S+)/.exec(text)![1]);
-  expect(sum).toBeGreaterThanOrEqual(0.18);
+  expect(sum).toBeGreaterThanOrEqual(0.17);
 });
