@@ -68,11 +68,14 @@ function isJsonObjectText(text: string): boolean {
   return text.length >= 2 && text[0] === "{" && text[text.length - 1] === "}";
 }
 
-/** Frame heads made so far, by session id (cleared when it grows past HEADS_KEPT). */
+/** Frame heads made so far, by session id, as text and as UTF-8 (each cleared when it grows
+ *  past HEADS_KEPT). */
 const heads = new Map<string, string>();
+const headBytes = new Map<string, Buffer>();
 const HEADS_KEPT = 4096;
 
-/** The start of a session/update frame for a session, up to its params' first member. */
+/** The start of a session/update frame for a session, up to its params' first member (it ends
+ *  with a comma). */
 export function frameHead(sessionId: string): string {
   let head = heads.get(sessionId);
   if (head === undefined) {
@@ -83,26 +86,69 @@ export function frameHead(sessionId: string): string {
   return head;
 }
 
+/** frameHead as UTF-8. */
+export function frameHeadBytes(sessionId: string): Buffer {
+  let bytes = headBytes.get(sessionId);
+  if (bytes === undefined) {
+    if (headBytes.size >= HEADS_KEPT) headBytes.clear();
+    bytes = Buffer.from(frameHead(sessionId));
+    headBytes.set(sessionId, bytes);
+  }
+  return bytes;
+}
+
 /** The newline-terminated frame of one update, without a seq (an editor's: stdio). */
 export function updateFrame(head: string, shown: Shown): string {
   const text = typeof shown === "string" ? shown : JSON.stringify(shown);
   return `${head}${text.slice(1)}}\n`;
 }
 
+/** A stored update to be sent stamped with its seq (`stampedFrame`), its frame not made yet. */
+export interface StampedUpdate {
+  sessionId: string;
+  /** The stored text: a JSON object's, with no `_meta`. */
+  text: string;
+  seq: number;
+}
+
+/**
+ * The stored update `text` of a session as a StampedUpdate, or undefined when the params have a
+ * `_meta` of their own (`hasMeta`; by default any `"_meta"` key in the text): merging into it
+ * needs the object.
+ */
+export function stamped(
+  sessionId: string,
+  text: string,
+  seq: number,
+  hasMeta = text.includes('"_meta"'),
+): StampedUpdate | undefined {
+  return hasMeta || text.length <= 2 ? undefined : { sessionId, text, seq };
+}
+
+/** What follows a stamped update's text (its closing brace replaced): the seq and the braces
+ *  that close `_meta`, the params and the frame. ASCII. */
+export function stampTail(seq: number): string {
+  return `,"_meta":{"${OWN_META_KEY}":{"seq":${seq}}}}}`;
+}
+
 /**
  * The frame (no newline) of a stored update stamped with its seq: the stored text with the
  * session id put in front and `_meta.acphub.seq` after, exactly what JSON.stringify gives for
- * `withSeq({sessionId, ...params}, seq)`. Undefined when the params have a `_meta` of their own
- * (`hasMeta`; by default any `"_meta"` key in the text): merging into it needs the object.
+ * `withSeq({sessionId, ...params}, seq)`. Undefined as for `stamped`.
  */
 export function stampedFrame(
   sessionId: string,
   text: string,
   seq: number,
-  hasMeta = text.includes('"_meta"'),
+  hasMeta?: boolean,
 ): string | undefined {
-  if (hasMeta || text.length <= 2) return undefined;
-  return `${frameHead(sessionId)}${text.slice(1, -1)},"_meta":{"${OWN_META_KEY}":{"seq":${seq}}}}}`;
+  const s = stamped(sessionId, text, seq, hasMeta);
+  return s && stampedText(s);
+}
+
+/** The frame of a StampedUpdate as text. */
+export function stampedText(s: StampedUpdate): string {
+  return `${frameHead(s.sessionId)}${s.text.slice(1, -1)}${stampTail(s.seq)}`;
 }
 
 /** The params of a session/update with the hub's sequence number in `_meta.acphub.seq`. */

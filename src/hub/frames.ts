@@ -1,13 +1,16 @@
 // A notification the hub sends, as JSON-RPC bytes built once for every client that receives it.
 // A relayed update used to be serialized again for each client (and validated on its way through
-// the SDK); a client that writes frames itself (a WebSocket) now writes these bytes as they are.
+// the SDK); a client that writes frames itself (a WebSocket) now writes these bytes as they are,
+// and a stored update's from its parts (its stored text, the session's head, its seq).
 import type { StoredEvent } from "../engine/ledger-port.js";
 import {
   shownUpdates,
-  stampedFrame,
+  stamped,
+  stampedText,
   updateParams,
   withSeq,
   type Shown,
+  type StampedUpdate,
 } from "../engine/wire-updates.js";
 
 type Params = Record<string, unknown>;
@@ -17,13 +20,15 @@ export class Note {
   private built: Buffer | undefined;
   private frame: Buffer | undefined;
   private made: Params | undefined;
+  private text: string | undefined;
 
   constructor(
     readonly method: string,
     /** The params, or how to make them when a client asks (one that writes frames never does). */
     private readonly make: Params | (() => Params),
-    /** The frame's JSON text when it is known cheaper than by serializing the params. */
-    private text?: string,
+    /** A stored update stamped with its seq: its frame is made from these parts by whoever
+     *  writes it (a WebSocket writes them straight into its buffer), or as text on demand. */
+    readonly stamp?: StampedUpdate,
   ) {}
 
   get params(): Params {
@@ -37,8 +42,9 @@ export class Note {
     return this.built;
   }
 
-  /** The frame's JSON text, serialized on first use unless it was given. */
+  /** The frame's JSON text, made on first use (from the stamp's parts, else serialized). */
   json(): string {
+    if (this.stamp) return (this.text ??= stampedText(this.stamp));
     return (this.text ??= JSON.stringify({
       jsonrpc: "2.0",
       method: this.method,
@@ -66,14 +72,14 @@ export function shownNote(
   seq: number,
   live?: Params,
 ): Note {
-  const text =
+  const stamp =
     typeof shown === "string"
-      ? stampedFrame(sessionId, shown, seq, live && live["_meta"] !== undefined)
+      ? stamped(sessionId, shown, seq, live && live["_meta"] !== undefined)
       : undefined;
   const params = live
     ? () => withSeq(live, seq)
     : () => updateParams(sessionId, shown, seq);
-  return new Note("session/update", params, text);
+  return new Note("session/update", params, stamp);
 }
 
 /** The notes of one stored event a hub client is sent (a notice as agent text); undefined

@@ -1,5 +1,6 @@
-// The output of one WebSocket connection, written by acphub itself: a relayed notification is one
-// text frame of bytes built once for every client (hub/frames.ts), handed to the socket at once.
+// The output of one WebSocket connection, written by acphub itself: a relayed update is written
+// from its stored text, head and seq straight into the socket's buffer, any other notification is
+// one text frame of bytes built once for every client (hub/frames.ts), handed to the socket at once.
 // Through the SDK it was serialized again per client, passed through a web stream, a router, a
 // mailbox and a pump (several promises each), and stringified there. The SDK's own messages
 // (answers, requests to the client) are serialized here too, when the SDK hands them over, so
@@ -49,16 +50,17 @@ export class SocketWire {
     else ws.send(frame, TEXT_FRAME, written);
   }
 
-  /** Writes a notification's shared frame at once (a reply written after it follows it), counted
-   *  in `queue` until the socket takes it (a catch-up is not: the ledger's caps bound it). */
+  /** Writes a notification's frame at once (a reply written after it follows it), counted in
+   *  `queue` until the socket takes it (a catch-up is not: the ledger's caps bound it). */
   writeNote(note: Note, queue?: OutboundQueue): void {
     if (queue && !queue.admit()) return;
     const written = queue?.add();
     const { ws, sink } = this;
     // Once the socket is closing, `ws` refuses the frame (and calls `written`) as before.
-    if (ws && sink && ws.readyState === ws.OPEN)
-      sink.writeFrame(note.framed(textFrame), written);
-    else this.write(note.bytes(), written);
+    if (!ws || !sink || ws.readyState !== ws.OPEN)
+      this.write(note.bytes(), written);
+    else if (note.stamp) sink.writeStamped(note.stamp, written);
+    else sink.writeFrame(note.framed(textFrame), written);
   }
 
   /** The SDK's stream for this connection, its output written here in order with the frames. */

@@ -5,9 +5,9 @@
 // so what was written in that tick leaves in one call, in order. Nothing waits longer than the
 // current tick, and backpressure is unchanged (corked bytes count in the socket's buffer).
 //
-// Frames written whole (`frameSink`: relayed updates, framed once for every client) are copied
-// into one buffer per socket at once (so that no frame outlives the tick it was made in) and
-// handed to the socket as one chunk; a socket written less than the hold ago has its next frames
+// Frames written whole (`frameSink`: notifications framed once for every client, and relayed
+// updates written from their parts, ws-frame.ts) go into one buffer per socket at once (so that
+// no frame outlives the tick it was made in) and are handed to the socket as one chunk; a socket written less than the hold ago has its next frames
 // held until that long after: each socket write costs the kernel a TCP send to the client (5-6 µs
 // of system time here, whether it carries one frame or three), and with many sessions streaming
 // a committed batch holds about one update per session — so without the hold every update was
@@ -18,6 +18,12 @@
 // itself: a reply, a ping, a close) first hands over the frames held before it, so the bytes
 // leave in the order they were written and a turn's answer is never held behind its updates.
 import type { Duplex } from "node:stream";
+import {
+  frameHeadBytes,
+  stampTail,
+  type StampedUpdate,
+} from "../engine/wire-updates.js";
+import { headerSize, stampedPayload, writeStampedFrame } from "./ws-frame.js";
 
 const COALESCED = Symbol("acphub.coalesced");
 /** How long after a socket's last write its next relayed frames may wait (a display frame). */
@@ -36,6 +42,8 @@ export interface FrameSink {
   /** Copies `frame` for the tick's end, or up to the hold after the socket's last write;
    *  `written` is called once the socket took it (or failed to). */
   writeFrame(frame: Buffer, written?: () => void): void;
+  /** The same for a stamped update's WebSocket frame, written from its parts (ws-frame.ts). */
+  writeStamped(update: StampedUpdate, written?: () => void): void;
 }
 
 /**
@@ -86,14 +94,16 @@ class Gathered implements FrameSink {
   ) {}
 
   writeFrame(frame: Buffer, written?: () => void): void {
-    const wait = this.last + streaming.hold - performance.now();
-    if (this.scheduled || wait <= 0) this.corkForTick();
-    else if (!this.holding) {
-      this.holding = true;
-      setTimeout(this.release, wait).unref();
-    }
-    this.gather(frame);
-    if (written) this.callbacks.push(written);
+    const at = this.take(frame.length, written); // (before the buffer it may grow is read)
+    frame.copy(this.buffer!, at);
+  }
+
+  writeStamped(update: StampedUpdate, written?: () => void): void {
+    const head = frameHeadBytes(update.sessionId);
+    const tail = stampTail(update.seq);
+    const payload = stampedPayload(head, Buffer.byteLength(update.text), tail);
+    const at = this.take(headerSize(payload) + payload, written);
+    writeStampedFrame(this.buffer!, at, payload, head, update.text, tail);
   }
 
   /** Every write to the socket goes through here (the socket's `write` is replaced). */
@@ -103,17 +113,27 @@ class Gathered implements FrameSink {
     return this.write.apply(this.socket, args);
   }
 
-  // The frame's bytes appended to the buffer, grown (doubled) when they do not fit.
-  private gather(frame: Buffer): void {
-    const need = this.used + frame.length;
-    const size = this.buffer?.length ?? 0;
-    if (need > size) {
-      const grown = Buffer.allocUnsafe(Math.max(need, 2 * size, GATHER_BYTES));
-      this.buffer?.copy(grown, 0, 0, this.used);
+  // Room for a frame of `size` bytes at the buffer's end (grown, doubled, when it does not fit),
+  // handed over at the tick's end or once the hold is over; returns where the frame goes.
+  private take(size: number, written: (() => void) | undefined): number {
+    const wait = this.last + streaming.hold - performance.now();
+    if (this.scheduled || wait <= 0) this.corkForTick();
+    else if (!this.holding) {
+      this.holding = true;
+      setTimeout(this.release, wait).unref();
+    }
+    if (written) this.callbacks.push(written);
+    const at = this.used;
+    const capacity = this.buffer?.length ?? 0;
+    if (at + size > capacity) {
+      const grown = Buffer.allocUnsafe(
+        Math.max(at + size, 2 * capacity, GATHER_BYTES),
+      );
+      this.buffer?.copy(grown, 0, 0, at);
       this.buffer = grown;
     }
-    frame.copy(this.buffer!, this.used);
-    this.used = need;
+    this.used = at + size;
+    return at;
   }
 
   // The first write of a tick corks the socket until the tick's end (a destroyed socket is not

@@ -9,6 +9,8 @@ import {
   MAX_HOLD_MS,
   WRITES_PER_SECOND,
 } from "../../src/server/write-coalescing.js";
+import { textFrame } from "../../src/server/ws-frame.js";
+import { stampedText } from "../../src/engine/wire-updates.js";
 
 type Counted = Socket & {
   _write: (...a: unknown[]) => void;
@@ -101,6 +103,31 @@ describe("coalesceWrites", () => {
     // One system call; three chunks (the gathered frames, the reply, the last frame), not 22.
     expect(calls).toEqual({ count: 1, chunks: 3 });
     expect(written).toBe(20);
+  });
+
+  it("writes a stamped update from its parts in order with whole frames, in the same chunk", async () => {
+    const socket = new PassThrough();
+    const chunks: Buffer[] = [];
+    socket.on("data", (d: Buffer) => chunks.push(d));
+    const sink = frameSink(socket);
+    const update = { sessionId: "s1", text: '{"update":{"n":"é"}}', seq: 4 };
+    let written = 0;
+    sink.writeFrame(Buffer.from("first"), () => (written += 1));
+    sink.writeStamped(update, () => (written += 1));
+    sink.writeFrame(Buffer.from("last"));
+    await new Promise((r) => setImmediate(r));
+    expect(chunks).toHaveLength(1);
+    const frame = textFrame(stampedText(update));
+    expect(
+      chunks[0]!.equals(
+        Buffer.from([
+          ...Buffer.from("first"),
+          ...frame,
+          ...Buffer.from("last"),
+        ]),
+      ),
+    ).toBe(true);
+    expect(written).toBe(2);
   });
 
   it("keeps one sink per socket, coalesced or not before", async () => {
