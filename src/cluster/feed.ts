@@ -140,7 +140,7 @@ export class ClusterFeed {
   ): void {
     const remote = !this.runsHere(sessionId);
     for (const event of stored) {
-      const notes = storedNotes(sessionId, event) ?? [];
+      const notes = storedNotes(sessionId, event, clients.length) ?? [];
       if (notes.length > 0) for (const a of clients) offer(a, notes, event.seq);
       const before = this.offered.get(sessionId) ?? 0;
       this.offered.set(sessionId, Math.max(before, event.seq));

@@ -186,6 +186,11 @@ export class Attachments {
     return [...this.eachAttached(sessionId)];
   }
 
+  /** How many clients are attached to a session. */
+  countAttached(sessionId: string): number {
+    return this.bySession.get(sessionId)?.size ?? 0;
+  }
+
   /** The clients attached to a session, without a copy (the relay's per-update path). */
   eachAttached(sessionId: string): Iterable<Attached> {
     return this.bySession.get(sessionId)?.values() ?? NONE;

@@ -45,7 +45,8 @@ export function fanOutEditor(
         for (const c of attachments.allClients) c.notify(note);
         return;
       }
-      const note = stampedNote(method, params, sessionId, delivery);
+      const clients = attachments.countAttached(sessionId);
+      const note = stampedNote(method, params, sessionId, delivery, clients);
       let relayed = 0;
       for (const a of attachments.eachAttached(sessionId))
         if (offer(a, note, delivery?.seq)) relayed += 1;
@@ -107,13 +108,14 @@ function stampedNote(
   method: string,
   params: Params,
   sessionId: string,
-  delivery?: { seq?: number; text?: string },
+  delivery: { seq?: number; text?: string } | undefined,
+  clients: number,
 ): Note {
   const seq = delivery?.seq;
   if (seq === undefined) return new Note(method, params);
   const stored = delivery?.text;
   if (stored !== undefined && method === "session/update")
-    return shownNote(sessionId, stored, seq, params);
+    return shownNote(sessionId, stored, seq, params, clients);
   return new Note(method, () => withSeq(params, seq));
 }
 

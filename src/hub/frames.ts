@@ -1,7 +1,8 @@
 // A notification the hub sends, as JSON-RPC bytes built once for every client that receives it.
 // A relayed update used to be serialized again for each client (and validated on its way through
 // the SDK); a client that writes frames itself (a WebSocket) now writes these bytes as they are,
-// and a stored update's from its parts (its stored text, the session's head, its seq).
+// or, for a stored update that goes to one client, its parts (its stored text, the session's
+// head, its seq) with no frame made at all.
 import type { StoredEvent } from "../engine/ledger-port.js";
 import {
   shownUpdates,
@@ -26,9 +27,11 @@ export class Note {
     readonly method: string,
     /** The params, or how to make them when a client asks (one that writes frames never does). */
     private readonly make: Params | (() => Params),
-    /** A stored update stamped with its seq: its frame is made from these parts by whoever
-     *  writes it (a WebSocket writes them straight into its buffer), or as text on demand. */
+    /** A stored update stamped with its seq: its frame's text is made from these parts. */
     readonly stamp?: StampedUpdate,
+    /** Whether a WebSocket writes the stamp's parts straight into its buffer (a note for one
+     *  client: no frame made at all) rather than one frame made and shared (several). */
+    readonly fromParts = false,
   ) {}
 
   get params(): Params {
@@ -65,12 +68,14 @@ export class Note {
  * its stored text with the session id and seq spliced in (wire-updates.ts), never serialized
  * again per client; its params are made only for a client that asks (Streamable HTTP), or are
  * the live ones (`live`: the relay's params, whose `_meta` decides whether splicing can do).
+ * `clients`: how many it goes to (one writes it from its parts).
  */
 export function shownNote(
   sessionId: string,
   shown: Shown,
   seq: number,
   live?: Params,
+  clients = 1,
 ): Note {
   const stamp =
     typeof shown === "string"
@@ -79,17 +84,18 @@ export function shownNote(
   const params = live
     ? () => withSeq(live, seq)
     : () => updateParams(sessionId, shown, seq);
-  return new Note("session/update", params, stamp);
+  return new Note("session/update", params, stamp, clients === 1);
 }
 
-/** The notes of one stored event a hub client is sent (a notice as agent text); undefined
- *  for a damaged row. */
+/** The notes of one stored event the hub's clients are sent (a notice as agent text; `clients`:
+ *  how many); undefined for a damaged row. */
 export function storedNotes(
   sessionId: string,
   event: StoredEvent,
+  clients = 1,
 ): Note[] | undefined {
   return shownUpdates(event, false)?.map((shown) =>
-    shownNote(sessionId, shown, event.seq),
+    shownNote(sessionId, shown, event.seq, undefined, clients),
   );
 }
 

@@ -1,6 +1,7 @@
-// The output of one WebSocket connection, written by acphub itself: a relayed update is written
-// from its stored text, head and seq straight into the socket's buffer, any other notification is
-// one text frame of bytes built once for every client (hub/frames.ts), handed to the socket at once.
+// The output of one WebSocket connection, written by acphub itself: a relayed update to one
+// client is written from its stored text, head and seq straight into the socket's buffer; any
+// other notification (and an update to several) is one text frame of bytes built once for every
+// client (hub/frames.ts), handed to the socket at once.
 // Through the SDK it was serialized again per client, passed through a web stream, a router, a
 // mailbox and a pump (several promises each), and stringified there. The SDK's own messages
 // (answers, requests to the client) are serialized here too, when the SDK hands them over, so
@@ -59,7 +60,8 @@ export class SocketWire {
     // Once the socket is closing, `ws` refuses the frame (and calls `written`) as before.
     if (!ws || !sink || ws.readyState !== ws.OPEN)
       this.write(note.bytes(), written);
-    else if (note.stamp) sink.writeStamped(note.stamp, written);
+    else if (note.stamp && note.fromParts)
+      sink.writeStamped(note.stamp, written);
     else sink.writeFrame(note.framed(textFrame), written);
   }
 

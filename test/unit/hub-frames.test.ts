@@ -33,13 +33,13 @@ function serialized(params: Params, seq: number): string {
   });
 }
 
-// Relays one stored update to two attached clients; the notes each was handed.
-async function relay(payload: Params, seq: number) {
+// Relays one stored update to two attached clients (or only the first); the notes each was handed.
+async function relay(payload: Params, seq: number, clients = 2) {
   const attachments = new Attachments();
   const a: Note[] = [];
   const b: Note[] = [];
   attachments.attach("s1", keeper("a", a));
-  attachments.attach("s1", keeper("b", b));
+  if (clients === 2) attachments.attach("s1", keeper("b", b));
   const params = { sessionId: "s1", ...payload };
   const text = JSON.stringify(payload);
   await fanOutEditor(attachments).notify("session/update", params, {
@@ -64,6 +64,27 @@ describe("a relayed update's frame", () => {
     expect(b[0]!.bytes()).toBe(bytes);
     expect(bytes.toString()).toBe(serialized(params, 42));
     expect(a[0]!.params).toEqual(withSeq(params, 42));
+  });
+
+  it("is written from its parts by a WebSocket when it goes to one client, made once when to several", async () => {
+    const payload = {
+      update: {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "hi" },
+      },
+    };
+    const one = await relay(payload, 3, 1);
+    const two = await relay(payload, 3, 2);
+    expect(one.a[0]!.stamp).toEqual({
+      sessionId: "s1",
+      text: JSON.stringify(payload),
+      seq: 3,
+    });
+    expect(one.a[0]!.fromParts).toBe(true);
+    expect(two.a[0]!.fromParts).toBe(false);
+    // Either way its text is what serializing gives.
+    expect(one.a[0]!.json()).toBe(serialized(one.params, 3));
+    expect(two.a[0]!.json()).toBe(serialized(two.params, 3));
   });
 
   it("keeps the agent's own _meta beside the seq", async () => {
