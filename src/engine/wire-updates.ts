@@ -103,7 +103,7 @@ export function updateFrame(head: string, shown: Shown): string {
   return `${head}${text.slice(1)}}\n`;
 }
 
-/** A stored update to be sent stamped with its seq (`stampedFrame`), its frame not made yet. */
+/** A stored update to be sent stamped with its seq (`stampedText`), its frame not made yet. */
 export interface StampedUpdate {
   sessionId: string;
   /** The stored text: a JSON object's, with no `_meta`. */
@@ -134,19 +134,8 @@ export function stampTail(seq: number): string {
 /**
  * The frame (no newline) of a stored update stamped with its seq: the stored text with the
  * session id put in front and `_meta.acphub.seq` after, exactly what JSON.stringify gives for
- * `withSeq({sessionId, ...params}, seq)`. Undefined as for `stamped`.
+ * `withSeq({sessionId, ...params}, seq)`.
  */
-export function stampedFrame(
-  sessionId: string,
-  text: string,
-  seq: number,
-  hasMeta?: boolean,
-): string | undefined {
-  const s = stamped(sessionId, text, seq, hasMeta);
-  return s && stampedText(s);
-}
-
-/** The frame of a StampedUpdate as text. */
 export function stampedText(s: StampedUpdate): string {
   return `${frameHead(s.sessionId)}${s.text.slice(1, -1)}${stampTail(s.seq)}`;
 }

@@ -7,16 +7,17 @@
 //
 // Frames written whole (`frameSink`: notifications framed once for every client, and relayed
 // updates written from their parts, ws-frame.ts) go into one buffer per socket at once (so that
-// no frame outlives the tick it was made in) and are handed to the socket as one chunk; a socket written less than the hold ago has its next frames
-// held until that long after: each socket write costs the kernel a TCP send to the client (5-6 µs
-// of system time here, whether it carries one frame or three), and with many sessions streaming
-// a committed batch holds about one update per session — so without the hold every update was
-// one write, and the cost per update grew with the number of sessions (bench/ws-writes.mjs). The
-// hold is FRAME_HOLD_MS, longer when more sockets stream than WRITES_PER_SECOND allows at it (so
-// that the writes per update do not grow with the sessions; at most MAX_HOLD_MS). A session's
-// first frame after a pause still leaves at the tick's end. Any other write (a frame ws makes
-// itself: a reply, a ping, a close) first hands over the frames held before it, so the bytes
-// leave in the order they were written and a turn's answer is never held behind its updates.
+// no frame outlives the tick it was made in) and are handed to the socket as one chunk; a socket
+// written less than the hold ago has its next frames held until that long after: each socket
+// write costs the kernel a TCP send to the client (5-6 µs of system time here, whether it carries
+// one frame or three), and with many sessions streaming a committed batch holds about one update
+// per session — so without the hold every update was one write, and the cost per update grew
+// with the number of sessions (bench/ws-writes.mjs). The hold is FRAME_HOLD_MS, longer when
+// more sockets stream than WRITES_PER_SECOND allows at it (so that the writes per update do not
+// grow with the sessions; at most MAX_HOLD_MS). A session's first frame after a pause still
+// leaves at the tick's end. Any other write (a frame ws makes itself: a reply, a ping, a close)
+// first hands over the frames held before it, so the bytes leave in the order they were written
+// and a turn's answer is never held behind its updates.
 import type { Duplex } from "node:stream";
 import {
   frameHeadBytes,

@@ -2,8 +2,8 @@
 // mask), header and payload in one buffer: byte for byte what `ws` writes for `send(text)` on a
 // connection without compression (the hub's server offers none). A relayed update's frame is
 // made once and shared by every client it goes to; `ws` made a header per client and wrote the
-// two as separate chunks. A stored update stamped with its seq is written from its parts straight
-// into a socket's buffer (`writeStampedFrame`): its frame's text is never made.
+// two as separate chunks. A stored update stamped with its seq that goes to one client is
+// written from its parts straight into its socket's buffer (`writeStampedFrame`): no frame made.
 
 const FIN_TEXT = 0x81;
 const COMMA = 0x2c;
