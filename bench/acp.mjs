@@ -19,7 +19,13 @@ import { fileURLToPath } from "node:url";
 import { client } from "@agentclientprotocol/sdk";
 import { openLedgerAt } from "../dist/ledger/open.js";
 import { ndjsonStream } from "../dist/protocol/ndjson.js";
-import { CLI, HUB_CLI, median, streamPrompt } from "./common.mjs";
+import {
+  CLI,
+  HUB_CLI,
+  mainThreadSeconds,
+  median,
+  streamPrompt,
+} from "./common.mjs";
 import { benchPostgres } from "./pg-server.mjs";
 
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 20000);
@@ -134,7 +140,8 @@ async function settledCpu(pid) {
   return last;
 }
 
-// A fresh acphub's whole CPU after one turn of `count` updates has ended and been compacted.
+// A fresh acphub's whole CPU after one turn of `count` updates has ended and been compacted, and
+// its other threads' part (the process's CPU less its main thread's).
 async function freshTurnCpu(env, count) {
   const e = await opened(ACP, env);
   await settledCpu(e.child.pid);
@@ -144,12 +151,14 @@ async function freshTurnCpu(env, count) {
   });
   await e.agent.request("session/list", {}); // compaction runs right after the answer
   const cpu = await settledCpu(e.child.pid);
+  const others = cpu - mainThreadSeconds(e.child.pid);
   e.child.stdin.end(); // a clean exit: its agent is shut down, not orphaned
   await new Promise((r) => e.child.once("exit", r));
-  return cpu;
+  return { cpu, others };
 }
 
-// End to end: (CPU after an UPDATES turn − CPU after a 1-update turn) ÷ (UPDATES − 1), medians.
+// End to end: (CPU after an UPDATES turn − CPU after a 1-update turn) ÷ (UPDATES − 1), medians;
+// the same for the other threads' part.
 async function endToEndCpu(env) {
   const big = [];
   const small = [];
@@ -157,7 +166,11 @@ async function endToEndCpu(env) {
     big.push(await freshTurnCpu(env, UPDATES));
     small.push(await freshTurnCpu(env, 1));
   }
-  return ((median(big) - median(small)) * 1e6) / (UPDATES - 1);
+  const per = (key) =>
+    ((median(big.map((r) => r[key])) - median(small.map((r) => r[key]))) *
+      1e6) /
+    (UPDATES - 1);
+  return { us: per("cpu"), othersUs: per("others") };
 }
 
 // Time to answer session/load of a 5,000-event session after kill -9, and the frames replayed.
@@ -276,9 +289,9 @@ async function measure(name, ledgerEnv, where) {
     );
   }
   if (PARTS.has("e2e")) {
-    const us = await endToEndCpu({ ACPHUB_HOME: home(), ...ledgerEnv });
+    const e2e = await endToEndCpu({ ACPHUB_HOME: home(), ...ledgerEnv });
     console.log(
-      `  acphub CPU per update, end to end: ${us.toFixed(1)} µs (fresh process: CPU once a ${UPDATES}-update turn is over and compacted, minus a 1-update turn's; JIT warm-up, GC, compaction and the close counted; ${load()})`,
+      `  acphub CPU per update, end to end: ${e2e.us.toFixed(1)} µs, of it other threads ${e2e.othersUs.toFixed(1)} µs (fresh process: CPU once a ${UPDATES}-update turn is over and compacted, minus a 1-update turn's; JIT warm-up, GC, compaction and the close counted; other threads: V8 compiling and collecting beside the main thread; ${load()})`,
     );
   }
   if (PARTS.has("replay")) {

@@ -25,6 +25,15 @@ export function mockLaunch(flags = []) {
   };
 }
 
+/** CPU seconds (user + system) of a process's main thread so far: the rest of its CPU is its
+ *  other threads' (V8 compiling optimized code and collecting garbage beside it, libuv's pool). */
+export function mainThreadSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")
+    .split(") ")[1]
+    .split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ ticks
+}
+
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];

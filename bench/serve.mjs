@@ -1,7 +1,8 @@
 // acphub serve under load, measured the way issue 39's table says: N WebSocket clients, each
 // prompting its own session on one mock agent (all turns at once), at 100 clients × 2,000
 // updates and 300 × 1,000: the hub's CPU per relayed update (read from /proc for the hub process
-// alone: agents and clients excluded; its system part apart), time to first update (p50/p99),
+// alone: agents and clients excluded; its system part and its other threads' part apart: V8
+// compiling and collecting beside the main thread), time to first update (p50/p99),
 // errors, peak RSS. The same clients then run, back to back, against the pipe floor
 // (bench/ws-pipe.mjs: an agent per connection, lines piped to frames, nothing parsed or stored)
 // and the routing anchor (bench/ws-anchor.mjs: one agent for all, each line routed by a regular
@@ -21,6 +22,7 @@ import WebSocket from "ws";
 import {
   CLI,
   HUB_CLI,
+  mainThreadSeconds,
   median,
   rpcOver,
   spawnServe,
@@ -160,10 +162,12 @@ async function loadRun(server, clients, updates) {
     50,
   );
   const cpu = cpuSeconds(server.pid);
+  const main = mainThreadSeconds(server.pid);
   const started = performance.now();
   const results = await Promise.allSettled(prompts.map((r) => r.value()));
   const seconds = (performance.now() - started) / 1000;
   const [user, system] = cpuSeconds(server.pid).map((t, i) => t - cpu[i]);
+  const others = user + system - (mainThreadSeconds(server.pid) - main);
   clearInterval(sampler);
   const ok = results
     .filter((r) => r.status === "fulfilled")
@@ -177,6 +181,7 @@ async function loadRun(server, clients, updates) {
     seconds,
     cpuUs: ((user + system) * 1e6) / Math.max(1, total),
     systemUs: (system * 1e6) / Math.max(1, total),
+    othersUs: (others * 1e6) / Math.max(1, total),
     p50: median(firsts),
     p99: percentile(firsts, 99),
     peakRss,
@@ -192,7 +197,7 @@ function printRuns(clients, updates, runs) {
   );
   for (const [name, r] of Object.entries(runs))
     console.log(
-      `  ${name.padEnd(6)}: CPU ${r.cpuUs.toFixed(1).padStart(5)} µs/update (system ${r.systemUs.toFixed(1)}), ${(r.total / r.seconds).toFixed(0)} updates/s, first update p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, errors ${r.errors.length}${r.errors.length ? ` (first: ${r.errors[0].reason.message})` : ""}, ${r.total} updates in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRss.toFixed(0)} MB`,
+      `  ${name.padEnd(6)}: CPU ${r.cpuUs.toFixed(1).padStart(5)} µs/update (system ${r.systemUs.toFixed(1)}, other threads ${r.othersUs.toFixed(1)}), ${(r.total / r.seconds).toFixed(0)} updates/s, first update p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, errors ${r.errors.length}${r.errors.length ? ` (first: ${r.errors[0].reason.message})` : ""}, ${r.total} updates in ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRss.toFixed(0)} MB`,
     );
   console.log(
     `  CPU per update: hub ÷ floor ${(hub.cpuUs / floor.cpuUs).toFixed(2)}, hub ÷ anchor ${(hub.cpuUs / anchor.cpuUs).toFixed(2)}, anchor ÷ floor ${(anchor.cpuUs / floor.cpuUs).toFixed(2)}`,
@@ -261,7 +266,7 @@ for (const clients of COUNTS) {
   await hub.stop();
   if (HUB_ONLY) {
     console.log(
-      `serve: ${clients} × ${updates}, hub only (${hubRun.load}): CPU ${hubRun.cpuUs.toFixed(1)} µs/update (system ${hubRun.systemUs.toFixed(1)}), errors ${hubRun.errors.length}`,
+      `serve: ${clients} × ${updates}, hub only (${hubRun.load}): CPU ${hubRun.cpuUs.toFixed(1)} µs/update (system ${hubRun.systemUs.toFixed(1)}, other threads ${hubRun.othersUs.toFixed(1)}), errors ${hubRun.errors.length}`,
     );
     continue;
   }
