@@ -79,6 +79,15 @@ function editor(argv, env = {}) {
 const INIT = { protocolVersion: 1, clientCapabilities: {} };
 const NEW = () => ({ cwd: process.cwd(), mcpServers: [] });
 
+// Stops a child and waits for its exit: an acphub still closing would write to a ledger (the
+// throwaway PostgreSQL) that the next step may have stopped.
+async function stopped(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exit = new Promise((resolve) => child.once("exit", resolve));
+  child.kill();
+  await exit;
+}
+
 // user+system CPU seconds of a process so far.
 function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
@@ -118,8 +127,7 @@ async function relayRates(env) {
     await turn(direct);
     await turn(hub);
   }
-  direct.child.kill();
-  hub.child.kill();
+  await Promise.all([stopped(direct.child), stopped(hub.child)]);
   const rate = (e) => (UPDATES / median(e.times)) * 1000;
   return {
     direct: rate(direct),
@@ -241,7 +249,7 @@ async function storedForReply(env, where) {
   });
   await e.agent.request("session/list", {}); // compaction runs right after the answer
   await new Promise((r) => setTimeout(r, 500));
-  e.child.kill();
+  await stopped(e.child);
   const ledger = await openLedgerAt(where);
   const count = (await ledger.read(sessionId)).length;
   await ledger.close();
@@ -263,7 +271,7 @@ async function memoryPerSession(count, env) {
   for (let i = 0; i < count; i++) await e.agent.request("session/new", NEW());
   await new Promise((r) => setTimeout(r, 300));
   const after = rssKb(e.child.pid);
-  e.child.kill();
+  await stopped(e.child);
   return ((after - before) * 1024) / count;
 }
 
