@@ -4,7 +4,7 @@
 // same updates from a raw writer), the events stored for a 1,000-chunk reply, and memory per idle
 // session. Prints figures; never part of the test run. BENCH_PG_URL uses an existing server.
 // Two CPU figures: "per relayed update" counts the acphub process over the turns' requests only
-// (warm process; compaction and the turn's close run after the answer, during the direct
+// (warm process; compaction and the turn's close run after the answer, before the next direct
 // round, and are not counted), "end to end" is a fresh process's CPU once a turn of UPDATES is
 // over and its compaction done, minus the same for a 1-update turn (start-up, initialize and
 // session/new cancel out; JIT warm-up, garbage collection, compaction and the close count).
@@ -119,13 +119,16 @@ async function turn(e) {
     throw new Error(`saw ${e.counter.updates} updates`);
 }
 
-// Direct and through acphub, rounds interleaved so that both see the same machine load.
+// Direct and through acphub, rounds interleaved so that both see the same machine load. After
+// each hub turn, acphub's compaction and the turn's close finish before the next direct round
+// (they used to run during it, slowing the direct turn by what a build spends after a turn).
 async function relayRates(env) {
   const direct = await opened([CLI, "mock-agent"]);
   const hub = await opened(ACP, env);
   for (let round = 0; round < ROUNDS; round++) {
     await turn(direct);
     await turn(hub);
+    await settledCpu(hub.child.pid);
   }
   await Promise.all([stopped(direct.child), stopped(hub.child)]);
   const rate = (e) => (UPDATES / median(e.times)) * 1000;

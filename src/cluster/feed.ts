@@ -1,7 +1,8 @@
 // Updates of turns that other nodes run, for the clients attached here: the ledger's follow
 // (LISTEN/NOTIFY, the wake-up) says a session grew; what is after each client's last sequence
 // number is read from the ledger (the truth) and offered, so each update arrives once, in
-// order, with the seq the runner's own clients saw. A client's cursor skips what it already has.
+// order, with the seq the runner's own clients saw (a run of chunks the ledger stored merged
+// comes as its chunks). A client's cursor skips what it already has.
 // Each update's frame is its stored text with the session id and seq spliced in (frames.ts).
 import { offer, type Attached } from "../hub/attachments.js";
 import { storedNotes } from "../hub/frames.js";
@@ -121,6 +122,7 @@ export class ClusterFeed {
       const after = Math.min(...clients.map((a) => a.seq));
       const stored = await this.hub.ledger.read(sessionId, {
         afterSeq: after,
+        eachChunk: true,
       });
       this.offerAll(sessionId, stored, clients);
     } catch (error) {

@@ -180,6 +180,9 @@ export interface ReadOptions {
   afterSeq?: number;
   /** Only events up to this sequence number, included. */
   uptoSeq?: number;
+  /** A run of text chunks stored merged comes as its chunks, each at its own seq (a reader
+   * that relays the updates as the runner's clients saw them: a cluster node's feed). */
+  eachChunk?: boolean;
 }
 
 /** One page of a session's events, for a reader that pages through a long history. */

@@ -208,13 +208,15 @@ export function planUpdates(rows: unknown[][], afterSeq: number): MergedRun[] {
 }
 
 /** A run's stored text: masked, with its chunk list. A secret split across chunks is masked only
- * in the merged text, which then no longer matches the chunks: it keeps no list. */
+ * in the merged text, which then no longer matches the chunks: it keeps no list. `firstSeq`
+ * goes in the list (the run's own unless the writer marks where the database writes it). */
 export function storedRunText(
   run: MergedRun,
   mask: (text: string) => string,
+  firstSeq: number | string = run.fromSeq,
 ): string {
   const text = mask(run.text);
   if (text !== run.text) return text;
-  const { bodyStart, lengths, fromSeq: firstSeq } = run;
+  const { bodyStart, lengths } = run;
   return withChunks(text, { bodyStart, firstSeq, lengths });
 }

@@ -28,7 +28,7 @@ import {
   type PendingEvent,
 } from "./group-commit.js";
 import { toStored } from "./row-checks.js";
-import { readStored } from "./run-cut.js";
+import { eachChunk, readStored } from "./run-cut.js";
 
 /** What a storage engine does for the event log. */
 export interface EventStore {
@@ -144,23 +144,38 @@ export class EventLog {
       options.afterSeq ?? 0,
       options.uptoSeq ?? Number.MAX_SAFE_INTEGER,
     );
-    return this.checked(sessionId, rows, options.afterSeq ?? 0);
+    return this.checked(
+      sessionId,
+      rows,
+      options.afterSeq ?? 0,
+      options.eachChunk,
+    );
   }
 
-  // Rows checked (damaged ones skipped and logged), merged runs cut at the cursor `after`.
+  // Rows checked (damaged ones skipped and logged), merged runs cut at the cursor `after` (or
+  // given as their chunks after it: `each`).
   private checked(
     sessionId: string,
     rows: unknown[][],
     after: number,
+    each = false,
   ): StoredEvent[] {
     const out: StoredEvent[] = [];
     for (const [seq, kind, text, at] of rows) {
       const stored = toStored(seq, kind, text, at);
       if (!stored) this.damaged(sessionId, seq);
+      else if (stored.kind !== "update") out.push(stored);
       else {
-        if (stored.kind === "update")
+        const chunks = each
+          ? eachChunk(stored.text, stored.seq, after)
+          : undefined;
+        if (chunks)
+          for (const [chunkSeq, chunk] of chunks)
+            out.push({ ...stored, seq: chunkSeq, text: chunk });
+        else {
           stored.text = readStored(stored.text, stored.seq, after);
-        out.push(stored);
+          out.push(stored);
+        }
       }
     }
     return out;

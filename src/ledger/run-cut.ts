@@ -16,8 +16,12 @@ export interface RunChunks {
   lengths: number[];
 }
 
-/** The merged payload text with its chunk list added as the last key. */
-export function withChunks(text: string, chunks: RunChunks): string {
+/** The merged payload text with its chunk list added as the last key (the first seq may be a
+ * mark the database replaces: postgres/pg-batch-fn-v15.ts). */
+export function withChunks(
+  text: string,
+  chunks: Omit<RunChunks, "firstSeq"> & { firstSeq: number | string },
+): string {
   const list = [chunks.bodyStart, chunks.firstSeq, ...chunks.lengths];
   return `${text.slice(0, -1)}${KEY}${list.join(",")}]}`;
 }
@@ -60,4 +64,33 @@ export function readStored(
   const seen = chunks.lengths.slice(0, afterSeq - chunks.firstSeq + 1);
   const cut = seen.reduce((sum, n) => sum + n, 0);
   return `${plain.slice(0, chunks.bodyStart)}${plain.slice(chunks.bodyStart + cut)}`;
+}
+
+/**
+ * A merged update's chunks as they were before the merge, each at its own seq after `afterSeq`:
+ * the merged text's head and tail around each chunk's text. Undefined for a row with no chunk
+ * list acphub wrote, or one that does not end at `seq` (read whole then).
+ */
+export function eachChunk(
+  text: string,
+  seq: number,
+  afterSeq: number,
+): [number, string][] | undefined {
+  if (!text.endsWith("]}")) return undefined;
+  const at = text.lastIndexOf(KEY);
+  const list =
+    at < 0 ? undefined : parseList(text.slice(at + KEY.length, -2), at);
+  if (!list || list.firstSeq + list.lengths.length - 1 !== seq)
+    return undefined;
+  const plain = `${text.slice(0, at)}}`;
+  const head = plain.slice(0, list.bodyStart);
+  let from = list.bodyStart;
+  const bodies = list.lengths.map((n) => plain.slice(from, (from += n)));
+  const tail = plain.slice(from);
+  return bodies
+    .map((body, i): [number, string] => [
+      list.firstSeq + i,
+      `${head}${body}${tail}`,
+    ])
+    .filter(([chunkSeq]) => chunkSeq > afterSeq);
 }

@@ -26,9 +26,10 @@ export interface LedgerFactory {
   damage(where: string, sessionId: string, seq: number): Promise<void>;
   /** Takes the ledger back to the schema before the usage table, behind its back. */
   downgradeUsage: Downgrade;
-  /** True when a run of text chunks is merged as it is stored, before its turn's compaction
-   * (SQLite's spool): reads then give the merged text where the others give each chunk. */
-  mergesAsWritten?: boolean;
+  /** When runs of text chunks are merged as they are stored, before their turn's compaction:
+   * across batches ("spool": SQLite's spool folds them) or within one group-commit batch
+   * ("batch": PostgreSQL). Reads then give the merged text where the others give each chunk. */
+  mergesAsWritten?: "spool" | "batch";
 }
 
 export const session = (
@@ -231,7 +232,7 @@ export function ledgerContract(factory: LedgerFactory): void {
         : `${u?.sessionUpdate}:${u?.content?.text ?? ""}:${u?.messageId ?? ""}:${JSON.stringify(e.payload["_meta"] ?? null)}`;
     });
     expect(texts).toEqual([
-      ...(factory.mergesAsWritten
+      ...(factory.mergesAsWritten === "spool" // two batches: only the spool merges them
         ? ["agent_message_chunk:earlier turn ::null"]
         : [
             "agent_message_chunk:earlier ::null",

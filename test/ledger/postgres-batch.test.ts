@@ -2,7 +2,8 @@
 // one batch keep their own seqs, a session that does not exist or that another cluster node
 // holds is refused alone, a claim that commits while the batch waits on the session's row
 // fences the batch (the leases are read after the lock, not before), a payload holding the
-// separator fails its batch clearly and loses nothing else, and a schema-6 ledger upgrades.
+// separator fails its batch clearly and loses nothing else, a session's run of text chunks in
+// a batch is one row (schema 15) that readers cut at any cursor, and a schema-6 ledger upgrades.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresLedger } from "../../src/ledger/postgres/pg-ledger.js";
@@ -140,7 +141,7 @@ describe("PostgreSQL batch (one statement)", () => {
       await expect(
         ledger.append("s1", "update", '{"a":"x"}\u001e{"b":1}'),
       ).rejects.toThrow(
-        /1 events but 1 kinds and 2 payloads \(a payload holds U\+001E: not JSON\)/,
+        /1 rows but 1 kinds, 2 payloads and 1 first places \(a payload holds U\+001E: not JSON\)/,
       );
       expect(await ledger.append("s1", "update", { i: 1 })).toBe(1);
       expect((await ledger.events("s1")).map((e) => e.payload)).toEqual([
@@ -148,6 +149,103 @@ describe("PostgreSQL batch (one statement)", () => {
       ]);
     } finally {
       await ledger.close();
+    }
+  });
+
+  it("stores each session's run of text chunks in a batch as one row, every event keeping its seq", async () => {
+    const url = await server.database();
+    const ledger = await PostgresLedger.open(url);
+    const db = await direct(url);
+    const chunk = (text: string) => ({
+      update: {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text },
+      },
+    });
+    const tool = { update: { sessionUpdate: "tool_call", toolCallId: "t" } };
+    const texts = (events: { text: string }[]) =>
+      events.map((e) => {
+        const { update } = JSON.parse(e.text) as {
+          update: { content?: { text: string } };
+        };
+        return update.content?.text ?? "tool";
+      });
+    try {
+      await ledger.createSession(session("s1"));
+      await ledger.createSession(session("s2"));
+      // One batch: s1's chunks on both sides of a tool call, s2's between them.
+      const seqs = await Promise.all([
+        ledger.append("s1", "update", chunk("a")),
+        ledger.append("s2", "update", chunk("x")),
+        ledger.append("s1", "update", chunk("b")),
+        ledger.append("s1", "update", chunk("c")),
+        ledger.append("s2", "update", chunk("y")),
+        ledger.append("s1", "update", tool),
+        ledger.append("s1", "update", chunk("d")),
+        ledger.append("s1", "update", chunk("e")),
+      ]);
+      expect(seqs).toEqual([1, 1, 2, 3, 2, 4, 5, 6]);
+      // A later batch: its run's first seq is not its session's first.
+      expect(
+        await Promise.all([
+          ledger.append("s1", "update", chunk("f")),
+          ledger.append("s1", "update", chunk("g")),
+        ]),
+      ).toEqual([7, 8]);
+      const { rows } = await db.query<{
+        id: string;
+        seq: string;
+        bytes: number;
+        size: number;
+      }>(
+        `SELECT session_id AS id, seq, bytes, octet_length(payload::text) AS size
+         FROM acphub_events ORDER BY session_id, seq`,
+      );
+      expect(rows.map((r) => `${r.id}:${r.seq}`)).toEqual([
+        "s1:3",
+        "s1:4",
+        "s1:6",
+        "s1:8",
+        "s2:2",
+      ]);
+      for (const r of rows) expect(r.bytes).toBe(r.size);
+      const counters = await db.query<{
+        bytes: string;
+        next_seq: string;
+        event_count: string;
+      }>(
+        "SELECT bytes, next_seq, event_count FROM acphub_sessions WHERE id = 's1'",
+      );
+      expect(counters.rows[0]).toEqual({
+        bytes: String(
+          rows.filter((r) => r.id === "s1").reduce((n, r) => n + r.bytes, 0),
+        ),
+        next_seq: "9",
+        event_count: "4",
+      });
+      // Readers see each run whole, and from a cursor inside it the chunks after the cursor.
+      expect(texts(await ledger.read("s1"))).toEqual([
+        "abc",
+        "tool",
+        "de",
+        "fg",
+      ]);
+      expect(texts(await ledger.read("s1", { afterSeq: 1 }))).toEqual([
+        "bc",
+        "tool",
+        "de",
+        "fg",
+      ]);
+      expect(texts(await ledger.read("s1", { afterSeq: 5 }))).toEqual([
+        "e",
+        "fg",
+      ]);
+      expect(texts(await ledger.read("s1", { afterSeq: 7 }))).toEqual(["g"]);
+      expect(texts(await ledger.read("s2", { afterSeq: 1 }))).toEqual(["y"]);
+      expect(await ledger.append("s1", "update", chunk("h"))).toBe(9);
+    } finally {
+      await ledger.close();
+      await db.end();
     }
   });
 
@@ -172,7 +270,7 @@ describe("PostgreSQL batch (one statement)", () => {
       await ledger.close();
       const { rows } = await db.query("SELECT version FROM acphub_schema");
       expect(rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
-      expect(PG_SCHEMA_VERSION).toBe(14);
+      expect(PG_SCHEMA_VERSION).toBe(15);
     } finally {
       await db.end();
     }

@@ -30,7 +30,7 @@ describe("SQLite ledger contract", () => {
       db.pragma("user_version = 5");
       db.close();
     },
-    mergesAsWritten: true,
+    mergesAsWritten: "spool",
   });
 });
 

@@ -7,9 +7,10 @@ import {
   MAX_RUN_CHUNKS,
   planCompaction,
   planUpdates,
+  storedRunText,
   type MergedRun,
 } from "../../src/ledger/compaction.js";
-import { readStored, withChunks } from "../../src/ledger/run-cut.js";
+import { eachChunk, readStored, withChunks } from "../../src/ledger/run-cut.js";
 
 const stored = (seq: number, payload: unknown): StoredEvent => ({
   seq,
@@ -273,5 +274,34 @@ describe("readStored", () => {
     expect(readStored(bad, 12, 11)).toBe(run!.text);
     expect(readStored(huge, 12, 11)).toBe(run!.text);
     expect(readStored('{"a":[1]}', 12, 11)).toBe('{"a":[1]}');
+  });
+});
+
+describe("eachChunk (a merged run read back as its chunks)", () => {
+  const texts = ['a "quoted"\n', "b\\", "ünï"].map((t) =>
+    JSON.stringify(chunk(t, { messageId: "m1" })),
+  );
+  const [run] = planUpdates(
+    texts.map((text, i) => [5 + i, text]),
+    0,
+  );
+  const merged = storedRunText(run!, (t) => t);
+
+  it("gives each chunk's stored text byte for byte, at its own seq, after the cursor", () => {
+    expect(eachChunk(merged, 7, 0)).toEqual([
+      [5, texts[0]],
+      [6, texts[1]],
+      [7, texts[2]],
+    ]);
+    expect(eachChunk(merged, 7, 5)).toEqual([
+      [6, texts[1]],
+      [7, texts[2]],
+    ]);
+    expect(eachChunk(merged, 7, 7)).toEqual([]);
+  });
+
+  it("reads a row without a chunk list, or with one that does not end at its seq, whole", () => {
+    expect(eachChunk(texts[0]!, 5, 0)).toBeUndefined();
+    expect(eachChunk(merged, 8, 0)).toBeUndefined();
   });
 });

@@ -17,6 +17,7 @@ import {
   columnsOf,
   readBatchNotice,
   seqsOf,
+  storedRows,
 } from "./pg-batch.js";
 import { compactPg } from "./pg-writes.js";
 import { PgListener } from "./pg-listen.js";
@@ -165,7 +166,8 @@ export class PostgresLedger extends LedgerCore {
     this.known = [id];
     const columns = columnsOf(batch);
     const stamps = this.stamps.stamps(columns.sessions, columns.lasts);
-    const call = batchCall(this.caps, batch, columns, stamps, this.instance, {
+    const rows = storedRows(batch, columns, this.mask);
+    const call = batchCall(this.caps, columns, rows, stamps, this.instance, {
       id,
       forget,
       ...(this.node === undefined ? {} : { node: this.node }),

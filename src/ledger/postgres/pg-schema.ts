@@ -7,6 +7,7 @@ import { usageTableSql } from "../usage-table.js";
 import { secretsSchemaSql } from "../secret-store.js";
 import { WRITE_BATCH_FUNCTION } from "./pg-batch-fn.js";
 import { SCHEMA_14_SQL } from "./pg-batch-fn-v14.js";
+import { SCHEMA_15_SQL } from "./pg-batch-fn-v15.js";
 import { fillUsagePg } from "./pg-usage-fill.js";
 import { QUOTA_SCHEMA_SQL } from "./pg-quotas.js";
 import { WEB_LOGINS_SCHEMA_SQL } from "./pg-web-logins.js";
@@ -122,6 +123,8 @@ const MIGRATIONS: string[] = [
   // 14 (issue 39): a session's events deleted with it by a trigger instead of a foreign key
   // checked per inserted event, and a batch function that writes `updated_at` only when due.
   SCHEMA_14_SQL,
+  // 15 (issue 39): a batch function that stores each run of text chunks as one merged row.
+  SCHEMA_15_SQL,
 ];
 
 /** Work in TypeScript a version needs after its statements, in the same transaction. */
