@@ -14,6 +14,8 @@
 // read. The schema-14 function stays, unchanged: an older node still running calls it.
 // This text is what migration 15 ran: a change to it is a new migration.
 
+import { BATCH_FIRSTS, BATCH_FUNCTION_END } from "./pg-batch-fn-v14.js";
+
 /** What the writer puts where a merged row's first seq goes (the function writes the seq). */
 export const FIRST_SEQ_MARK = "\x1f";
 
@@ -52,21 +54,7 @@ BEGIN
     RAISE EXCEPTION 'acphub_write_batch: % rows but % kinds, % payloads and % first places (a payload holds U+001E: not JSON)',
       cardinality(v_which), cardinality(v_kinds), cardinality(v_payloads), cardinality(v_first_places);
   END IF;
-  SELECT array_agg(l.id), array_agg(l.next_seq) INTO v_ids, v_nexts FROM (
-    SELECT id, next_seq FROM acphub_sessions WHERE id = ANY (p_sessions) ORDER BY id FOR UPDATE
-  ) l;
-  SELECT b.seqs INTO v_given FROM acphub_batches b WHERE b.id = p_batch;
-  IF FOUND THEN
-    RETURN v_given;
-  END IF;
-  SELECT array_agg(CASE WHEN s.id IS NULL THEN NULL WHEN l.session_id IS NOT NULL THEN -1
-      ELSE s.next_seq END ORDER BY p.i)
-  INTO v_firsts
-  FROM unnest(p_sessions) WITH ORDINALITY AS p(id, i)
-  LEFT JOIN unnest(v_ids, v_nexts) AS s(id, next_seq) ON s.id = p.id
-  LEFT JOIN acphub_leases l ON p_node IS NOT NULL AND l.session_id = p.id
-    AND l.node_id <> p_node AND l.expires >= (extract(epoch from clock_timestamp()) * 1000)::bigint;
-  v_given := to_json(v_firsts)::text;
+${BATCH_FIRSTS}
   -- Per session, the bytes its merged rows' first seqs add to what was sent (the mark's one).
   SELECT array_agg(coalesce(x.extra, 0) ORDER BY p.i) INTO v_extras
   FROM generate_series(1, cardinality(p_sessions)) AS p(i)
@@ -95,27 +83,7 @@ BEGIN
     RETURNING s.id, u.first + u.events - 1 AS last,
       s.event_count > p_max_events OR s.bytes > p_max_bytes AS too_big
   )
-  SELECT array_agg(id), array_agg(last), array_agg(id) FILTER (WHERE too_big)
-  INTO v_written, v_lasts, v_over FROM upd;
-  PERFORM pg_notify('acphub_events', json_build_array(p_instance, w.id, w.last)::text)
-  FROM unnest(v_written, v_lasts) AS w(id, last);
-  INSERT INTO acphub_batches (id, seqs, at) VALUES (p_batch, v_given, p_now);
-  DELETE FROM acphub_batches WHERE id = ANY (p_forget);
-  FOREACH v_sid IN ARRAY coalesce(v_over, '{}') LOOP
-    DELETE FROM acphub_events e USING (
-      SELECT seq FROM (
-        SELECT seq, row_number() OVER w AS n, sum(bytes) OVER w AS total
-        FROM acphub_events WHERE session_id = v_sid WINDOW w AS (ORDER BY seq DESC)
-      ) t WHERE n > 1 AND (n > p_max_events OR total > p_max_bytes)
-    ) d WHERE e.session_id = v_sid AND e.seq = d.seq;
-    UPDATE acphub_sessions SET incomplete = TRUE,
-      event_count = (SELECT COUNT(*) FROM acphub_events WHERE session_id = v_sid),
-      bytes = (SELECT COALESCE(SUM(bytes), 0) FROM acphub_events WHERE session_id = v_sid)
-    WHERE id = v_sid;
-  END LOOP;
-  RETURN v_given;
-END
-$fn$;`;
+${BATCH_FUNCTION_END}`;
 
 /** Migration 15's statements. */
 export const SCHEMA_15_SQL = WRITE_BATCH_V15;
