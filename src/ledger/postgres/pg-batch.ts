@@ -1,8 +1,8 @@
 // Writes one group-commit batch as one statement, a call of the acphub_write_batch_v15 function
 // (pg-batch-fn-v15.ts): one round trip, atomic on its own. It locks the sessions' rows, gives each
 // event its seq, inserts the events (each session's runs of text chunks merged into one row
-// here first, as a turn's compaction merges them), writes the counters, trims sessions past their caps, sends
-// a NOTIFY per session (other acphub processes follow) and records the batch's id with its seqs
+// here first, as a turn's compaction merges them), writes the counters, trims sessions past
+// their caps, sends a NOTIFY per session (other acphub processes follow) and records the batch's id with its seqs
 // (a retry after an ambiguous COMMIT returns those). In a cluster the events of a session
 // another node holds the lease of are not written (fencing: a node cut off from the database
 // past its lease must not append after the taker). Nothing is settled here: the caller settles.
@@ -61,19 +61,17 @@ const CALL_TEXT = `SELECT acphub_write_batch_v15(${Array.from(
 export interface Columns {
   sessions: string[];
   counts: number[];
-  totals: number[];
   lasts: number[];
   which: number[];
   places: number[];
 }
 
-/** Each event's session (index from 1) and place in it; each session's events, bytes, last time. */
+/** Each event's session (index from 1) and place in it; each session's events and last time. */
 export function columnsOf(batch: PendingEvent[]): Columns {
   const index = new Map<string, number>();
   const c: Columns = {
     sessions: [],
     counts: [],
-    totals: [],
     lasts: [],
     which: new Array<number>(batch.length),
     places: new Array<number>(batch.length),
@@ -84,12 +82,10 @@ export function columnsOf(batch: PendingEvent[]): Columns {
       s = c.sessions.push(e.sessionId) - 1;
       index.set(e.sessionId, s);
       c.counts.push(0);
-      c.totals.push(0);
       c.lasts.push(0);
     }
     c.which[i] = s + 1;
     c.places[i] = c.counts[s]!++;
-    c.totals[s]! += e.bytes;
     c.lasts[s] = e.at;
   });
   return c;
@@ -133,10 +129,16 @@ export function storedRows(
   mask: (text: string) => string,
 ): StoredRows {
   const runs = runsOf(batch, c);
-  const sessions = () => c.sessions.map(() => 0);
   const out: StoredRows = {
-    ...{ which: [], places: [], firstPlaces: [], kinds: [], texts: [] },
-    ...{ sizes: [], ats: [], rows: sessions(), totals: sessions() },
+    which: [],
+    places: [],
+    firstPlaces: [],
+    kinds: [],
+    texts: [],
+    sizes: [],
+    ats: [],
+    rows: c.sessions.map(() => 0),
+    totals: c.sessions.map(() => 0),
   };
   const open = c.sessions.map((): MergedRun | undefined => undefined);
   batch.forEach((e, i) => {
