@@ -76,13 +76,10 @@ export function eachChunk(
   seq: number,
   afterSeq: number,
 ): [number, string][] | undefined {
-  if (!text.endsWith("]}")) return undefined;
-  const at = text.lastIndexOf(KEY);
-  const list =
-    at < 0 ? undefined : parseList(text.slice(at + KEY.length, -2), at);
+  const list = chunkList(text);
   if (!list || list.firstSeq + list.lengths.length - 1 !== seq)
     return undefined;
-  const plain = `${text.slice(0, at)}}`;
+  const plain = readStored(text, seq, 0);
   const head = plain.slice(0, list.bodyStart);
   let from = list.bodyStart;
   const bodies = list.lengths.map((n) => plain.slice(from, (from += n)));

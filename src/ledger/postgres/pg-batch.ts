@@ -2,10 +2,11 @@
 // (pg-batch-fn-v15.ts): one round trip, atomic on its own. It locks the sessions' rows, gives each
 // event its seq, inserts the events (each session's runs of text chunks merged into one row
 // here first, as a turn's compaction merges them), writes the counters, trims sessions past
-// their caps, sends a NOTIFY per session (other acphub processes follow) and records the batch's id with its seqs
-// (a retry after an ambiguous COMMIT returns those). In a cluster the events of a session
-// another node holds the lease of are not written (fencing: a node cut off from the database
-// past its lease must not append after the taker). Nothing is settled here: the caller settles.
+// their caps, sends a NOTIFY per session (other acphub processes follow) and records the
+// batch's id with its seqs (a retry after an ambiguous COMMIT returns those). In a cluster the
+// events of a session another node holds the lease of are not written (fencing: a node cut off
+// from the database past its lease must not append after the taker). Nothing is settled here:
+// the caller settles.
 import type { LedgerCaps } from "../caps.js";
 import { planUpdates, storedRunText, type MergedRun } from "../compaction.js";
 import { FENCED, type PendingEvent } from "../group-commit.js";
