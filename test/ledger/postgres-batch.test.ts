@@ -3,9 +3,12 @@
 // holds is refused alone, a claim that commits while the batch waits on the session's row
 // fences the batch (the leases are read after the lock, not before), a payload holding the
 // separator fails its batch clearly and loses nothing else, a session's run of text chunks in
-// a batch is one row (schema 15) that readers cut at any cursor, and a schema-6 ledger upgrades.
+// a batch is one row (schema 15) that readers cut at any cursor, a stream's batches gather for
+// 8 ms after each commit (a commit here costs the same whatever its size), and a schema-6 ledger
+// upgrades.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LedgerBatchReport } from "../../src/engine/ledger-port.js";
 import { PostgresLedger } from "../../src/ledger/postgres/pg-ledger.js";
 import {
   PG_SCHEMA_VERSION,
@@ -55,6 +58,34 @@ describe("PostgreSQL batch (one statement)", () => {
       ]);
       expect(await ledger.getSession("s2")).toMatchObject({ eventCount: 3 });
       expect(await ledger.append("s2", "update", { i: 6 })).toBe(4);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it("gathers a stream's next batch for 8 ms after each commit, in order", async () => {
+    const reports: LedgerBatchReport[] = [];
+    const ledger = await PostgresLedger.open(await server.database(), {
+      onBatch: (report) => reports.push(report),
+    });
+    try {
+      await ledger.createSession(session("s"));
+      const appends: Promise<number>[] = [];
+      const end = Date.now() + 80;
+      while (Date.now() < end) {
+        appends.push(ledger.append("s", "update", { i: appends.length }));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      expect(await Promise.all(appends)).toEqual(appends.map((_, i) => i + 1));
+      const batches = reports.filter((r) => r.sessionIds.includes("s"));
+      expect(batches.length).toBeGreaterThan(2);
+      expect(batches.length).toBeLessThan(appends.length);
+      // Each batch starts 8 ms after the previous one ended (less a millisecond of the timers'
+      // rounding each way); SQLite's 2 ms would show here.
+      const gaps = batches
+        .slice(1)
+        .map((r, i) => r.startedAt - batches[i]!.endedAt);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(6);
     } finally {
       await ledger.close();
     }

@@ -10,7 +10,11 @@ import type { MergedRun } from "../compaction.js";
 import { LedgerCore, type Row, type Sql } from "../core.js";
 import type { Dialect } from "../dialect.js";
 import { POSTGRES_SEARCH } from "../search-query.js";
-import type { PendingEvent } from "../group-commit.js";
+import {
+  DEFAULT_BATCH_BOUNDS,
+  type BatchBounds,
+  type PendingEvent,
+} from "../group-commit.js";
 import {
   batchCall,
   CHANNEL,
@@ -33,6 +37,18 @@ import type { ClusterStore } from "../../contracts/cluster-store.js";
 
 export interface PostgresLedgerOptions
   extends LedgerOptions, PgConnectionOptions {}
+
+/**
+ * While batches follow each other (a streaming agent), the next one gathers for 8 ms after the
+ * previous commit, not SQLite's 2: each commit here costs the same whatever its size (the
+ * server's ~0.7 ms of CPU per call, a round trip, the server process woken on a machine the
+ * agent and the hub share). A turn of 20,000 updates made ~95 commits at 2 ms, ~35 at 8 ms. An
+ * update alone is still committed on the next tick. Measured in docs/benchmarks.md, eighth round.
+ */
+export const POSTGRES_BATCH_BOUNDS: BatchBounds = {
+  ...DEFAULT_BATCH_BOUNDS,
+  busyIntervalMs: 8,
+};
 
 /** How long a batch id is kept when its writer did not delete it (ms): longer than any retry. */
 const BATCH_ID_KEEP_MS = 60 * 60 * 1000;
@@ -72,7 +88,7 @@ export class PostgresLedger extends LedgerCore {
     private readonly db: PgConnection,
     options: PostgresLedgerOptions,
   ) {
-    super(options, POSTGRES);
+    super({ batch: POSTGRES_BATCH_BOUNDS, ...options }, POSTGRES);
     this.users = pgUserStore(db);
     this.secrets = pgSecretStore(db);
     this.listener = new PgListener(db.url, this.logger);
