@@ -8,6 +8,9 @@
 // round, and are not counted), "end to end" is a fresh process's CPU once a turn of UPDATES is
 // over and its compaction done, minus the same for a 1-update turn (start-up, initialize and
 // session/new cancel out; JIT warm-up, garbage collection, compaction and the close count).
+// The relay also prints how long the agent waited for a CPU, alone and behind acphub: on two
+// cores the agent, acphub, its V8 threads, PostgreSQL's server and the editor share them, and
+// the agent's waits are what the hub's turn loses against the direct one.
 // BENCH_PARTS=relay,e2e,replay,stored,memory picks parts; ACPHUB_CLI runs another build's
 // acphub (main's dist) with this build's mock agent and editor; BENCH_HUB_NODE_ARGS adds node
 // flags to the acphub processes of the relay and the replay (say "--cpu-prof --cpu-prof-dir=/tmp/p").
@@ -20,10 +23,12 @@ import { client } from "@agentclientprotocol/sdk";
 import { openLedgerAt } from "../dist/ledger/open.js";
 import { ndjsonStream } from "../dist/protocol/ndjson.js";
 import {
+  childPids,
   CLI,
   HUB_CLI,
   mainThreadSeconds,
   median,
+  runQueueMs,
   streamPrompt,
 } from "./common.mjs";
 import { benchPostgres } from "./pg-server.mjs";
@@ -101,13 +106,16 @@ async function opened(argv, env) {
   const e = editor(argv, env);
   await e.agent.request("initialize", INIT);
   const { sessionId } = await e.agent.request("session/new", NEW());
-  return { ...e, sessionId, times: [], cpu: 0 };
+  return { ...e, sessionId, times: [], cpu: 0, waits: [0, 0] };
 }
 
-// One turn of UPDATES updates; its wall time and the process's CPU time are added up.
-async function turn(e) {
+// One turn of UPDATES updates; its wall time, the process's CPU time, and the time the agent's
+// and the process's main threads waited for a CPU (`agentPid`: the agent's process) are added up.
+async function turn(e, agentPid) {
   e.counter.updates = 0;
   const cpu = cpuSeconds(e.child.pid);
+  const waited = () => [runQueueMs(agentPid), runQueueMs(e.child.pid)];
+  const before = waited();
   const start = performance.now();
   await e.agent.request("session/prompt", {
     sessionId: e.sessionId,
@@ -115,6 +123,7 @@ async function turn(e) {
   });
   e.times.push(performance.now() - start);
   e.cpu += cpuSeconds(e.child.pid) - cpu;
+  waited().forEach((ms, i) => (e.waits[i] += ms - before[i]));
   if (e.counter.updates !== UPDATES)
     throw new Error(`saw ${e.counter.updates} updates`);
 }
@@ -125,9 +134,10 @@ async function turn(e) {
 async function relayRates(env) {
   const direct = await opened([CLI, "mock-agent"]);
   const hub = await opened(ACP, env);
+  const agentPid = childPids(hub.child.pid)[0];
   for (let round = 0; round < ROUNDS; round++) {
-    await turn(direct);
-    await turn(hub);
+    await turn(direct, direct.child.pid);
+    await turn(hub, agentPid);
     await settledCpu(hub.child.pid);
   }
   await Promise.all([stopped(direct.child), stopped(hub.child)]);
@@ -136,6 +146,8 @@ async function relayRates(env) {
     direct: rate(direct),
     hub: rate(hub),
     cpuUs: (hub.cpu * 1e6) / (UPDATES * ROUNDS),
+    // Per turn: the agent waiting for a CPU alone and behind acphub, and acphub's main thread.
+    waits: [direct.waits[0], ...hub.waits].map((ms) => ms / ROUNDS),
   };
 }
 
@@ -298,6 +310,11 @@ async function measure(name, ledgerEnv, where) {
     console.log(
       `  acphub CPU per relayed update : ${r.cpuUs.toFixed(1)} µs (user+sys of the warm acphub process during the turns' requests, /proc; compaction and the turn's close not counted; ${load()})`,
     );
+    const [alone, behind, own] = r.waits.map((ms) => ms.toFixed(0));
+    if (!r.waits.some(Number.isNaN))
+      console.log(
+        `  waiting for a CPU, per turn   : the agent ${alone} ms alone, ${behind} ms behind acphub; acphub's main thread ${own} ms (run queue, /proc/PID/schedstat: on a machine with few cores, the hub's turn is longer by what the agent waits)`,
+      );
   }
   if (PARTS.has("e2e")) {
     const e2e = await endToEndCpu({ ACPHUB_HOME: home(), ...ledgerEnv });

@@ -34,6 +34,34 @@ export function mainThreadSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ ticks
 }
 
+/** Milliseconds a process's main thread has spent runnable but waiting for a CPU (the run queue,
+ *  /proc/PID/schedstat), or NaN where the kernel does not keep the figure. */
+export function runQueueMs(pid) {
+  try {
+    const [, waitNs] = readFileSync(
+      `/proc/${pid}/task/${pid}/schedstat`,
+      "utf8",
+    )
+      .split(" ")
+      .map(Number);
+    return waitNs / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The pids of a process's children (its agent's, for acphub). */
+export function childPids(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .split(" ")
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
