@@ -10,7 +10,8 @@ import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import { encodeRows } from "../../src/ledger/sqlite/spool-rows.js";
+import { MERGE_FROM } from "../../src/ledger/sqlite/spool-merge.js";
+import { decodeRows, encodeRows } from "../../src/ledger/sqlite/spool-rows.js";
 import { tempDir, waitFor } from "../helpers/mock.js";
 import { session } from "./contract.js";
 
@@ -47,6 +48,31 @@ const WORDS = Array.from({ length: 60 }, (_, i) => `w${i} `);
 // A reply of 64 KiB: its fold needs pages the database does not have yet.
 const BIG = Array.from({ length: 32 }, (_, i) => `${i}`.padEnd(2048, "."));
 
+// The events of the spool's rows, read on a connection of its own.
+function spooled(path: string) {
+  const db = new Database(path, { readonly: true });
+  const bodies = db
+    .prepare("SELECT body FROM event_spool ORDER BY id")
+    .pluck()
+    .all() as string[];
+  db.close();
+  return bodies.flatMap((body) => decodeRows(body, () => undefined));
+}
+
+// A session's rows in the log and their bytes, as stored (a merged row with its chunk list).
+function logged(path: string, id: string) {
+  const db = new Database(path, { readonly: true });
+  const sum = (table: string) =>
+    db
+      .prepare(
+        `SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM ${table} WHERE session_id = ?`,
+      )
+      .get(id) as { n: number; b: number };
+  const [a, b] = [sum("events"), sum("event_journal")];
+  db.close();
+  return { eventCount: a.n + b.n, bytes: a.b + b.b };
+}
+
 // The ledger's own connection, for a test to cap its database's size (PRAGMA max_page_count).
 const connection = (ledger: SqliteLedger) =>
   (ledger as unknown as { db: Database.Database }).db;
@@ -76,6 +102,41 @@ describe("SQLite ledger: the spool", () => {
     );
     await ledger.close();
     expect(tables(path)).toEqual({ spool: 0, log: 3 });
+  });
+
+  it("spools a batch's long run of chunks as one row, a short one as it came, and folds runs of two batches into one", async () => {
+    const path = file();
+    const ledger = new SqliteLedger(path);
+    await ledger.createSession(session("s"));
+    await ledger.createSession(session("t"));
+    const short = WORDS.slice(0, MERGE_FROM - 1);
+    const [first] = await Promise.all([
+      Promise.all(WORDS.map((w) => ledger.append("s", "update", chunk(w)))),
+      Promise.all(short.map((w) => ledger.append("t", "update", chunk(w)))),
+    ]);
+    const rows = spooled(path);
+    expect(rows.filter((r) => r.sessionId === "t")).toHaveLength(short.length);
+    const merged = rows.filter((r) => r.sessionId === "s");
+    expect(merged.map((r) => r.seq)).toEqual([first.at(-1)]);
+    expect(textOf(merged)).toBe(WORDS.join(""));
+    const more = await Promise.all(
+      WORDS.map((w) => ledger.append("s", "update", chunk(w.toUpperCase()))),
+    );
+    const events = await ledger.read("s"); // folds both batches
+    expect(events.map((e) => e.seq)).toEqual([more.at(-1)]);
+    expect(textOf(events)).toBe(WORDS.join("") + WORDS.join("").toUpperCase());
+    expect(
+      textOf(await ledger.read("s", { afterSeq: first.at(-1)! + 2 })),
+    ).toBe(WORDS.slice(2).join("").toUpperCase());
+    expect(logged(path, "s")).toMatchObject({ eventCount: 1 });
+    expect(await ledger.getSession("s")).toMatchObject(logged(path, "s"));
+    expect(await ledger.getSession("t")).toMatchObject({
+      eventCount: 1,
+    });
+    expect(await ledger.append("s", "update", chunk("end"))).toBe(
+      more.at(-1)! + 1,
+    );
+    await ledger.close();
   });
 
   it("lets another connection read what a running writer spooled, the writer's seqs and counters staying exact", async () => {
@@ -116,6 +177,38 @@ describe("SQLite ledger: the spool", () => {
     const stored = (await ledger.events("s")).map((e) => e.payload["i"]);
     for (const seq of acked) expect(stored).toContain(seq - 1);
     expect(stored).toEqual([...stored].sort((a, b) => Number(a) - Number(b)));
+    await ledger.close();
+  });
+
+  it("keeps the merged runs a writer killed -9 had spooled: the next open folds them, counted", async () => {
+    const path = file();
+    const setup = new SqliteLedger(path);
+    await setup.createSession(session("s"));
+    await setup.close();
+    const child = spawn(
+      process.execPath,
+      [WRITER, path, "s", "400", "k", "chunks"],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const acked: number[] = [];
+    for await (const line of createInterface({ input: child.stdout! })) {
+      acked.push(Number(line));
+      if (acked.length >= 100) break;
+    }
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    expect(spooled(path).length).toBeLessThan(acked.length); // runs were spooled merged
+    const ledger = new SqliteLedger(path);
+    const events = await ledger.read("s");
+    const text = textOf(events);
+    const stored = text.split(" ").filter(Boolean).map(Number);
+    expect(stored).toEqual(stored.map((_, i) => i));
+    expect(stored.length).toBeGreaterThanOrEqual(Math.max(...acked));
+    expect(logged(path, "s").eventCount).toBe(events.length);
+    expect(await ledger.getSession("s")).toMatchObject(logged(path, "s"));
+    expect(await ledger.append("s", "update", chunk("next"))).toBe(
+      stored.length + 1,
+    );
     await ledger.close();
   });
 

@@ -6,7 +6,8 @@
 // costs the log one row per message per fold instead of one indexed row per chunk: that insert,
 // its index entry and its later move and delete were most of the hub's cost per update, and
 // what grew with the sessions streaming. A batch is still committed before any of its events is
-// relayed, so kill -9 loses nothing.
+// relayed, so kill -9 loses nothing. A session with many updates in a batch has its runs spooled
+// already merged (./spool-merge.ts), and the fold merges those rows as it merges chunks.
 //
 // A fold takes every spooled row, whoever wrote it (another process's, a dead process's), and
 // deletes them in the same transaction: the table, not this process's memory, says what is
@@ -22,6 +23,7 @@ import { countInto, overCaps } from "../counters.js";
 import type { PendingEvent } from "../group-commit.js";
 import { STAMP_MS } from "../stamp-clock.js";
 import { writeCounters, type BatchWriter } from "./sqlite-batch.js";
+import { mergedRows } from "./spool-merge.js";
 import { decodeRows, encodeRows, type SpoolRow } from "./spool-rows.js";
 
 /** This connection's events are folded at most this long after they were spooled… */
@@ -99,11 +101,14 @@ export class EventSpool {
               at: e.at,
             }),
           );
+          const spooled = mergedRows(rows, counters, this.mask);
           full = counted.written.some(([, c]) => overCaps(c, w.caps));
-          if (rows.length > 0) {
-            const { lastInsertRowid } = this.stmt.insert.run(encodeRows(rows));
+          if (spooled.length > 0) {
+            const { lastInsertRowid } = this.stmt.insert.run(
+              encodeRows(spooled),
+            );
             if (this.mine) {
-              this.mine.rows.push(...rows);
+              for (const entry of spooled) this.mine.rows.push(entry);
               this.mine.lastId = Number(lastInsertRowid);
             }
           }
