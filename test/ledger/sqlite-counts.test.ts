@@ -12,6 +12,7 @@ import {
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
 import { tempDir } from "../helpers/mock.js";
 import { session } from "./contract.js";
+import { logged } from "./sqlite-log.js";
 
 const T0 = 1_800_000_000_000;
 const file = () => join(tempDir("acphub-counts-"), "ledger.db");
@@ -32,15 +33,9 @@ function stored(path: string, id: string) {
   const row = db
     .prepare("SELECT next_seq, event_count, bytes FROM sessions WHERE id = ?")
     .get(id) as { next_seq: number; event_count: number; bytes: number };
-  const count = (table: string) =>
-    db
-      .prepare(
-        `SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM ${table} WHERE session_id = ?`,
-      )
-      .get(id) as { n: number; b: number };
-  const [events, journal] = [count("events"), count("event_journal")];
   db.close();
-  return { row, events: events.n + journal.n, bytes: events.b + journal.b };
+  const { eventCount, bytes } = logged(path, id);
+  return { row, events: eventCount, bytes };
 }
 
 afterEach(() => vi.useRealTimers());

@@ -14,6 +14,7 @@ import { MERGE_FROM } from "../../src/ledger/sqlite/spool-merge.js";
 import { decodeRows, encodeRows } from "../../src/ledger/sqlite/spool-rows.js";
 import { tempDir, waitFor } from "../helpers/mock.js";
 import { session } from "./contract.js";
+import { logged } from "./sqlite-log.js";
 
 const file = () => join(tempDir("acphub-spool-"), "ledger.db");
 const chunk = (text: string) => ({
@@ -57,20 +58,6 @@ function spooled(path: string) {
     .all() as string[];
   db.close();
   return bodies.flatMap((body) => decodeRows(body, () => undefined));
-}
-
-// A session's rows in the log and their bytes, as stored (a merged row with its chunk list).
-function logged(path: string, id: string) {
-  const db = new Database(path, { readonly: true });
-  const sum = (table: string) =>
-    db
-      .prepare(
-        `SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b FROM ${table} WHERE session_id = ?`,
-      )
-      .get(id) as { n: number; b: number };
-  const [a, b] = [sum("events"), sum("event_journal")];
-  db.close();
-  return { eventCount: a.n + b.n, bytes: a.b + b.b };
 }
 
 // The ledger's own connection, for a test to cap its database's size (PRAGMA max_page_count).
