@@ -167,6 +167,30 @@ export function ledgerContract(factory: LedgerFactory): void {
     await again.close();
   });
 
+  it("compacts a reply stored over several batches into one event, counted", async () => {
+    const { ledger } = await factory.create();
+    await ledger.createSession(session("s1"));
+    const before = await ledger.append("s1", "prompt", { prompt: [] });
+    const words: string[] = [];
+    for (let batch = 0; batch < 4; batch++) {
+      const some = Array.from({ length: 20 }, (_, i) => `b${batch}w${i} `);
+      words.push(...some);
+      await Promise.all(
+        some.map((w) => ledger.append("s1", "update", chunk(w))),
+      );
+    }
+    await ledger.compact("s1", before);
+    const events = await ledger.events("s1");
+    expect(events.map((e) => e.kind)).toEqual(["prompt", "update"]);
+    const update = events[1]!.payload["update"] as {
+      content: { text: string };
+    };
+    expect(update.content.text).toBe(words.join(""));
+    expect(events[1]!.seq).toBe(before + words.length);
+    expect((await ledger.getSession("s1"))?.eventCount).toBe(2);
+    await ledger.close();
+  });
+
   it("compacts a turn's chunk runs into one event each, keeping order, _meta and messageId boundaries", async () => {
     const { ledger } = await factory.create();
     await ledger.createSession(session("s1"));

@@ -210,6 +210,20 @@ export class PostgresLedger extends LedgerCore {
     );
   }
 
+  /** EventStore: a turn's `update` rows [seq, text] as stored (a merged row with its chunk list,
+   * which its compaction needs to merge it again), for its compaction. */
+  async readUpdateRows(
+    sessionId: string,
+    afterSeq: number,
+    uptoSeq: number,
+  ): Promise<unknown[][]> {
+    return this.db.arrays(
+      `SELECT seq, payload::text AS payload FROM acphub_events
+       WHERE session_id = $1 AND seq > $2 AND seq <= $3 AND kind = 'update' ORDER BY seq`,
+      [sessionId, afterSeq, uptoSeq],
+    );
+  }
+
   /** EventStore: a replay's rows, plain updates made into frames by the server (./pg-replay.ts). */
   readReplayRows(sessionId: string, head: string): Promise<unknown[][]> {
     return pgReplayRows(this.db, sessionId, head);
