@@ -64,6 +64,29 @@ function spooled(path: string) {
 const connection = (ledger: SqliteLedger) =>
   (ledger as unknown as { db: Database.Database }).db;
 
+// A writer process (spool-writer-process.mjs, given `args`) appending to a new session "s",
+// killed -9 once it has acknowledged `acks` events; the seqs it acknowledged.
+async function killedWriter(
+  path: string,
+  args: string[],
+  acks: number,
+): Promise<number[]> {
+  const setup = new SqliteLedger(path);
+  await setup.createSession(session("s"));
+  await setup.close();
+  const child = spawn(process.execPath, [WRITER, path, "s", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const acked: number[] = [];
+  for await (const line of createInterface({ input: child.stdout! })) {
+    acked.push(Number(line));
+    if (acked.length >= acks) break;
+  }
+  child.kill("SIGKILL");
+  await new Promise((resolve) => child.once("exit", resolve));
+  return acked;
+}
+
 describe("SQLite ledger: the spool", () => {
   it("commits a batch as one spool row, then folds a reply's chunks into one row that reads from any cursor", async () => {
     const path = file();
@@ -145,19 +168,7 @@ describe("SQLite ledger: the spool", () => {
 
   it("keeps what a writer killed -9 had spooled: the next open folds it", async () => {
     const path = file();
-    const setup = new SqliteLedger(path);
-    await setup.createSession(session("s"));
-    await setup.close();
-    const child = spawn(process.execPath, [WRITER, path, "s", "300", "k"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const acked: number[] = [];
-    for await (const line of createInterface({ input: child.stdout! })) {
-      acked.push(Number(line));
-      if (acked.length >= 150) break;
-    }
-    child.kill("SIGKILL");
-    await new Promise((resolve) => child.once("exit", resolve));
+    const acked = await killedWriter(path, ["300", "k"], 150);
     expect(tables(path).spool).toBeGreaterThan(0); // it died with events spooled
     const ledger = new SqliteLedger(path);
     expect(tables(path).spool).toBe(0);
@@ -169,21 +180,7 @@ describe("SQLite ledger: the spool", () => {
 
   it("keeps the merged runs a writer killed -9 had spooled: the next open folds them, counted", async () => {
     const path = file();
-    const setup = new SqliteLedger(path);
-    await setup.createSession(session("s"));
-    await setup.close();
-    const child = spawn(
-      process.execPath,
-      [WRITER, path, "s", "400", "k", "chunks"],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    const acked: number[] = [];
-    for await (const line of createInterface({ input: child.stdout! })) {
-      acked.push(Number(line));
-      if (acked.length >= 100) break;
-    }
-    child.kill("SIGKILL");
-    await new Promise((resolve) => child.once("exit", resolve));
+    const acked = await killedWriter(path, ["400", "k", "chunks"], 100);
     expect(spooled(path).length).toBeLessThan(acked.length); // runs were spooled merged
     const ledger = new SqliteLedger(path);
     const events = await ledger.read("s");

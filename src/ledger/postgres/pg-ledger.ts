@@ -45,7 +45,7 @@ export interface PostgresLedgerOptions
  * agent and the hub share). A turn of 20,000 updates made ~95 commits at 2 ms, ~35 at 8 ms. An
  * update alone is still committed on the next tick. Measured in docs/benchmarks.md, eighth round.
  */
-export const POSTGRES_BATCH_BOUNDS: BatchBounds = {
+const POSTGRES_BATCH_BOUNDS: BatchBounds = {
   ...DEFAULT_BATCH_BOUNDS,
   busyIntervalMs: 8,
 };
