@@ -24,9 +24,11 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-// A connection of the test's own, beside the ledger's.
+// A connection of the test's own, beside the ledger's. A server stopped under a test that
+// failed ends it with an error event, which the failure already reports.
 async function direct(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });
+  client.on("error", () => undefined);
   await client.connect();
   return client;
 }
@@ -128,6 +130,9 @@ describe("PostgreSQL batch (one statement)", () => {
     const url = await server.database();
     const ledger = await PostgresLedger.open(url);
     const claim = await direct(url);
+    // pg_stat_activity is read once per transaction: polled inside the claim's, it would show
+    // the batch's wait only if the batch waited already at the first look.
+    const watch = await direct(url);
     try {
       await ledger.createSession(session("s1"));
       expect(await ledger.append("s1", "update", { i: 1 })).toBe(1);
@@ -142,7 +147,7 @@ describe("PostgreSQL batch (one statement)", () => {
         (error: Error) => ({ error: error.message }),
       );
       await until(async () => {
-        const { rows } = await claim.query(
+        const { rows } = await watch.query(
           `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
              AND query LIKE '%acphub_write_batch%'`,
         );
@@ -160,6 +165,7 @@ describe("PostgreSQL batch (one statement)", () => {
       ]);
     } finally {
       await claim.end();
+      await watch.end();
       await ledger.close();
     }
   });
