@@ -278,11 +278,24 @@ export function allowOnce(_method: string, params: Record<string, unknown>) {
   return { outcome: { outcome: "selected", optionId: allow.optionId } };
 }
 
-// Waits for a condition, polling on a short interval; bounded by the test's timeout.
+/** How long `until` polls before failing: under the tests' 90 s timeout, so that a wait that
+ * never ends fails naming what it waited for, not as a bare "Test timed out". */
+export const UNTIL_MS = 60_000;
+
+// Waits for a condition, polling on a short interval; fails with the condition's source after
+// `timeoutMs`.
 export async function until(
   check: () => boolean | Promise<boolean>,
+  timeoutMs = UNTIL_MS,
 ): Promise<void> {
-  while (!(await check())) await new Promise((r) => setTimeout(r, 20));
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() >= end)
+      throw new Error(
+        `until: not true after ${timeoutMs / 1000} s: ${String(check).replace(/\s+/g, " ").slice(0, 300)}`,
+      );
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 export const text = (t: string) => [{ type: "text", text: t }];
