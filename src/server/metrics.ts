@@ -1,10 +1,11 @@
 // The hub's Prometheus metrics (`GET /metrics`): connections, live sessions, turns by stop
 // reason, updates relayed, permission decisions, agent spawns and crashes, ledger append latency,
 // and a cluster node's leases, running turns, heartbeat age and database reachability.
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import { ledgerWith, type EngineEvents } from "../engine/events.js";
 import type { LedgerPort } from "../engine/ports.js";
 import type { SessionHubObserver } from "../hub/session-hub.js";
+import { CountedHistogram } from "./counted-histogram.js";
 
 export interface HubMetrics {
   registry: Registry;
@@ -83,12 +84,12 @@ export function createMetrics(liveSessions: () => number): HubMetrics {
     help: "Agent processes that died while in use",
     ...r,
   });
-  const append = new Histogram({
-    name: "acphub_ledger_append_seconds",
-    help: "Time to append one event to the ledger",
-    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5],
-    ...r,
-  });
+  const append = new CountedHistogram(
+    "acphub_ledger_append_seconds",
+    "Time to append one event to the ledger",
+    [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5],
+    r.registers,
+  );
   const usage = usageCounters(r);
   return {
     registry,
@@ -208,17 +209,18 @@ function usageCounters(r: { registers: Registry[] }) {
 // synchronous run (one agent read's updates: they commit in one batch, or in batches that follow
 // each other) are timed together, from the first's call to the last's settling, which the group
 // commit settles last: a timer, two clock reads and a settle handler per append were ~5 % of the
-// hub's CPU per streamed update.
-function timedLedger(ledger: LedgerPort, histogram: Histogram): LedgerPort {
+// hub's CPU per streamed update. The group's time is one observation counted once per append.
+function timedLedger(
+  ledger: LedgerPort,
+  histogram: CountedHistogram,
+): LedgerPort {
   let group:
     { start: number; count: number; last: Promise<number> } | undefined;
   const timeGroup = () => {
     const timed = group!;
     group = undefined;
-    const done = () => {
-      const seconds = (performance.now() - timed.start) / 1000;
-      for (let i = 0; i < timed.count; i++) histogram.observe(seconds);
-    };
+    const done = () =>
+      histogram.observe((performance.now() - timed.start) / 1000, timed.count);
     timed.last.then(done, done);
   };
   return ledgerWith(ledger, {
