@@ -13,56 +13,79 @@ import type { SpoolRow } from "./spool-rows.js";
 /** A session's updates in a batch are merged when it holds at least this many. */
 export const MERGE_FROM = 16;
 
-// Each session's runs in the batch with at least MERGE_FROM updates, in seq order.
-function runsOf(rows: SpoolRow[]): Map<string, MergedRun[]> {
-  const updates = new Map<string, [number, string][]>();
-  for (const row of rows) {
-    if (row.kind !== "update") continue;
-    const list = updates.get(row.sessionId);
-    if (list) list.push([row.seq, row.text]);
-    else updates.set(row.sessionId, [[row.seq, row.text]]);
-  }
-  const runs = new Map<string, MergedRun[]>();
-  for (const [id, list] of updates)
-    if (list.length >= MERGE_FROM) runs.set(id, planUpdates(list, 0));
-  return runs;
+/** The runs of text chunks in one session's rows (in seq order), as the compaction plans them. */
+export function runsIn(rows: readonly SpoolRow[]): MergedRun[] {
+  const updates = rows.filter((r) => r.kind === "update");
+  return planUpdates(
+    updates.map((r) => [r.seq, r.text]),
+    0,
+  );
 }
 
 /**
- * The rows to spool for a batch's `rows` (in seq order per session): each run merged into one
- * row at its last seq. The sessions' `counters` are made to count the rows spooled, as the
- * fold's count the rows it stores: one event per merged run, its merged text's bytes.
+ * One session's rows (in seq order) with each of its `runs` as one row at the run's last seq,
+ * its merged text masked again (a run's seqs hold only its chunks: a gap ends a run). Used by
+ * the batch before it is spooled and by the fold before it inserts.
+ */
+export function withRunsMerged(
+  rows: readonly SpoolRow[],
+  runs: readonly MergedRun[],
+  mask: (text: string) => string,
+): SpoolRow[] {
+  const out: SpoolRow[] = [];
+  let next = 0;
+  for (const row of rows) {
+    const run = runs[next];
+    if (!run || row.seq < run.fromSeq || row.seq > run.lastSeq) out.push(row);
+    else if (row.seq === run.lastSeq) {
+      const text = storedRunText(run, mask);
+      out.push({ ...row, text, bytes: Buffer.byteLength(text) });
+      next += 1;
+    }
+  }
+  return out;
+}
+
+/**
+ * The rows to spool for a batch's `rows` (in seq order per session): the runs of each session
+ * with at least MERGE_FROM updates merged. Those sessions' `counters` are made to count the rows
+ * spooled, as the fold's count the rows it stores: one event per merged run, its text's bytes.
  */
 export function mergedRows(
   rows: SpoolRow[],
   counters: Map<string, Counters>,
   mask: (text: string) => string,
 ): SpoolRow[] {
-  const runs = runsOf(rows);
-  if (runs.size === 0) return rows;
-  const next = new Map<string, number>();
+  const bySession = new Map<string, { rows: SpoolRow[]; updates: number }>();
+  for (const row of rows) {
+    let session = bySession.get(row.sessionId);
+    if (!session)
+      bySession.set(row.sessionId, (session = { rows: [], updates: 0 }));
+    session.rows.push(row);
+    if (row.kind === "update") session.updates += 1;
+  }
+  // Per merged session, the rows it keeps, by seq.
+  const kept = new Map<string, Map<number, SpoolRow>>();
+  for (const [id, session] of bySession) {
+    if (session.updates < MERGE_FROM) continue;
+    const list = session.rows;
+    const merged = withRunsMerged(list, runsIn(list), mask);
+    if (merged.length === list.length) continue;
+    kept.set(id, new Map(merged.map((r) => [r.seq, r])));
+    const c = counters.get(id);
+    if (!c) continue;
+    c.eventCount -= list.length - merged.length;
+    c.bytes += bytesOf(merged) - bytesOf(list);
+  }
+  if (kept.size === 0) return rows;
   const out: SpoolRow[] = [];
   for (const row of rows) {
-    const list = runs.get(row.sessionId);
-    const at = next.get(row.sessionId) ?? 0;
-    const run = list?.[at];
-    if (!run || row.seq < run.fromSeq || row.seq > run.lastSeq) {
-      out.push(row);
-      continue;
-    }
-    const c = counters.get(row.sessionId);
-    if (row.seq < run.lastSeq) {
-      if (c) {
-        c.eventCount -= 1;
-        c.bytes -= row.bytes;
-      }
-      continue;
-    }
-    const text = storedRunText(run, mask);
-    const bytes = Buffer.byteLength(text);
-    if (c) c.bytes += bytes - row.bytes;
-    next.set(row.sessionId, at + 1);
-    out.push({ ...row, text, bytes });
+    const session = kept.get(row.sessionId);
+    const stays = session ? session.get(row.seq) : row;
+    if (stays) out.push(stays);
   }
   return out;
 }
+
+const bytesOf = (rows: readonly SpoolRow[]) =>
+  rows.reduce((n, r) => n + r.bytes, 0);

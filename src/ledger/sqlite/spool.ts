@@ -18,12 +18,11 @@
 // count every event stored.
 import type Database from "better-sqlite3";
 import type { Logger } from "../../shared/logger.js";
-import { planUpdates, storedRunText } from "../compaction.js";
 import { countInto, overCaps } from "../counters.js";
 import type { PendingEvent } from "../group-commit.js";
 import { STAMP_MS } from "../stamp-clock.js";
 import { writeCounters, type BatchWriter } from "./sqlite-batch.js";
-import { mergedRows } from "./spool-merge.js";
+import { mergedRows, runsIn, withRunsMerged } from "./spool-merge.js";
 import { decodeRows, encodeRows, type SpoolRow } from "./spool-rows.js";
 
 /** This connection's events are folded at most this long after they were spooled… */
@@ -253,26 +252,19 @@ export class EventSpool {
     id: string,
     rows: readonly SpoolRow[],
   ): { rows: number; bytes: number } {
-    const updates = rows.filter((r) => r.kind === "update");
-    const runs = planUpdates(
-      updates.map((r) => [r.seq, r.text]),
-      0,
-    );
-    let next = 0;
-    const stored = { rows: 0, bytes: 0 };
-    for (const row of rows) {
-      const run = runs[next];
-      let { text, bytes } = row;
-      if (run && row.seq >= run.fromSeq && row.seq <= run.lastSeq) {
-        if (row.seq < run.lastSeq) continue;
-        text = storedRunText(run, this.mask);
-        bytes = Buffer.byteLength(text);
-        next += 1;
-      }
-      this.w.stmt.insertEvent.run(id, row.seq, row.kind, text, bytes, row.at);
-      stored.rows += 1;
-      stored.bytes += bytes;
-    }
-    return stored;
+    const merged = withRunsMerged(rows, runsIn(rows), this.mask);
+    for (const row of merged)
+      this.w.stmt.insertEvent.run(
+        id,
+        row.seq,
+        row.kind,
+        row.text,
+        row.bytes,
+        row.at,
+      );
+    return {
+      rows: merged.length,
+      bytes: merged.reduce((n, r) => n + r.bytes, 0),
+    };
   }
 }
