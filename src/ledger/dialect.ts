@@ -34,7 +34,5 @@ export interface Dialect {
   param(n: number): string;
   /** A boolean as the engine binds it. */
   bool(value: boolean): unknown;
-  /** The LIMIT clause that means "every row", before an OFFSET ("LIMIT -1" or nothing). */
-  noLimit: string;
   search: SearchSql;
 }

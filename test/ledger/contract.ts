@@ -156,6 +156,24 @@ export function ledgerContract(factory: LedgerFactory): void {
     await ledger.close();
   });
 
+  it("past a lowered maxSessions, the next new session evicts down to it: the least recently updated first, ties by id", async () => {
+    const { ledger, where } = await factory.create({ maxSessions: 10 });
+    for (const [id, t] of [
+      ["e", 5],
+      ["b", 2],
+      ["a", 2],
+      ["c", 2],
+      ["d", 4],
+    ] as const)
+      await ledger.createSession(session(id, t));
+    await ledger.close();
+    const again = await factory.reopen(where, { maxSessions: 4 });
+    await again.createSession(session("new", 1));
+    const left = (await again.listSessions({})).sessions.map((s) => s.id);
+    expect(left.sort()).toEqual(["c", "d", "e", "new"]);
+    await again.close();
+  });
+
   it("deletes sessions older than retentionDays when opened", async () => {
     const { ledger, where } = await factory.create();
     await ledger.createSession(session("old", Date.now() - 3 * 86_400_000));

@@ -62,7 +62,6 @@ const POSTGRES: Dialect = {
   usage: "acphub_usage",
   param: (n) => `$${n}`,
   bool: (value) => value,
-  noLimit: "",
   search: POSTGRES_SEARCH,
 };
 

@@ -39,7 +39,6 @@ const SQLITE: Dialect = {
   usage: "usage",
   param: () => "?",
   bool: (value) => (value ? 1 : 0),
-  noLimit: "LIMIT -1",
   search: SQLITE_SEARCH,
 };
 
