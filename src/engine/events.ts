@@ -97,12 +97,22 @@ export class EngineEventHub implements Required<EngineEvents> {
   }
 }
 
-/** A LedgerPort passing every call to `inner` except the ones `overrides` replaces. */
+/** A LedgerPort passing every call to `inner` except the ones `overrides` replaces. An override
+ *  of `append` also stands for `appendTo` (which then is not passed on unless overridden too):
+ *  what it adds to each append is not bypassed. */
 export function ledgerWith(
   inner: LedgerPort,
   overrides: Partial<LedgerPort>,
 ): LedgerPort {
+  const fast =
+    inner.appendTo && inner.afterAppends && !overrides.append
+      ? {
+          appendTo: inner.appendTo.bind(inner),
+          afterAppends: inner.afterAppends.bind(inner),
+        }
+      : {};
   return {
+    ...fast,
     createSession: (record) => inner.createSession(record),
     getSession: (id) => inner.getSession(id),
     updateSession: (id, patch) => inner.updateSession(id, patch),

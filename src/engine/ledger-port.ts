@@ -199,6 +199,12 @@ export interface PageOptions {
   from: "newest" | "oldest";
 }
 
+/** Hears how one `appendTo` ended: the event's seq, or why it was not stored. */
+export interface AppendSink {
+  stored(seq: number): void;
+  failed(error: unknown): void;
+}
+
 export interface LedgerPort {
   createSession(record: NewSessionRecord): Promise<void>;
   getSession(id: string): Promise<SessionRecord | undefined>;
@@ -218,6 +224,19 @@ export interface LedgerPort {
     kind: LedgerEventKind,
     payload: string | Record<string, unknown>,
   ): Promise<number>;
+  /**
+   * Optional: `append` of a JSON text with no promise made, for the relay's path (one per
+   * update): `sink` is told the seq once the batch holding the event is committed, or why it is
+   * not stored. Called from inside the ledger's commit: a sink returns at once and never throws.
+   */
+  appendTo?(
+    sessionId: string,
+    kind: LedgerEventKind,
+    text: string,
+    sink: AppendSink,
+  ): void;
+  /** Optional (with appendTo): calls `then` once every append made so far has settled. */
+  afterAppends?(then: () => void): void;
   /** Stored events in order, as stored; rows that are not a JSON object are skipped. */
   read(sessionId: string, options?: ReadOptions): Promise<StoredEvent[]>;
   /**

@@ -1,17 +1,34 @@
 // The sends of one session relay, each after its own ledger append and after every send pushed
 // before it. It was a promise chain (four promises and their closures per update, each seen by
-// AsyncLocalStorage's hooks when the hub has them on); here an update is one `then` on its append
-// and a place in a queue that is drained, in order, as appends settle.
+// AsyncLocalStorage's hooks when the hub has them on); here an update is a place in a queue that
+// is drained, in order, as appends settle: the append tells its entry (an AppendSink: no promise
+// at all) or, for a ledger without `appendTo`, one `then` on its promise does.
+import type { AppendSink } from "./ports.js";
+
 type Send = (stored: unknown) => unknown;
 
 /** One pushed event: its append's outcome once settled, and what to send then. */
-class Entry {
+class Entry implements AppendSink {
   state: "waiting" | "stored" | "failed" = "waiting";
   outcome: unknown;
   constructor(
+    private readonly sends: OrderedSends,
     readonly send: Send | undefined,
     readonly inTurn: boolean,
   ) {}
+
+  // Told from inside the ledger's commit: the queue is drained in a microtask, out of it.
+  stored(seq: number): void {
+    this.state = "stored";
+    this.outcome = seq;
+    this.sends.wake();
+  }
+
+  failed(error: unknown): void {
+    this.state = "failed";
+    this.outcome = error;
+    this.sends.wake();
+  }
 }
 
 export interface OrderedSendsOwner {
@@ -31,6 +48,7 @@ export class OrderedSends {
   private pushed = 0;
   private done = 0;
   private waiters: { upto: number; resolve: () => void }[] = [];
+  private waking = false;
 
   constructor(private readonly owner: OrderedSendsOwner) {}
 
@@ -45,26 +63,42 @@ export class OrderedSends {
     send: ((stored: T) => unknown) | undefined,
     inTurn: boolean,
   ): void {
-    const entry = new Entry(send as Send | undefined, inTurn);
-    this.queue.push(entry);
-    this.pushed += 1;
+    const entry = this.sink(send as Send | undefined, inTurn);
     stored.then(
-      (value) => this.settle(entry, "stored", value),
-      (error: unknown) => this.settle(entry, "failed", error),
+      (value) => entry.stored(value as number),
+      (error: unknown) => entry.failed(error),
     );
   }
+
+  /** A place for one append told through its sink: `send(seq)` once stored and everything
+   *  before it was sent. */
+  sink(
+    send: ((seq: number) => unknown) | undefined,
+    inTurn: boolean,
+  ): AppendSink {
+    const entry = new Entry(this, send as Send | undefined, inTurn);
+    this.queue.push(entry);
+    this.pushed += 1;
+    return entry;
+  }
+
+  /** An entry settled: the queue is drained in a microtask (one for the entries settled together). */
+  wake(): void {
+    if (this.waking) return;
+    this.waking = true;
+    queueMicrotask(this.drainNow);
+  }
+
+  private readonly drainNow = (): void => {
+    this.waking = false;
+    this.drain();
+  };
 
   /** Resolves once everything added so far has been sent (or dropped). */
   settled(): Promise<void> {
     if (this.done >= this.pushed && !this.blocked) return Promise.resolve();
     const upto = this.pushed;
     return new Promise((resolve) => this.waiters.push({ upto, resolve }));
-  }
-
-  private settle(entry: Entry, state: Entry["state"], outcome: unknown): void {
-    entry.state = state;
-    entry.outcome = outcome;
-    this.drain();
   }
 
   // Sends from the head of the queue while its appends have settled, in order.
@@ -84,7 +118,7 @@ export class OrderedSends {
       this.queue = [];
       this.head = 0;
     }
-    this.wake();
+    this.resolveWaiters();
   }
 
   // One send; a promise it returns holds the queue until it settles.
@@ -113,7 +147,7 @@ export class OrderedSends {
   }
 
   // Resolves the settled() calls whose events have all been sent.
-  private wake(): void {
+  private resolveWaiters(): void {
     if (this.blocked) return;
     while (this.waiters.length > 0 && this.waiters[0]!.upto <= this.done)
       this.waiters.shift()!.resolve();

@@ -9,6 +9,7 @@ import type {
 // connection and the editor. The gateway imports none of ledger/, agents/ or editors/.
 
 export type {
+  AppendSink,
   LedgerBatchReport,
   LedgerEvent,
   LedgerEventKind,

@@ -115,9 +115,15 @@ export class SessionRelay {
         const json = read ? `{"update":${read}}` : JSON.stringify(payload);
         const text = this.parts.mask ? this.parts.mask(json) : json;
         const sent = text === json ? payload : (JSON.parse(text) as Params);
-        this.track(ledger.append(hubId, "update", text), (seq) =>
-          editor.sendStored(hubId, seq, text, sent),
-        );
+        const send = (seq: number) => editor.sendStored(hubId, seq, text, sent);
+        if (ledger.appendTo)
+          ledger.appendTo(
+            hubId,
+            "update",
+            text,
+            this.sends.sink(send, this.held !== undefined),
+          );
+        else this.track(ledger.append(hubId, "update", text), send);
         if (changesSettings(update as Params))
           this.parts.settings
             .apply(hubId, update as Params)

@@ -59,6 +59,8 @@ const PATCHABLE = new Set(["title", "state", "agentSessionId", "updatedAt"]);
 
 export abstract class LedgerCore implements LedgerPort, EventStore {
   append!: EventMethods["append"];
+  appendTo!: EventMethods["appendTo"];
+  afterAppends!: EventMethods["afterAppends"];
   read!: EventMethods["read"];
   readPage!: EventMethods["readPage"];
   readReplay!: EventMethods["readReplay"];

@@ -2,6 +2,7 @@
 // masked JSON text, reading stored text back (damaged rows skipped), parsing, compaction plans,
 // and followers told of each committed batch.
 import type {
+  AppendSink,
   ReplayPart,
   LedgerBatchReport,
   LedgerPort,
@@ -81,7 +82,7 @@ export type EventMethods = Pick<
   LedgerPort,
   "append" | "read" | "readPage" | "events" | "compact" | "follow"
 > &
-  Required<Pick<LedgerPort, "readReplay">>;
+  Required<Pick<LedgerPort, "readReplay" | "appendTo" | "afterAppends">>;
 
 export class EventLog {
   readonly followers: Followers;
@@ -133,6 +134,19 @@ export class EventLog {
     const text =
       typeof payload === "string" ? payload : JSON.stringify(payload);
     return this.writer.add(sessionId, kind, this.mask(text));
+  }
+
+  appendTo(
+    sessionId: string,
+    kind: LedgerEventKind,
+    text: string,
+    sink: AppendSink,
+  ): void {
+    this.writer.addTo(sessionId, kind, this.mask(text), sink);
+  }
+
+  afterAppends(then: () => void): void {
+    this.writer.afterQueued(then);
   }
 
   async read(
@@ -253,6 +267,8 @@ export class EventLog {
   methods(): EventMethods {
     return {
       append: this.append.bind(this),
+      appendTo: this.appendTo.bind(this),
+      afterAppends: this.afterAppends.bind(this),
       read: this.read.bind(this),
       readPage: this.readPage.bind(this),
       readReplay: this.readReplay.bind(this),

@@ -1,7 +1,7 @@
 // Group commit: appends that arrive in the same tick (or until a count/byte bound) are written in
 // one transaction, and each append's promise settles only when that transaction has committed.
 // Batches commit one after another, so the events of a session keep the order of the calls.
-import type { LedgerEventKind } from "../engine/ledger-port.js";
+import type { AppendSink, LedgerEventKind } from "../engine/ledger-port.js";
 import { HubError } from "../shared/errors.js";
 
 export interface PendingEvent {
@@ -10,8 +10,8 @@ export interface PendingEvent {
   text: string;
   bytes: number;
   at: number;
-  resolve(seq: number): void;
-  reject(error: unknown): void;
+  /** Told the event's seq once its batch is committed, or why it was not stored. */
+  sink: AppendSink;
 }
 
 export interface BatchBounds {
@@ -42,6 +42,10 @@ export class GroupCommit {
   private scheduled = false;
   private running: Promise<void> | undefined;
   private lastCommit = 0;
+  /** Events queued so far, and events whose batch has been committed (or failed). */
+  private added = 0;
+  private finished = 0;
+  private watchers: { upto: number; then: () => void }[] = [];
 
   constructor(
     private readonly commit: CommitBatch,
@@ -50,24 +54,34 @@ export class GroupCommit {
 
   // Queues one event; its promise settles when the batch holding it is committed.
   add(sessionId: string, kind: LedgerEventKind, text: string): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
-      const bytes = Buffer.byteLength(text);
-      this.pending.push({
-        sessionId,
-        kind,
-        text,
-        bytes,
-        at: Date.now(),
-        resolve,
-        reject,
-      });
-      this.pendingBytes += bytes;
-      const full =
-        this.pending.length >= this.bounds.maxEvents ||
-        this.pendingBytes >= this.bounds.maxBytes;
-      if (full && !this.running) this.run();
-      else if (!this.scheduled && !this.running) this.schedule();
-    });
+    return new Promise<number>((stored, failed) =>
+      this.addTo(sessionId, kind, text, { stored, failed }),
+    );
+  }
+
+  /** Queues one event; `sink` is told when the batch holding it is committed (no promise). */
+  addTo(
+    sessionId: string,
+    kind: LedgerEventKind,
+    text: string,
+    sink: AppendSink,
+  ): void {
+    const bytes = Buffer.byteLength(text);
+    this.pending.push({ sessionId, kind, text, bytes, at: Date.now(), sink });
+    this.added += 1;
+    this.pendingBytes += bytes;
+    const full =
+      this.pending.length >= this.bounds.maxEvents ||
+      this.pendingBytes >= this.bounds.maxBytes;
+    if (full && !this.running) this.run();
+    else if (!this.scheduled && !this.running) this.schedule();
+  }
+
+  /** Calls `then` once every event queued so far is committed (or failed): one callback for
+   *  many appends (the append histogram times a group of them so). */
+  afterQueued(then: () => void): void {
+    if (this.finished >= this.added) then();
+    else this.watchers.push({ upto: this.added, then });
   }
 
   // The next tick when idle; shortly after the previous commit while a stream keeps them coming.
@@ -98,10 +112,13 @@ export class GroupCommit {
       try {
         await this.commit(batch);
       } catch (error) {
-        for (const event of batch) event.reject(error);
+        for (const event of batch) event.sink.failed(error);
       }
     })().finally(() => {
       this.running = undefined;
+      this.finished += batch.length;
+      while (this.watchers[0] && this.watchers[0].upto <= this.finished)
+        this.watchers.shift()!.then();
       this.lastCommit = Date.now();
       if (this.pending.length > 0 && !this.scheduled) this.schedule();
     });
@@ -131,9 +148,9 @@ export function settle(
   const committed: Committed = new Map();
   batch.forEach((event, index) => {
     const seq = seqs[index];
-    if (seq === FENCED) return event.reject(fencedError(event.sessionId));
+    if (seq === FENCED) return event.sink.failed(fencedError(event.sessionId));
     if (seq === undefined) {
-      event.reject(
+      event.sink.failed(
         new HubError(
           "SESSION_NOT_FOUND",
           `ledger: no session ${event.sessionId}`,
@@ -142,7 +159,7 @@ export function settle(
       return;
     }
     committed.set(event.sessionId, seq);
-    event.resolve(seq);
+    event.sink.stored(seq);
   });
   return committed;
 }

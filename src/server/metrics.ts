@@ -215,25 +215,40 @@ function timedLedger(
   histogram: CountedHistogram,
 ): LedgerPort {
   let group:
-    { start: number; count: number; last: Promise<number> } | undefined;
+    { start: number; count: number; last?: Promise<number> } | undefined;
+  const afterAppends = ledger.afterAppends?.bind(ledger);
   const timeGroup = () => {
     const timed = group!;
     group = undefined;
     const done = () =>
       histogram.observe((performance.now() - timed.start) / 1000, timed.count);
-    timed.last.then(done, done);
+    if (afterAppends) afterAppends(done);
+    else timed.last?.then(done, done);
   };
+  const counted = () => {
+    if (group) group.count += 1;
+    else {
+      group = { start: performance.now(), count: 1 };
+      queueMicrotask(timeGroup);
+    }
+    return group;
+  };
+  const appendTo = ledger.appendTo?.bind(ledger);
   return ledgerWith(ledger, {
     append: (...args) => {
       const result = ledger.append(...args);
-      if (group) {
-        group.count += 1;
-        group.last = result;
-      } else {
-        group = { start: performance.now(), count: 1, last: result };
-        queueMicrotask(timeGroup);
-      }
+      counted().last = result;
       return result;
     },
+    // The relay's appends (no promise each) are timed the same way.
+    ...(appendTo && afterAppends
+      ? {
+          appendTo: (id, kind, text, sink) => {
+            counted();
+            appendTo(id, kind, text, sink);
+          },
+          afterAppends,
+        }
+      : {}),
   });
 }

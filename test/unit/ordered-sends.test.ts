@@ -44,6 +44,31 @@ describe("a relay's ordered sends", () => {
     expect(sent).toEqual([1, 2, 3, 4]);
   });
 
+  it("an append told through its sink sends in push order, after the ledger's call returned", async () => {
+    const { sends, sent } = harness();
+    const first = deferred<number>();
+    sends.add(first.promise, (seq) => sent.push(seq), true);
+    const second = sends.sink((seq) => sent.push(seq), true);
+    const third = sends.sink((seq) => sent.push(seq), true);
+    third.stored(3);
+    second.stored(2);
+    expect(sent).toEqual([]); // told inside the ledger's commit: nothing sent from there
+    await tick();
+    expect(sent).toEqual([]);
+    first.resolve(1);
+    await sends.settled();
+    expect(sent).toEqual([1, 2, 3]);
+    const failed = sends.sink((seq) => sent.push(seq), false);
+    failed.failed(new Error("disk full"));
+    await sends.settled();
+    expect(sent).toEqual([1, 2, 3]);
+    const head = sends.sink((seq) => sent.push(seq), true);
+    head.stored(4);
+    expect(sent).toEqual([1, 2, 3]); // at the head of the queue, and still not sent from inside
+    await sends.settled();
+    expect(sent).toEqual([1, 2, 3, 4]);
+  });
+
   it("hold the next send while a send's promise is pending", async () => {
     const { sends, sent } = harness();
     const slow = deferred<void>();
