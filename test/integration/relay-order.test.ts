@@ -12,11 +12,10 @@ import type {
   TurnPort,
 } from "../../src/engine/ports.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import { HubError } from "../../src/shared/errors.js";
 import {
   POISONED_TURN,
   expectOnlyStored,
-  withMethod,
+  failingUpdates,
   poisonedLedger,
 } from "../helpers/ledger-proxies.js";
 import { connectMock, tempDir } from "../helpers/mock.js";
@@ -187,17 +186,13 @@ describe("the relay", () => {
       close: () => Promise.resolve(),
     } as unknown as AgentPort;
     let failOne = false;
-    const ledger = withMethod(
+    const ledger = failingUpdates(
       new SqliteLedger(join(tempDir(), "ledger.db")),
-      "append",
-      (append) =>
-        (...args) => {
-          if (!failOne || args[1] !== "update") return append(...args);
-          failOne = false;
-          return Promise.reject(
-            new HubError("LEDGER_UNAVAILABLE", "disk full"),
-          );
-        },
+      () => {
+        const fails = failOne;
+        failOne = false;
+        return fails;
+      },
     );
     const gateway = new Gateway({
       agentName: "fake",
