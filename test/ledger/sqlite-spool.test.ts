@@ -149,6 +149,25 @@ describe("SQLite ledger: the spool", () => {
     await ledger.close();
   });
 
+  it("merges a session's run of MERGE_FROM chunks in a batch where 30 other sessions have one update each", async () => {
+    const path = file();
+    const ledger = new SqliteLedger(path);
+    const others = Array.from({ length: 30 }, (_, i) => `o${i}`);
+    for (const id of ["s", ...others]) await ledger.createSession(session(id));
+    const run = WORDS.slice(0, MERGE_FROM);
+    const [seqs] = await Promise.all([
+      Promise.all(run.map((w) => ledger.append("s", "update", chunk(w)))),
+      ...others.map((id) => ledger.append(id, "update", chunk(id))),
+    ]);
+    const rows = spooled(path);
+    expect(rows).toHaveLength(1 + others.length);
+    const merged = rows.filter((r) => r.sessionId === "s");
+    expect(merged.map((r) => r.seq)).toEqual([seqs.at(-1)]);
+    expect(textOf(merged)).toBe(run.join(""));
+    expect(await ledger.getSession("s")).toMatchObject({ eventCount: 1 });
+    await ledger.close();
+  });
+
   it("lets another connection read what a running writer spooled, the writer's seqs and counters staying exact", async () => {
     const path = file();
     const writer = new SqliteLedger(path);
