@@ -4,6 +4,7 @@
 // is drained, in order, as appends settle: the append tells its entry (an AppendSink: no promise
 // at all) or, for a ledger without `appendTo`, one `then` on its promise does.
 import type { AppendSink } from "./ports.js";
+import { soon } from "../shared/soon.js";
 
 type Send = (stored: unknown) => unknown;
 
@@ -86,7 +87,7 @@ export class OrderedSends {
   wake(): void {
     if (this.waking) return;
     this.waking = true;
-    queueMicrotask(this.drainNow);
+    soon(this.drainNow);
   }
 
   private readonly drainNow = (): void => {

@@ -6,6 +6,7 @@ import { ledgerWith, type EngineEvents } from "../engine/events.js";
 import type { LedgerPort } from "../engine/ports.js";
 import type { SessionHubObserver } from "../hub/session-hub.js";
 import { CountedHistogram } from "./counted-histogram.js";
+import { soon } from "../shared/soon.js";
 
 export interface HubMetrics {
   registry: Registry;
@@ -229,7 +230,7 @@ function timedLedger(
     if (group) group.count += 1;
     else {
       group = { start: performance.now(), count: 1 };
-      queueMicrotask(timeGroup);
+      soon(timeGroup);
     }
     return group;
   };
