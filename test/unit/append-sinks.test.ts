@@ -48,6 +48,32 @@ describe("appends told through sinks", () => {
     expect(log.at(-1)).toBe("nothing waits");
   });
 
+  it("afterQueued waits for the batch holding the last event queued before it, not later ones", async () => {
+    const gates = [deferred<void>(), deferred<void>()];
+    let batches = 0;
+    const writer = new GroupCommit(async (batch) => {
+      await gates[batches++]!.promise;
+      settle(
+        batch,
+        batch.map((_, i) => i + 1),
+      );
+    });
+    const log: string[] = [];
+    writer.addTo("s", "update", "{}", sink(log, "a"));
+    writer.afterQueued(() => log.push("after a"));
+    await tick(); // a's batch is being written; b waits for the next one
+    writer.addTo("s", "update", "{}", sink(log, "b"));
+    writer.afterQueued(() => log.push("after b"));
+    writer.afterQueued(() => log.push("after b, too"));
+    gates[0]!.resolve();
+    await tick();
+    expect(log).toEqual(["a 1", "after a"]);
+    gates[1]!.resolve();
+    await writer.drain();
+    await tick();
+    expect(log).toEqual(["a 1", "after a", "b 1", "after b", "after b, too"]);
+  });
+
   it("a batch that fails tells every sink why, and afterQueued still calls back", async () => {
     const writer = new GroupCommit(() => {
       throw new Error("disk full");
