@@ -1,6 +1,7 @@
 // Group commit: appends that arrive in the same tick (or until a count/byte bound) are written in
-// one transaction, and each append's promise settles only when that transaction has committed.
-// Batches commit one after another, so the events of a session keep the order of the calls.
+// one transaction, and each append is told its seq (its sink; `add`'s promise) only when that
+// transaction has committed. Batches commit one after another, so the events of a session keep
+// the order of the calls.
 import type { AppendSink, LedgerEventKind } from "../engine/ledger-port.js";
 import { HubError } from "../shared/errors.js";
 
@@ -33,7 +34,7 @@ export const DEFAULT_BATCH_BOUNDS: BatchBounds = {
   busyIntervalMs: 2,
 };
 
-/** Writes one batch; settles each event itself (resolve with its seq, or reject). */
+/** Writes one batch; settles each event itself (`settle`: its sink told its seq, or why not). */
 export type CommitBatch = (batch: PendingEvent[]) => Promise<void> | void;
 
 export class GroupCommit {
