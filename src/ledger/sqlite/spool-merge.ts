@@ -87,5 +87,6 @@ export function mergedRows(
   return out;
 }
 
-const bytesOf = (rows: readonly SpoolRow[]) =>
+/** The payload bytes of `rows`, as the session's counters count them. */
+export const bytesOf = (rows: readonly SpoolRow[]) =>
   rows.reduce((n, r) => n + r.bytes, 0);

@@ -22,7 +22,7 @@ import { countInto, overCaps } from "../counters.js";
 import type { PendingEvent } from "../group-commit.js";
 import { STAMP_MS } from "../stamp-clock.js";
 import { writeCounters, type BatchWriter } from "./sqlite-batch.js";
-import { mergedRows, runsIn, withRunsMerged } from "./spool-merge.js";
+import { bytesOf, mergedRows, runsIn, withRunsMerged } from "./spool-merge.js";
 import { decodeRows, encodeRows, type SpoolRow } from "./spool-rows.js";
 
 /** This connection's events are folded at most this long after they were spooled… */
@@ -205,7 +205,7 @@ export class EventSpool {
       const c = counters?.get(id);
       if (!c) continue; // not this writer's: the log's rows count for it (./counts.ts)
       c.eventCount -= rows.length - stored.rows;
-      c.bytes += stored.bytes - rows.reduce((n, r) => n + r.bytes, 0);
+      c.bytes += stored.bytes - bytesOf(rows);
       c.at = rows[rows.length - 1]!.at;
       writeCounters(this.w, id, c);
     }
@@ -264,7 +264,7 @@ export class EventSpool {
       );
     return {
       rows: merged.length,
-      bytes: merged.reduce((n, r) => n + r.bytes, 0),
+      bytes: bytesOf(merged),
     };
   }
 }
