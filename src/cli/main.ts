@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `acphub` command: commander wiring only; each command lives in its own module.
+import "./v8-tuning.js"; // first: V8's settings before anything else allocates
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ACPHUB_VERSION } from "../shared/version.js";
 import { mockAgentCommand } from "../app/mock-agent-command.js";
