@@ -57,7 +57,7 @@ export interface EventStore {
   /**
    * Optional: a session's rows for a replay, grouped: [seq, kind, text, at, frames], one row per
    * stored event that is not a plain update (its columns null for a leading group) followed by
-   * `frames`, the plain updates after it made into frames by the database (`head` + the stored
+   * `frames`, the plain updates after it made into frames by the store (`head` + the stored
    * text after its `{` + `}` + newline, in seq order; null when none). A plain update is a
    * `update` row whose text is a JSON object's (braces at its ends), not `{}`, with no chunk list.
    */
