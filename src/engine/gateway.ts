@@ -51,6 +51,7 @@ import {
   endSession,
   listPage,
   openSession,
+  readHistory,
   replayHistory,
   requireRecord,
 } from "./session-ops.js";
@@ -247,10 +248,16 @@ export class Gateway {
   // answered are the record's (cached by `record`); the restoration reapplies them to the agent.
   async loadSession(params: Params, _signal?: AbortSignal): Promise<Params> {
     this.requireInit();
-    const record = await this.record(params["sessionId"]);
+    // The history is read beside the session's record (two queries at once on PostgreSQL), and
+    // sent only once the record says the session is there.
+    const id = params["sessionId"];
+    const history =
+      typeof id === "string" ? readHistory(this.parts, id) : undefined;
+    history?.catch(() => undefined);
+    const record = await this.record(id);
     await Promise.all([
       this.parts.ledger.updateSession(record.id, { state: "active" }),
-      replayHistory(this.parts, record),
+      replayHistory(this.parts, record, history),
     ]);
     const live = this.parts.sessions.get(record.id);
     if (!live?.agent.alive)

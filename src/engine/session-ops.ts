@@ -9,6 +9,7 @@ import { attachSession } from "./live.js";
 import type { GatewayParts } from "./parts.js";
 import type { LiveSession } from "./session-table.js";
 import type { SessionRecord } from "./ports.js";
+import type { ReplayPart } from "./ledger-port.js";
 import { frameHead } from "./wire-updates.js";
 
 // Opens an agent session and records it under a new hub id (the hub's own, when the agent is one).
@@ -82,25 +83,32 @@ export async function listPage(
   };
 }
 
-// Sends the editor every update of the session's history, in order (session/load): one read,
-// the stored text as stored, in large writes; to an editor that takes frames, the frames of
-// plain updates made by the ledger itself (readReplay) where it can.
+// A session's history as a replay sends it: one read, the stored text as stored; to an editor
+// that takes frames, the frames of plain updates made by the ledger itself (readReplay) where it
+// can.
+export function readHistory(
+  parts: Pick<GatewayParts, "ledger" | "editor">,
+  sessionId: string,
+): Promise<readonly ReplayPart[]> {
+  const { ledger, editor } = parts;
+  return editor.takesFrames && ledger.readReplay
+    ? ledger.readReplay(sessionId, frameHead(sessionId))
+    : ledger.read(sessionId);
+}
+
+// Sends the editor every update of the session's history, in order (session/load), in large
+// writes: `history` when its read was started already (readHistory), else read now.
 export async function replayHistory(
   parts: Pick<GatewayParts, "ledger" | "editor">,
   record: SessionRecord,
+  history = readHistory(parts, record.id),
 ): Promise<void> {
   if (record.incomplete)
     await parts.editor.tell(
       record.id,
       "older history of this session was trimmed (ledger caps); the replay starts later",
     );
-  const { ledger, editor } = parts;
-  await editor.replay(
-    record.id,
-    editor.takesFrames && ledger.readReplay
-      ? await ledger.readReplay(record.id, frameHead(record.id))
-      : await ledger.read(record.id),
-  );
+  await parts.editor.replay(record.id, await history);
 }
 
 // Ends a hub session: detached here, and closed or deleted on the agent when it can do that.
