@@ -51,8 +51,7 @@ import {
   endSession,
   listPage,
   openSession,
-  readHistory,
-  replayHistory,
+  loadAndReplay,
   requireRecord,
 } from "./session-ops.js";
 import { SettingsStore } from "./session-settings.js";
@@ -248,17 +247,9 @@ export class Gateway {
   // answered are the record's (cached by `record`); the restoration reapplies them to the agent.
   async loadSession(params: Params, _signal?: AbortSignal): Promise<Params> {
     this.requireInit();
-    // The history is read beside the session's record (two queries at once on PostgreSQL), and
-    // sent only once the record says the session is there.
-    const id = params["sessionId"];
-    const history =
-      typeof id === "string" ? readHistory(this.parts, id) : undefined;
-    history?.catch(() => undefined);
-    const record = await this.record(id);
-    await Promise.all([
-      this.parts.ledger.updateSession(record.id, { state: "active" }),
-      replayHistory(this.parts, record, history),
-    ]);
+    const record = await loadAndReplay(this.parts, params["sessionId"], (id) =>
+      this.record(id),
+    );
     const live = this.parts.sessions.get(record.id);
     if (!live?.agent.alive)
       liveSession(this.parts, record).catch((error: unknown) => {

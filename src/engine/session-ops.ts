@@ -83,10 +83,28 @@ export async function listPage(
   };
 }
 
+// session/load's reads: the session's record (`record`: SESSION_NOT_FOUND when there is none)
+// and, beside it, its history (two queries at once on PostgreSQL), sent once the record is found;
+// the session is marked active meanwhile.
+export async function loadAndReplay(
+  parts: Pick<GatewayParts, "ledger" | "editor">,
+  id: unknown,
+  record: (id: unknown) => Promise<SessionRecord>,
+): Promise<SessionRecord> {
+  const history = typeof id === "string" ? readHistory(parts, id) : undefined;
+  history?.catch(() => undefined);
+  const found = await record(id);
+  await Promise.all([
+    parts.ledger.updateSession(found.id, { state: "active" }),
+    replayHistory(parts, found, history),
+  ]);
+  return found;
+}
+
 // A session's history as a replay sends it: one read, the stored text as stored; to an editor
 // that takes frames, the frames of plain updates made by the ledger itself (readReplay) where it
 // can.
-export function readHistory(
+function readHistory(
   parts: Pick<GatewayParts, "ledger" | "editor">,
   sessionId: string,
 ): Promise<readonly ReplayPart[]> {
@@ -98,7 +116,7 @@ export function readHistory(
 
 // Sends the editor every update of the session's history, in order (session/load), in large
 // writes: `history` when its read was started already (readHistory), else read now.
-export async function replayHistory(
+async function replayHistory(
   parts: Pick<GatewayParts, "ledger" | "editor">,
   record: SessionRecord,
   history = readHistory(parts, record.id),
