@@ -4,7 +4,8 @@
 // those sites in the old generation from then on, where each one died a major collection later
 // and kept what it pointed to (the update's text, its line) alive past every scavenge. With 300
 // sessions streaming that tripled what reached the old generation (1.1 KB per update against
-// 0.36) and cost the hub 8-14 % of its CPU per update (docs/decisions/2026-12-05-no-allocation-site-pretenuring.md).
+// 0.36) and cost the hub 8-19 % of its CPU per update
+// (docs/decisions/2026-12-05-no-allocation-site-pretenuring.md).
 import { setFlagsFromString } from "node:v8";
 
 setFlagsFromString("--no-allocation-site-pretenuring");

@@ -223,7 +223,8 @@ export class PostgresLedger extends LedgerCore {
     );
   }
 
-  /** EventStore: a replay's rows, plain updates joined by the server, made into frames here (./pg-replay.ts). */
+  /** EventStore: a replay's rows, the plain updates joined by the server and made into frames
+   *  here (./pg-replay.ts). */
   readReplayRows(sessionId: string, head: string): Promise<unknown[][]> {
     return pgReplayRows(this.db, sessionId, head);
   }
