@@ -96,7 +96,7 @@ export async function loadAndReplay(
   const found = await record(id);
   await Promise.all([
     parts.ledger.updateSession(found.id, { state: "active" }),
-    replayHistory(parts, found, history),
+    replayHistory(parts, found, history ?? readHistory(parts, found.id)),
   ]);
   return found;
 }
@@ -114,12 +114,12 @@ function readHistory(
     : ledger.read(sessionId);
 }
 
-// Sends the editor every update of the session's history, in order (session/load), in large
-// writes: `history` when its read was started already (readHistory), else read now.
+// Sends the editor every update of the session's `history` (readHistory), in order, in large
+// writes.
 async function replayHistory(
-  parts: Pick<GatewayParts, "ledger" | "editor">,
+  parts: Pick<GatewayParts, "editor">,
   record: SessionRecord,
-  history = readHistory(parts, record.id),
+  history: Promise<readonly ReplayPart[]>,
 ): Promise<void> {
   if (record.incomplete)
     await parts.editor.tell(

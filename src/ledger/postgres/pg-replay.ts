@@ -17,7 +17,7 @@ const NEXT = "\x02";
 // The server sends each plain update's text without its first brace, not its whole frame: the
 // frame's head (the JSON-RPC envelope and the session id, ~110 bytes) is added here. Made by the
 // server, the frames of a 5,000-update replay were 1.8 MB to receive (1.26 MB now), and
-// session/load answered a median 7 ms later than it does now (issue 39, eleventh round).
+// session/load took a median 7 ms longer to answer (issue 39, eleventh round).
 const QUERY = `SELECT seq, kind, payload::text, at, NULL FROM acphub_events
     WHERE session_id = $1 AND NOT (${PLAIN})
   UNION ALL
