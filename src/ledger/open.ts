@@ -9,6 +9,7 @@ import type { UserStore } from "../contracts/users.js";
 import type { ClusterStore } from "../contracts/cluster-store.js";
 import type { SecretStore } from "../contracts/user-secrets.js";
 import { HubError } from "../shared/errors.js";
+import { warmRowChecks } from "./row-checks.js";
 
 export function isPostgresUrl(where: string): boolean {
   return /^postgres(ql)?:\/\//i.test(where);
@@ -28,9 +29,11 @@ export async function openLedgerAt(
   where: string,
   options: LedgerOptions & Pick<PgConnectionOptions, "retryMs"> = {},
 ): Promise<OpenLedger> {
-  return isPostgresUrl(where)
+  const opening = isPostgresUrl(where)
     ? PostgresLedger.open(where, options)
     : new SqliteLedger(where, options);
+  warmRowChecks(); // while PostgreSQL connects
+  return opening;
 }
 
 /** The users, grants and audit log kept in a ledger's database (both engines keep them). */

@@ -62,6 +62,30 @@ export function toSession(row: unknown): SessionRecord | undefined {
   };
 }
 
+/** A session row as a ledger gives it, to parse once while the ledger opens (warmRowChecks). */
+const SAMPLE_ROW = {
+  id: "hub-0",
+  agent: "a",
+  cwd: "/",
+  title: null,
+  created_at: "0",
+  updated_at: 0,
+  state: "active",
+  agent_session_id: null,
+  request: "{}",
+  incomplete: 0,
+  event_count: "0",
+  bytes: 0,
+  settings: null,
+  forked_from: null,
+};
+
+/** Parses a sample session row: zod builds a schema's checks at its first parse (3 ms), which
+ *  would otherwise fall on the first request that reads a session (a session/load after start). */
+export function warmRowChecks(): void {
+  toSession(SAMPLE_ROW);
+}
+
 /** A session row as read, checked; a damaged one is logged and treated as absent. */
 export function checkedSession(
   row: unknown,
