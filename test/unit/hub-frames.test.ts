@@ -179,3 +179,52 @@ describe("a catch-up's frames", () => {
     ).toEqual(expected);
   });
 });
+
+describe("a replayed prompt's frames", () => {
+  const prompt = (seq: number, payload: Params): StoredEvent => ({
+    seq,
+    kind: "prompt",
+    text: JSON.stringify(payload),
+    at: 0,
+  });
+  // The frames serializing each block's update gives.
+  const built = (blocks: unknown[], author?: string) =>
+    blocks.map(
+      (content) =>
+        `${JSON.stringify({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: {
+            sessionId: "s1",
+            update: { sessionUpdate: "user_message_chunk", content },
+            ...(author ? { _meta: { acphub: { author } } } : {}),
+          },
+        })}\n`,
+    );
+
+  it("are byte for byte what serializing the parsed blocks gives, one block or several, with or without an author", () => {
+    const file = {
+      type: "resource",
+      resource: {
+        uri: "file:///a.ts",
+        text: 'const s = "é \\u2028\n";'.repeat(50),
+      },
+    };
+    const image = { type: "image", data: "AAAA", mimeType: "image/png" };
+    const cases: [unknown[], string?][] = [
+      [[file]],
+      [[{ type: "text", text: '{"steps":[1]}]}' }]],
+      [[file, image]],
+      [[image], "ann"],
+    ];
+    for (const [blocks, author] of cases) {
+      const payload = { prompt: blocks, ...(author ? { author } : {}) };
+      expect(replayChunks("s1", [prompt(1, payload)]).join("")).toBe(
+        built(blocks, author).join(""),
+      );
+    }
+    // A key after the blocks that ends in a bracket too: not taken for part of the block.
+    const extra = prompt(2, { prompt: [image], later: [1] });
+    expect(replayChunks("s1", [extra]).join("")).toBe(built([image]).join(""));
+  });
+});
