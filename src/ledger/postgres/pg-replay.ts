@@ -12,7 +12,7 @@ import type { PgConnection } from "./pg-connection.js";
 
 /** A plain update: an `update` whose text is a JSON object's, not `{}`, with no chunk list. A
  *  json text that starts with `{"` is a non-empty object's and ends with its brace (JSON.stringify
- *  wrote it: no whitespace around); starts_with costs a third of `LIKE '{_%}'`. */
+ *  wrote it: no whitespace around); starts_with costs less than half of `LIKE '{_%}'`. */
 const PLAIN = `kind = 'update' AND starts_with(payload::text, '{"') AND payload::text NOT LIKE '%]}'`;
 const MARK = "\x01";
 /** Between two elements of the aggregate. */
