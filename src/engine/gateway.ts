@@ -52,6 +52,7 @@ import {
   listPage,
   openSession,
   loadAndReplay,
+  markActive,
   requireRecord,
 } from "./session-ops.js";
 import { SettingsStore } from "./session-settings.js";
@@ -267,7 +268,7 @@ export class Gateway {
     this.requireInit();
     const record = await this.record(params["sessionId"]);
     await liveSession(this.parts, record, signal);
-    await this.parts.ledger.updateSession(record.id, { state: "active" });
+    await markActive(this.parts, record);
     return this.sessionState(record.id);
   }
 

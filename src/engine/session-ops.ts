@@ -85,7 +85,7 @@ export async function listPage(
 
 // session/load's reads: the session's record (`record`: SESSION_NOT_FOUND when there is none)
 // and, beside it, its history (two queries at once on PostgreSQL), sent once the record is found;
-// the session is marked active meanwhile.
+// the session is marked active meanwhile (markActive).
 export async function loadAndReplay(
   parts: Pick<GatewayParts, "ledger" | "editor">,
   id: unknown,
@@ -95,10 +95,21 @@ export async function loadAndReplay(
   history?.catch(() => undefined);
   const found = await record(id);
   await Promise.all([
-    parts.ledger.updateSession(found.id, { state: "active" }),
+    markActive(parts, found),
     replayHistory(parts, found, history ?? readHistory(parts, found.id)),
   ]);
   return found;
+}
+
+/** Marks a session active unless its record, just read, says it is: loading a session left open
+ *  writes nothing (on PostgreSQL, no lock on its row beside the batches of a running turn). */
+export function markActive(
+  parts: Pick<GatewayParts, "ledger">,
+  record: SessionRecord,
+): Promise<void> {
+  return record.state === "active"
+    ? Promise.resolve()
+    : parts.ledger.updateSession(record.id, { state: "active" });
 }
 
 // A session's history as a replay sends it: one read, the stored text as stored; to an editor
