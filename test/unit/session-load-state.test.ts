@@ -7,24 +7,14 @@ import { loadAndReplay, requireRecord } from "../../src/engine/session-ops.js";
 import type { GatewayParts } from "../../src/engine/parts.js";
 import type { ReplayPart } from "../../src/engine/ledger-port.js";
 import { tempDir } from "../helpers/mock.js";
+import { session } from "../ledger/contract.js";
 
 const ledger = new SqliteLedger(join(tempDir("acphub-load-state-"), "l.db"));
 afterAll(() => ledger.close());
 
 describe("session/load and the session's state", () => {
   it("writes nothing for a session left open, and makes a closed one active again", async () => {
-    const now = Date.now();
-    await ledger.createSession({
-      id: "s1",
-      agent: "mock",
-      cwd: "/w",
-      title: null,
-      createdAt: now,
-      updatedAt: now,
-      state: "active",
-      agentSessionId: "a1",
-      request: { mcpServers: [] },
-    });
+    await ledger.createSession(session("s1"));
     await ledger.append("s1", "update", { update: { sessionUpdate: "x" } });
     const patches: unknown[] = [];
     const update = ledger.updateSession.bind(ledger);
