@@ -63,4 +63,30 @@ export function replayContract(factory: LedgerFactory): void {
     expect(await ledger.readReplay!("none", frameHead("none"))).toEqual([]);
     await ledger.close();
   });
+
+  it("readReplay of a long session gives every frame in order, with prompts and notices between them", async () => {
+    const { ledger } = await factory.create();
+    await ledger.createSession(session("long"));
+    // 1,200 events: more than one of the database's aggregates, other rows inside and at edges.
+    const appends: Promise<number>[] = [];
+    for (let i = 0; i < 1200; i++)
+      appends.push(
+        i % 257 === 3
+          ? ledger.append("long", "prompt", {
+              prompt: [{ type: "text", text: `p${i}` }],
+            })
+          : i % 300 === 255
+            ? ledger.append("long", "notice", {
+                severity: "info",
+                title: `n${i}`,
+              })
+            : ledger.append("long", "update", chunk(`c${i} `, `m${i}`)),
+      );
+    await Promise.all(appends);
+    const expected = replayChunks("long", await ledger.read("long"), false);
+    const parts = await ledger.readReplay!("long", frameHead("long"));
+    expect(replayChunks("long", parts, false).join("")).toBe(expected.join(""));
+    expect(expected.join("").split("\n")).toHaveLength(1201); // a frame per event
+    await ledger.close();
+  });
 }
