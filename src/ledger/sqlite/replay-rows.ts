@@ -7,9 +7,12 @@
 // appended by another process between them cannot land in a range read as plain.
 import type Database from "better-sqlite3";
 
-/** A plain update: an `update` whose text is a JSON object's, not `{}`, with no chunk list. */
-const PLAIN = `kind = 'update' AND length(payload) > 2 AND substr(payload, 1, 1) = '{'
-  AND substr(payload, -1) = '}' AND substr(payload, -2) <> ']}'`;
+/** A plain update: an `update` whose text is a non-empty JSON object's (`{"` … `}`) with no
+ *  chunk list (not `]}` at its end). Its last bytes are read from the text as a BLOB: `length`
+ *  and `substr` from the end of a TEXT count its characters from the start, which made this test
+ *  half the cost of reading a 5,000-update session (2.8 → 1.4 ms; issue 39, thirteenth round). */
+const PLAIN = `kind = 'update' AND substr(payload, 1, 2) = '{"'
+  AND substr(CAST(payload AS BLOB), -1) = X'7D' AND substr(CAST(payload AS BLOB), -2, 1) <> X'5D'`;
 
 // The same selection from both ends of the log (./journal.ts: a row is in exactly one).
 const BOTH = (columns: string, where: string) =>
