@@ -39,8 +39,10 @@ interface Chunk {
   head: string;
   body: string;
   tail: string;
-  /** A merged row's chunk list, when it matches the body: the row then stands for its chunks. */
-  list?: RunChunks;
+  /** A merged row's chunk list, when it matches the body: the row then stands for its chunks.
+   *  Always present (undefined when none): chunks without it had another shape than the ones
+   *  given one, and V8 threw away the compiled planner when the first of those came. */
+  list: RunChunks | undefined;
 }
 
 // How many of the original chunks `chunk` stands for.
@@ -72,6 +74,7 @@ function fastChunk(seq: number, text: string): Chunk | undefined {
       head: FAST_IDS[at]!,
       body: text.slice(head.length, end),
       tail: text.slice(end),
+      list: undefined,
     };
   }
   return undefined;
@@ -107,6 +110,7 @@ function parsedChunk(seq: number, text: string): Chunk | undefined {
     head: `p${shape.slice(0, at)}`,
     body: JSON.stringify(content["text"]).slice(1, -1),
     tail: shape.slice(at + JSON.stringify(marker).length - 2),
+    list: undefined,
   };
 }
 

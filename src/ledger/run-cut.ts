@@ -26,14 +26,38 @@ export function withChunks(
   return `${text.slice(0, -1)}${KEY}${list.join(",")}]}`;
 }
 
-// The chunk list read back, or undefined when it is not one acphub wrote.
+const COMMA = 44;
+const ZERO = 48;
+
+// The chunk list read back (the numbers withChunks wrote: digits and commas only), or undefined
+// when it is not one acphub wrote. Read a character at a time: split and Number made an array
+// whose numbers V8 did not always keep small, and the compiled planner that read it was thrown
+// away for that (issue 39, thirteenth round).
 function parseList(list: string, textEnd: number): RunChunks | undefined {
-  const numbers = list.split(",").map(Number);
-  if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0))
-    return undefined;
-  const [bodyStart = 0, firstSeq = 0, ...lengths] = numbers;
-  const total = lengths.reduce((sum, n) => sum + n, 0);
-  return bodyStart + total <= textEnd
+  const lengths: number[] = [];
+  let bodyStart = -1;
+  let firstSeq = -1;
+  let total = 0;
+  let n = 0;
+  let digits = 0;
+  for (let i = 0; i <= list.length; i++) {
+    const c = i < list.length ? list.charCodeAt(i) : COMMA;
+    if (c >= ZERO && c <= ZERO + 9 && digits < 15) {
+      n = n * 10 + (c - ZERO);
+      digits += 1;
+      continue;
+    }
+    if (c !== COMMA || digits === 0) return undefined;
+    if (bodyStart < 0) bodyStart = n;
+    else if (firstSeq < 0) firstSeq = n;
+    else {
+      lengths.push(n);
+      total += n;
+    }
+    n = 0;
+    digits = 0;
+  }
+  return firstSeq >= 0 && bodyStart + total <= textEnd
     ? { bodyStart, firstSeq, lengths }
     : undefined;
 }

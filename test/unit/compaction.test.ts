@@ -10,7 +10,12 @@ import {
   storedRunText,
   type MergedRun,
 } from "../../src/ledger/compaction.js";
-import { eachChunk, readStored, withChunks } from "../../src/ledger/run-cut.js";
+import {
+  chunkList,
+  eachChunk,
+  readStored,
+  withChunks,
+} from "../../src/ledger/run-cut.js";
 
 const stored = (seq: number, payload: unknown): StoredEvent => ({
   seq,
@@ -274,6 +279,45 @@ describe("readStored", () => {
     expect(readStored(bad, 12, 11)).toBe(run!.text);
     expect(readStored(huge, 12, 11)).toBe(run!.text);
     expect(readStored('{"a":[1]}', 12, 11)).toBe('{"a":[1]}');
+  });
+});
+
+describe("chunkList", () => {
+  const listed = (list: string) =>
+    `{"update":{"content":{"text":"abcdef"}},"_acphubChunks":[${list}]}`;
+
+  it("reads the list withChunks wrote", () => {
+    const text = withChunks('{"update":{"content":{"text":"abcdef"}}}', {
+      bodyStart: 30,
+      firstSeq: 7,
+      lengths: [2, 4],
+    });
+    expect(chunkList(text)).toEqual({
+      bodyStart: 30,
+      firstSeq: 7,
+      lengths: [2, 4],
+    });
+  });
+
+  it("refuses a list acphub did not write: empty parts, signs, spaces, exponents, huge numbers, no first seq, lengths past the text", () => {
+    for (const list of [
+      "30,,2",
+      "30,7,",
+      "",
+      "30,-7,2",
+      "30, 7,2",
+      "30,7,1e1",
+      "30,7,0x2",
+      "30,1234567890123456,2",
+      "30",
+      "30,7,2,99",
+    ])
+      expect(chunkList(listed(list)), list).toBeUndefined();
+    expect(chunkList(listed("30,7,2,4"))).toEqual({
+      bodyStart: 30,
+      firstSeq: 7,
+      lengths: [2, 4],
+    });
   });
 });
 

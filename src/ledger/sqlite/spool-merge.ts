@@ -8,7 +8,7 @@
 // three each) is spooled as it came: planning them costs more than the bytes it spares.
 import { planUpdates, storedRunText, type MergedRun } from "../compaction.js";
 import type { Counters } from "../counters.js";
-import type { SpoolRow } from "./spool-rows.js";
+import { spoolRow, type SpoolRow } from "./spool-rows.js";
 
 /** A session's updates in a batch are merged when it holds at least this many. */
 export const MERGE_FROM = 16;
@@ -39,7 +39,16 @@ export function withRunsMerged(
     if (!run || row.seq < run.fromSeq || row.seq > run.lastSeq) out.push(row);
     else if (row.seq === run.lastSeq) {
       const text = storedRunText(run, mask);
-      out.push({ ...row, text, bytes: Buffer.byteLength(text) });
+      out.push(
+        spoolRow(
+          row.sessionId,
+          row.seq,
+          row.kind,
+          text,
+          Buffer.byteLength(text),
+          row.at,
+        ),
+      );
       next += 1;
     }
   }

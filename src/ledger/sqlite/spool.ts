@@ -23,7 +23,12 @@ import type { PendingEvent } from "../group-commit.js";
 import { STAMP_MS } from "../stamp-clock.js";
 import { writeCounters, type BatchWriter } from "./sqlite-batch.js";
 import { bytesOf, mergedRows, runsIn, withRunsMerged } from "./spool-merge.js";
-import { decodeRows, encodeRows, type SpoolRow } from "./spool-rows.js";
+import {
+  decodeRows,
+  encodeRows,
+  spoolRow,
+  type SpoolRow,
+} from "./spool-rows.js";
 
 /** This connection's events are folded at most this long after they were spooled… */
 export const FOLD_MS = STAMP_MS;
@@ -91,14 +96,9 @@ export class EventSpool {
             new Set(batch.map((e) => e.sessionId)),
           );
           const counted = countInto(batch, counters, (e, seq) =>
-            rows.push({
-              sessionId: e.sessionId,
-              seq,
-              kind: e.kind,
-              text: e.text,
-              bytes: e.bytes,
-              at: e.at,
-            }),
+            rows.push(
+              spoolRow(e.sessionId, seq, e.kind, e.text, e.bytes, e.at),
+            ),
           );
           const spooled = mergedRows(rows, counters, this.mask);
           full = counted.written.some(([, c]) => overCaps(c, w.caps));
