@@ -319,7 +319,7 @@ async function measure(name, ledgerEnv, where) {
   if (PARTS.has("e2e")) {
     const e2e = await endToEndCpu({ ACPHUB_HOME: home(), ...ledgerEnv });
     console.log(
-      `  acphub CPU per update, end to end: ${e2e.us.toFixed(1)} µs, of it other threads ${e2e.othersUs.toFixed(1)} µs (fresh process: CPU once a ${UPDATES}-update turn is over and compacted, minus a 1-update turn's; JIT warm-up, GC, compaction and the close counted; other threads: V8 compiling and collecting beside the main thread; ${load()})`,
+      `  acphub CPU per update, end to end: ${e2e.us.toFixed(1)} µs, of it other threads ${e2e.othersUs.toFixed(1)} µs (fresh process: CPU once a ${UPDATES}-update turn is over and compacted, minus a 1-update turn's; JIT warm-up, GC, compaction and the close counted; other threads: mostly V8 compiling optimized code beside the main thread (--no-opt removes it, --single-threaded-gc does not); ${load()})`,
     );
   }
   if (PARTS.has("replay")) {
