@@ -196,8 +196,10 @@ async function endToEndCpu(env) {
   return { us: per("cpu"), othersUs: per("others") };
 }
 
-// Time to answer session/load of a 5,000-event session after kill -9, and the frames replayed.
-async function replayTime(env) {
+// Time to answer session/load of a 5,000-event session after kill -9, through a fresh acphub
+// and from a raw writer sending the same frames (one write, no SDK), in alternate rounds so that
+// the machine's drift falls on both: the medians of each and of the rounds' differences.
+async function replayTimes(env) {
   const first = editor([HUB_CLI, "acp"], env);
   await first.agent.request("initialize", INIT);
   const { sessionId } = await first.agent.request("session/new", NEW());
@@ -215,42 +217,50 @@ async function replayTime(env) {
   });
   first.child.kill("SIGKILL");
   await new Promise((resolve) => first.child.once("exit", resolve));
-  const times = [];
-  let frames = [];
-  // The last round, untimed, keeps the frames (serializing them would slow the timed client).
-  for (let round = 0; round <= ROUNDS; round++) {
-    const second = editor(ACP, env);
-    await second.agent.request("initialize", INIT);
-    second.counter.keep = round === ROUNDS;
-    const start = performance.now();
-    await second.agent.request("session/load", { sessionId, ...NEW() });
-    if (round < ROUNDS) times.push(performance.now() - start);
-    else frames = [...second.counter.frames]; // what came before the answer
-    second.child.stdin.end(); // a clean exit: its agent is shut down, not orphaned
-    await new Promise((resolve) => second.child.once("exit", resolve));
-  }
-  return { ms: median(times), frames };
-}
-
-// The same client receiving the same frames from a raw writer (one write, no SDK).
-async function rawReplayTime(frames) {
+  // A first, untimed load keeps the frames (serializing them would slow the timed client).
+  const frames = (await hubLoad(env, sessionId, true)).frames;
   const file = join(
     mkdtempSync(join(tmpdir(), "acphub-raw-")),
     "frames.ndjson",
   );
   writeFileSync(file, frames.map((f) => f + "\n").join(""));
-  const times = [];
+  const hub = [];
+  const raw = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const raw = editor([RAW_WRITER, file]);
-    await raw.agent.request("initialize", INIT);
-    const start = performance.now();
-    await raw.agent.request("session/load", { sessionId: "s", ...NEW() });
-    times.push(performance.now() - start);
-    if (raw.counter.updates !== frames.length)
-      throw new Error("raw writer lost frames");
-    raw.child.kill();
+    hub.push((await hubLoad(env, sessionId, false)).ms);
+    raw.push(await rawLoad(file, frames.length));
   }
-  return median(times);
+  return {
+    frames,
+    ms: median(hub),
+    raw: median(raw),
+    adds: median(hub.map((ms, i) => ms - raw[i])),
+  };
+}
+
+// One session/load through a fresh acphub: its time, and the frames before the answer (`keep`).
+async function hubLoad(env, sessionId, keep) {
+  const second = editor(ACP, env);
+  await second.agent.request("initialize", INIT);
+  second.counter.keep = keep;
+  const start = performance.now();
+  await second.agent.request("session/load", { sessionId, ...NEW() });
+  const ms = performance.now() - start;
+  second.child.stdin.end(); // a clean exit: its agent is shut down, not orphaned
+  await new Promise((resolve) => second.child.once("exit", resolve));
+  return { ms, frames: [...second.counter.frames] };
+}
+
+// The same client receiving the frames in `file` from the raw writer.
+async function rawLoad(file, count) {
+  const raw = editor([RAW_WRITER, file]);
+  await raw.agent.request("initialize", INIT);
+  const start = performance.now();
+  await raw.agent.request("session/load", { sessionId: "s", ...NEW() });
+  const ms = performance.now() - start;
+  if (raw.counter.updates !== count) throw new Error("raw writer lost frames");
+  raw.child.kill();
+  return ms;
 }
 
 // Events kept in the ledger for a streamed reply of 1,000 chunks, once the turn is compacted.
@@ -324,10 +334,9 @@ async function measure(name, ledgerEnv, where) {
   }
   if (PARTS.has("replay")) {
     const replayEnv = { ACPHUB_HOME: home(), ...ledgerEnv };
-    const replay = await replayTime(replayEnv);
-    const raw = await rawReplayTime(replay.frames);
+    const replay = await replayTimes(replayEnv);
     console.log(
-      `  replay of ${replay.frames.length} updates after kill -9: ${replay.ms.toFixed(0)} ms to answer session/load; raw writer ${raw.toFixed(0)} ms; acphub adds ${(replay.ms - raw).toFixed(0)} ms (${load()})`,
+      `  replay of ${replay.frames.length} updates after kill -9: ${replay.ms.toFixed(0)} ms to answer session/load; raw writer ${replay.raw.toFixed(0)} ms; acphub adds ${replay.adds.toFixed(0)} ms (median of ${ROUNDS} rounds' differences, each through a fresh acphub then from the raw writer; ${load()})`,
     );
   }
   if (PARTS.has("stored")) {
