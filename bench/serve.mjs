@@ -11,6 +11,8 @@
 // process, as issue 39's table measured it: V8 compiling the hot code counts) and again with new
 // clients and sessions (what a long-running process pays per update).
 // Then one client's WebSocket relay rate versus `acphub acp` over stdio (BENCH_RELAY=0 skips it).
+// BENCH_ROUNDS (3) repeats each count, hub, floor and anchor back to back each round, and prints
+// the medians and the median of each round's ratios.
 // BENCH_CLIENTS=N runs one count (300 and more use 1,000 updates each), BENCH_UPDATES,
 // BENCH_QUICK=1 (20 × 500); ACPHUB_CLI measures another build's hub; BENCH_HUB_ONLY=1 runs the
 // hub alone (no floor, anchor or relay rate). Never part of the tests.
@@ -44,6 +46,9 @@ const updatesFor = (clients) =>
     process.env.BENCH_UPDATES ?? (QUICK ? 500 : clients >= 300 ? 1000 : 2000),
   );
 const RELAY_UPDATES = Number(process.env.BENCH_RELAY_UPDATES ?? 20000);
+// Rounds of each count (hub, floor, anchor back to back each round): the ratios are the median
+// of the rounds' own, so that the machine's drift falls on both sides of each.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK || HUB_ONLY ? 1 : 3));
 const TICKS = 100; // clock ticks per second in /proc/PID/stat (Linux's USER_HZ)
 const ANCHOR = fileURLToPath(new URL("./ws-anchor.mjs", import.meta.url));
 const PIPE = fileURLToPath(new URL("./ws-pipe.mjs", import.meta.url));
@@ -201,23 +206,57 @@ async function runTwice(server, clients, updates) {
   return { ...first, again: await loadRun(server, clients, updates) };
 }
 
-// One count's three runs side by side: errors, throughput, CPU per update, first update.
-function printRuns(clients, updates, runs) {
-  const { hub, floor, anchor } = runs;
+// One count's three relays side by side: errors, throughput, CPU per update, first update (each
+// a median of the rounds), and the ratios: each round's hub over the floor and anchor measured
+// beside it, then their median (the machine's drift between rounds falls on both sides).
+function printRuns(clients, updates, rounds) {
+  const loads = (name) => rounds.map((r) => r[name].load.slice(5)).join(", ");
   console.log(
-    `serve: ${clients} WebSocket clients × 1 session × 1 turn of ${updates} updates (hub ${hub.load}, floor ${floor.load}, anchor ${anchor.load})`,
+    `serve: ${clients} WebSocket clients × 1 session × 1 turn of ${updates} updates, ${rounds.length} round${rounds.length > 1 ? "s" : ""} (load: hub ${loads("hub")}; floor ${loads("floor")}; anchor ${loads("anchor")})`,
   );
-  for (const [name, r] of Object.entries(runs)) {
-    const errors = [...r.errors, ...r.again.errors];
+  for (const name of ["hub", "floor", "anchor"]) {
+    const runs = rounds.map((r) => r[name]);
+    const r = medianRun(runs);
+    const errors = runs.flatMap((x) => [...x.errors, ...x.again.errors]);
+    const each =
+      runs.length > 1
+        ? ` (rounds: ${runs.map((x) => `${x.cpuUs.toFixed(1)}/${x.again.cpuUs.toFixed(1)}`).join(", ")})`
+        : "";
     console.log(
-      `  ${name.padEnd(6)}: CPU ${cpuOf(r)}, again ${cpuOf(r.again)}, ${(r.total / r.seconds).toFixed(0)} updates/s, first update p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, errors ${errors.length}${errors.length ? ` (first: ${errors[0].reason.message})` : ""}, ${r.total} updates in ${r.seconds.toFixed(1)} s, peak RSS ${Math.max(r.peakRss, r.again.peakRss).toFixed(0)} MB`,
+      `  ${name.padEnd(6)}: CPU ${cpuOf(r)}, again ${cpuOf(r.again)}${each}, ${(r.total / r.seconds).toFixed(0)} updates/s, first update p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, errors ${errors.length}${errors.length ? ` (first: ${errors[0].reason.message})` : ""}, ${r.total} updates in ${r.seconds.toFixed(1)} s, peak RSS ${Math.max(...runs.map((x) => Math.max(x.peakRss, x.again.peakRss))).toFixed(0)} MB`,
     );
   }
-  const ratio = (a, b) =>
-    `${(a.cpuUs / b.cpuUs).toFixed(2)} (again ${(a.again.cpuUs / b.again.cpuUs).toFixed(2)})`;
+  const ratio = (a, b) => {
+    const first = rounds.map((r) => r[a].cpuUs / r[b].cpuUs);
+    const again = rounds.map((r) => r[a].again.cpuUs / r[b].again.cpuUs);
+    const each =
+      rounds.length > 1
+        ? ` [${first.map((x, i) => `${x.toFixed(2)}/${again[i].toFixed(2)}`).join(", ")}]`
+        : "";
+    return `${median(first).toFixed(2)} (again ${median(again).toFixed(2)})${each}`;
+  };
   console.log(
-    `  CPU per update: hub ÷ floor ${ratio(hub, floor)}, hub ÷ anchor ${ratio(hub, anchor)}, anchor ÷ floor ${ratio(anchor, floor)}`,
+    `  CPU per update${rounds.length > 1 ? ", median of the rounds' ratios" : ""}: hub ÷ floor ${ratio("hub", "floor")}, hub ÷ anchor ${ratio("hub", "anchor")}, anchor ÷ floor ${ratio("anchor", "floor")}`,
   );
+}
+
+// The rounds' runs as one: each figure the median of the rounds' (first and again apart).
+function medianRun(runs) {
+  const of = (list) => {
+    const out = {};
+    for (const key of [
+      "cpuUs",
+      "systemUs",
+      "othersUs",
+      "p50",
+      "p99",
+      "total",
+      "seconds",
+    ])
+      out[key] = median(list.map((x) => x[key]));
+    return out;
+  };
+  return { ...of(runs), again: of(runs.map((x) => x.again)) };
 }
 
 // Updates per second for one client and one long turn over WebSocket.
@@ -273,35 +312,42 @@ async function stdioRate() {
   return rate;
 }
 
-// Each count: the hub, the pipe floor and the anchor, back to back.
+// Each count: the hub, the pipe floor and the anchor, back to back, ROUNDS times over.
 const results = new Map();
 for (const clients of COUNTS) {
   const updates = updatesFor(clients);
-  const hub = await startHub(home());
-  const hubRun = await runTwice(hub, clients, updates);
-  await hub.stop();
-  if (HUB_ONLY) {
-    console.log(
-      `serve: ${clients} × ${updates}, hub only (${hubRun.load}): CPU ${cpuOf(hubRun)}, again ${cpuOf(hubRun.again)}, errors ${hubRun.errors.length + hubRun.again.errors.length}`,
-    );
-    continue;
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const hub = await startHub(home());
+    const hubRun = await runTwice(hub, clients, updates);
+    await hub.stop();
+    if (HUB_ONLY) {
+      console.log(
+        `serve: ${clients} × ${updates}, hub only (${hubRun.load}): CPU ${cpuOf(hubRun)}, again ${cpuOf(hubRun.again)}, errors ${hubRun.errors.length + hubRun.again.errors.length}`,
+      );
+      continue;
+    }
+    const floor = await startRelay(PIPE);
+    const floorRun = await runTwice(floor, clients, updates);
+    await floor.stop();
+    const anchor = await startRelay(ANCHOR);
+    const anchorRun = await runTwice(anchor, clients, updates);
+    await anchor.stop();
+    rounds.push({ hub: hubRun, floor: floorRun, anchor: anchorRun });
   }
-  const floor = await startRelay(PIPE);
-  const floorRun = await runTwice(floor, clients, updates);
-  await floor.stop();
-  const anchor = await startRelay(ANCHOR);
-  const anchorRun = await runTwice(anchor, clients, updates);
-  await anchor.stop();
-  const runs = { hub: hubRun, floor: floorRun, anchor: anchorRun };
-  results.set(clients, runs);
-  printRuns(clients, updates, runs);
+  if (HUB_ONLY) continue;
+  results.set(clients, rounds);
+  printRuns(clients, updates, rounds);
 }
 if (results.has(100) && results.has(300)) {
   const [a, b] = [results.get(100), results.get(300)];
-  const grew = (name) =>
-    `${(b[name].cpuUs / a[name].cpuUs).toFixed(2)} (again ${(b[name].again.cpuUs / a[name].again.cpuUs).toFixed(2)})`;
+  const grew = (name) => {
+    const of = (rounds, pick) => median(rounds.map((r) => pick(r[name]).cpuUs));
+    const ratio = (pick) => (of(b, pick) / of(a, pick)).toFixed(2);
+    return `${ratio((r) => r)} (again ${ratio((r) => r.again)})`;
+  };
   console.log(
-    `300 ÷ 100 clients, CPU per update: hub ${grew("hub")}, floor ${grew("floor")}, anchor ${grew("anchor")}`,
+    `300 ÷ 100 clients, CPU per update${ROUNDS > 1 ? " (medians of the rounds)" : ""}: hub ${grew("hub")}, floor ${grew("floor")}, anchor ${grew("anchor")}`,
   );
 }
 if (!QUICK && !HUB_ONLY && process.env.BENCH_RELAY !== "0") {

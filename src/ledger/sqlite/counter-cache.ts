@@ -22,19 +22,25 @@ export class CounterCache {
     this.version = db.prepare("PRAGMA data_version").pluck();
   }
 
-  /** The counters of a batch's sessions, inside its write transaction; a session with no row
-   * (it does not exist) is left out. The caller advances them in place and writes them. */
-  forBatch(ids: Iterable<string>): Map<string, Counters> {
+  /** The counters of a batch's sessions (of its events), inside its write transaction; a
+   * session with no row (it does not exist) is left out. The caller advances them in place and
+   * writes them. */
+  forBatch(events: readonly { sessionId: string }[]): Map<string, Counters> {
     let folded = this.current() === undefined;
     if (folded) this.beforeRead(true);
     const out = new Map<string, Counters>();
-    for (const id of ids) {
+    let absent: Set<string> | undefined;
+    for (const { sessionId: id } of events) {
+      if (out.has(id) || absent?.has(id)) continue;
       let c = this.counters.get(id);
       if (!c) {
         if (!folded) this.beforeRead(false);
         folded = true;
         const row = this.select.get(id) as Record<string, unknown> | undefined;
-        if (!row) continue;
+        if (!row) {
+          (absent ??= new Set()).add(id);
+          continue;
+        }
         this.counters.set(id, (c = countersOf(row)));
       }
       out.set(id, c);

@@ -65,19 +65,20 @@ export function mergedRows(
   counters: Map<string, Counters>,
   mask: (text: string) => string,
 ): SpoolRow[] {
-  const bySession = new Map<string, { rows: SpoolRow[]; updates: number }>();
+  // The sessions with MERGE_FROM updates (a batch of many sessions usually has none).
+  const updates = new Map<string, number>();
+  const merging = new Map<string, SpoolRow[]>();
   for (const row of rows) {
-    let session = bySession.get(row.sessionId);
-    if (!session)
-      bySession.set(row.sessionId, (session = { rows: [], updates: 0 }));
-    session.rows.push(row);
-    if (row.kind === "update") session.updates += 1;
+    if (row.kind !== "update") continue;
+    const n = (updates.get(row.sessionId) ?? 0) + 1;
+    updates.set(row.sessionId, n);
+    if (n === MERGE_FROM) merging.set(row.sessionId, []);
   }
+  if (merging.size === 0) return rows;
+  for (const row of rows) merging.get(row.sessionId)?.push(row);
   // Per merged session, the rows it keeps, by seq.
   const kept = new Map<string, Map<number, SpoolRow>>();
-  for (const [id, session] of bySession) {
-    if (session.updates < MERGE_FROM) continue;
-    const list = session.rows;
+  for (const [id, list] of merging) {
     const merged = withRunsMerged(list, runsIn(list), mask);
     if (merged.length === list.length) continue;
     kept.set(id, new Map(merged.map((r) => [r.seq, r])));
