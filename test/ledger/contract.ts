@@ -364,6 +364,26 @@ export function ledgerContract(factory: LedgerFactory): void {
     await ledger.close();
   });
 
+  it("refuses an append to a session deleted on the same connection, as a fresh one does", async () => {
+    const { ledger } = await factory.create();
+    await ledger.createSession(session("s"));
+    await ledger.createSession(session("t"));
+    await Promise.all([
+      ledger.append("s", "update", { n: 1 }),
+      ledger.append("t", "update", { n: 1 }),
+    ]);
+    expect(await ledger.deleteSession("s")).toBe(true);
+    await expect(ledger.append("s", "update", { n: 2 })).rejects.toThrow(
+      /no session s/,
+    );
+    expect(await ledger.append("t", "update", { n: 2 })).toBe(2);
+    expect(await ledger.events("s")).toEqual([]);
+    expect((await ledger.events("t")).map((e) => e.payload["n"])).toEqual([
+      1, 2,
+    ]);
+    await ledger.close();
+  });
+
   it("stores a session's settings (null until saved) and keeps them across a reopen", async () => {
     const { ledger, where } = await factory.create();
     await ledger.createSession(session("s"));

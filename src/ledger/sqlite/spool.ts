@@ -212,7 +212,8 @@ export class EventSpool {
     let inserted = 0;
     const counters = this.w.counters.current();
     for (const [id, rows] of bySession) {
-      if (!this.stmt.exists.get(id)) continue; // deleted: its events went with it
+      // Deleted: its events went with it. (Counters held say it exists: any delete clears them.)
+      if (!counters?.has(id) && !this.stmt.exists.get(id)) continue;
       const stored = this.insertMerged(id, rows);
       inserted += stored.rows;
       const c = counters?.get(id);

@@ -136,13 +136,15 @@ export class SqliteLedger extends LedgerCore {
     let statement = this.statements.get(text);
     if (!statement)
       this.statements.set(text, (statement = this.db.prepare(text)));
+    // (A write that returns rows, `DELETE … RETURNING`, is a reader to better-sqlite3: it
+    // changes counters all the same.)
+    if (!statement.readonly && !KEEPS_COUNTERS.test(text)) {
+      if (!this.db.inTransaction) this.spool.fold();
+      this.writer.counters.clear();
+    }
     if (statement.reader) {
       const rows = () => statement.all(...args) as Row[];
       return this.db.inTransaction ? rows() : this.spool.read(rows);
-    }
-    if (!KEEPS_COUNTERS.test(text)) {
-      if (!this.db.inTransaction) this.spool.fold();
-      this.writer.counters.clear();
     }
     statement.run(...args);
     return [];
