@@ -2,7 +2,9 @@
 // before it. It was a promise chain (four promises and their closures per update, each seen by
 // AsyncLocalStorage's hooks when the hub has them on); here an update is a place in a queue that
 // is drained, in order, as appends settle: the append tells its entry (an AppendSink: no promise
-// at all) or, for a ledger without `appendTo`, one `then` on its promise does.
+// at all) or, for a ledger without `appendTo`, one `then` on its promise does. The queue is a
+// list of its entries (each holds the next): an array emptied and refilled changed kind, and V8
+// threw the compiled sends away over it (issue 39, fifteenth round).
 import type { AppendSink } from "./ports.js";
 import { soon } from "../shared/soon.js";
 
@@ -12,6 +14,8 @@ type Send = (stored: unknown) => unknown;
 class Entry implements AppendSink {
   state: "waiting" | "stored" | "failed" = "waiting";
   outcome: unknown;
+  /** The entry pushed after this one. */
+  next: Entry | undefined = undefined;
   constructor(
     private readonly sends: OrderedSends,
     readonly send: Send | undefined,
@@ -42,13 +46,15 @@ export interface OrderedSendsOwner {
 }
 
 export class OrderedSends {
-  private queue: (Entry | undefined)[] = [];
-  private head = 0;
+  /** The queue's first and last entries (none: undefined). */
+  private first: Entry | undefined;
+  private last: Entry | undefined;
   /** A send returned a promise: the queue waits for it. */
   private blocked = false;
   private pushed = 0;
   private done = 0;
-  private waiters: { upto: number; resolve: () => void }[] = [];
+  /** The settled() calls waiting (none: undefined, so that the drain reads no empty array). */
+  private waiters: { upto: number; resolve: () => void }[] | undefined;
   private waking = false;
 
   constructor(private readonly owner: OrderedSendsOwner) {}
@@ -78,7 +84,9 @@ export class OrderedSends {
     inTurn: boolean,
   ): AppendSink {
     const entry = new Entry(this, send as Send | undefined, inTurn);
-    this.queue.push(entry);
+    if (this.last) this.last.next = entry;
+    else this.first = entry;
+    this.last = entry;
     this.pushed += 1;
     return entry;
   }
@@ -99,25 +107,25 @@ export class OrderedSends {
   settled(): Promise<void> {
     if (this.done >= this.pushed && !this.blocked) return Promise.resolve();
     const upto = this.pushed;
-    return new Promise((resolve) => this.waiters.push({ upto, resolve }));
+    return new Promise((resolve) =>
+      (this.waiters ??= []).push({ upto, resolve }),
+    );
   }
 
   // Sends from the head of the queue while its appends have settled, in order.
   private drain(): void {
-    while (!this.blocked && this.head < this.queue.length) {
-      const entry = this.queue[this.head]!;
-      if (entry.state === "waiting") break;
-      this.queue[this.head] = undefined;
-      this.head += 1;
+    for (
+      let entry = this.first;
+      entry && !this.blocked && entry.state !== "waiting";
+      entry = this.first
+    ) {
+      this.first = entry.next;
+      if (!this.first) this.last = undefined;
       this.done += 1;
       if (entry.state === "failed")
         this.owner.appendFailed(entry.outcome, entry.inTurn);
       else if (entry.send && !this.owner.stopped())
         this.run(entry.send, entry.outcome);
-    }
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
     }
     this.resolveWaiters();
   }
@@ -149,9 +157,11 @@ export class OrderedSends {
 
   // Resolves the settled() calls whose events have all been sent.
   private resolveWaiters(): void {
-    if (this.blocked) return;
-    while (this.waiters.length > 0 && this.waiters[0]!.upto <= this.done)
-      this.waiters.shift()!.resolve();
+    const waiters = this.waiters;
+    if (this.blocked || !waiters) return;
+    while (waiters.length > 0 && waiters[0]!.upto <= this.done)
+      waiters.shift()!.resolve();
+    if (waiters.length === 0) this.waiters = undefined;
   }
 }
 

@@ -214,14 +214,7 @@ async function relayTurn(
 ): Promise<PromptResult> {
   relay.hold(() => turn.cancel());
   try {
-    for await (const first of turn)
-      for (let event: RunEvent | undefined = first; event;) {
-        heard(event);
-        relay.push(event);
-        if (relay.failed === undefined && relay.congested)
-          await relay.settled();
-        event = turn.poll?.();
-      }
+    await pumpEvents(relay, turn, heard);
   } catch (error) {
     turn.cancel();
     await turn.result.catch(() => undefined);
@@ -234,6 +227,23 @@ async function relayTurn(
   const failed = relay.takeFailure();
   if (failed !== undefined) throw failed;
   return result;
+}
+
+// The turn's events, each heard and pushed to the relay as it comes. A function of its own: the
+// loop is what V8 compiles, and code after it in the same function (not run until the first
+// turn ended) threw the compiled loop away for every session streaming then.
+async function pumpEvents(
+  relay: SessionRelay,
+  turn: TurnPort,
+  heard: (event: RunEvent) => void,
+): Promise<void> {
+  for await (const first of turn)
+    for (let event: RunEvent | undefined = first; event;) {
+      heard(event);
+      relay.push(event);
+      if (relay.failed === undefined && relay.congested) await relay.settled();
+      event = turn.poll?.();
+    }
 }
 
 // Merges the finished turn's streamed chunks in the ledger, once the editor has its answer (a

@@ -40,9 +40,10 @@ interface Chunk {
   body: string;
   tail: string;
   /** A merged row's chunk list, when it matches the body: the row then stands for its chunks.
-   *  Always present (undefined when none): chunks without it had another shape than the ones
-   *  given one, and V8 threw away the compiled planner when the first of those came. */
-  list: RunChunks | undefined;
+   *  Always present (undefined when none), and set only as the chunk is made: chunks without it
+   *  had another shape, and a chunk given one later made the field writable, and V8 threw the
+   *  compiled planner away each time (issue 39, fifteenth round). */
+  readonly list: RunChunks | undefined;
 }
 
 // How many of the original chunks `chunk` stands for.
@@ -63,25 +64,34 @@ function stringEnd(text: string, from: number): number {
 }
 
 // The fast reading: the common key order, text sliced out as escaped JSON (which concatenates).
-function fastChunk(seq: number, text: string): Chunk | undefined {
+function fastChunk(
+  seq: number,
+  text: string,
+  list: RunChunks | undefined,
+): Chunk | undefined {
   for (let at = 0; at < FAST_HEADS.length; at++) {
     const head = FAST_HEADS[at]!;
     if (!holds(text, head, 0)) continue;
     const end = stringEnd(text, head.length);
     if (end < 0) return undefined;
+    const body = text.slice(head.length, end);
     return {
       seq,
       head: FAST_IDS[at]!,
-      body: text.slice(head.length, end),
+      body,
       tail: text.slice(end),
-      list: undefined,
+      list: fitting(list, seq, body),
     };
   }
   return undefined;
 }
 
 // Any other key order: parsed, the text taken out, the rest serialized as the identity.
-function parsedChunk(seq: number, text: string): Chunk | undefined {
+function parsedChunk(
+  seq: number,
+  text: string,
+  list: RunChunks | undefined,
+): Chunk | undefined {
   let payload: { update?: Record<string, unknown> } | null;
   try {
     payload = JSON.parse(text) as typeof payload;
@@ -105,20 +115,26 @@ function parsedChunk(seq: number, text: string): Chunk | undefined {
     update: { ...update, content: { ...content, text: marker } },
   });
   const at = shape.indexOf(JSON.stringify(marker).slice(1, -1));
+  const body = JSON.stringify(content["text"]).slice(1, -1);
   return {
     seq,
     head: `p${shape.slice(0, at)}`,
-    body: JSON.stringify(content["text"]).slice(1, -1),
+    body,
     tail: shape.slice(at + JSON.stringify(marker).length - 2),
-    list: undefined,
+    list: fitting(list, seq, body),
   };
 }
 
-// An update's text as a chunk, or undefined when it is no text chunk.
-function asChunk(seq: number, text: string): Chunk | undefined {
+// An update's text as a chunk (standing for the chunks of `list` if it fits), or undefined when
+// it is no text chunk.
+function asChunk(
+  seq: number,
+  text: string,
+  list: RunChunks | undefined,
+): Chunk | undefined {
   return (
-    fastChunk(seq, text) ??
-    (text.includes("_chunk") ? parsedChunk(seq, text) : undefined)
+    fastChunk(seq, text, list) ??
+    (text.includes("_chunk") ? parsedChunk(seq, text, list) : undefined)
   );
 }
 
@@ -136,23 +152,37 @@ function continues(run: Chunk[], count: number, chunk: Chunk): boolean {
   );
 }
 
-// Whether the chunk list of the merged row at `seq` fits the row's body: its chunks' seqs end at
+// The chunk list of the merged row at `seq` if it fits the row's body: its chunks' seqs end at
 // the row's and their lengths add up to the body's (a body written in other escapes, read by
 // parsing, does not), so that a merged run's list stays true. Otherwise the row is one chunk.
-function fits(list: RunChunks, seq: number, body: string): boolean {
+function fitting(
+  list: RunChunks | undefined,
+  seq: number,
+  body: string,
+): RunChunks | undefined {
+  if (!list) return undefined;
   let total = 0;
   for (const length of list.lengths) total += length;
-  return (
-    list.firstSeq + list.lengths.length - 1 === seq && total === body.length
-  );
+  return list.firstSeq + list.lengths.length - 1 === seq &&
+    total === body.length
+    ? list
+    : undefined;
 }
 
 // Plans the merge of the runs in `events` (one turn's events, in order).
 export function planCompaction(events: StoredEvent[]): MergedRun[] {
-  return planUpdates(
-    events.filter((e) => e.kind === "update").map((e) => [e.seq, e.text]),
-    0,
-  );
+  const rows: unknown[][] = [];
+  for (const e of events) if (e.kind === "update") rows.push([e.seq, e.text]);
+  return planUpdates(rows, 0);
+}
+
+/** A database's [seq, text] rows copied into arrays made here, as the other callers' are: the
+ * planner then sees one kind of array (the databases' are of another kind, and V8 threw the
+ * compiled planner away when they came; issue 39, fifteenth round). */
+export function plannerRows(rows: readonly unknown[][]): unknown[][] {
+  const out: unknown[][] = [];
+  for (const row of rows) out.push([row[0], row[1]]);
+  return out;
 }
 
 /**
@@ -168,9 +198,10 @@ export function planUpdates(rows: unknown[][], afterSeq: number): MergedRun[] {
   let run: Chunk[] = [];
   let count = 0;
   const close = () => {
-    const first = run[0];
-    const last = run[run.length - 1];
-    if (first && last && run.length > 1)
+    // (Read only when there are two: a read outside the array threw the compiled code away.)
+    const first = run.length > 1 ? run[0] : undefined;
+    const last = run.length > 1 ? run[run.length - 1] : undefined;
+    if (first && last)
       runs.push({
         fromSeq: first.list?.firstSeq ?? first.seq,
         lastSeq: last.seq,
@@ -199,8 +230,11 @@ export function planUpdates(rows: unknown[][], afterSeq: number): MergedRun[] {
       close();
       continue;
     }
-    const chunk = asChunk(seq, listed ? readStored(text, seq, afterSeq) : text);
-    if (chunk && list && fits(list, seq, chunk.body)) chunk.list = list;
+    const chunk = asChunk(
+      seq,
+      listed ? readStored(text, seq, afterSeq) : text,
+      list,
+    );
     if (!chunk || !continues(run, count, chunk)) close();
     if (chunk) {
       run.push(chunk);

@@ -17,6 +17,7 @@ import { errorMessage } from "../shared/errors.js";
 import type { Logger } from "../shared/logger.js";
 import {
   planCompaction,
+  plannerRows,
   planUpdates,
   storedRunText,
   type MergedRun,
@@ -248,7 +249,9 @@ export class EventLog {
     const upto = uptoSeq ?? Number.MAX_SAFE_INTEGER;
     const runs = this.store.readUpdateRows
       ? planUpdates(
-          await this.store.readUpdateRows(sessionId, afterSeq, upto),
+          plannerRows(
+            await this.store.readUpdateRows(sessionId, afterSeq, upto),
+          ),
           afterSeq,
         )
       : planCompaction(await this.read(sessionId, { afterSeq, uptoSeq }));

@@ -80,7 +80,8 @@ export function currentHold(): number {
 class Gathered implements FrameSink {
   private buffer: Buffer | undefined;
   private used = 0;
-  private callbacks: (() => void)[] = [];
+  /** The gathered frames' `written` callbacks (none: undefined, not a new empty array). */
+  private callbacks: (() => void)[] | undefined;
   private scheduled = false;
   private holding = false;
   /** When frames were last handed over (performance.now()), and in which window counted. */
@@ -123,7 +124,7 @@ class Gathered implements FrameSink {
       this.holding = true;
       setTimeout(this.release, wait).unref();
     }
-    if (written) this.callbacks.push(written);
+    if (written) (this.callbacks ??= []).push(written);
     const at = this.used;
     const capacity = this.buffer?.length ?? 0;
     if (at + size > capacity) {
@@ -169,11 +170,11 @@ class Gathered implements FrameSink {
     const callbacks = this.callbacks;
     this.buffer = undefined;
     this.used = 0;
-    this.callbacks = [];
+    this.callbacks = undefined;
     this.write.call(
       this.socket,
       chunk,
-      callbacks.length === 0 ? undefined : () => callbacks.forEach(call),
+      callbacks && (() => callbacks.forEach(call)),
     );
   }
 }

@@ -1,5 +1,6 @@
 // The /metrics usage counters: tokens from prompt answers, and only the growth of the
-// cumulative cost each usage_update carries (a repeated total is not counted twice).
+// cumulative cost each usage_update carries (a repeated total is not counted twice); the updates
+// relayed, counted between scrapes and never lost or counted twice across them.
 import { describe, expect, it } from "vitest";
 import { createMetrics } from "../../src/server/metrics.js";
 
@@ -34,5 +35,17 @@ describe("usage metrics", () => {
     expect(text).toContain(
       'acphub_cost_total{agent="mock",currency="USD"} 1.75',
     );
+  });
+
+  it("counts the updates relayed to clients, across scrapes", async () => {
+    const m = createMetrics(() => 0);
+    const relayed = /^acphub_updates_relayed_total (\d+)$/m;
+    expect(relayed.exec(await m.registry.metrics())?.[1]).toBe("0");
+    m.observer.updateRelayed!(3);
+    m.observer.updateRelayed!(2);
+    expect(relayed.exec(await m.registry.metrics())?.[1]).toBe("5");
+    expect(relayed.exec(await m.registry.metrics())?.[1]).toBe("5");
+    m.observer.updateRelayed!(1);
+    expect(relayed.exec(await m.registry.metrics())?.[1]).toBe("6");
   });
 });

@@ -15,11 +15,9 @@ export const MERGE_FROM = 16;
 
 /** The runs of text chunks in one session's rows (in seq order), as the compaction plans them. */
 export function runsIn(rows: readonly SpoolRow[]): MergedRun[] {
-  const updates = rows.filter((r) => r.kind === "update");
-  return planUpdates(
-    updates.map((r) => [r.seq, r.text]),
-    0,
-  );
+  const updates: unknown[][] = [];
+  for (const r of rows) if (r.kind === "update") updates.push([r.seq, r.text]);
+  return planUpdates(updates, 0);
 }
 
 /**
@@ -35,7 +33,8 @@ export function withRunsMerged(
   const out: SpoolRow[] = [];
   let next = 0;
   for (const row of rows) {
-    const run = runs[next];
+    // (Read only while there is one: a read past the end threw the compiled code away.)
+    const run = next < runs.length ? runs[next] : undefined;
     if (!run || row.seq < run.fromSeq || row.seq > run.lastSeq) out.push(row);
     else if (row.seq === run.lastSeq) {
       const text = storedRunText(run, mask);
