@@ -198,17 +198,7 @@ export function planUpdates(rows: unknown[][], afterSeq: number): MergedRun[] {
   let run: Chunk[] = [];
   let count = 0;
   const close = () => {
-    // (Read only when there are two: a read outside the array threw the compiled code away.)
-    const first = run.length > 1 ? run[0] : undefined;
-    const last = run.length > 1 ? run[run.length - 1] : undefined;
-    if (first && last)
-      runs.push({
-        fromSeq: first.list?.firstSeq ?? first.seq,
-        lastSeq: last.seq,
-        text: `${first.head.slice(1)}${run.map((c) => c.body).join("")}${last.tail}`,
-        bodyStart: first.head.length - 1,
-        lengths: run.flatMap((c) => c.list?.lengths ?? c.body.length),
-      });
+    if (run.length > 1) runs.push(mergedRun(run));
     run = [];
     count = 0;
   };
@@ -243,6 +233,27 @@ export function planUpdates(rows: unknown[][], afterSeq: number): MergedRun[] {
   }
   close();
   return runs;
+}
+
+// A run of two or more chunks as one: their bodies joined between the first's head and the last's
+// tail, each original chunk's length listed (a merged row's as its list has them).
+function mergedRun(run: Chunk[]): MergedRun {
+  const first = run[0]!;
+  const last = run[run.length - 1]!;
+  let body = "";
+  const lengths: number[] = [];
+  for (const chunk of run) {
+    body += chunk.body;
+    if (chunk.list) for (const n of chunk.list.lengths) lengths.push(n);
+    else lengths.push(chunk.body.length);
+  }
+  return {
+    fromSeq: first.list?.firstSeq ?? first.seq,
+    lastSeq: last.seq,
+    text: `${first.head.slice(1)}${body}${last.tail}`,
+    bodyStart: first.head.length - 1,
+    lengths,
+  };
 }
 
 /** A run's stored text: masked, with its chunk list. A secret split across chunks is masked only
