@@ -3,12 +3,17 @@
 // sees them), then each turn is compacted as the hub does when it ends. Prints the ledger's CPU per
 // update for the appends (batches, the journal's moves) and for the compactions, the median of
 // BENCH_ROUNDS rounds, with the load. Never part of the tests.
-// BENCH_SESSIONS (100), BENCH_UPDATES (500), BENCH_PER_TICK (3), BENCH_ROUNDS (3).
+// BENCH_SESSIONS (100), BENCH_UPDATES (500), BENCH_PER_TICK (3), BENCH_ROUNDS (3);
+// BENCH_DIST=/path/to/main/dist for another build's ledger.
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
-import { openLedgerAt } from "../dist/ledger/open.js";
+import { join, resolve } from "node:path";
 import { median } from "./common.mjs";
+
+const dist = resolve(
+  process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname,
+);
+const { openLedgerAt } = await import(join(dist, "ledger/open.js"));
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 100);
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 500);
