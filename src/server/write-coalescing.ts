@@ -33,6 +33,8 @@ export const FRAME_HOLD_MS = 20;
 export const MAX_HOLD_MS = 100;
 /** The socket writes per second, all sockets together, that the hold aims at. */
 export const WRITES_PER_SECOND = 5000;
+/** The hold's milliseconds per socket streaming. */
+const MS_PER_WRITE = 1000 / WRITES_PER_SECOND;
 /** The first size of a socket's gathering buffer (small ones come from Node's shared pool). */
 const GATHER_BYTES = 2048;
 
@@ -63,7 +65,10 @@ const streaming = {
       this.last = window === this.window + 1 ? this.counted : 0;
       this.window = window;
       this.counted = 0;
-      const ms = (1000 * Math.max(this.last, 1)) / WRITES_PER_SECOND;
+      // Whole milliseconds, from a product that is fractional from the first window on: a
+      // quotient that had always come out whole threw the compiled hand-over away when one
+      // did not (issue 39, fifteenth round).
+      const ms = Math.ceil(Math.max(this.last, 1) * MS_PER_WRITE);
       this.hold = Math.min(MAX_HOLD_MS, Math.max(FRAME_HOLD_MS, ms));
     }
     if (counted !== window) this.counted += 1;
