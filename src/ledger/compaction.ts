@@ -169,8 +169,11 @@ function fitting(
     : undefined;
 }
 
-// Plans the merge of the runs in `events` (one turn's events, in order).
-export function planCompaction(events: StoredEvent[]): MergedRun[] {
+// Plans the merge of the runs in `events` (one turn's events, or one session's spooled rows, in
+// order).
+export function planCompaction(
+  events: readonly Pick<StoredEvent, "seq" | "kind" | "text">[],
+): MergedRun[] {
   const rows: unknown[][] = [];
   for (const e of events) if (e.kind === "update") rows.push([e.seq, e.text]);
   return planUpdates(rows, 0);

@@ -6,7 +6,11 @@
 // planner, the merged text masked again); the fold then merges such rows with the next batch's
 // as it merges chunks. A session with few updates in the batch (`serve` with many sessions: about
 // three each) is spooled as it came: planning them costs more than the bytes it spares.
-import { planUpdates, storedRunText, type MergedRun } from "../compaction.js";
+import {
+  planCompaction,
+  storedRunText,
+  type MergedRun,
+} from "../compaction.js";
 import type { Counters } from "../counters.js";
 import { spoolRow, type SpoolRow } from "./spool-rows.js";
 
@@ -14,11 +18,8 @@ import { spoolRow, type SpoolRow } from "./spool-rows.js";
 export const MERGE_FROM = 16;
 
 /** The runs of text chunks in one session's rows (in seq order), as the compaction plans them. */
-export function runsIn(rows: readonly SpoolRow[]): MergedRun[] {
-  const updates: unknown[][] = [];
-  for (const r of rows) if (r.kind === "update") updates.push([r.seq, r.text]);
-  return planUpdates(updates, 0);
-}
+export const runsIn = (rows: readonly SpoolRow[]): MergedRun[] =>
+  planCompaction(rows);
 
 /**
  * One session's rows (in seq order) with each of its `runs` as one row at the run's last seq,
