@@ -1,0 +1,129 @@
+// The SQLite ledger's write path by stage, under bench/ledger-turns.mjs's load (S sessions each
+// streaming one turn of N chunk updates, R per session per tick, then each turn compacted): for
+// each stage, its calls, its CPU per update and the bytes it added to the write-ahead log per
+// update, beside the bytes of the updates' own text. The stages: the group-commit batch (counted,
+// spooled and committed), the spool's fold into the journal, the journal's move into `events`,
+// and the turns' compactions; "the rest" is what the appends cost outside them (the event log,
+// the group commit, this script making the updates). The log is never checkpointed here, so that
+// its growth is what each stage wrote (a checkpoint later copies about as much again). Run after
+// `npm run build`; never part of the tests.
+// BENCH_SESSIONS (300), BENCH_UPDATES (1000), BENCH_PER_TICK (3).
+import { mkdtempSync, statSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { openLedgerAt } from "../dist/ledger/open.js";
+import { Journal } from "../dist/ledger/sqlite/journal.js";
+import { EventSpool } from "../dist/ledger/sqlite/spool.js";
+
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 300);
+const UPDATES = Number(process.env.BENCH_UPDATES ?? 1000);
+const PER_TICK = Number(process.env.BENCH_PER_TICK ?? 3);
+const caps = { maxEventsPerSession: 1_000_000, maxBytesPerSession: 1 << 30 };
+
+const chunk = (n) =>
+  JSON.stringify({
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: `chunk ${n} of the reply, a few words ` },
+    },
+  });
+
+const file = join(mkdtempSync(join(tmpdir(), "acphub-bench-stages-")), "l.db");
+const ledger = await openLedgerAt(file, { caps });
+// (The connection is the ledger's own: reached here only to keep the log from being checkpointed.)
+ledger.db.pragma("wal_autocheckpoint = 0");
+const walBytes = () => {
+  try {
+    return statSync(`${file}-wal`).size;
+  } catch {
+    return 0;
+  }
+};
+const cpuUs = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+
+// Each stage's own figures: a stage called inside another (a fold inside a batch past its bounds)
+// counts for itself only.
+const stages = new Map();
+const running = [];
+function measured(proto, method, name) {
+  const inner = proto[method];
+  proto[method] = function (...args) {
+    const frame = { cpu: cpuUs(), wal: walBytes(), childCpu: 0, childWal: 0 };
+    running.push(frame);
+    try {
+      return inner.apply(this, args);
+    } finally {
+      running.pop();
+      const cpu = cpuUs() - frame.cpu;
+      const wal = walBytes() - frame.wal;
+      const stage = stages.get(name) ?? { calls: 0, cpu: 0, wal: 0 };
+      stage.calls += 1;
+      stage.cpu += cpu - frame.childCpu;
+      stage.wal += wal - frame.childWal;
+      stages.set(name, stage);
+      const parent = running.at(-1);
+      if (parent) {
+        parent.childCpu += cpu;
+        parent.childWal += wal;
+      }
+    }
+  };
+}
+measured(EventSpool.prototype, "writeBatch", "batch");
+measured(EventSpool.prototype, "fold", "fold");
+measured(Journal.prototype, "moveStepLogged", "journal move");
+const stagedCpu = () => [...stages.values()].reduce((n, s) => n + s.cpu, 0);
+const stagedWal = () => [...stages.values()].reduce((n, s) => n + s.wal, 0);
+
+const ids = Array.from({ length: SESSIONS }, (_, i) => `stages-${i}`);
+const prompts = [];
+for (const id of ids) {
+  const now = Date.now();
+  await ledger.createSession({
+    ...{ id, agent: "bench", cwd: "/w", title: null, state: "active" },
+    ...{ createdAt: now, updatedAt: now, agentSessionId: "a", request: {} },
+  });
+  prompts.push(await ledger.append(id, "prompt", { prompt: [] }));
+}
+stages.clear();
+let textBytes = 0;
+const start = { cpu: cpuUs(), wal: walBytes() };
+const appends = [];
+for (let k = 0; k < UPDATES; k += PER_TICK) {
+  for (const id of ids)
+    for (let n = k; n < Math.min(UPDATES, k + PER_TICK); n++) {
+      const text = chunk(n);
+      textBytes += text.length;
+      appends.push(ledger.append(id, "update", text));
+    }
+  await new Promise((resolve) => setImmediate(resolve));
+}
+await Promise.all(appends);
+const appended = { cpu: cpuUs(), wal: walBytes(), staged: stagedCpu() };
+const stagedWalBefore = stagedWal();
+for (const [i, id] of ids.entries()) await ledger.compact(id, prompts[i]);
+const compacted = {
+  cpu: cpuUs() - appended.cpu - (stagedCpu() - appended.staged),
+  wal: walBytes() - appended.wal - (stagedWal() - stagedWalBefore),
+};
+await ledger.close();
+
+const updates = SESSIONS * UPDATES;
+const row = (name, calls, cpu, wal) =>
+  `  ${name.padEnd(13)} ${String(calls).padStart(6)} calls ${(cpu / updates).toFixed(2).padStart(6)} µs/update ${(wal / updates).toFixed(0).padStart(5)} log bytes/update`;
+console.log(
+  `SQLite ledger by stage, ${SESSIONS} sessions × 1 turn of ${UPDATES} updates (${PER_TICK} per session per tick; ${(textBytes / updates).toFixed(0)} bytes of text per update; load ${loadavg()[0].toFixed(1)}):`,
+);
+for (const [name, s] of stages) console.log(row(name, s.calls, s.cpu, s.wal));
+console.log(row("compactions", SESSIONS, compacted.cpu, compacted.wal));
+console.log(
+  row(
+    "the rest",
+    "",
+    appended.cpu - start.cpu - appended.staged,
+    appended.wal - start.wal - stagedWalBefore,
+  ),
+);
