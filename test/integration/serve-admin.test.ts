@@ -103,7 +103,7 @@ describe("the admin page's methods", { timeout: 120_000 }, () => {
     const link = resultOf<{ url: string }>(
       await root.call("_acphub/users/login", { name: "bob" }),
     );
-    expect(link.url).toMatch(/\/login\?code=\w+/);
+    expect(link.url).toMatch(/\/login\?code=[\w-]{43}$/);
 
     // Quotas: read, changed (merged), and bad ones refused with nothing changed.
     expect(
