@@ -62,6 +62,15 @@ export function childPids(pid) {
   }
 }
 
+/** The stored text of a reply's `n`th chunk, as the ledger benches append it. */
+export const replyChunk = (n) =>
+  JSON.stringify({
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: `chunk ${n} of the reply, a few words ` },
+    },
+  });
+
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];

@@ -19,6 +19,7 @@ import { openLedgerAt } from "../dist/ledger/open.js";
 import { Journal } from "../dist/ledger/sqlite/journal.js";
 import { SqliteCompaction } from "../dist/ledger/sqlite/compaction-sql.js";
 import { EventSpool } from "../dist/ledger/sqlite/spool.js";
+import { replyChunk } from "./common.mjs";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 300);
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 1000);
@@ -26,14 +27,6 @@ const PER_TICK = Number(process.env.BENCH_PER_TICK ?? 3);
 const STAGGER = process.env.BENCH_STAGGER === "1";
 const TURNS = Number(process.env.BENCH_TURNS ?? 3);
 const caps = { maxEventsPerSession: 1_000_000, maxBytesPerSession: 1 << 30 };
-
-const chunk = (n) =>
-  JSON.stringify({
-    update: {
-      sessionUpdate: "agent_message_chunk",
-      content: { type: "text", text: `chunk ${n} of the reply, a few words ` },
-    },
-  });
 
 const file = join(mkdtempSync(join(tmpdir(), "acphub-bench-stages-")), "l.db");
 const ledger = await openLedgerAt(file, { caps });
@@ -117,7 +110,7 @@ async function together() {
   for (let k = 0; k < UPDATES; k += PER_TICK) {
     for (const id of ids)
       for (let n = k; n < Math.min(UPDATES, k + PER_TICK); n++) {
-        const text = chunk(n);
+        const text = replyChunk(n);
         textBytes += text.length;
         appends.push(ledger.append(id, "update", text));
       }
@@ -175,7 +168,7 @@ async function staggered() {
     for (const s of sessions) {
       s.prompt ??= ledger.append(s.id, "prompt", { prompt: [] });
       for (let n = 0; n < PER_TICK; n++) {
-        const text = chunk(k * PER_TICK + n);
+        const text = replyChunk(k * PER_TICK + n);
         textBytes += text.length;
         updates += 1;
         pending.push(ledger.append(s.id, "update", text));

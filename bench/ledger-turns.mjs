@@ -8,7 +8,7 @@
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { median } from "./common.mjs";
+import { median, replyChunk } from "./common.mjs";
 
 const dist = resolve(
   process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname,
@@ -20,14 +20,6 @@ const UPDATES = Number(process.env.BENCH_UPDATES ?? 500);
 const PER_TICK = Number(process.env.BENCH_PER_TICK ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const caps = { maxEventsPerSession: 1_000_000, maxBytesPerSession: 1 << 30 };
-
-const chunk = (n) =>
-  JSON.stringify({
-    update: {
-      sessionUpdate: "agent_message_chunk",
-      content: { type: "text", text: `chunk ${n} of the reply, a few words ` },
-    },
-  });
 
 const cpuUs = (since) => {
   const c = process.cpuUsage(since);
@@ -53,7 +45,7 @@ async function round() {
   for (let k = 0; k < UPDATES; k += PER_TICK) {
     for (const id of ids)
       for (let n = k; n < Math.min(UPDATES, k + PER_TICK); n++)
-        appends.push(ledger.append(id, "update", chunk(n)));
+        appends.push(ledger.append(id, "update", replyChunk(n)));
     await new Promise((resolve) => setImmediate(resolve));
   }
   await Promise.all(appends);
