@@ -12,7 +12,7 @@
 // after its end (as the hub does) while the others stream; the compaction's read and its writes
 // are stages of their own, "the rest" is everything else.
 // BENCH_SESSIONS (300), BENCH_UPDATES (1000), BENCH_PER_TICK (3).
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLedgerAt } from "../dist/ledger/open.js";
@@ -21,14 +21,25 @@ import { SqliteCompaction } from "../dist/ledger/sqlite/compaction-sql.js";
 import { EventSpool } from "../dist/ledger/sqlite/spool.js";
 import { replyChunk } from "./common.mjs";
 
-const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 300);
-const UPDATES = Number(process.env.BENCH_UPDATES ?? 1000);
-const PER_TICK = Number(process.env.BENCH_PER_TICK ?? 3);
+// A count from the environment: a whole number of at least 1, or the run stops saying which.
+function count(name, fallback) {
+  const text = process.env[name];
+  const value = text === undefined ? fallback : Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(
+      `${name} must be a whole number of at least 1, not ${text}`,
+    );
+  return value;
+}
+const SESSIONS = count("BENCH_SESSIONS", 300);
+const UPDATES = count("BENCH_UPDATES", 1000);
+const PER_TICK = count("BENCH_PER_TICK", 3);
 const STAGGER = process.env.BENCH_STAGGER === "1";
-const TURNS = Number(process.env.BENCH_TURNS ?? 3);
+const TURNS = count("BENCH_TURNS", 3);
 const caps = { maxEventsPerSession: 1_000_000, maxBytesPerSession: 1 << 30 };
 
-const file = join(mkdtempSync(join(tmpdir(), "acphub-bench-stages-")), "l.db");
+const dir = mkdtempSync(join(tmpdir(), "acphub-bench-stages-"));
+const file = join(dir, "l.db");
 const ledger = await openLedgerAt(file, { caps });
 // (The connection is the ledger's own: reached here only to keep the log from being checkpointed.)
 ledger.db.pragma("wal_autocheckpoint = 0");
@@ -199,5 +210,10 @@ async function staggered() {
   console.log(row("all", "", cpu, wal, updates));
 }
 
-await (STAGGER ? staggered() : together());
-await ledger.close();
+// The log is never checkpointed: a staggered run leaves hundreds of megabytes behind.
+try {
+  await (STAGGER ? staggered() : together());
+} finally {
+  await ledger.close();
+  rmSync(dir, { recursive: true, force: true });
+}
