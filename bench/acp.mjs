@@ -6,7 +6,8 @@
 // Two CPU figures: "per relayed update" counts the acphub process over the turns' requests only
 // (warm process; compaction and the turn's close run after the answer, before the next direct
 // round, and are not counted), "end to end" is a fresh process's CPU once a turn of UPDATES is
-// over and its compaction done, minus the same for a 1-update turn (start-up, initialize and
+// over and its compaction done (on SQLite it waits for the spool's next fold, within a second),
+// minus the same for a 1-update turn (start-up, initialize and
 // session/new cancel out; JIT warm-up, garbage collection, compaction and the close count).
 // The relay also prints how long the agent waited for a CPU, alone and behind acphub: on two
 // cores the agent, acphub, its V8 threads, PostgreSQL's server and the editor share them, and
@@ -25,10 +26,13 @@ import { ndjsonStream } from "../dist/protocol/ndjson.js";
 import {
   childPids,
   CLI,
+  compactedCpu,
+  cpuSeconds,
   HUB_CLI,
   mainThreadSeconds,
   median,
   runQueueMs,
+  settledCpu,
   streamPrompt,
 } from "./common.mjs";
 import { benchPostgres } from "./pg-server.mjs";
@@ -36,7 +40,6 @@ import { benchPostgres } from "./pg-server.mjs";
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 20000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RAW_WRITER = fileURLToPath(new URL("./raw-writer.mjs", import.meta.url));
-const TICKS = 100; // clock ticks per second in /proc/PID/stat (Linux's USER_HZ)
 const PARTS = new Set(
   (process.env.BENCH_PARTS ?? "relay,e2e,replay,stored,memory").split(","),
 );
@@ -94,12 +97,7 @@ async function stopped(child) {
 }
 
 // user+system CPU seconds of a process so far.
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
-    .split(") ")[1]
-    .split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
+const cpuTotal = (pid) => cpuSeconds(pid).reduce((a, b) => a + b);
 
 // An editor with one session open, ready for turns.
 async function opened(argv, env) {
@@ -113,7 +111,7 @@ async function opened(argv, env) {
 // and the process's main threads waited for a CPU (`agentPid`: the agent's process) are added up.
 async function turn(e, agentPid) {
   e.counter.updates = 0;
-  const cpu = cpuSeconds(e.child.pid);
+  const cpu = cpuTotal(e.child.pid);
   const waited = () => [runQueueMs(agentPid), runQueueMs(e.child.pid)];
   const before = waited();
   const start = performance.now();
@@ -122,7 +120,7 @@ async function turn(e, agentPid) {
     prompt: [{ type: "text", text: streamPrompt(UPDATES) }],
   });
   e.times.push(performance.now() - start);
-  e.cpu += cpuSeconds(e.child.pid) - cpu;
+  e.cpu += cpuTotal(e.child.pid) - cpu;
   waited().forEach((ms, i) => (e.waits[i] += ms - before[i]));
   if (e.counter.updates !== UPDATES)
     throw new Error(`saw ${e.counter.updates} updates`);
@@ -138,7 +136,7 @@ async function relayRates(env) {
   for (let round = 0; round < ROUNDS; round++) {
     await turn(direct, direct.child.pid);
     await turn(hub, agentPid);
-    await settledCpu(hub.child.pid);
+    await compactedCpu(hub.child.pid);
   }
   await Promise.all([stopped(direct.child), stopped(hub.child)]);
   const rate = (e) => (UPDATES / median(e.times)) * 1000;
@@ -151,18 +149,6 @@ async function relayRates(env) {
   };
 }
 
-// The CPU of a process once it has gone quiet: read until three reads 50 ms apart agree (5 s at most).
-async function settledCpu(pid) {
-  let last = cpuSeconds(pid);
-  for (let same = 0, i = 0; same < 3 && i < 100; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    const now = cpuSeconds(pid);
-    same = now === last ? same + 1 : 0;
-    last = now;
-  }
-  return last;
-}
-
 // A fresh acphub's whole CPU after one turn of `count` updates has ended and been compacted, and
 // its other threads' part (the process's CPU less its main thread's).
 async function freshTurnCpu(env, count) {
@@ -172,8 +158,7 @@ async function freshTurnCpu(env, count) {
     sessionId: e.sessionId,
     prompt: [{ type: "text", text: streamPrompt(count) }],
   });
-  await e.agent.request("session/list", {}); // compaction runs right after the answer
-  const cpu = await settledCpu(e.child.pid);
+  const cpu = await compactedCpu(e.child.pid);
   const others = cpu - mainThreadSeconds(e.child.pid);
   e.child.stdin.end(); // a clean exit: its agent is shut down, not orphaned
   await new Promise((r) => e.child.once("exit", r));

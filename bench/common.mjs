@@ -25,6 +25,36 @@ export function mockLaunch(flags = []) {
   };
 }
 
+/** CPU seconds of a process so far, [user, system] (/proc/PID/stat, USER_HZ ticks). */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .split(") ")[1]
+    .split(" ");
+  return [Number(fields[11]) / 100, Number(fields[12]) / 100];
+}
+
+/** A process's CPU seconds (user + system) once it has gone quiet: read until three reads 50 ms
+ *  apart agree (5 s at most). */
+export async function settledCpu(pid) {
+  const total = () => cpuSeconds(pid).reduce((a, b) => a + b);
+  let last = total();
+  for (let same = 0, i = 0; same < 3 && i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = total();
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+/** The CPU of a hub whose turns have ended, once their compactions have run: on SQLite a
+ *  finished turn's compaction waits for the spool's next fold (within FOLD_MS, a second), so
+ *  the process is quiet before it. */
+export async function compactedCpu(pid) {
+  await new Promise((r) => setTimeout(r, 1200));
+  return settledCpu(pid);
+}
+
 /** CPU seconds (user + system) of a process's main thread so far: the rest of its CPU is its
  *  other threads' (V8 compiling optimized code and collecting garbage beside it, libuv's pool). */
 export function mainThreadSeconds(pid) {

@@ -13,6 +13,9 @@
 // Then one client's WebSocket relay rate versus `acphub acp` over stdio (BENCH_RELAY=0 skips it).
 // BENCH_ROUNDS (3) repeats each count, hub, floor and anchor back to back each round, and prints
 // the medians and the median of each round's ratios.
+// BENCH_TURNS=T: each client runs T turns back to back, its first cut short (client i of N:
+// (i + 1) / N of the updates) so that the turns end at different times, as in a running hub
+// where finished turns are compacted while other sessions stream (default 1: every turn at once).
 // BENCH_CLIENTS=N runs one count (300 and more use 1,000 updates each), BENCH_UPDATES,
 // BENCH_QUICK=1 (20 × 500); ACPHUB_CLI measures another build's hub; BENCH_HUB_ONLY=1 runs the
 // hub alone (no floor, anchor or relay rate). Never part of the tests.
@@ -25,6 +28,8 @@ import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import {
   CLI,
+  compactedCpu,
+  cpuSeconds,
   HUB_CLI,
   mainThreadSeconds,
   median,
@@ -45,11 +50,11 @@ const updatesFor = (clients) =>
   Number(
     process.env.BENCH_UPDATES ?? (QUICK ? 500 : clients >= 300 ? 1000 : 2000),
   );
+const TURNS = Number(process.env.BENCH_TURNS ?? 1);
 const RELAY_UPDATES = Number(process.env.BENCH_RELAY_UPDATES ?? 20000);
 // Rounds of each count (hub, floor, anchor back to back each round): the ratios are the median
 // of the rounds' own, so that the machine's drift falls on both sides of each.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK || HUB_ONLY ? 1 : 3));
-const TICKS = 100; // clock ticks per second in /proc/PID/stat (Linux's USER_HZ)
 const ANCHOR = fileURLToPath(new URL("./ws-anchor.mjs", import.meta.url));
 const PIPE = fileURLToPath(new URL("./ws-pipe.mjs", import.meta.url));
 
@@ -106,17 +111,12 @@ function rssMb(pid) {
 }
 
 // [user, system] CPU seconds of one process so far (its children not counted).
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
-    .split(") ")[1]
-    .split(" ");
-  return [Number(fields[11]) / TICKS, Number(fields[12]) / TICKS];
-}
 
 const load = () => `load ${loadavg()[0].toFixed(1)}`;
 
-// One raw WebSocket client with its session open; `prompt()` runs one turn and times its first update.
-async function openClient(server, updates) {
+// One raw WebSocket client with its session open; `prompt()` runs its turns (TURNS, the first of
+// `first` updates) and times its first update.
+async function openClient(server, updates, first = updates) {
   const ws = new WebSocket(server.url, {
     headers: server.token ? { Authorization: `Bearer ${server.token}` } : {},
     maxPayload: 256 * 1024 * 1024,
@@ -139,13 +139,16 @@ async function openClient(server, updates) {
   });
   const prompt = async () => {
     const sent = performance.now();
-    const result = await ask("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: streamPrompt(updates) }],
-    });
+    for (let turn = 0; turn < TURNS; turn++) {
+      const text = streamPrompt(turn === 0 ? first : updates);
+      const result = await ask("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text }],
+      });
+      if (result.stopReason !== "end_turn")
+        throw new Error(`stopReason ${result.stopReason}`);
+    }
     ws.close();
-    if (result.stopReason !== "end_turn")
-      throw new Error(`stopReason ${result.stopReason}`);
     return { firstMs: firstAt - sent, updates: count };
   };
   return prompt;
@@ -161,7 +164,13 @@ function percentile(values, p) {
 // Opens every client's session, then all prompt at once; CPU counted over the turns only.
 async function loadRun(server, clients, updates) {
   const opened = await Promise.allSettled(
-    Array.from({ length: clients }, () => openClient(server, updates)),
+    Array.from({ length: clients }, (_, i) =>
+      openClient(
+        server,
+        updates,
+        TURNS > 1 ? Math.ceil((updates * (i + 1)) / clients) : updates,
+      ),
+    ),
   );
   const prompts = opened.filter((r) => r.status === "fulfilled");
   let peakRss = 0;
@@ -197,12 +206,20 @@ async function loadRun(server, clients, updates) {
   };
 }
 
+const turnsText = (updates) =>
+  TURNS > 1
+    ? `${TURNS} turns of ${updates} updates back to back (the first cut short: the turns end at different times)`
+    : `1 turn of ${updates} updates`;
+
 const cpuOf = (r) =>
   `${r.cpuUs.toFixed(1).padStart(5)} µs/update (system ${r.systemUs.toFixed(1)}, other threads ${r.othersUs.toFixed(1)})`;
 
 // A count run twice in one process: the first run's figures, and the second's as `again`.
+// The first run's compactions end before the second begins (a SQLite hub runs them at its
+// spool's next fold, within a second: they would land in the second run's figures).
 async function runTwice(server, clients, updates) {
   const first = await loadRun(server, clients, updates);
+  await compactedCpu(server.pid);
   return { ...first, again: await loadRun(server, clients, updates) };
 }
 
@@ -212,7 +229,7 @@ async function runTwice(server, clients, updates) {
 function printRuns(clients, updates, rounds) {
   const loads = (name) => rounds.map((r) => r[name].load.slice(5)).join(", ");
   console.log(
-    `serve: ${clients} WebSocket clients × 1 session × 1 turn of ${updates} updates, ${rounds.length} round${rounds.length > 1 ? "s" : ""} (load: hub ${loads("hub")}; floor ${loads("floor")}; anchor ${loads("anchor")})`,
+    `serve: ${clients} WebSocket clients × 1 session × ${turnsText(updates)}, ${rounds.length} round${rounds.length > 1 ? "s" : ""} (load: hub ${loads("hub")}; floor ${loads("floor")}; anchor ${loads("anchor")})`,
   );
   for (const name of ["hub", "floor", "anchor"]) {
     const runs = rounds.map((r) => r[name]);
@@ -323,7 +340,7 @@ for (const clients of COUNTS) {
     await hub.stop();
     if (HUB_ONLY) {
       console.log(
-        `serve: ${clients} × ${updates}, hub only (${hubRun.load}): CPU ${cpuOf(hubRun)}, again ${cpuOf(hubRun.again)}, errors ${hubRun.errors.length + hubRun.again.errors.length}`,
+        `serve: ${clients} × ${turnsText(updates)}, hub only (${hubRun.load}): CPU ${cpuOf(hubRun)}, again ${cpuOf(hubRun.again)}, errors ${hubRun.errors.length + hubRun.again.errors.length}`,
       );
       continue;
     }

@@ -3,16 +3,15 @@
 // see the same machine load. Prints figures; never part of the test run.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { client } from "@agentclientprotocol/sdk";
 import { ndjsonStream } from "../dist/protocol/ndjson.js";
-import { CLI, median, streamPrompt } from "./common.mjs";
+import { CLI, cpuSeconds, median, streamPrompt } from "./common.mjs";
 
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 30000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const TICKS = 100; // USER_HZ
 
 // An ACPHUB_HOME with the mock agent.
 function home() {
@@ -28,10 +27,7 @@ function home() {
 }
 
 // user+system CPU seconds of a process so far.
-function cpuSeconds(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) / TICKS;
-}
+const cpuTotal = (pid) => cpuSeconds(pid).reduce((a, b) => a + b);
 
 // Node's options for one of the two processes: with BENCH_PROF_DIR, a CPU profile of each
 // (written at exit into BENCH_PROF_DIR/off and BENCH_PROF_DIR/on; bench/profile-shares.mjs reads it).
@@ -73,14 +69,14 @@ async function opened(env, label) {
 // One turn of UPDATES updates; the CPU acphub spent on it, per update (µs).
 async function turn(e) {
   e.counter.updates = 0;
-  const before = cpuSeconds(e.child.pid);
+  const before = cpuTotal(e.child.pid);
   await e.agent.request("session/prompt", {
     sessionId: e.sessionId,
     prompt: [{ type: "text", text: streamPrompt(UPDATES) }],
   });
   if (e.counter.updates !== UPDATES)
     throw new Error(`saw ${e.counter.updates} updates`);
-  e.cpu.push(((cpuSeconds(e.child.pid) - before) * 1e6) / UPDATES);
+  e.cpu.push(((cpuTotal(e.child.pid) - before) * 1e6) / UPDATES);
 }
 
 let posts = 0;

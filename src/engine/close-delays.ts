@@ -20,6 +20,19 @@ export class CloseDelays {
     });
   }
 
+  /** Resolves when `work` settles, or at once when closed (already, or meanwhile). */
+  until(work: Promise<unknown>): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        this.waking.delete(wake);
+        resolve();
+      };
+      this.waking.add(wake);
+      work.then(wake, wake);
+    });
+  }
+
   /** Ends every pending wait now, and every later one at once. */
   close(): void {
     this.closed = true;

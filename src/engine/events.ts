@@ -125,6 +125,9 @@ export function ledgerWith(
     ...(inner.readReplay ? { readReplay: inner.readReplay.bind(inner) } : {}),
     events: (id, options) => inner.events(id, options),
     compact: (id, after, upto) => inner.compact(id, after, upto),
+    ...(inner.whenCompactable
+      ? { whenCompactable: inner.whenCompactable.bind(inner) }
+      : {}),
     saveSettings: (id, settings) => inner.saveSettings(id, settings),
     copySession: (from, record, upto) => inner.copySession(from, record, upto),
     follow: (id, listener) => inner.follow(id, listener),

@@ -261,6 +261,12 @@ export interface LedgerPort {
    * gets the run's event with only the text of the chunks after N.
    */
   compact(sessionId: string, afterSeq: number, uptoSeq?: number): Promise<void>;
+  /**
+   * Optional: resolves when compacting the session's events up to `uptoSeq` costs the other
+   * sessions nothing (SQLite: once they left its spool, at its next fold, within a second).
+   * A finished turn's compaction waits for it, unless the gateway closes meanwhile.
+   */
+  whenCompactable?(sessionId: string, uptoSeq: number): Promise<void>;
   /** Stores the session's modes, models and config options (replacing what was there). */
   saveSettings(
     sessionId: string,

@@ -256,6 +256,11 @@ async function compactTurn(
 ): Promise<void> {
   // When the gateway closes, a compaction still waiting runs at once.
   await parts.closing.wait(parts.compactAfterMs);
+  const { whenCompactable } = parts.ledger;
+  if (whenCompactable)
+    await parts.closing.until(
+      whenCompactable.call(parts.ledger, hubId, endSeq),
+    );
   await parts.ledger
     .compact(hubId, promptSeq, endSeq)
     .catch((error: unknown) =>

@@ -3,12 +3,14 @@
 // its timer fired: a busy hub with many turns ending together stacked them past Node's limit of
 // ten (MaxListenersExceededWarning during bench/serve.mjs). This runs more turns than that while
 // their compactions still wait, and checks that nothing warns and every compaction still runs.
+// A compaction also waits for the ledger's word that the turn's rows are where compacting them
+// costs the other sessions nothing (SQLite: out of its spool), or for the close.
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Gateway } from "../../src/engine/gateway.js";
 import type { EditorPort } from "../../src/engine/ports.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
-import { connectMock, steps, tempDir } from "../helpers/mock.js";
+import { connectMock, steps, tempDir, waitFor } from "../helpers/mock.js";
 
 const TURNS = 12;
 const CHUNKS = 4;
@@ -73,5 +75,53 @@ describe("compactions waiting after turns", () => {
       expect(updates).toHaveLength(1);
     }
     await reopened.close();
+  });
+
+  it("wait for the ledger's word that a turn is compactable, or for the close", async () => {
+    const ledger = new SqliteLedger(join(tempDir(), "ledger.db"));
+    const compacted: string[] = [];
+    const compact = ledger.compact;
+    ledger.compact = (id, after, upto) => {
+      compacted.push(id);
+      return compact(id, after, upto);
+    };
+    // The ledger says when each turn (by its last seq) may be compacted.
+    const asked: { id: string; upto: number; ready: () => void }[] = [];
+    ledger.whenCompactable = (id, upto) =>
+      new Promise<void>((ready) => asked.push({ id, upto, ready }));
+    const gateway = new Gateway({
+      agentName: "mock",
+      ledger,
+      connect: () => connectMock(),
+      compactAfterMs: 0,
+    });
+    gateway.attachEditor(quietEditor);
+    await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { sessionId } = (await gateway.newSession({
+        cwd: tempDir(),
+        mcpServers: [],
+      })) as { sessionId: string };
+      ids.push(sessionId);
+      const text = steps({ text: "one two", chunks: 2 });
+      await gateway.prompt(
+        { sessionId, prompt: [{ type: "text", text }] },
+        new AbortController().signal,
+      );
+    }
+    await waitFor(() => asked.length === 2);
+    // Asked with each turn's last event; no compaction before the word.
+    const [first, second] = asked;
+    const last = async (id: string) => (await ledger.read(id)).at(-1)?.seq;
+    expect(first?.upto).toBe(await last(first!.id));
+    expect(compacted).toEqual([]);
+    first!.ready();
+    await waitFor(() => compacted.length === 1);
+    expect(compacted).toEqual([first!.id]);
+    // The second never has the word: the close compacts it anyway.
+    await gateway.close();
+    expect([...compacted].sort()).toEqual([...ids].sort());
+    expect(second?.id).not.toBe(first?.id);
   });
 });

@@ -1,6 +1,7 @@
 // A reply merged in parts while it streams (each part's rows kept as one, with its chunk list)
 // becomes one event when its turn is compacted, and a client reading after any cursor reads
 // exactly the text it has not seen, before the last merge as after it.
+import Database from "better-sqlite3";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import type { LedgerPort } from "../../src/engine/ledger-port.js";
@@ -23,6 +24,8 @@ async function withPrompt(mask?: (text: string) => string) {
   await ledger.createSession(session("s1"));
   return { ledger, prompt: await ledger.append("s1", "prompt", {}) };
 }
+
+const WORDS = Array.from({ length: 40 }, (_, i) => `w${i} `);
 
 // Appends one chunk per text, in order; their sequence numbers.
 function stream(ledger: LedgerPort, texts: string[]): Promise<number[]> {
@@ -97,4 +100,64 @@ it("keeps a part that masking left without a chunk list whole, merging the rest 
   expect(rows.map((e) => e.seq)).toEqual([seqs[9]]);
   expect(await everyRest(ledger, prompt, seqs)).toEqual(before);
   await ledger.close();
+});
+
+// On a connection of its own (the ledger's spool left as it is): the spool's rows, and a
+// session's events as stored (count, bytes).
+function onDisk(path: string, id: string) {
+  const db = new Database(path, { readonly: true });
+  const one = (sql: string) => Number(db.prepare(sql).pluck().get(id));
+  const out = {
+    spool: Number(db.prepare("SELECT COUNT(*) FROM event_spool").pluck().get()),
+    events: ["COUNT(*)", "COALESCE(SUM(bytes), 0)"].map(
+      (f) =>
+        one(`SELECT ${f} FROM events WHERE session_id = ?`) +
+        one(`SELECT ${f} FROM event_journal WHERE session_id = ?`),
+    ),
+  };
+  db.close();
+  return out;
+}
+
+it("compacts a turn whose rows left the spool without folding the others' rows, counters exact", async () => {
+  const { ledger, prompt } = await withPrompt();
+  await ledger.createSession(session("s2"));
+  await ledger.append("s2", "update", chunk("s2 before"));
+  // The turn's reply folded in two parts (a read folds the spool), merged into one by compact.
+  const turn = await stream(ledger, WORDS.slice(0, 20));
+  expect(await ledger.read("s1", { afterSeq: prompt })).toHaveLength(1);
+  turn.push(...(await stream(ledger, WORDS.slice(20))));
+  const end = await ledger.append("s1", "turn_end", { stopReason: "end_turn" });
+  // Resolves once the turn's rows are folded (the spool's timer): nothing of it is spooled.
+  await ledger.whenCompactable!("s1", end);
+  expect(onDisk(ledger.file, "s1").spool).toBe(0);
+  // Meanwhile the other session streams, and s1's next turn begins.
+  const s2 = await Promise.all(
+    WORDS.map((w) => ledger.append("s2", "update", chunk(w))),
+  );
+  const next = await ledger.append("s1", "prompt", {});
+  const { spool } = onDisk(ledger.file, "s1");
+  expect(spool).toBeGreaterThan(0);
+
+  await ledger.compact("s1", prompt, end);
+  // The compaction folded nothing: the spooled rows are still there.
+  expect(onDisk(ledger.file, "s1").spool).toBe(spool);
+  // s1's next events take the next seqs; the turn is one event, x and y another (the fold).
+  expect(await stream(ledger, ["x", "y"])).toEqual([next + 1, next + 2]);
+  const seqs = (await ledger.read("s1")).map((e) => e.seq);
+  expect(seqs).toEqual([prompt, turn.at(-1), end, next, next + 2]);
+  const texts = (await ledger.events("s1"))
+    .filter((e) => e.kind === "update")
+    .map((e) => (e.payload as ReturnType<typeof chunk>).update.content.text);
+  expect(texts).toEqual([WORDS.join(""), "xy"]);
+  expect((await ledger.read("s2")).at(-1)?.seq).toBe(s2.at(-1));
+  await ledger.close();
+  // The counters the ledger held (written on the session's row at its close) are the stored
+  // events', and the next event takes the next seq.
+  const reopened = new SqliteLedger(ledger.file);
+  const s1 = await reopened.getSession("s1");
+  expect([s1?.eventCount, s1?.bytes]).toEqual(onDisk(ledger.file, "s1").events);
+  expect(s1?.eventCount).toBe(seqs.length);
+  expect(await reopened.append("s1", "update", chunk("z"))).toBe(next + 3);
+  await reopened.close();
 });

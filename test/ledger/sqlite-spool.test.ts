@@ -185,6 +185,30 @@ describe("SQLite ledger: the spool", () => {
     await writer.close();
   });
 
+  it("folds another writer's chunks as they came: a secret split across them stays masked", async () => {
+    const path = file();
+    const mask = (text: string) => text.replaceAll("SECRET", "[masked]");
+    const writer = new SqliteLedger(path, { mask });
+    await writer.createSession(session("s"));
+    const prompt = await writer.append("s", "prompt", { prompt: [] });
+    const parts = ["a ", "SEC", "RET", " b"];
+    const seqs = await Promise.all(
+      parts.map((p) => writer.append("s", "update", chunk(p))),
+    );
+    // A process that does not know the secret (a CLI reading while the hub streams) folds them.
+    const reader = new SqliteLedger(path);
+    const stored = await reader.read("s");
+    expect(stored.map((e) => e.seq)).toEqual([prompt, ...seqs]);
+    expect(stored.map((e) => e.text).join("")).not.toContain("SECRET");
+    await reader.close();
+    // The writer's compaction merges them, masked.
+    await writer.compact("s", prompt);
+    const merged = await writer.read("s", { afterSeq: prompt });
+    expect(merged.map((e) => e.seq)).toEqual([seqs.at(-1)]);
+    expect(textOf(merged)).toBe("a [masked] b");
+    await writer.close();
+  });
+
   it("keeps what a writer killed -9 had spooled: the next open folds it", async () => {
     const path = file();
     const acked = await killedWriter(path, ["300", "k"], 150);

@@ -35,10 +35,17 @@ export class SqliteCompaction {
 
   /** Merged runs written in one transaction, counters redone (this session's only: the others'
    * cached counters stay good). The session's journal rows move into `events` (its turn is over:
-   * they go together), its runs' chunks dropped from both tables first. */
-  apply(sessionId: string, runs: MergedRun[]): void {
+   * they go together), its runs' chunks dropped from both tables first. `spooled`: the session's
+   * events still in the spool (all after the runs), which its cached counters count besides
+   * the stored ones; without it, its counters are read again at its next batch. */
+  apply(
+    sessionId: string,
+    runs: MergedRun[],
+    spooled?: { count: number; bytes: number },
+  ): void {
     this.db.transaction(() => {
-      this.counters.forget(sessionId);
+      const held = spooled && this.counters.current()?.get(sessionId);
+      if (!held) this.counters.forget(sessionId);
       for (const { fromSeq, lastSeq } of runs) {
         this.journal.dropRange(sessionId, fromSeq, lastSeq);
         this.stmt.deleteRange.run(sessionId, fromSeq, lastSeq);
@@ -51,7 +58,12 @@ export class SqliteCompaction {
           sessionId,
           lastSeq,
         );
-      this.stmt.recount.run({ id: sessionId });
+      const stored = this.stmt.recount.get({ id: sessionId }) as
+        { event_count: number; bytes: number } | undefined;
+      if (held && stored) {
+        held.eventCount = stored.event_count + spooled.count;
+        held.bytes = stored.bytes + spooled.bytes;
+      }
     })();
   }
 }

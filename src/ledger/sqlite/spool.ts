@@ -11,11 +11,14 @@
 //
 // A fold takes every spooled row, whoever wrote it (another process's, a dead process's), and
 // deletes them in the same transaction: the table, not this process's memory, says what is
-// still to fold, so any connection may fold at any time and a row is folded exactly once. (A
+// still to fold, so any connection may fold at any time and a row is folded exactly once. It
+// merges only its own connection's rows: another process's mask may lack a secret the writer's
+// has (`insert`). (A
 // connection keeps its own batches' events too, and folds from them without reading the table
 // back while no other connection has committed since: the table then holds exactly those.) A
 // connection reads its counters only with the spool folded (./counter-cache.ts), so that they
-// count every event stored.
+// count every event stored. A turn's compaction waits for the next fold (nextFold) and then
+// needs none (spooledAfter): a fold per compaction folded every streaming session's rows.
 import type Database from "better-sqlite3";
 import type { Logger } from "../../shared/logger.js";
 import { countInto, overCaps, type Counters } from "../counters.js";
@@ -66,6 +69,8 @@ export class EventSpool {
    */
   private mine: { rows: SpoolRow[]; lastId: number } | undefined;
   private version: unknown;
+  /** Woken at the next fold (nextFold). */
+  private folding: { promise: Promise<void>; wake: () => void } | undefined;
   private readonly stmt: Record<keyof typeof SQL, Database.Statement>;
   private readonly spoolTx: (batch: PendingEvent[]) => Counted;
   private readonly foldTx: () => void;
@@ -141,6 +146,44 @@ export class EventSpool {
     return seqs;
   }
 
+  /**
+   * The events of a session this connection has spooled (count, bytes), when the spool is known
+   * to hold none of the session's events at or before `uptoSeq`, so that they may be read or
+   * rewritten without a fold; undefined when it may hold some, or cannot tell (another
+   * connection committed since the last fold, or a failure left it unknown).
+   */
+  spooledAfter(
+    sessionId: string,
+    uptoSeq: number,
+  ): { count: number; bytes: number } | undefined {
+    if (!this.mine || this.stmt.version.get() !== this.version)
+      return undefined;
+    let count = 0;
+    let bytes = 0;
+    for (const row of this.mine.rows) {
+      if (row.sessionId !== sessionId) continue;
+      if (row.seq <= uptoSeq) return undefined;
+      count += 1;
+      bytes += row.bytes;
+    }
+    return { count, bytes };
+  }
+
+  /** Resolves after the next fold, committed or not (at once when none is due: nothing is
+   *  spooled here). While it is awaited, the fold's timer keeps the process alive, as the wait
+   *  would. */
+  nextFold(): Promise<void> {
+    if (this.spooled === 0) return Promise.resolve();
+    this.timer ??= setTimeout(() => this.foldLogged(), FOLD_MS);
+    this.timer.ref();
+    if (!this.folding) {
+      let wake!: () => void;
+      const promise = new Promise<void>((resolve) => (wake = resolve));
+      this.folding = { promise, wake };
+    }
+    return this.folding.promise;
+  }
+
   /** Folds every spooled event into the log, in one transaction (none when there is none). */
   fold(): void {
     clearTimeout(this.timer);
@@ -194,13 +237,17 @@ export class EventSpool {
   }
 
   // The fold inside a transaction: every spooled row decoded, each session's events inserted
-  // merged, the cached counters made to count the rows stored (and written when due), the
-  // spooled rows deleted.
+  // (merged when they are this connection's), the cached counters made to count the rows stored
+  // (and written when due), the spooled rows deleted.
   private foldRows(): void {
-    const { rows, lastId } = this.spooledRows();
+    const { rows, lastId, own } = this.spooledRows();
     this.spooled = 0;
     this.bytes = 0;
     this.mine = { rows: [], lastId: 0 };
+    // (Its waiters run after this transaction ends, committed or rolled back.)
+    this.folding?.wake();
+    this.folding = undefined;
+    this.timer?.unref();
     if (rows.length === 0) return;
     const bySession = new Map<string, SpoolRow[]>();
     for (const row of rows) {
@@ -213,7 +260,7 @@ export class EventSpool {
     for (const [id, rows] of bySession) {
       // Deleted: its events went with it. (Counters held say it exists: any delete clears them.)
       if (!counters?.has(id) && !this.stmt.exists.get(id)) continue;
-      const stored = this.insertMerged(id, rows);
+      const stored = this.insert(id, rows, own);
       inserted += stored.rows;
       const c = counters?.get(id);
       if (!c) continue; // not this writer's: the log's rows count for it (./counts.ts)
@@ -226,13 +273,14 @@ export class EventSpool {
     this.w.journal.added(inserted);
   }
 
-  // Every spooled event in order, and the last spool row's id: this connection's own as it
-  // holds them when the table holds nothing else, else read from the table.
-  private spooledRows(): { rows: SpoolRow[]; lastId: number } {
+  // Every spooled event in order, the last spool row's id, and whether they are all this
+  // connection's own: as it holds them when the table holds nothing else, else read from the
+  // table (another process's, a killed one's, or its own after another's commit).
+  private spooledRows(): { rows: SpoolRow[]; lastId: number; own: boolean } {
     const version = this.stmt.version.get();
     const known = version === this.version ? this.mine : undefined;
     this.version = version;
-    if (known) return known;
+    if (known) return { ...known, own: true };
     const spooled = this.stmt.all.raw().all() as [number, string][];
     return {
       rows: spooled.flatMap(([id, body]) =>
@@ -244,6 +292,7 @@ export class EventSpool {
         ),
       ),
       lastId: spooled.length ? spooled[spooled.length - 1]![0] : 0,
+      own: false,
     };
   }
 
@@ -259,13 +308,18 @@ export class EventSpool {
     }
   }
 
-  // A session's events inserted into the journal, each run of text chunks as one merged row
-  // (kept at its last seq, with its chunk list, as a turn's compaction writes it).
-  private insertMerged(
+  // A session's events inserted into the journal, each run of text chunks of this connection's
+  // own (`merge`) as one merged row (kept at its last seq, with its chunk list, as a turn's
+  // compaction writes it). Another's are inserted as they were spooled: merged here, a secret
+  // split across chunks would be joined and masked with this process's mask, which may lack
+  // one the writer masks (a secret given to a running hub: `acphub sessions show` folding while
+  // it streams stored it whole). The writer's compaction merges them.
+  private insert(
     id: string,
     rows: readonly SpoolRow[],
+    merge: boolean,
   ): { rows: number; bytes: number } {
-    const merged = withRunsMerged(rows, runsIn(rows), this.mask);
+    const merged = merge ? withRunsMerged(rows, runsIn(rows), this.mask) : rows;
     for (const row of merged)
       this.w.stmt.insertEvent.run(
         id,

@@ -205,23 +205,41 @@ export class SqliteLedger extends LedgerCore {
     );
   }
 
-  /** EventStore: a turn's `update` rows, for its compaction. */
+  /** LedgerPort: a finished turn's compaction folds no spool once its rows left the spool (at
+   *  the next fold, within FOLD_MS): a fold per compaction folded every streaming session's
+   *  rows, which then cost the log a row per message per compaction. */
+  whenCompactable(sessionId: string, uptoSeq: number): Promise<void> {
+    return this.spool.spooledAfter(sessionId, uptoSeq)
+      ? Promise.resolve()
+      : this.spool.nextFold();
+  }
+
+  /** EventStore: a turn's `update` rows, for its compaction (the spool folded first only when
+   *  it may hold some of them). */
   readUpdateRows(
     sessionId: string,
     afterSeq: number,
     uptoSeq: number,
   ): Promise<unknown[][]> {
-    return this.reading(() =>
-      this.compaction.updateRows(sessionId, afterSeq, uptoSeq),
-    );
+    const rows = () => this.compaction.updateRows(sessionId, afterSeq, uptoSeq);
+    return this.spool.spooledAfter(sessionId, uptoSeq)
+      ? this.run(rows)
+      : this.reading(rows);
   }
 
   /** EventStore: a finished turn's rows move out of the journal, merged runs or none. */
   readonly settlesTurns = true;
 
-  /** EventStore: merged runs written in one transaction (./compaction-sql.ts). */
+  /** EventStore: merged runs written in one transaction (./compaction-sql.ts); the spool is
+   *  folded first only when it may hold some of their events. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
-    return this.writing(() => this.compaction.apply(sessionId, runs));
+    const spooled = this.spool.spooledAfter(
+      sessionId,
+      runs.length > 0 ? runs[runs.length - 1]!.lastSeq : 0,
+    );
+    return spooled
+      ? this.run(() => this.compaction.apply(sessionId, runs, spooled))
+      : this.writing(() => this.compaction.apply(sessionId, runs));
   }
 
   /** Core: a session's journal rows moved into `events`, before the core copies them (fork). */
