@@ -82,6 +82,30 @@ function stateDirsOf(
   return dirs;
 }
 
+/** A launch inside the sandbox, with what releases its temp folder and network list. */
+export interface SandboxedLaunch extends AgentLaunch {
+  /** Once no process of this launch runs any more (a hub's retired agent process); at the
+   *  latest when acphub exits. */
+  release?: () => void;
+}
+
+// The releases still due when acphub exits, run from one listener: a hub makes a launch per
+// agent process it starts, and a listener each went past Node's limit of ten.
+const dueAtExit = new Set<() => void>();
+let exitHooked = false;
+function releasedAtExit(release: () => void): () => void {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once("exit", () => {
+      for (const due of dueAtExit) due();
+    });
+  }
+  dueAtExit.add(release);
+  return () => {
+    if (dueAtExit.delete(release)) release();
+  };
+}
+
 // The launch itself when the agent's entry does not ask for the sandbox, else one that starts
 // the agent inside it: writes to the cwd, the fs roots and the agent's state folders.
 export async function sandboxedLaunch(
@@ -89,7 +113,7 @@ export async function sandboxedLaunch(
   config: Config,
   paths: SandboxPaths,
   cwd: string,
-): Promise<AgentLaunch> {
+): Promise<SandboxedLaunch> {
   const entry = config.agents?.[launch.name]?.sandbox;
   if (!entry) return launch;
   const t = config.terminals ?? {};
@@ -122,6 +146,10 @@ export async function sandboxedLaunch(
     bwrapPath: t.bwrapPath,
     prefix: "acphub-agent-",
   });
-  process.once("exit", () => wrapped.release());
-  return { ...launch, command: wrapped.command, args: wrapped.args };
+  return {
+    ...launch,
+    command: wrapped.command,
+    args: wrapped.args,
+    release: releasedAtExit(() => wrapped.release()),
+  };
 }

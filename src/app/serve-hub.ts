@@ -115,6 +115,8 @@ export async function openServeHub(
   const budgets = budgetsOf(config, ledger);
   /** The host of each agent process's current gateway (by the pool's key), for `readTerminal`. */
   const hostOf = new Map<string, HostServices>();
+  // A sandboxed agent's launch holds a temp folder and a network list until its process goes.
+  const releaseOf = new Map<string, () => void>();
   /** The processes the hub closed itself (idle, over a limit, user removed): not crashes. */
   const retired = new Map<string, { retired: boolean }>();
   let closing = false;
@@ -189,6 +191,9 @@ export async function openServeHub(
     // A process gets a new gateway only after its last one failed to start: its host goes.
     hostOf.get(key)?.close();
     hostOf.set(key, host);
+    releaseOf.get(key)?.();
+    if (launch.release) releaseOf.set(key, launch.release);
+    else releaseOf.delete(key);
     return gateway;
   };
   if (cluster) tracing?.setNode(() => cluster.nodeId || undefined);
@@ -219,6 +224,8 @@ export async function openServeHub(
       retired.delete(key);
       hostOf.get(key)?.close();
       hostOf.delete(key);
+      releaseOf.get(key)?.();
+      releaseOf.delete(key);
     },
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,

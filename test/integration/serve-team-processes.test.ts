@@ -5,7 +5,7 @@
 // passEnv name for admins), `users.limits.agentProcesses` bounds a member's processes (an idle
 // one is closed first, else the open is refused, creating nothing), a removed user's processes
 // end while their sessions stay, and a hub with only the serve token keeps one process per agent.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -320,6 +320,26 @@ describe("acphub serve: agent processes per user", { timeout: 120_000 }, () => {
     const again = await pidOf(alice, a1.sessionId);
     expect(again).not.toBe(pa);
     expect(groupGone(again)).toBe(false);
+  });
+
+  it("removes a sandboxed agent's temp folder once the hub closes its process, not at the hub's exit", async () => {
+    const t = await startTeam(
+      { alice: "member" },
+      {
+        mock: { args: [CLI, "mock-agent", "--own-shell"], sandbox: true },
+        serve: { idleAgentMs: 300 },
+      },
+    );
+    const alice = await t.connect("alice");
+    const a1 = await open(alice);
+    const said = await turn(alice, a1.sessionId, {
+      shell: 'echo "tmp=$TMPDIR"',
+    });
+    const tmp = /tmp=([^\s\\"]+)/.exec(said)?.[1] ?? "";
+    expect(tmp).toContain("acphub-agent-");
+    expect(existsSync(tmp)).toBe(true);
+    await alice.agent.request("session/close", { sessionId: a1.sessionId });
+    expect(await waitFor(() => !existsSync(tmp))).toBe(true);
   });
 
   it("lets a sandboxed member's agent write its own HOME, not read another's or the ledger", async () => {
