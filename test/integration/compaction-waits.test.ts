@@ -20,6 +20,45 @@ const quietEditor: EditorPort = {
   request: () => Promise.reject(new Error("no requests here")),
 };
 
+// A gateway over a SQLite ledger whose compactions are recorded (the ledger's spool merges
+// chunks before them, so the stored rows cannot tell), with `turns` sessions of one turn each.
+async function turnsRun(
+  turns: number,
+  compactAfterMs: number,
+  adjust: (ledger: SqliteLedger) => void = () => {},
+) {
+  const ledger = new SqliteLedger(join(tempDir(), "ledger.db"));
+  const compacted: string[] = [];
+  const compact = ledger.compact;
+  ledger.compact = (id, after, upto) => {
+    compacted.push(id);
+    return compact(id, after, upto);
+  };
+  adjust(ledger);
+  const gateway = new Gateway({
+    agentName: "mock",
+    ledger,
+    connect: () => connectMock(),
+    compactAfterMs,
+  });
+  gateway.attachEditor(quietEditor);
+  await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
+  const ids: string[] = [];
+  for (let i = 0; i < turns; i++) {
+    const { sessionId } = (await gateway.newSession({
+      cwd: tempDir(),
+      mcpServers: [],
+    })) as { sessionId: string };
+    ids.push(sessionId);
+    const text = steps({ text: "one two three four", chunks: CHUNKS });
+    await gateway.prompt(
+      { sessionId, prompt: [{ type: "text", text }] },
+      new AbortController().signal,
+    );
+  }
+  return { ledger, gateway, compacted, ids };
+}
+
 describe("compactions waiting after turns", () => {
   const warnings: Error[] = [];
   const onWarning = (warning: Error) => void warnings.push(warning);
@@ -27,37 +66,8 @@ describe("compactions waiting after turns", () => {
   afterEach(() => void process.off("warning", onWarning));
 
   it("add no listener per turn, and all run when the gateway closes", async () => {
-    const ledger = new SqliteLedger(join(tempDir(), "ledger.db"));
-    // The sessions whose compaction ran (the ledger's spool merges chunks before it, so the
-    // stored rows cannot tell).
-    const compacted: string[] = [];
-    const compact = ledger.compact;
-    ledger.compact = (id, after, upto) => {
-      compacted.push(id);
-      return compact(id, after, upto);
-    };
-    const gateway = new Gateway({
-      agentName: "mock",
-      ledger,
-      connect: () => connectMock(),
-      // Longer than the test: every compaction is still waiting at close.
-      compactAfterMs: 600_000,
-    });
-    gateway.attachEditor(quietEditor);
-    await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
-    const ids: string[] = [];
-    for (let i = 0; i < TURNS; i++) {
-      const { sessionId } = (await gateway.newSession({
-        cwd: tempDir(),
-        mcpServers: [],
-      })) as { sessionId: string };
-      ids.push(sessionId);
-      const text = steps({ text: "one two three four", chunks: CHUNKS });
-      await gateway.prompt(
-        { sessionId, prompt: [{ type: "text", text }] },
-        new AbortController().signal,
-      );
-    }
+    // Longer than the test: every compaction is still waiting at close.
+    const { ledger, gateway, compacted, ids } = await turnsRun(TURNS, 600_000);
     // A warning is emitted on a later tick than the listener that caused it.
     await new Promise((r) => setImmediate(r));
     expect(compacted).toEqual([]);
@@ -78,38 +88,12 @@ describe("compactions waiting after turns", () => {
   });
 
   it("wait for the ledger's word that a turn is compactable, or for the close", async () => {
-    const ledger = new SqliteLedger(join(tempDir(), "ledger.db"));
-    const compacted: string[] = [];
-    const compact = ledger.compact;
-    ledger.compact = (id, after, upto) => {
-      compacted.push(id);
-      return compact(id, after, upto);
-    };
     // The ledger says when each turn (by its last seq) may be compacted.
     const asked: { id: string; upto: number; ready: () => void }[] = [];
-    ledger.whenCompactable = (id, upto) =>
-      new Promise<void>((ready) => asked.push({ id, upto, ready }));
-    const gateway = new Gateway({
-      agentName: "mock",
-      ledger,
-      connect: () => connectMock(),
-      compactAfterMs: 0,
+    const { ledger, gateway, compacted, ids } = await turnsRun(2, 0, (l) => {
+      l.whenCompactable = (id, upto) =>
+        new Promise<void>((ready) => asked.push({ id, upto, ready }));
     });
-    gateway.attachEditor(quietEditor);
-    await gateway.initialize({ protocolVersion: 1, clientCapabilities: {} });
-    const ids: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const { sessionId } = (await gateway.newSession({
-        cwd: tempDir(),
-        mcpServers: [],
-      })) as { sessionId: string };
-      ids.push(sessionId);
-      const text = steps({ text: "one two", chunks: 2 });
-      await gateway.prompt(
-        { sessionId, prompt: [{ type: "text", text }] },
-        new AbortController().signal,
-      );
-    }
     await waitFor(() => asked.length === 2);
     // Asked with each turn's last event; no compaction before the word.
     const [first, second] = asked;
