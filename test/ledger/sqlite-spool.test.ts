@@ -185,6 +185,36 @@ describe("SQLite ledger: the spool", () => {
     await writer.close();
   });
 
+  it("reads a streaming session's record without folding the spool, its counters counting the spooled events", async () => {
+    const path = file();
+    const ledger = new SqliteLedger(path);
+    await ledger.createSession(session("s"));
+    await ledger.createSession(session("other"));
+    await ledger.append("other", "update", chunk("x"));
+    const prompt = await ledger.append("s", "prompt", { prompt: [] });
+    const [stored] = await ledger.read("s"); // (the prompt folded)
+    const parts = ["a ", "b ", "c"];
+    await Promise.all(parts.map((p) => ledger.append("s", "update", chunk(p))));
+    await ledger.append("other", "update", chunk("y"));
+    const spool = tables(path).spool;
+    const bytes = (text: string) => Buffer.byteLength(text);
+    const record = await ledger.getSession("s");
+    expect(tables(path).spool).toBe(spool); // nothing folded
+    expect(record).toMatchObject({
+      eventCount: 1 + parts.length,
+      bytes:
+        bytes(stored!.text) +
+        parts.reduce((n, p) => n + bytes(JSON.stringify(chunk(p))), 0),
+    });
+    // Folded, the chunks are one event: the record says so.
+    await ledger.read("s");
+    expect(await ledger.getSession("s")).toMatchObject({ eventCount: 2 });
+    expect(await ledger.append("s", "update", chunk("d"))).toBe(
+      prompt + parts.length + 1,
+    );
+    await ledger.close();
+  });
+
   it("folds another writer's chunks as they came: a secret split across them stays masked", async () => {
     const path = file();
     const mask = (text: string) => text.replaceAll("SECRET", "[masked]");

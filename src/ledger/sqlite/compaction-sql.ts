@@ -7,6 +7,7 @@ import type Database from "better-sqlite3";
 import type { MergedRun } from "../compaction.js";
 import type { CounterCache } from "./counter-cache.js";
 import type { Journal } from "./journal.js";
+import type { Spooled } from "./spool.js";
 import type { Statements } from "./statements.js";
 
 const UPDATES = (table: string) =>
@@ -38,11 +39,7 @@ export class SqliteCompaction {
    * they go together), its runs' chunks dropped from both tables first. `spooled`: the session's
    * events still in the spool (all after the runs), which its cached counters count besides
    * the stored ones; without it, its counters are read again at its next batch. */
-  apply(
-    sessionId: string,
-    runs: MergedRun[],
-    spooled?: { count: number; bytes: number },
-  ): void {
+  apply(sessionId: string, runs: MergedRun[], spooled?: Spooled): void {
     this.db.transaction(() => {
       const held = spooled && this.counters.current()?.get(sessionId);
       if (!held) this.counters.forget(sessionId);

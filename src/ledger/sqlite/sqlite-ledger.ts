@@ -11,6 +11,7 @@ import { LedgerCore, type Row, type Sql } from "../core.js";
 import type { Dialect } from "../dialect.js";
 import { SQLITE_SEARCH } from "../search-query.js";
 import type { PendingEvent } from "../group-commit.js";
+import { checkedSession } from "../row-checks.js";
 import { SqliteCompaction } from "./compaction-sql.js";
 import { CounterCache } from "./counter-cache.js";
 import { Journal } from "./journal.js";
@@ -24,6 +25,7 @@ import { prepareStatements, type Statements } from "./statements.js";
 import { sqliteSecretStore, sqliteUserStore } from "./sqlite-users.js";
 import type { SecretStore } from "../../contracts/user-secrets.js";
 import type { UserStore } from "../../contracts/users.js";
+import type { SessionRecord } from "../../engine/ledger-port.js";
 
 export interface SqliteLedgerOptions extends LedgerOptions {
   /** How long to wait for another process's lock before failing (ms). */
@@ -160,6 +162,23 @@ export class SqliteLedger extends LedgerCore {
     return this.writing(() =>
       this.db.transaction(() => statements.map((s) => this.exec(s)))(),
     );
+  }
+
+  /** LedgerPort: a session's record, its counters counting its spooled events. Read without a
+   *  fold when this connection knows what the spool holds of the session: a prompt reads its
+   *  session, and each such read folded every streaming session's rows (a fold per turn). */
+  override getSession(id: string): Promise<SessionRecord | undefined> {
+    const spooled = this.spool.spooledAfter(id, 0);
+    if (!spooled) return super.getSession(id);
+    return this.run(() => {
+      const row = this.stmt.sessionRow.get(id) as Row | undefined;
+      if (row && spooled.count > 0) {
+        row["event_count"] = Number(row["event_count"]) + spooled.count;
+        row["bytes"] = Number(row["bytes"]) + spooled.bytes;
+        row["next_seq"] = Math.max(Number(row["next_seq"]), spooled.nextSeq);
+      }
+      return checkedSession(row, id, this.logger);
+    });
   }
 
   /** EventStore: one group-commit batch in one transaction. */

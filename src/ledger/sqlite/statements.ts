@@ -12,6 +12,7 @@ const COLUMNS = "session_id, seq, kind, payload, bytes, at";
 const SQL = {
   counters:
     "SELECT id, next_seq, event_count, bytes FROM session_rows WHERE id = ?",
+  sessionRow: "SELECT * FROM session_rows WHERE id = ?",
   setCounters: `UPDATE sessions SET next_seq = ?, event_count = ?, bytes = ?, updated_at = ?,
          incomplete = incomplete OR ? WHERE id = ?`,
   setCountsOnly: `UPDATE sessions SET next_seq = ?, event_count = ?, bytes = ?,
