@@ -11,14 +11,14 @@
 //
 // A fold takes every spooled row, whoever wrote it (another process's, a dead process's), and
 // deletes them in the same transaction: the table, not this process's memory, says what is
-// still to fold, so any connection may fold at any time and a row is folded exactly once. It
-// merges only its own connection's rows: another process's mask may lack a secret the writer's
-// has (`insert`). (A
-// connection keeps its own batches' events too, and folds from them without reading the table
-// back while no other connection has committed since: the table then holds exactly those.) A
-// connection reads its counters only with the spool folded (./counter-cache.ts), so that they
-// count every event stored. A turn's compaction waits for the next fold (nextFold) and then
-// needs none (spooledAfter): a fold per compaction folded every streaming session's rows.
+// still to fold, so any connection may fold at any time and a row is folded exactly once; it
+// merges only its own connection's rows (another process's mask may lack a secret the writer's
+// has: `insert`). (A connection keeps its own batches' events too, and folds from them without
+// reading the table back while no other connection has committed since: the table then holds
+// exactly those.) A connection reads its counters only with the spool folded
+// (./counter-cache.ts), so that they count every event stored. A turn's compaction waits for the
+// next fold (nextFold) and then needs none, as a session's record needs none (spooledAfter): a
+// fold per compaction, and per prompt, folded every streaming session's rows.
 import type Database from "better-sqlite3";
 import type { Logger } from "../../shared/logger.js";
 import { countInto, overCaps, type Counters } from "../counters.js";
