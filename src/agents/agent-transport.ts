@@ -86,7 +86,7 @@ export class AgentTransport {
     const { stateDir } = options;
     const pid = this.process.pid;
     if (stateDir && pid !== undefined)
-      recordAgent(stateDir, pid, this.launch.name);
+      recordAgent(stateDir, pid, this.launch.name, this.launch.leftovers);
     this.closed = this.process.exited.then((info) => {
       if (stateDir && pid !== undefined) forgetAgent(stateDir, pid);
       const when = this.initializeResponse ? "" : "before initialize completed";

@@ -23,6 +23,9 @@ export interface AgentLaunch {
   description: string;
   /** How to install the agent, when it is not installed. */
   installHint?: string;
+  /** Folders its process owns besides (a sandboxed agent's TMPDIR): recorded with the process,
+   *  removed by the next acphub when this one was killed (agents/orphans.ts). */
+  leftovers?: string[];
 }
 
 export interface ResolveOptions {

@@ -150,6 +150,7 @@ export async function sandboxedLaunch(
     ...launch,
     command: wrapped.command,
     args: wrapped.args,
+    leftovers: [wrapped.tmp],
     release: releasedAtExit(() => wrapped.release()),
   };
 }

@@ -2,8 +2,8 @@
 // (children of acphub) and the sandboxed terminal all end with it, without a next acphub —
 // and where `setpriv` is missing (a PATH without it stands for such a machine), they are
 // recorded and the next acphub reaps them. Either way the next acphub removes the sandboxed
-// terminal's temporary folder, which nobody else would.
-import { existsSync, readdirSync } from "node:fs";
+// terminal's temporary folder, and a sandboxed agent's, which nobody else would.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import {
@@ -106,6 +106,29 @@ it("kill -9 of acphub leaves no sandbox bridge or sandboxed terminal behind; the
   const next = editors.track(startEditor(home, { env }));
   await next.agent.request("initialize", INIT);
   expect(termFolders(env.TMPDIR)).toEqual([]);
+});
+
+it("kill -9 of acphub running a sandboxed agent: the next acphub removes the agent's folder", async () => {
+  const home = tempDir();
+  const env = { TMPDIR: tempDir() };
+  mockConfig(home, [], {});
+  // The mock agent asks for the sandbox (mockConfig writes it without).
+  const config = JSON.parse(readFileSync(join(home, "config.json"), "utf8"));
+  config.agents.mock.sandbox = true;
+  writeFileSync(join(home, "config.json"), JSON.stringify(config));
+  const agentFolders = () =>
+    readdirSync(env.TMPDIR).filter((f) => f.startsWith("acphub-agent-"));
+  const editor = editors.track(startEditor(home, { env }));
+  await openSession(editor, home);
+  const [folder] = agentFolders();
+  expect(folder).toBeDefined();
+  editor.child.kill("SIGKILL");
+  await editor.exited;
+  expect(agentFolders()).toEqual([folder]);
+  // (The next acphub starts a sandboxed agent of its own, in a folder of its own.)
+  const next = editors.track(startEditor(home, { env }));
+  await next.agent.request("initialize", INIT);
+  expect(await waitFor(() => !agentFolders().includes(folder!))).toBe(true);
 });
 
 it("without setpriv, kill -9 leaves the bridges running until the next acphub reaps them", async () => {
