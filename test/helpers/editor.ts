@@ -24,6 +24,9 @@ export interface EditorOptions {
   env?: Record<string, string>;
   /** A command that runs acphub, e.g. bwrap with its own mounts (argv before node). */
   wrap?: string[];
+  /** acphub's working folder (default: the test's). A sandboxed agent gets its mount points
+   *  there, left behind when acphub is killed -9: never the repository. */
+  cwd?: string;
 }
 
 export interface TestEditor {
@@ -64,6 +67,7 @@ export function startEditor(
     ...(options.args ?? []),
   ];
   const child = spawn(argv[0]!, argv.slice(1), {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     env: {
       PATH: process.env["PATH"] ?? "",
       HOME: home,

@@ -118,7 +118,8 @@ it("kill -9 of acphub running a sandboxed agent: the next acphub removes the age
   writeFileSync(join(home, "config.json"), JSON.stringify(config));
   const agentFolders = () =>
     readdirSync(env.TMPDIR).filter((f) => f.startsWith("acphub-agent-"));
-  const editor = editors.track(startEditor(home, { env }));
+  const cwd = tempDir();
+  const editor = editors.track(startEditor(home, { env, cwd }));
   await openSession(editor, home);
   const [folder] = agentFolders();
   expect(folder).toBeDefined();
@@ -126,7 +127,7 @@ it("kill -9 of acphub running a sandboxed agent: the next acphub removes the age
   await editor.exited;
   expect(agentFolders()).toEqual([folder]);
   // (The next acphub starts a sandboxed agent of its own, in a folder of its own.)
-  const next = editors.track(startEditor(home, { env }));
+  const next = editors.track(startEditor(home, { env, cwd }));
   await next.agent.request("initialize", INIT);
   expect(await waitFor(() => !agentFolders().includes(folder!))).toBe(true);
 });
