@@ -16,14 +16,15 @@
 // acphub (main's dist) with this build's mock agent and editor; BENCH_HUB_NODE_ARGS adds node
 // flags to the acphub processes of the relay and the replay (say "--cpu-prof --cpu-prof-dir=/tmp/p").
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { client } from "@agentclientprotocol/sdk";
 import { openLedgerAt } from "../dist/ledger/open.js";
 import { ndjsonStream } from "../dist/protocol/ndjson.js";
 import {
+  benchDir,
   childPids,
   CLI,
   compactedCpu,
@@ -49,7 +50,7 @@ const HUB_ARGS = (process.env.BENCH_HUB_NODE_ARGS ?? "")
 const ACP = [...HUB_ARGS, HUB_CLI, "acp"];
 
 function home() {
-  const dir = mkdtempSync(join(tmpdir(), "acphub-bench-"));
+  const dir = benchDir("acphub-bench-");
   const agents = {
     mock: { command: process.execPath, args: [CLI, "mock-agent"] },
   };
@@ -204,10 +205,7 @@ async function replayTimes(env) {
   await new Promise((resolve) => first.child.once("exit", resolve));
   // A first, untimed load keeps the frames (serializing them would slow the timed client).
   const frames = (await hubLoad(env, sessionId, true)).frames;
-  const file = join(
-    mkdtempSync(join(tmpdir(), "acphub-raw-")),
-    "frames.ndjson",
-  );
+  const file = join(benchDir("acphub-raw-"), "frames.ndjson");
   writeFileSync(file, frames.map((f) => f + "\n").join(""));
   const hub = [];
   const raw = [];

@@ -1,7 +1,8 @@
 // Shared bits of the benchmarks: the mock agent launch and small statistics.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -23,6 +24,19 @@ export function mockLaunch(flags = []) {
     source: "bundled",
     description: "bench",
   };
+}
+
+// The benches' temporary folders (homes whose ledgers grow to ~30 MB), removed at the exit.
+const madeDirs = [];
+process.once("exit", () => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new folder under the OS temp dir, removed when the bench exits. */
+export function benchDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
 }
 
 /** CPU seconds of a process so far, [user, system] (/proc/PID/stat, USER_HZ ticks). */

@@ -20,13 +20,14 @@
 // BENCH_QUICK=1 (20 × 500); ACPHUB_CLI measures another build's hub; BENCH_HUB_ONLY=1 runs the
 // hub alone (no floor, anchor or relay rate). Never part of the tests.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import {
+  benchDir,
   CLI,
   compactedCpu,
   cpuSeconds,
@@ -59,7 +60,7 @@ const ANCHOR = fileURLToPath(new URL("./ws-anchor.mjs", import.meta.url));
 const PIPE = fileURLToPath(new URL("./ws-pipe.mjs", import.meta.url));
 
 function home() {
-  const dir = mkdtempSync(join(tmpdir(), "acphub-bench-serve-"));
+  const dir = benchDir("acphub-bench-serve-");
   writeFileSync(
     join(dir, "config.json"),
     JSON.stringify({

@@ -3,19 +3,19 @@
 // see the same machine load. Prints figures; never part of the test run.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { client } from "@agentclientprotocol/sdk";
 import { ndjsonStream } from "../dist/protocol/ndjson.js";
-import { CLI, cpuSeconds, median, streamPrompt } from "./common.mjs";
+import { benchDir, CLI, cpuSeconds, median, streamPrompt } from "./common.mjs";
 
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 30000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 // An ACPHUB_HOME with the mock agent.
 function home() {
-  const dir = mkdtempSync(join(tmpdir(), "acphub-bench-"));
+  const dir = benchDir("acphub-bench-");
   const agents = {
     mock: { command: process.execPath, args: [CLI, "mock-agent"] },
   };
