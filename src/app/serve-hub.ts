@@ -117,6 +117,13 @@ export async function openServeHub(
   const hostOf = new Map<string, HostServices>();
   // A sandboxed agent's launch holds a temp folder and a network list until its process goes.
   const releaseOf = new Map<string, () => void>();
+  // What a process's gateway held goes with it: its host, its launch's sandbox.
+  const letGo = (key: string) => {
+    hostOf.get(key)?.close();
+    hostOf.delete(key);
+    releaseOf.get(key)?.();
+    releaseOf.delete(key);
+  };
   /** The processes the hub closed itself (idle, over a limit, user removed): not crashes. */
   const retired = new Map<string, { retired: boolean }>();
   let closing = false;
@@ -188,12 +195,10 @@ export async function openServeHub(
       },
     });
     gateway.observe(metrics.usage(name));
-    // A process gets a new gateway only after its last one failed to start: its host goes.
-    hostOf.get(key)?.close();
+    // A process gets a new gateway only after its last one failed to start: what it held goes.
+    letGo(key);
     hostOf.set(key, host);
-    releaseOf.get(key)?.();
     if (launch.release) releaseOf.set(key, launch.release);
-    else releaseOf.delete(key);
     return gateway;
   };
   if (cluster) tracing?.setNode(() => cluster.nodeId || undefined);
@@ -222,10 +227,7 @@ export async function openServeHub(
       const state = retired.get(key);
       if (state) state.retired = true;
       retired.delete(key);
-      hostOf.get(key)?.close();
-      hostOf.delete(key);
-      releaseOf.get(key)?.();
-      releaseOf.delete(key);
+      letGo(key);
     },
     cancelOnDisconnect,
     idleSessionMs: config.serve?.idleSessionMs,

@@ -256,11 +256,8 @@ async function compactTurn(
 ): Promise<void> {
   // When the gateway closes, a compaction still waiting runs at once.
   await parts.closing.wait(parts.compactAfterMs);
-  const { whenCompactable } = parts.ledger;
-  if (whenCompactable)
-    await parts.closing.until(
-      whenCompactable.call(parts.ledger, hubId, endSeq),
-    );
+  const compactable = parts.ledger.whenCompactable?.(hubId, endSeq);
+  if (compactable) await parts.closing.until(compactable);
   await parts.ledger
     .compact(hubId, promptSeq, endSeq)
     .catch((error: unknown) =>

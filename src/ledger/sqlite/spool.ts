@@ -49,11 +49,10 @@ const SQL = {
   exists: "SELECT 1 FROM sessions WHERE id = ?",
 };
 
-/** A session's events still spooled: how many, their bytes, the seq after the last (0: none). */
+/** A session's events still spooled: how many, and their bytes. */
 export interface Spooled {
   count: number;
   bytes: number;
-  nextSeq: number;
 }
 
 /** A batch as spooled: each event's seq, the sessions written, the rows made of its events. */
@@ -154,7 +153,7 @@ export class EventSpool {
   }
 
   /**
-   * The events of a session this connection has spooled (count, bytes, the seq after the last),
+   * The events of a session this connection has spooled (count, bytes),
    * when the spool is known to hold none of the session's events at or before `uptoSeq`, so
    * that those may be read or rewritten without a fold; undefined when it may hold some, or
    * cannot tell (another connection committed since the last fold, or a failure left it unknown).
@@ -162,13 +161,12 @@ export class EventSpool {
   spooledAfter(sessionId: string, uptoSeq: number): Spooled | undefined {
     if (!this.mine || this.stmt.version.get() !== this.version)
       return undefined;
-    const out = { count: 0, bytes: 0, nextSeq: 0 };
+    const out = { count: 0, bytes: 0 };
     for (const row of this.mine.rows) {
       if (row.sessionId !== sessionId) continue;
       if (row.seq <= uptoSeq) return undefined;
       out.count += 1;
       out.bytes += row.bytes;
-      out.nextSeq = row.seq + 1;
     }
     return out;
   }

@@ -175,7 +175,6 @@ export class SqliteLedger extends LedgerCore {
       if (row && spooled.count > 0) {
         row["event_count"] = Number(row["event_count"]) + spooled.count;
         row["bytes"] = Number(row["bytes"]) + spooled.bytes;
-        row["next_seq"] = Math.max(Number(row["next_seq"]), spooled.nextSeq);
       }
       return checkedSession(row, id, this.logger);
     });
