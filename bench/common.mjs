@@ -32,6 +32,17 @@ process.once("exit", () => {
   for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A count from the environment: a whole number of at least 1, or the run stops saying which. */
+export function envCount(name, fallback) {
+  const text = process.env[name];
+  const value = text === undefined ? fallback : Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(
+      `${name} must be a whole number of at least 1, not ${text}`,
+    );
+  return value;
+}
+
 /** A new folder under the OS temp dir, removed when the bench exits. */
 export function benchDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix));

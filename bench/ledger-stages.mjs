@@ -19,18 +19,8 @@ import { openLedgerAt } from "../dist/ledger/open.js";
 import { Journal } from "../dist/ledger/sqlite/journal.js";
 import { SqliteCompaction } from "../dist/ledger/sqlite/compaction-sql.js";
 import { EventSpool } from "../dist/ledger/sqlite/spool.js";
-import { replyChunk } from "./common.mjs";
+import { envCount as count, replyChunk } from "./common.mjs";
 
-// A count from the environment: a whole number of at least 1, or the run stops saying which.
-function count(name, fallback) {
-  const text = process.env[name];
-  const value = text === undefined ? fallback : Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(
-      `${name} must be a whole number of at least 1, not ${text}`,
-    );
-  return value;
-}
 const SESSIONS = count("BENCH_SESSIONS", 300);
 const UPDATES = count("BENCH_UPDATES", 1000);
 const PER_TICK = count("BENCH_PER_TICK", 3);

@@ -31,6 +31,7 @@ import {
   CLI,
   compactedCpu,
   cpuSeconds,
+  envCount,
   HUB_CLI,
   mainThreadSeconds,
   median,
@@ -51,7 +52,7 @@ const updatesFor = (clients) =>
   Number(
     process.env.BENCH_UPDATES ?? (QUICK ? 500 : clients >= 300 ? 1000 : 2000),
   );
-const TURNS = Number(process.env.BENCH_TURNS ?? 1);
+const TURNS = envCount("BENCH_TURNS", 1);
 const RELAY_UPDATES = Number(process.env.BENCH_RELAY_UPDATES ?? 20000);
 // Rounds of each count (hub, floor, anchor back to back each round): the ratios are the median
 // of the rounds' own, so that the machine's drift falls on both sides of each.
