@@ -33,6 +33,8 @@ export class ClusterFeed {
     private readonly follow: Follow,
     private readonly runsHere: (sessionId: string) => boolean,
     private readonly logger: Logger,
+    /** A turn another node ran ended: what it still asked is over (questions.ts). */
+    private readonly turnEnded: (sessionId: string) => void = () => undefined,
   ) {}
 
   // Starts following a session a client here attached to (once).
@@ -149,8 +151,10 @@ export class ClusterFeed {
       if (!remote) continue;
       if (event.kind === "prompt")
         this.hub.watch.started(sessionId, authorOf(event.text));
-      if (event.kind === "turn_end")
+      if (event.kind === "turn_end") {
+        this.turnEnded(sessionId);
         this.hub.watch.ended(sessionId, parseObject(event.text) ?? {});
+      }
     }
   }
 }

@@ -113,6 +113,7 @@ export class ClusterNode implements SessionRunner {
         (id, listener) => hub.ledger.follow(id, listener),
         (id) => this.runs(id),
         this.logger,
+        (id) => this.questions.turnEnded(id),
       );
     }
     return this.feedOnce;

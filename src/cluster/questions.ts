@@ -145,6 +145,17 @@ export class ClusterQuestions implements QuestionBoard {
   }
 
   /**
+   * A turn another node ran ended (its end read from the ledger): every question of it is over,
+   * though the asking node's word of it (a NOTIFY, the row's deletion) may come later. A
+   * question of the session's next turn ended too by a late read is offered again by the next
+   * heartbeat's read of the open rows.
+   */
+  turnEnded(sessionId: string): void {
+    for (const [id, sid] of this.shown)
+      if (sid === sessionId) this.end(id, this.recent.get(id) ?? {});
+  }
+
+  /**
    * The heartbeat's reads: questions asked and answers given meanwhile (a notification may have
    * been lost), holds renewed, the questions of dead nodes swept.
    */

@@ -136,11 +136,13 @@ export class HubWatch {
     return of ? { askedOf: of } : {};
   }
 
+  // The session lists first: a page that shows the turn ended (or started) from the state note
+  // has the list's state (idle, running) that goes with it already.
   private tellState(sessionId: string, state: Params): void {
+    this.changed(sessionId);
     const note = new Note(HUB_METHOD.sessionState, { sessionId, ...state });
     for (const a of this.attachments.attached(sessionId))
       if (a.client.watch && !a.client.closed) a.client.notify(note);
-    this.changed(sessionId);
   }
 }
 

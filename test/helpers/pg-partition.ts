@@ -2,7 +2,8 @@
 // connection through it and refuses new ones; `stallMidBatch()` waits until a ledger batch has
 // been sent, then passes nothing more either way on any connection, leaving them open (a
 // partition: no FIN, no RST; the batch commits on the server, its writer never hears so);
-// `heal()` drops what was stalled and lets new connections through.
+// `heal()` drops what was stalled and lets new connections through; `dropNotifications(lost)`
+// passes on no notification (LISTEN) that `lost` picks, as if its connection had been lost.
 import { connect, createServer, type Socket } from "node:net";
 
 /** A ledger batch's call (src/ledger/postgres/pg-batch.ts): in its text and, once prepared,
@@ -17,7 +18,31 @@ export interface Partition {
   /** True once a stall has begun. */
   readonly stalled: boolean;
   heal(): void;
+  /** From now on, the notifications (channel, payload) that `lost` picks never arrive. */
+  dropNotifications(lost: (channel: string, payload: string) => boolean): void;
   close(): Promise<void>;
+}
+
+/** What the server says, as whole protocol messages (a type byte, then a length that counts itself). */
+function messagesOf(): (chunk: Buffer) => Buffer[] {
+  let rest = Buffer.alloc(0);
+  return (chunk) => {
+    rest = Buffer.concat([rest, chunk]);
+    const whole: Buffer[] = [];
+    while (rest.length >= 5 && rest.length >= 1 + rest.readInt32BE(1)) {
+      const end = 1 + rest.readInt32BE(1);
+      whole.push(rest.subarray(0, end));
+      rest = rest.subarray(end);
+    }
+    return whole;
+  };
+}
+
+// A NotificationResponse ('A': pid, channel, payload), as channel and payload; else undefined.
+function notificationOf(m: Buffer): [string, string] | undefined {
+  if (m[0] !== 0x41) return undefined;
+  const [channel = "", payload = ""] = m.subarray(9).toString().split("\0");
+  return [channel, payload];
 }
 
 /** Starts the proxy for `url` (a postgres:// URL on 127.0.0.1). */
@@ -25,6 +50,7 @@ export async function partition(url: string): Promise<Partition> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
   const state = { cut: false, armed: false, stalled: false };
+  let lost: ((channel: string, payload: string) => boolean) | undefined;
   const proxy = createServer((client) => {
     if (state.cut || state.stalled) return void client.destroy();
     const server = connect(Number(target.port), "127.0.0.1");
@@ -38,8 +64,14 @@ export async function partition(url: string): Promise<Partition> {
       server.write(chunk);
       if (state.armed && chunk.includes(BATCH)) state.stalled = true;
     });
+    const split = messagesOf();
     server.on("data", (chunk: Buffer) => {
-      if (!state.stalled) client.write(chunk);
+      if (state.stalled) return;
+      const kept = split(chunk).filter((m) => {
+        const note = notificationOf(m);
+        return !(note && lost?.(...note));
+      });
+      if (kept.length > 0) client.write(Buffer.concat(kept));
     });
     // While stalled a closed end is not passed on: the other side hears nothing.
     client.on("close", () => state.stalled || server.destroy());
@@ -65,6 +97,7 @@ export async function partition(url: string): Promise<Partition> {
       if (state.stalled) for (const socket of sockets) socket.destroy();
       Object.assign(state, { cut: false, armed: false, stalled: false });
     },
+    dropNotifications: (pick) => void (lost = pick),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

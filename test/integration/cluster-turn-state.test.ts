@@ -16,6 +16,7 @@ import {
 } from "../helpers/hub.js";
 import { steps } from "../helpers/mock.js";
 import { clusterFixture } from "../helpers/cluster.js";
+import { partition } from "../helpers/pg-partition.js";
 
 const cluster = clusterFixture();
 const { node, client } = cluster;
@@ -163,6 +164,59 @@ describe(
       const states = notes(onB, "sessions/changed").map((p) => p["state"]);
       expect(states.slice(states.indexOf("waiting"))).toContain("running");
       expect(states.at(-1)).toBe("idle");
+    });
+
+    it("a question answered on A whose word B never hears: A's turn ending ends it on B (idle, not waiting; B's client's question cancelled)", async () => {
+      const url = await cluster.database();
+      const cut = await partition(url);
+      cluster.afterNodes(() => cut.close());
+      // Heartbeats far apart: B's reads of the open questions do not make up for the lost word.
+      const a = await node(url, "node-a", 60_000, 30_000);
+      const b = await node(cut.url, "node-b", 60_000, 30_000);
+      const answers: (() => void)[] = [];
+      const onA = client(a.h, (method, params) => {
+        return new Promise((resolve) =>
+          answers.push(() => resolve(allowOnce(method, params))),
+        );
+      });
+      const sessionId = await openSession(onA, a.home);
+      const cancelled: string[] = [];
+      const onB = await watcher(b.h, sessionId, a.home, (_m, _p, signal) => {
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => {
+            cancelled.push("b");
+            reject(new Error("cancelled"));
+          }),
+        );
+      });
+      // B hears questions asked, never their answers or withdrawals.
+      cut.dropNotifications(
+        (channel, payload) =>
+          channel === "acphub_questions" && !payload.includes('"ask"'),
+      );
+      const turn = onA.agent.request<Params>("session/prompt", {
+        sessionId,
+        prompt: text(
+          steps(
+            { permission: { title: "Edit it", kind: "edit" } },
+            { text: "after" },
+          ),
+        ),
+      });
+      await until(() => answers.length === 1);
+      await until(() =>
+        notes(onB, "sessions/changed").some((p) => p["state"] === "waiting"),
+      );
+      answers[0]!();
+      expect(await turn).toMatchObject({ stopReason: "end_turn" });
+      await until(() =>
+        notes(onB, "session/state").some((p) => p["running"] === false),
+      );
+      expect(notes(onB, "sessions/changed").at(-1)).toMatchObject({
+        running: false,
+        state: "idle",
+      });
+      await until(() => cancelled.length === 1);
     });
 
     it("A killed mid-turn: B says A stopped answering and when the session is taken over (a re-sent prompt, a cancel), takes it over at the lease's expiry with no prompt, and the unfinished tool call ends as interrupted, live and in replay", async () => {
