@@ -195,10 +195,7 @@ export class ClusterQuestions implements QuestionBoard {
 
   // Whether a client here is attached to the session (one that may answer or not).
   private watched(sessionId: string): boolean {
-    return this.o
-      .hub()
-      .attachments.attached(sessionId)
-      .some((a) => !a.client.closed);
+    return this.o.hub().attachments.followed(sessionId);
   }
 
   // The clients here that may answer a session's questions.

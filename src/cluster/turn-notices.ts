@@ -41,10 +41,7 @@ export async function turnHeard(
   sessionId: string,
   running: boolean,
 ): Promise<void> {
-  const followed = hub.attachments
-    .attached(sessionId)
-    .some((a) => !a.client.closed);
-  if (followed || hub.running.has(sessionId)) return;
+  if (hub.attachments.followed(sessionId) || hub.running.has(sessionId)) return;
   const watchers = hub.attachments.allClients.filter(
     (c) => c.watch && !c.closed,
   );

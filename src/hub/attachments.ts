@@ -186,6 +186,13 @@ export class Attachments {
     return [...this.eachAttached(sessionId)];
   }
 
+  /** Whether a client that has not closed is attached to a session (the hub follows it). */
+  followed(sessionId: string): boolean {
+    for (const a of this.eachAttached(sessionId))
+      if (!a.client.closed) return true;
+    return false;
+  }
+
   /** How many clients are attached to a session. */
   countAttached(sessionId: string): number {
     return this.bySession.get(sessionId)?.size ?? 0;

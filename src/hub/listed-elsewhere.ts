@@ -1,7 +1,9 @@
 // A session list that tells the truth about turns other nodes run (issue 38): the watch knows
 // only the sessions a client here follows, so a session open nowhere on this node read idle
 // while its turn ran on another. The sessions of the page the watch holds idle (or failed) are
-// asked of the runner in one query: the busy leases other nodes hold, and their open questions.
+// asked of the runner in one query: the busy leases other nodes hold, and their open questions —
+// except those a client here follows: the feed told the watch their turns' starts and ends from
+// the ledger's events, which a lease's busy mark, cleared after the turn's end, may lag behind.
 import type { Logger } from "../shared/logger.js";
 import type { SessionRunner } from "./runner.js";
 
@@ -15,9 +17,13 @@ export async function withTurnsElsewhere(
   page: Params,
   runner: SessionRunner | undefined,
   logger: Logger,
+  followed: (sessionId: string) => boolean,
 ): Promise<Params> {
   const sessions = (page["sessions"] ?? []) as Params[];
-  const unsure = sessions.filter((s) => UNKNOWING.has(String(stateOf(s))));
+  const unsure = sessions.filter(
+    (s) =>
+      UNKNOWING.has(String(stateOf(s))) && !followed(String(s["sessionId"])),
+  );
   if (!runner?.turnsElsewhere || unsure.length === 0) return page;
   try {
     const turns = await runner.turnsElsewhere(

@@ -290,7 +290,9 @@ export class SessionHub {
       ...(sharedWith === undefined ? {} : { sharedWith }),
       acphub: (s) => ({ agent: s.agent, ...this.watch.listed(s.id) }),
     });
-    return withTurnsElsewhere(page, this.options.runner, this.logger);
+    return withTurnsElsewhere(page, this.options.runner, this.logger, (id) =>
+      this.attachments.followed(id),
+    );
   }
 
   // Detaches this connection; the agent's session may end: see SessionCalls.closeSession.

@@ -5,6 +5,7 @@
 // session is taken over (not "wait for it to end"), a takeover at the lease's expiry with no
 // prompt needed, and the dead turn's unfinished tool call ended as interrupted, live and in
 // replay.
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import {
   allowOnce,
@@ -164,6 +165,42 @@ describe(
       const states = notes(onB, "sessions/changed").map((p) => p["state"]);
       expect(states.slice(states.indexOf("waiting"))).toContain("running");
       expect(states.at(-1)).toBe("idle");
+    });
+
+    it("B's session list says what B's following client was told: idle once A's turn ended, though A's lease still said busy", async () => {
+      const url = await cluster.database();
+      const a = await node(url, "node-a", 10_000, 1000);
+      const b = await node(url, "node-b", 10_000, 1000);
+      const onA = client(a.h);
+      const sessionId = await openSession(onA, a.home);
+      const onB = await watcher(b.h, sessionId, a.home);
+      const turn = onA.agent.request<Params>("session/prompt", {
+        sessionId,
+        prompt: text(steps({ text: "done" })),
+      });
+      expect(await turn).toMatchObject({ stopReason: "end_turn" });
+      await until(() =>
+        notes(onB, "session/state").some((p) => p["running"] === false),
+      );
+      // A clears its lease's busy mark after the turn's end: as if it had not yet.
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        const marked = await db.query(
+          "UPDATE acphub_leases SET busy = TRUE WHERE session_id = $1",
+          [sessionId],
+        );
+        expect(marked.rowCount).toBe(1);
+      } finally {
+        await db.end();
+      }
+      const list = await onB.agent.request<{ sessions: Params[] }>(
+        "session/list",
+        {},
+      );
+      expect(list.sessions[0]!["_meta"]).toMatchObject({
+        acphub: { running: false, state: "idle" },
+      });
     });
 
     it("a question answered on A whose word B never hears: A's turn ending ends it on B (idle, not waiting; B's client's question cancelled)", async () => {
