@@ -146,9 +146,11 @@ export class ClusterFeed {
     for (const event of stored) {
       const notes = storedNotes(sessionId, event, clients.length) ?? [];
       if (notes.length > 0) for (const a of clients) offer(a, notes, event.seq);
+      // Read again (from the clients' cursors, which a turn's start and end do not move), an
+      // event told the watch once already is not told again.
       const before = this.offered.get(sessionId) ?? 0;
       this.offered.set(sessionId, Math.max(before, event.seq));
-      if (!remote) continue;
+      if (!remote || event.seq <= before) continue;
       if (event.kind === "prompt")
         this.hub.watch.started(sessionId, authorOf(event.text));
       if (event.kind === "turn_end") {

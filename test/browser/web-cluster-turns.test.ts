@@ -145,6 +145,9 @@ describe(
       await until(() => answers.length === 1);
       await page.waitForSelector('.session-head .state[data-state="waiting"]');
       await until(async () => (await rowState(page, sessionId)) === "waiting");
+      // The page has read the turn so far (its list alone says "waiting"): what follows, the
+      // turn's end included, reaches it live, not in a history it opens after the end.
+      await page.getByText("start").first().waitFor();
       answers[0]!();
       expect(await turn).toMatchObject({ stopReason: "end_turn" });
       await turnEnded(page, "end_turn");
