@@ -106,17 +106,14 @@ export class ClusterNode implements SessionRunner {
 
   // The feed of other nodes' turns, made when first needed (the hub exists by then).
   private get feed(): ClusterFeed {
-    if (!this.feedOnce) {
-      const hub = this.options.hub();
-      this.feedOnce = new ClusterFeed(
-        hub,
-        (id, listener) => hub.ledger.follow(id, listener),
-        (id) => this.runs(id),
-        this.logger,
-        (id) => this.questions.turnEnded(id),
-      );
-    }
-    return this.feedOnce;
+    const hub = this.options.hub();
+    return (this.feedOnce ??= new ClusterFeed(
+      hub,
+      (id, listener) => hub.ledger.follow(id, listener),
+      (id) => this.runs(id),
+      this.logger,
+      (id) => this.questions.turnEnded(id),
+    ));
   }
 
   get nodeId(): string {
