@@ -34,7 +34,7 @@ export class ClusterFeed {
     private readonly runsHere: (sessionId: string) => boolean,
     private readonly logger: Logger,
     /** A turn another node ran ended: what it still asked is over (questions.ts). */
-    private readonly turnEnded: (sessionId: string) => void = () => undefined,
+    private readonly turnEnded: (sessionId: string) => void,
   ) {}
 
   // Starts following a session a client here attached to (once).
