@@ -188,6 +188,16 @@ describe(
       expect(
         notes(onB, "session/state").filter((p) => p["running"] === false),
       ).toHaveLength(1);
+      // The list's state came first: a page showing the end from the state note shows idle.
+      const told = onB.notifications;
+      const end = told.findIndex(
+        (n) =>
+          n.method === "_acphub/session/state" && n.params["running"] === false,
+      );
+      expect(told[end - 1]).toMatchObject({
+        method: "_acphub/sessions/changed",
+        params: { sessionId, state: "idle" },
+      });
       // A clears its lease's busy mark after the turn's end: as if it had not yet.
       const db = new pg.Client({ connectionString: url });
       await db.connect();
