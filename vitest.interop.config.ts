@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ["test/interop/**/*.interop.test.ts"],
     globalSetup: ["test/interop/global-setup.ts"],
+    setupFiles: ["test/helpers/remove-temp-dirs.ts"],
     testTimeout: 180_000,
     hookTimeout: 300_000,
     pool: "forks",

@@ -46,6 +46,8 @@ export async function startHub(
         // A home of its own: $HOME (and the folders holding it) is never a session folder,
         // and the tests open sessions in the hub's home folder.
         HOME: tempDir("acphub-userhome-"),
+        // Its temp folders (a sandboxed agent's) go with the test's: tests end hubs by SIGKILL.
+        TMPDIR: tempDir("acphub-hub-tmp-"),
         ACPHUB_HOME: home,
         ...env,
       },

@@ -1,17 +1,10 @@
 // One lab run for one real agent: the fake model, a workspace, an ACPHUB_HOME whose config
 // launches the installed agent (optionally through the recording wrapper), and a marker in the
 // agent's environment that finds every process it left behind.
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLI } from "../../helpers/mock.js";
+import { CLI, tempDir } from "../../helpers/mock.js";
 import { startFakeModel, type FakeModel } from "../fake-model/server.mjs";
 import { writeAcphubHome } from "./acphub-home.mjs";
 import { agentLaunch } from "./agent-env.mjs";
@@ -68,7 +61,7 @@ export async function openLab(
   agent: AgentName,
   opts: { tee?: boolean } = {},
 ): Promise<Lab> {
-  const root = mkdtempSync(join(tmpdir(), `acphub-interop-${agent}-`));
+  const root = tempDir(`acphub-interop-${agent}-`); // removed after its test file
   const work = join(root, "work");
   const home = join(root, "acphub-home");
   mkdirSync(work, { recursive: true });
