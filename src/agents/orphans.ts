@@ -1,6 +1,6 @@
 // No orphans even after `kill -9` of acphub: each live agent (and each terminal's process
 // group) is recorded under the state folder with its owner, and a later acphub reaps those
-// whose owner is gone, with the temporary folders they owned (a sandboxed terminal's TMPDIR).
+// whose owner is gone, with what they left (a sandboxed command's TMPDIR, its sandbox's mount points).
 import {
   mkdirSync,
   readdirSync,
@@ -16,6 +16,7 @@ import {
   killGroup,
   processStartTime,
 } from "../shared/process-group.js";
+import { removeIfEmpty } from "../shared/empty-paths.js";
 
 interface AgentRecord {
   pid: number;
@@ -23,7 +24,8 @@ interface AgentRecord {
   ownerPid: number;
   ownerStartTime: string;
   name: string;
-  /** Temporary folders of the process, removed when it is reaped. */
+  /** What the process leaves (its temporary folders, a sandbox's mount points), removed when
+   *  it is reaped. */
   leftovers?: string[];
 }
 
@@ -84,6 +86,17 @@ function readRecord(file: string): AgentRecord | undefined {
   }
 }
 
+// A record's leftovers: acphub's own temporary folders go whole; anything else only while it
+// is an empty file or folder (a sandbox's mount point, host/sandbox/mount-points.ts).
+function removeLeftovers(leftovers: unknown): void {
+  const paths = (Array.isArray(leftovers) ? leftovers : []).filter(
+    (p): p is string => typeof p === "string",
+  );
+  for (const dir of paths.filter(isOwnTemp))
+    rmSync(dir, { recursive: true, force: true });
+  removeIfEmpty(paths.filter((p) => !isOwnTemp(p)));
+}
+
 // Kills recorded agents whose owner is gone (checking start times, so a reused pid is never
 // killed) and drops stale records. Returns the pids it killed.
 export function reapOrphans(stateDir: string, logger?: Logger): number[] {
@@ -109,10 +122,7 @@ export function reapOrphans(stateDir: string, logger?: Logger): number[] {
       killGroup(record.pid, "SIGKILL");
       killed.push(record.pid);
     }
-    const leftovers: unknown = record?.leftovers;
-    for (const dir of Array.isArray(leftovers) ? leftovers : [])
-      if (typeof dir === "string" && isOwnTemp(dir))
-        rmSync(dir, { recursive: true, force: true });
+    removeLeftovers(record?.leftovers);
     rmSync(path, { force: true });
   }
   return killed;

@@ -150,7 +150,7 @@ export async function sandboxedLaunch(
     ...launch,
     command: wrapped.command,
     args: wrapped.args,
-    leftovers: [wrapped.tmp],
+    leftovers: wrapped.leftovers,
     release: releasedAtExit(() => wrapped.release()),
   };
 }

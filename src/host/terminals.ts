@@ -19,8 +19,9 @@ export type TerminalWrap = (argv: {
       command: string;
       args: string[];
       release(): void;
-      /** The command's own temporary folder, removed on release (or by a later reaper). */
-      tmp?: string;
+      /** What the command leaves if acphub is killed -9 (its temporary folder, the sandbox's
+       *  mount points), for a later reaper. */
+      leftovers?: string[];
     }
   | undefined
 >;
@@ -135,7 +136,7 @@ export class TerminalManager {
       this.recorder?.record(
         child.pid,
         `terminal: ${params.command}`,
-        wrapped?.tmp ? [wrapped.tmp] : undefined,
+        wrapped?.leftovers,
       );
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);

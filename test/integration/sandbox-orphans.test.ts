@@ -111,11 +111,7 @@ it("kill -9 of acphub leaves no sandbox bridge or sandboxed terminal behind; the
 it("kill -9 of acphub running a sandboxed agent: the next acphub removes the agent's folder", async () => {
   const home = tempDir();
   const env = { TMPDIR: tempDir() };
-  mockConfig(home, [], {});
-  // The mock agent asks for the sandbox (mockConfig writes it without).
-  const config = JSON.parse(readFileSync(join(home, "config.json"), "utf8"));
-  config.agents.mock.sandbox = true;
-  writeFileSync(join(home, "config.json"), JSON.stringify(config));
+  sandboxedMock(home);
   const agentFolders = () =>
     readdirSync(env.TMPDIR).filter((f) => f.startsWith("acphub-agent-"));
   const cwd = tempDir();
@@ -130,6 +126,47 @@ it("kill -9 of acphub running a sandboxed agent: the next acphub removes the age
   const next = editors.track(startEditor(home, { env, cwd }));
   await next.agent.request("initialize", INIT);
   expect(await waitFor(() => !agentFolders().includes(folder!))).toBe(true);
+});
+
+// A config whose mock agent asks for the OS sandbox (mockConfig writes it without).
+function sandboxedMock(home: string): void {
+  mockConfig(home, [], {});
+  const config = JSON.parse(readFileSync(join(home, "config.json"), "utf8"));
+  config.agents.mock.sandbox = true;
+  writeFileSync(join(home, "config.json"), JSON.stringify(config));
+}
+
+it("kill -9 of acphub running a sandboxed agent in its own folder: the next acphub removes the empty mount points bubblewrap made there, not the user's files", async () => {
+  // `acphub acp` started by an editor in the project it opens sessions in: bubblewrap makes an
+  // empty file or folder there for each protected dotfile that is absent (.bashrc, .mcp.json,
+  // .claude, …), removed when the command ends — and left behind by a kill -9.
+  const home = tempDir();
+  const env = { TMPDIR: tempDir() };
+  sandboxedMock(home);
+  const project = tempDir();
+  writeFileSync(join(project, ".zshrc"), ""); // the user's own, empty: not bubblewrap's
+  writeFileSync(join(project, "notes.md"), "mine");
+  const mine = [".zshrc", "notes.md"];
+  const editor = editors.track(startEditor(home, { env, cwd: project }));
+  await openSession(editor, project);
+  editor.child.kill("SIGKILL");
+  await editor.exited;
+  const left = readdirSync(project).filter((f) => !mine.includes(f));
+  expect(left).toContain(".bashrc");
+  expect(left).toContain(".claude");
+  const emptyFolders = () =>
+    readdirSync(env.TMPDIR).filter((f) => f.startsWith("claude-empty-"));
+  expect(emptyFolders()).toHaveLength(1);
+  // The next acphub reaps them before its own agent's sandbox makes its own, which go when it
+  // ends: once it has come and gone, the folder holds what the user put there.
+  const next = editors.track(startEditor(home, { env, cwd: project }));
+  await openSession(next, project);
+  next.child.stdin.end();
+  await next.exited;
+  expect(readdirSync(project).sort()).toEqual(mine);
+  expect(readFileSync(join(project, "notes.md"), "utf8")).toBe("mine");
+  // The runtime's empty folder that bubblewrap mounts on absent directories goes too.
+  expect(emptyFolders()).toEqual([]);
 });
 
 it("without setpriv, kill -9 leaves the bridges running until the next acphub reaps them", async () => {

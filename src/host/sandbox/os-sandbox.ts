@@ -8,6 +8,7 @@ import which from "which";
 import { errorMessage, HubError } from "../../shared/errors.js";
 import { bridgesStarted, bridgesStopped } from "./bridge-records.js";
 import { deathSignalPrefix, socatWithParent } from "./die-with-parent.js";
+import { mountPointsOf } from "./mount-points.js";
 import { runtimeStarted } from "./runtime-owner.js";
 
 export interface SandboxCheck {
@@ -35,6 +36,9 @@ export interface WrapRequest {
 export interface WrappedCommand {
   command: string;
   args: string[];
+  /** The empty files and folders bubblewrap makes for it (mount-points.ts): the runtime removes
+   *  them, a kill -9 of acphub leaves them to the next acphub's reaper. */
+  mountPoints: string[];
   /** Forgets the command's network allowances; call when it has exited. */
   release(): void;
 }
@@ -134,6 +138,7 @@ export async function wrapInSandbox(req: WrapRequest): Promise<WrappedCommand> {
     return {
       command: command!,
       args,
+      mountPoints: mountPointsOf(argv),
       // After the command: its network list goes, and the empty mount points bubblewrap
       // made for absent deny paths (removed once no sandboxed command is left running).
       release: () => {

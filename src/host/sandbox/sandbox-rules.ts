@@ -155,7 +155,7 @@ interface TempWrapRequest {
 // Wraps the argv with a fresh temporary folder as its TMPDIR, writable, removed on release.
 export async function wrapWithTemp(
   req: TempWrapRequest,
-): Promise<WrappedCommand & { tmp: string }> {
+): Promise<WrappedCommand & { leftovers: string[] }> {
   const tmp = mkdtempSync(join(tmpdir(), req.prefix));
   const remove = () => rmSync(tmp, { recursive: true, force: true });
   const { argv } = req;
@@ -172,7 +172,8 @@ export async function wrapWithTemp(
     });
     return {
       ...wrapped,
-      tmp,
+      // What a kill -9 of acphub would leave: the folder, and bubblewrap's mount points.
+      leftovers: [tmp, ...wrapped.mountPoints],
       release: () => {
         wrapped.release();
         remove();
