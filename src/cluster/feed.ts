@@ -27,6 +27,10 @@ export class ClusterFeed {
   private readonly again = new Set<string>();
   /** The last seq offered to each session's clients here. */
   private readonly offered = new Map<string, number>();
+  /** Up to where each session was read (its clients here have everything up to it). */
+  private readonly readTo = new Map<string, number>();
+  /** Sessions whose last read failed: read again at the next heartbeat. */
+  private readonly failed = new Set<string>();
 
   constructor(
     private readonly hub: SessionHub,
@@ -35,6 +39,8 @@ export class ClusterFeed {
     private readonly logger: Logger,
     /** A turn another node ran ended: what it still asked is over (questions.ts). */
     private readonly turnEnded: (sessionId: string) => void,
+    /** The last stored seq of each of these sessions, in one query (ClusterStore). */
+    private readonly lastSeqs: (ids: string[]) => Promise<Map<string, number>>,
   ) {}
 
   // Starts following a session a client here attached to (once).
@@ -69,13 +75,29 @@ export class ClusterFeed {
     }
   }
 
-  /** Reads every followed session again: a notification lost with its connection is caught up. */
-  tick(): void {
-    for (const id of this.followed.keys()) {
-      void this.pump(id);
-      // A turn running elsewhere whose node stopped answering is taken over at its lease's end.
+  /**
+   * The heartbeat's catch-up: the followed sessions stored past what was read here (a lost
+   * notification, a read that failed) are read again, found in one query for all; those no
+   * client here attaches to any more are let go.
+   */
+  async tick(): Promise<void> {
+    const ids = [...this.followed.keys()];
+    // A turn running elsewhere whose node stopped answering is taken over at its lease's end.
+    for (const id of ids)
       if (this.hub.watch.isRunning(id) && !this.runsHere(id))
         void this.hub.checkRunner(id).catch(() => undefined);
+    if (ids.length === 0) return;
+    const last = await this.lastSeqs(ids).catch((error: unknown) => {
+      this.logger.warn({ err: error }, "cluster: sessions' growth not read");
+      return undefined;
+    });
+    for (const id of ids) {
+      const behind =
+        last === undefined ||
+        (last.get(id) ?? 0) > (this.readTo.get(id) ?? 0) ||
+        this.failed.has(id) ||
+        this.clientsOf(id).length === 0;
+      if (behind) void this.pump(id);
     }
   }
 
@@ -107,6 +129,8 @@ export class ClusterFeed {
       this.followed.get(sessionId)?.();
       this.followed.delete(sessionId);
       this.offered.delete(sessionId);
+      this.readTo.delete(sessionId);
+      this.failed.delete(sessionId);
       if (!this.runsHere(sessionId)) this.hub.watch.unknown(sessionId);
       return Promise.resolve();
     }
@@ -127,7 +151,11 @@ export class ClusterFeed {
         eachChunk: true,
       });
       this.offerAll(sessionId, stored, clients);
+      const to = Math.max(after, stored.at(-1)?.seq ?? 0);
+      this.readTo.set(sessionId, Math.max(this.readTo.get(sessionId) ?? 0, to));
+      this.failed.delete(sessionId);
     } catch (error) {
+      this.failed.add(sessionId);
       this.logger.warn({ err: error, sessionId }, "cluster: follow failed");
     } finally {
       this.reading.delete(sessionId);

@@ -113,6 +113,7 @@ export class ClusterNode implements SessionRunner {
       (id) => this.runs(id),
       this.logger,
       (id) => this.questions.turnEnded(id),
+      (ids) => this.store.lastSeqs(ids),
     ));
   }
 
@@ -182,7 +183,7 @@ export class ClusterNode implements SessionRunner {
       this.beating = false;
     }
     // What a lost notification did not tell is read now.
-    this.feedOnce?.tick();
+    void this.feedOnce?.tick();
     await this.questions.tick();
     const sweep = ++this.beats % SWEEP_EVERY_BEATS === 0;
     await this.routing.catchUp(sweep).catch(() => undefined);

@@ -166,6 +166,8 @@ export interface ClusterStore extends NodeRequestStore {
     sessionIds: string[],
     nodeId: string,
   ): Promise<Map<string, TurnElsewhere>>;
+  /** The last stored seq of each of these sessions that exists (one query). */
+  lastSeqs(sessionIds: string[]): Promise<Map<string, number>>;
   /** A node stopping cleanly: its leases go at once (others need not wait), and its row. */
   leave(nodeId: string): Promise<void>;
   /** Sends `payload` to every process listening on `channel` (committed at once). */

@@ -3,7 +3,8 @@
 // been sent, then passes nothing more either way on any connection, leaving them open (a
 // partition: no FIN, no RST; the batch commits on the server, its writer never hears so);
 // `heal()` drops what was stalled and lets new connections through; `dropNotifications(lost)`
-// passes on no notification (LISTEN) that `lost` picks, as if its connection had been lost.
+// passes on no notification (LISTEN) that `lost` picks, as if its connection had been lost;
+// `counting(text)` counts the queries that hold `text`.
 import { connect, createServer, type Socket } from "node:net";
 
 /** A ledger batch's call (src/ledger/postgres/pg-batch.ts): in its text and, once prepared,
@@ -20,6 +21,8 @@ export interface Partition {
   heal(): void;
   /** From now on, the notifications (channel, payload) that `lost` picks never arrive. */
   dropNotifications(lost: (channel: string, payload: string) => boolean): void;
+  /** From now on, counts what the clients send that holds `text` (a query's); the count so far. */
+  counting(text: string): () => number;
   close(): Promise<void>;
 }
 
@@ -45,12 +48,21 @@ function notificationOf(m: Buffer): [string, string] | undefined {
   return [channel, payload];
 }
 
+// How many times `text` occurs in `chunk`.
+function times(chunk: Buffer, text: string): number {
+  let n = 0;
+  for (let at = chunk.indexOf(text); at >= 0; at = chunk.indexOf(text, at + 1))
+    n++;
+  return n;
+}
+
 /** Starts the proxy for `url` (a postgres:// URL on 127.0.0.1). */
 export async function partition(url: string): Promise<Partition> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
   const state = { cut: false, armed: false, stalled: false };
   let lost: ((channel: string, payload: string) => boolean) | undefined;
+  const counted = new Map<string, number>();
   const proxy = createServer((client) => {
     if (state.cut || state.stalled) return void client.destroy();
     const server = connect(Number(target.port), "127.0.0.1");
@@ -62,6 +74,8 @@ export async function partition(url: string): Promise<Partition> {
     client.on("data", (chunk: Buffer) => {
       if (state.stalled) return;
       server.write(chunk);
+      for (const [text, n] of counted)
+        counted.set(text, n + times(chunk, text));
       if (state.armed && chunk.includes(BATCH)) state.stalled = true;
     });
     const split = messagesOf();
@@ -98,6 +112,10 @@ export async function partition(url: string): Promise<Partition> {
       Object.assign(state, { cut: false, armed: false, stalled: false });
     },
     dropNotifications: (pick) => void (lost = pick),
+    counting: (text) => {
+      counted.set(text, 0);
+      return () => counted.get(text) ?? 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -14,6 +14,7 @@ import {
 } from "../helpers/hub.js";
 import { steps } from "../helpers/mock.js";
 import { clusterFixture } from "../helpers/cluster.js";
+import { partition } from "../helpers/pg-partition.js";
 
 const cluster = clusterFixture();
 
@@ -82,5 +83,44 @@ describe("a node's LISTEN connection", () => {
     expect(said(onB, sessionId)).toBe(said(onA, sessionId));
     expect(said(onB, sessionId)).toMatch(/^before after the restart /);
     expect(await listening(url)).toBe(2);
+  }, 90_000);
+
+  it("without its notifications, B's heartbeat reads a followed session again only once it grew: idle, not at all; A's next turn, to the end", async () => {
+    const url = await cluster.database();
+    const cut = await partition(url);
+    cluster.afterNodes(() => cut.close());
+    const a = await cluster.node(url, "node-a", 4000, 200);
+    const b = await cluster.node(cut.url, "node-b", 4000, 200);
+    const onA = cluster.client(a.h);
+    const sessionId = await openSession(onA, a.home);
+    await onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "before " })),
+    });
+    const onB = cluster.client(b.h);
+    await onB.agent.request("initialize", INIT);
+    await onB.agent.request("session/load", {
+      sessionId,
+      cwd: a.home,
+      mcpServers: [],
+    });
+    cut.dropNotifications((channel) => channel === "acphub_events");
+    const reads = cut.counting("AS payload, at FROM acphub_events");
+    // Idle: once B has read what was stored, heartbeats (200 ms apart) pass without a read.
+    await until(async () => {
+      const before = reads();
+      await new Promise((r) => setTimeout(r, 1000));
+      return reads() === before;
+    });
+    const idle = reads();
+    await onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "after ", chunks: 3 })),
+    });
+    const lastA = onA.updates(sessionId).map(seqOf).at(-1);
+    // No NOTIFY reached B: its heartbeat found the session grown and read it.
+    await until(() => onB.updates(sessionId).map(seqOf).at(-1) === lastA);
+    expect(said(onB, sessionId)).toBe(said(onA, sessionId));
+    expect(reads()).toBeGreaterThan(idle);
   }, 90_000);
 });

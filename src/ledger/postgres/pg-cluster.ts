@@ -44,6 +44,7 @@ export function pgClusterStore(
     holderOf: (sessionId) => holderOf(db, sessionId),
     listNodes: () => listNodes(db),
     turnsElsewhere: (ids, nodeId) => turnsElsewhere(db, ids, nodeId),
+    lastSeqs: (ids) => lastSeqs(db, ids),
     leave: (nodeId) => leave(db, nodeId),
     notify: async (channel, payload) => {
       await db.query("SELECT pg_notify($1, $2)", [channel, payload]);
@@ -54,6 +55,18 @@ export function pgClusterStore(
     webLogins: pgWebLogins(db),
     questions: pgQuestions(db),
   };
+}
+
+/** The last stored seq of each of these sessions that exists (one query). */
+export async function lastSeqs(
+  db: Db,
+  ids: string[],
+): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ id: string; last: string }>(
+    "SELECT id, next_seq - 1 AS last FROM acphub_sessions WHERE id = ANY ($1)",
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.last)]));
 }
 
 async function registerNode(db: Db, id: string, url: string): Promise<void> {

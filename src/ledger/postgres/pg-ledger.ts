@@ -31,7 +31,7 @@ import { watchSchema } from "./pg-schema-watch.js";
 import { PgConnection, type PgConnectionOptions } from "./pg-connection.js";
 import { pgSecretStore, pgUserStore } from "./pg-users.js";
 import type { SecretStore } from "../../contracts/user-secrets.js";
-import { pgClusterStore } from "./pg-cluster.js";
+import { lastSeqs, pgClusterStore } from "./pg-cluster.js";
 import type { UserStore } from "../../contracts/users.js";
 import type { ClusterStore } from "../../contracts/cluster-store.js";
 
@@ -122,11 +122,8 @@ export class PostgresLedger extends LedgerCore {
     const ids = this.log.followers.ids();
     if (ids.length === 0) return;
     try {
-      const { rows } = await this.db.query<{ id: string; last: string }>(
-        "SELECT id, next_seq - 1 AS last FROM acphub_sessions WHERE id = ANY ($1)",
-        [ids],
-      );
-      for (const row of rows) this.log.followers.emit(row.id, Number(row.last));
+      for (const [id, last] of await lastSeqs(this.db, ids))
+        this.log.followers.emit(id, last);
     } catch (error) {
       this.logger.warn({ err: error }, "ledger: followers not caught up");
     }
