@@ -164,13 +164,16 @@ export class ClusterFeed {
   }
 
   // Offers each event's notes to the clients (each skips what it has); for a session another
-  // node runs, tells the watch of its turns starting and ending.
+  // node runs, tells the watch of its turns starting and ending. A turn's end read with no
+  // prompt after it ends what the session still asks here; one a prompt follows does not: the
+  // next turn's questions may be shown here already (the open rows end the last turn's).
   private offerAll(
     sessionId: string,
     stored: StoredEvent[],
     clients: Attached[],
   ): void {
     const remote = !this.runsHere(sessionId);
+    const last = lastTurnEvent(stored);
     for (const event of stored) {
       const notes = storedNotes(sessionId, event, clients.length) ?? [];
       if (notes.length > 0) for (const a of clients) offer(a, notes, event.seq);
@@ -182,11 +185,19 @@ export class ClusterFeed {
       if (event.kind === "prompt")
         this.hub.watch.started(sessionId, authorOf(event.text));
       if (event.kind === "turn_end") {
-        this.turnEnded(sessionId);
+        if (event === last) this.turnEnded(sessionId);
         this.hub.watch.ended(sessionId, parseObject(event.text) ?? {});
       }
     }
   }
+}
+
+// The last prompt or turn end of a read, if any.
+function lastTurnEvent(stored: StoredEvent[]): StoredEvent | undefined {
+  for (let i = stored.length - 1; i >= 0; i--)
+    if (stored[i]!.kind === "prompt" || stored[i]!.kind === "turn_end")
+      return stored[i];
+  return undefined;
 }
 
 // The hub user who sent a stored prompt, if one did.

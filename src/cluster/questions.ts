@@ -145,10 +145,10 @@ export class ClusterQuestions implements QuestionBoard {
   }
 
   /**
-   * A turn another node ran ended (its end read from the ledger): every question of it is over,
-   * though the asking node's word of it (a NOTIFY, the row's deletion) may come later. A
-   * question of the session's next turn ended too by a late read is offered again by the next
-   * heartbeat's read of the open rows.
+   * A turn another node ran ended (its end read from the ledger, with no prompt after it):
+   * every question of it is over, though the asking node's word of it (a NOTIFY, the row's
+   * deletion) may come later. (A read that holds the next turn's prompt too does not end them:
+   * that turn's may be shown here already; the heartbeat's read of the open rows ends the rest.)
    */
   turnEnded(sessionId: string): void {
     for (const [id, sid] of this.shown)

@@ -272,6 +272,67 @@ describe(
       await until(() => cancelled.length === 1);
     });
 
+    it("a question of A's next turn, shown on B before B's feed read the end of the turn before: B's client is asked once and not told it was withdrawn", async () => {
+      const url = await cluster.database();
+      const cut = await partition(url);
+      cluster.afterNodes(() => cut.close());
+      const a = await node(url, "node-a", 60_000, 30_000);
+      const b = await node(cut.url, "node-b", 60_000, 1500);
+      const answers: (() => void)[] = [];
+      const onA = client(a.h, (method, params) => {
+        return new Promise((resolve) =>
+          answers.push(() => resolve(allowOnce(method, params))),
+        );
+      });
+      const sessionId = await openSession(onA, a.home);
+      const asked: string[] = [];
+      const cancelled: string[] = [];
+      const onB = await watcher(
+        b.h,
+        sessionId,
+        a.home,
+        (method, _p, signal) => {
+          asked.push(method);
+          return new Promise((_resolve, reject) =>
+            signal.addEventListener("abort", () => {
+              cancelled.push(method);
+              reject(new Error("cancelled"));
+            }),
+          );
+        },
+      );
+      // B reads the session's events at its heartbeats only (1.5 s apart); questions it hears.
+      cut.dropNotifications((channel) => channel === "acphub_events");
+      await onA.agent.request("session/prompt", {
+        sessionId,
+        prompt: text(steps({ text: "first " })),
+      });
+      const second = onA.agent.request<Params>("session/prompt", {
+        sessionId,
+        prompt: text(
+          steps(
+            { permission: { title: "Edit it", kind: "edit" } },
+            { text: "after" },
+          ),
+        ),
+      });
+      await until(() => answers.length === 1 && asked.length === 1);
+      // B's feed reads the first turn, its end and the second's start; two heartbeats more.
+      const texts = () => JSON.stringify(onB.updates(sessionId));
+      await until(() => texts().includes("first "));
+      await new Promise((r) => setTimeout(r, 3500));
+      expect({ asked, cancelled }).toEqual({
+        asked: ["session/request_permission"],
+        cancelled: [],
+      });
+      expect(notes(onB, "sessions/changed").at(-1)).toMatchObject({
+        state: "waiting",
+      });
+      answers[0]!();
+      expect(await second).toMatchObject({ stopReason: "end_turn" });
+      await until(() => cancelled.length === 1);
+    });
+
     it("A killed mid-turn: B says A stopped answering and when the session is taken over (a re-sent prompt, a cancel), takes it over at the lease's expiry with no prompt, and the unfinished tool call ends as interrupted, live and in replay", async () => {
       const url = await cluster.database();
       const a = await node(url, "node-a", 6000, 500);
