@@ -3,7 +3,6 @@
 // re-sends it) and a different one alike — never a "lease lapsed" error, and the reconnecting
 // shim tries again until the turn there ended. After kill -9 of the node running a turn, that
 // interrupted turn is ended exactly once in the ledger, however many nodes and paths try.
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEditor, type TestEditor } from "../helpers/editor.js";
 import {
@@ -17,6 +16,7 @@ import {
 import { mockConfig } from "../helpers/editor.js";
 import { steps, tempDir } from "../helpers/mock.js";
 import { CLUSTER_TOKEN, clusterFixture } from "../helpers/cluster.js";
+import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
 const { node, client } = cluster;
@@ -46,17 +46,11 @@ function gated(c: (on?: Parameters<typeof client>[1]) => HubTestClient) {
 
 // The session's events kinds and payloads, read from the database.
 async function events(url: string, sessionId: string) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    const { rows } = await db.query<{ kind: string; payload: unknown }>(
-      "SELECT kind, payload FROM acphub_events WHERE session_id = $1 ORDER BY seq",
-      [sessionId],
-    );
-    return rows;
-  } finally {
-    await db.end();
-  }
+  return sql<{ kind: string; payload: unknown }>(
+    url,
+    "SELECT kind, payload FROM acphub_events WHERE session_id = $1 ORDER BY seq",
+    [sessionId],
+  );
 }
 
 // The ends recorded after each prompt: one list per prompt.

@@ -2,7 +2,6 @@
 // turn it runs and stores nothing more for the session, while another node takes the session
 // over; the ledger holds one runner's events after the takeover, none doubled. A session's
 // lease row goes with the session; /metrics shows the node's leases, turns and database.
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import {
   INIT,
@@ -15,6 +14,7 @@ import { steps } from "../helpers/mock.js";
 import { clusterFixture } from "../helpers/cluster.js";
 import { pgMigrationSql } from "../../src/ledger/postgres/pg-schema.js";
 import { partition, type Partition } from "../helpers/pg-partition.js";
+import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
 
@@ -22,17 +22,6 @@ const cluster = clusterFixture();
 async function node(url: string, id: string) {
   const n = await cluster.node(url, id);
   return { ...n, c: cluster.client(n.h) };
-}
-
-// One query on its own connection.
-async function sql(url: string, text: string, args: unknown[] = []) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    return (await db.query(text, args)).rows as Record<string, unknown>[];
-  } finally {
-    await db.end();
-  }
 }
 
 // The node's cluster gauges as /metrics shows them: name → value.
@@ -50,17 +39,11 @@ async function gauges(h: RunningHub): Promise<Record<string, number>> {
 
 // The session's events as stored: [kind, payload text] in seq order.
 async function stored(url: string, sessionId: string) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    const { rows } = await db.query<{ kind: string; payload: string }>(
-      "SELECT kind, payload::text AS payload FROM acphub_events WHERE session_id = $1 ORDER BY seq",
-      [sessionId],
-    );
-    return rows;
-  } finally {
-    await db.end();
-  }
+  return sql<{ kind: string; payload: string }>(
+    url,
+    "SELECT kind, payload::text AS payload FROM acphub_events WHERE session_id = $1 ORDER BY seq",
+    [sessionId],
+  );
 }
 
 /** A turn that says "tick N" every 250 ms for 20 s (cancellable at each wait). */

@@ -2,7 +2,6 @@
 // killed and restarted) ends `cancelled` on the wire — ACP has no other stop reason — but is
 // recorded and shown as "interrupted: outcome unknown", with a notice that the agent may have
 // acted before it stopped, naming the node that ran it. A user's own cancel stays "cancelled".
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { mockConfig } from "../helpers/editor.js";
@@ -18,6 +17,7 @@ import {
 } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
 import { clusterFixture } from "../helpers/cluster.js";
+import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
 const { node, client } = cluster;
@@ -41,17 +41,12 @@ const NOTICE = "interrupted: outcome unknown";
 
 // The turn ends the ledger recorded, in order.
 async function turnEnds(url: string, sessionId: string) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    const { rows } = await db.query<{ payload: unknown }>(
-      "SELECT payload FROM acphub_events WHERE session_id = $1 AND kind = 'turn_end' ORDER BY seq",
-      [sessionId],
-    );
-    return rows.map((r) => r.payload);
-  } finally {
-    await db.end();
-  }
+  const rows = await sql<{ payload: unknown }>(
+    url,
+    "SELECT payload FROM acphub_events WHERE session_id = $1 AND kind = 'turn_end' ORDER BY seq",
+    [sessionId],
+  );
+  return rows.map((r) => r.payload);
 }
 
 // `acphub sessions show ID` (text, then --json) against a ledger.

@@ -2,7 +2,6 @@
 // cluster's messages share one connection per node, and after a PostgreSQL restart it is opened
 // again, so another node's turn reaches a client here through a NOTIFY — not through the
 // heartbeat's catch-up, which this test puts minutes away.
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import {
   INIT,
@@ -15,6 +14,7 @@ import {
 import { steps } from "../helpers/mock.js";
 import { clusterFixture } from "../helpers/cluster.js";
 import { partition } from "../helpers/pg-partition.js";
+import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
 
@@ -24,18 +24,15 @@ const HEARTBEAT_MS = 300_000;
 
 // How many connections of the database LISTEN now (0 while the server is down).
 async function listening(url: string): Promise<number> {
-  const db = new pg.Client({ connectionString: url });
   try {
-    await db.connect();
-    const { rows } = await db.query<{ n: number }>(
+    const rows = await sql<{ n: number }>(
+      url,
       `SELECT count(*)::int AS n FROM pg_stat_activity
        WHERE datname = current_database() AND query ILIKE 'LISTEN %'`,
     );
     return rows[0]!.n;
   } catch {
     return 0;
-  } finally {
-    await db.end().catch(() => undefined);
   }
 }
 

@@ -4,7 +4,6 @@
 // on B and then is spent on both, a logout on one node ends the login on both, and removing a
 // user (on A's ledger) ends their login on B. Only hashes are stored. A single hub's logins
 // (web-sessions.json) are brought into the cluster's table when it becomes a node.
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { CLUSTER_TOKEN, clusterFixture } from "../helpers/cluster.js";
@@ -12,6 +11,7 @@ import { mockConfig } from "../helpers/editor.js";
 import { startHub } from "../helpers/hub.js";
 import { tempDir } from "../helpers/mock.js";
 import { loginWith, openLoginPage, rawRequest } from "../helpers/web-login.js";
+import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
 /** The address browsers reach the cluster by (a load balancer's): one cookie for all nodes. */
@@ -66,26 +66,21 @@ describe("acphub serve cluster: browser logins on every node (issue 38)", () => 
     for (const again of [onA, onB])
       expect((await openLoginPage(again)).page.status).toBe(401);
     // Nothing secret in the table: the cookie's value is nowhere in it, only its hash.
-    const db = new pg.Client({ connectionString: url });
-    await db.connect();
-    try {
-      const { rows } = await db.query<Record<string, string>>(
-        "SELECT key_hash, kind, user_name FROM acphub_web_logins",
-      );
-      const value = cookie.split("=")[1]!;
-      // The codes each node printed at its start, and the one browser session.
-      expect(rows.filter((r) => r["kind"] === "code")).toHaveLength(2);
-      expect(rows.filter((r) => r["kind"] === "session")).toEqual([
-        {
-          key_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
-          kind: "session",
-          user_name: "admin",
-        },
-      ]);
-      expect(JSON.stringify(rows)).not.toContain(value);
-    } finally {
-      await db.end();
-    }
+    const rows = await sql<Record<string, string>>(
+      url,
+      "SELECT key_hash, kind, user_name FROM acphub_web_logins",
+    );
+    const value = cookie.split("=")[1]!;
+    // The codes each node printed at its start, and the one browser session.
+    expect(rows.filter((r) => r["kind"] === "code")).toHaveLength(2);
+    expect(rows.filter((r) => r["kind"] === "session")).toEqual([
+      {
+        key_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        kind: "session",
+        user_name: "admin",
+      },
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(value);
     const out = await rawRequest(`${a.url}/logout`, "POST", {
       Cookie: cookie,
       Origin: a.url,

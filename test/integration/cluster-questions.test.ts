@@ -6,7 +6,6 @@
 // acphub_questions once a question ended.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { CLUSTER_TOKEN, clusterFixture } from "../helpers/cluster.js";
@@ -23,6 +22,7 @@ import {
 } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
 import { TEAM_WORK } from "../helpers/team.js";
+import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
 const hubs: RunningHub[] = [];
@@ -89,16 +89,11 @@ async function load(c: HubTestClient, sessionId: string): Promise<void> {
 
 // The rows left in acphub_questions.
 async function questionRows(url: string): Promise<number> {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    const { rows } = await db.query<{ n: string }>(
-      "SELECT count(*) AS n FROM acphub_questions",
-    );
-    return Number(rows[0]!.n);
-  } finally {
-    await db.end();
-  }
+  const rows = await sql<{ n: string }>(
+    url,
+    "SELECT count(*) AS n FROM acphub_questions",
+  );
+  return Number(rows[0]!.n);
 }
 
 // A handler that holds each question until the test answers it (ignoring a cancel, as a

@@ -5,11 +5,11 @@
 // to A, the runner, and waits in A's line like the others.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { INIT, openSession, text, until } from "../helpers/hub.js";
 import { steps, tempDir } from "../helpers/mock.js";
 import { clusterFixture } from "../helpers/cluster.js";
+import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
 const { node, client } = cluster;
@@ -17,17 +17,12 @@ type Meta = { acphub?: Record<string, { queueId?: string; reason?: string }> };
 
 // The kinds of the session's events, read from the database.
 async function kinds(url: string, sessionId: string): Promise<string[]> {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    const { rows } = await db.query<{ kind: string }>(
-      "SELECT kind FROM acphub_events WHERE session_id = $1 ORDER BY seq",
-      [sessionId],
-    );
-    return rows.map((r) => r.kind);
-  } finally {
-    await db.end();
-  }
+  const rows = await sql<{ kind: string }>(
+    url,
+    "SELECT kind FROM acphub_events WHERE session_id = $1 ORDER BY seq",
+    [sessionId],
+  );
+  return rows.map((r) => r.kind);
 }
 
 describe("queued prompts in a cluster", () => {

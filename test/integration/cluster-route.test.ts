@@ -3,7 +3,6 @@
 // the agent stays where it runs, warm (one process, no restore notice, its own memory of earlier
 // turns). A request sent again with its operation id runs once. `acphub sessions move` moves a
 // session's agent on an admin's word only; a runner that dies mid-request is taken over.
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import {
@@ -15,6 +14,7 @@ import {
 } from "../helpers/hub.js";
 import { steps } from "../helpers/mock.js";
 import { CLUSTER_TOKEN, clusterFixture } from "../helpers/cluster.js";
+import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
 const { node, client } = cluster;
@@ -62,21 +62,6 @@ async function leases(home: string, url: string) {
   return (
     JSON.parse(r.stdout) as { nodes: { id: string; sessions: number }[] }
   ).nodes.map((n) => [n.id, n.sessions]);
-}
-
-// A query on the cluster's database.
-async function sql<R extends pg.QueryResultRow>(
-  url: string,
-  query: string,
-  args: unknown[] = [],
-): Promise<R[]> {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    return (await db.query<R>(query, args)).rows;
-  } finally {
-    await db.end();
-  }
 }
 
 describe("a cluster carries requests to the node that runs the session", () => {

@@ -5,7 +5,6 @@
 // session is taken over (not "wait for it to end"), a takeover at the lease's expiry with no
 // prompt needed, and the dead turn's unfinished tool call ended as interrupted, live and in
 // replay.
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import {
   allowOnce,
@@ -18,6 +17,7 @@ import {
 import { steps } from "../helpers/mock.js";
 import { clusterFixture } from "../helpers/cluster.js";
 import { partition } from "../helpers/pg-partition.js";
+import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
 const { node, client } = cluster;
@@ -199,17 +199,12 @@ describe(
         params: { sessionId, state: "idle" },
       });
       // A clears its lease's busy mark after the turn's end: as if it had not yet.
-      const db = new pg.Client({ connectionString: url });
-      await db.connect();
-      try {
-        const marked = await db.query(
-          "UPDATE acphub_leases SET busy = TRUE WHERE session_id = $1",
-          [sessionId],
-        );
-        expect(marked.rowCount).toBe(1);
-      } finally {
-        await db.end();
-      }
+      const marked = await sql(
+        url,
+        "UPDATE acphub_leases SET busy = TRUE WHERE session_id = $1 RETURNING session_id",
+        [sessionId],
+      );
+      expect(marked).toHaveLength(1);
       const list = await onB.agent.request<{ sessions: Params[] }>(
         "session/list",
         {},
