@@ -44,24 +44,51 @@ const said = (c: HubTestClient, sessionId: string) =>
     .map((u) => (u.content as { text?: string }).text ?? "")
     .join("");
 
+// A session opened on A (one turn: "before "), loaded by a client of B (its node at `bUrl`).
+async function sharedSession(
+  url: string,
+  bUrl: string,
+  leaseMs: number,
+  heartbeatMs: number,
+) {
+  const a = await cluster.node(url, "node-a", leaseMs, heartbeatMs);
+  const b = await cluster.node(bUrl, "node-b", leaseMs, heartbeatMs);
+  const onA = cluster.client(a.h);
+  const sessionId = await openSession(onA, a.home);
+  await onA.agent.request("session/prompt", {
+    sessionId,
+    prompt: text(steps({ text: "before " })),
+  });
+  const onB = cluster.client(b.h);
+  await onB.agent.request("initialize", INIT);
+  await onB.agent.request("session/load", {
+    sessionId,
+    cwd: a.home,
+    mcpServers: [],
+  });
+  return { onA, onB, sessionId };
+}
+
+// A's next turn (`words` in 3 chunks), once B's client has all of it; what B's client was told.
+async function nextTurnOnB(
+  { onA, onB, sessionId }: Awaited<ReturnType<typeof sharedSession>>,
+  words: string,
+): Promise<string> {
+  await onA.agent.request("session/prompt", {
+    sessionId,
+    prompt: text(steps({ text: words, chunks: 3 })),
+  });
+  const lastA = onA.updates(sessionId).map(seqOf).at(-1);
+  await until(() => onB.updates(sessionId).map(seqOf).at(-1) === lastA);
+  expect(said(onB, sessionId)).toBe(said(onA, sessionId));
+  return said(onB, sessionId);
+}
+
 describe("a node's LISTEN connection", () => {
   it("is one per node, and after PostgreSQL restarts it listens again: B hears A's next turn by NOTIFY", async () => {
     const url = await cluster.database();
-    const a = await cluster.node(url, "node-a", LEASE_MS, HEARTBEAT_MS);
-    const b = await cluster.node(url, "node-b", LEASE_MS, HEARTBEAT_MS);
-    const onA = cluster.client(a.h);
-    const sessionId = await openSession(onA, a.home);
-    await onA.agent.request("session/prompt", {
-      sessionId,
-      prompt: text(steps({ text: "before " })),
-    });
-    const onB = cluster.client(b.h);
-    await onB.agent.request("initialize", INIT);
-    await onB.agent.request("session/load", {
-      sessionId,
-      cwd: a.home,
-      mcpServers: [],
-    });
+    const shared = await sharedSession(url, url, LEASE_MS, HEARTBEAT_MS);
+    const { onB, sessionId } = shared;
     expect(said(onB, sessionId)).toBe("before ");
     // Both nodes follow the session and hear the cluster's channel: one connection each.
     await until(async () => (await listening(url)) === 2);
@@ -70,15 +97,10 @@ describe("a node's LISTEN connection", () => {
     await cluster.restartDatabase(1500);
     await until(async () => (await listening(url)) === 2);
 
-    await onA.agent.request("session/prompt", {
-      sessionId,
-      prompt: text(steps({ text: "after the restart ", chunks: 3 })),
-    });
-    const lastA = onA.updates(sessionId).map(seqOf).at(-1);
     // Bounded by the test's timeout, far below the next heartbeat: a NOTIFY told B.
-    await until(() => onB.updates(sessionId).map(seqOf).at(-1) === lastA);
-    expect(said(onB, sessionId)).toBe(said(onA, sessionId));
-    expect(said(onB, sessionId)).toMatch(/^before after the restart /);
+    expect(await nextTurnOnB(shared, "after the restart ")).toMatch(
+      /^before after the restart /,
+    );
     expect(await listening(url)).toBe(2);
   }, 90_000);
 
@@ -86,21 +108,7 @@ describe("a node's LISTEN connection", () => {
     const url = await cluster.database();
     const cut = await partition(url);
     cluster.afterNodes(() => cut.close());
-    const a = await cluster.node(url, "node-a", 4000, 200);
-    const b = await cluster.node(cut.url, "node-b", 4000, 200);
-    const onA = cluster.client(a.h);
-    const sessionId = await openSession(onA, a.home);
-    await onA.agent.request("session/prompt", {
-      sessionId,
-      prompt: text(steps({ text: "before " })),
-    });
-    const onB = cluster.client(b.h);
-    await onB.agent.request("initialize", INIT);
-    await onB.agent.request("session/load", {
-      sessionId,
-      cwd: a.home,
-      mcpServers: [],
-    });
+    const shared = await sharedSession(url, cut.url, 4000, 200);
     cut.dropNotifications((channel) => channel === "acphub_events");
     const reads = cut.counting("AS payload, at FROM acphub_events");
     // Idle: once B has read what was stored, heartbeats (200 ms apart) pass without a read.
@@ -110,14 +118,8 @@ describe("a node's LISTEN connection", () => {
       return reads() === before;
     });
     const idle = reads();
-    await onA.agent.request("session/prompt", {
-      sessionId,
-      prompt: text(steps({ text: "after ", chunks: 3 })),
-    });
-    const lastA = onA.updates(sessionId).map(seqOf).at(-1);
     // No NOTIFY reached B: its heartbeat found the session grown and read it.
-    await until(() => onB.updates(sessionId).map(seqOf).at(-1) === lastA);
-    expect(said(onB, sessionId)).toBe(said(onA, sessionId));
+    await nextTurnOnB(shared, "after ");
     expect(reads()).toBeGreaterThan(idle);
   }, 90_000);
 });

@@ -51,6 +51,11 @@ const LONG = text(
   ),
 );
 
+// A prompt whose turn asks one permission question, then says "after".
+const ASKS = text(
+  steps({ permission: { title: "Edit it", kind: "edit" } }, { text: "after" }),
+);
+
 // A watching client of `h` that loads the session.
 async function watcher(
   h: Parameters<typeof client>[0],
@@ -62,6 +67,36 @@ async function watcher(
   await c.agent.request("initialize", WATCH);
   await c.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
   return c;
+}
+
+// A session on A whose permission questions wait in `answers` (each call answers one: allow),
+// and a watching client of B, whose node reaches the database through a proxy that can lose
+// notifications (heartbeats `bHeartbeatMs` apart): what B's client is asked and told withdrawn.
+async function questionsAcross(bHeartbeatMs: number) {
+  const url = await cluster.database();
+  const cut = await partition(url);
+  cluster.afterNodes(() => cut.close());
+  const a = await node(url, "node-a", 60_000, 30_000);
+  const b = await node(cut.url, "node-b", 60_000, bHeartbeatMs);
+  const answers: (() => void)[] = [];
+  const onA = client(a.h, (method, params) => {
+    return new Promise((resolve) =>
+      answers.push(() => resolve(allowOnce(method, params))),
+    );
+  });
+  const sessionId = await openSession(onA, a.home);
+  const asked: string[] = [];
+  const cancelled: string[] = [];
+  const onB = await watcher(b.h, sessionId, a.home, (method, _p, signal) => {
+    asked.push(method);
+    return new Promise((_resolve, reject) =>
+      signal.addEventListener("abort", () => {
+        cancelled.push(method);
+        reject(new Error("cancelled"));
+      }),
+    );
+  });
+  return { cut, onA, onB, sessionId, answers, asked, cancelled };
 }
 
 describe(
@@ -215,28 +250,9 @@ describe(
     });
 
     it("a question answered on A whose word B never hears: A's turn ending ends it on B (idle, not waiting; B's client's question cancelled)", async () => {
-      const url = await cluster.database();
-      const cut = await partition(url);
-      cluster.afterNodes(() => cut.close());
       // Heartbeats far apart: B's reads of the open questions do not make up for the lost word.
-      const a = await node(url, "node-a", 60_000, 30_000);
-      const b = await node(cut.url, "node-b", 60_000, 30_000);
-      const answers: (() => void)[] = [];
-      const onA = client(a.h, (method, params) => {
-        return new Promise((resolve) =>
-          answers.push(() => resolve(allowOnce(method, params))),
-        );
-      });
-      const sessionId = await openSession(onA, a.home);
-      const cancelled: string[] = [];
-      const onB = await watcher(b.h, sessionId, a.home, (_m, _p, signal) => {
-        return new Promise((_resolve, reject) =>
-          signal.addEventListener("abort", () => {
-            cancelled.push("b");
-            reject(new Error("cancelled"));
-          }),
-        );
-      });
+      const { cut, onA, onB, sessionId, answers, cancelled } =
+        await questionsAcross(30_000);
       // B hears questions asked, never their answers or withdrawals.
       cut.dropNotifications(
         (channel, payload) =>
@@ -244,12 +260,7 @@ describe(
       );
       const turn = onA.agent.request<Params>("session/prompt", {
         sessionId,
-        prompt: text(
-          steps(
-            { permission: { title: "Edit it", kind: "edit" } },
-            { text: "after" },
-          ),
-        ),
+        prompt: ASKS,
       });
       await until(() => answers.length === 1);
       await until(() =>
@@ -268,34 +279,8 @@ describe(
     });
 
     it("a question of A's next turn, shown on B before B's feed read the end of the turn before: B's client is asked once and not told it was withdrawn", async () => {
-      const url = await cluster.database();
-      const cut = await partition(url);
-      cluster.afterNodes(() => cut.close());
-      const a = await node(url, "node-a", 60_000, 30_000);
-      const b = await node(cut.url, "node-b", 60_000, 1500);
-      const answers: (() => void)[] = [];
-      const onA = client(a.h, (method, params) => {
-        return new Promise((resolve) =>
-          answers.push(() => resolve(allowOnce(method, params))),
-        );
-      });
-      const sessionId = await openSession(onA, a.home);
-      const asked: string[] = [];
-      const cancelled: string[] = [];
-      const onB = await watcher(
-        b.h,
-        sessionId,
-        a.home,
-        (method, _p, signal) => {
-          asked.push(method);
-          return new Promise((_resolve, reject) =>
-            signal.addEventListener("abort", () => {
-              cancelled.push(method);
-              reject(new Error("cancelled"));
-            }),
-          );
-        },
-      );
+      const { cut, onA, onB, sessionId, answers, asked, cancelled } =
+        await questionsAcross(1500);
       // B reads the session's events at its heartbeats only (1.5 s apart); questions it hears.
       cut.dropNotifications((channel) => channel === "acphub_events");
       await onA.agent.request("session/prompt", {
@@ -304,12 +289,7 @@ describe(
       });
       const second = onA.agent.request<Params>("session/prompt", {
         sessionId,
-        prompt: text(
-          steps(
-            { permission: { title: "Edit it", kind: "edit" } },
-            { text: "after" },
-          ),
-        ),
+        prompt: ASKS,
       });
       await until(() => answers.length === 1 && asked.length === 1);
       // B's feed reads the first turn, its end and the second's start; two heartbeats more.
