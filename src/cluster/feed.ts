@@ -37,8 +37,9 @@ export class ClusterFeed {
     private readonly follow: Follow,
     private readonly runsHere: (sessionId: string) => boolean,
     private readonly logger: Logger,
-    /** A turn another node ran ended: what it still asked is over (questions.ts). */
-    private readonly turnEnded: (sessionId: string) => void,
+    /** A turn another node ran ended: what it asked that was shown here before the read
+     *  began (performance.now()) is over (questions.ts). */
+    private readonly turnEnded: (sessionId: string, before: number) => void,
     /** The last stored seq of each of these sessions, in one query (ClusterStore). */
     private readonly lastSeqs: (ids: string[]) => Promise<Map<string, number>>,
   ) {}
@@ -144,13 +145,14 @@ export class ClusterFeed {
   }
 
   private async read(sessionId: string, clients: Attached[]): Promise<void> {
+    const began = performance.now();
     try {
       const after = Math.min(...clients.map((a) => a.seq));
       const stored = await this.hub.ledger.read(sessionId, {
         afterSeq: after,
         eachChunk: true,
       });
-      this.offerAll(sessionId, stored, clients);
+      this.offerAll(sessionId, stored, clients, began);
       const to = Math.max(after, stored.at(-1)?.seq ?? 0);
       this.readTo.set(sessionId, Math.max(this.readTo.get(sessionId) ?? 0, to));
       this.failed.delete(sessionId);
@@ -165,12 +167,14 @@ export class ClusterFeed {
 
   // Offers each event's notes to the clients (each skips what it has); for a session another
   // node runs, tells the watch of its turns starting and ending. A turn's end read with no
-  // prompt after it ends what the session still asks here; one a prompt follows does not: the
-  // next turn's questions may be shown here already (the open rows end the last turn's).
+  // prompt after it ends what the session asked here before the read `began`; one a prompt
+  // follows does not: the next turn's questions may be shown here already (the open rows end
+  // the last turn's at the next heartbeat).
   private offerAll(
     sessionId: string,
     stored: StoredEvent[],
     clients: Attached[],
+    began: number,
   ): void {
     const remote = !this.runsHere(sessionId);
     const last = lastTurnEvent(stored);
@@ -185,7 +189,7 @@ export class ClusterFeed {
       if (event.kind === "prompt")
         this.hub.watch.started(sessionId, authorOf(event.text));
       if (event.kind === "turn_end") {
-        if (event === last) this.turnEnded(sessionId);
+        if (event === last) this.turnEnded(sessionId, began);
         this.hub.watch.ended(sessionId, parseObject(event.text) ?? {});
       }
     }

@@ -112,7 +112,7 @@ export class ClusterNode implements SessionRunner {
       (id, listener) => hub.ledger.follow(id, listener),
       (id) => this.runs(id),
       this.logger,
-      (id) => this.questions.turnEnded(id),
+      (id, before) => this.questions.turnEnded(id, before),
       (ids) => this.store.lastSeqs(ids),
     ));
   }

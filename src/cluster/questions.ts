@@ -36,6 +36,13 @@ interface Message {
   withdrawn?: string[];
 }
 
+/** A question another node asked that the watch here shows: its session, and since when. */
+interface Shown {
+  sessionId: string;
+  /** performance.now() when first shown here. */
+  at: number;
+}
+
 /** A question another node asked, as asked of this node's clients. */
 interface Offered {
   sessionId: string;
@@ -57,7 +64,7 @@ export class ClusterQuestions implements QuestionBoard {
   private readonly offered = new Map<string, Offered>();
   private readonly recent = new Map<string, Answerer>();
   /** Open questions of other nodes the watch here shows as waiting, with their sessions. */
-  private readonly shown = new Map<string, string>();
+  private readonly shown = new Map<string, Shown>();
   /** Sessions a client here attached to: their questions are offered here. */
   private readonly sessions = new Set<string>();
   private unlisten: (() => void) | undefined;
@@ -147,12 +154,14 @@ export class ClusterQuestions implements QuestionBoard {
   /**
    * A turn another node ran ended (its end read from the ledger, with no prompt after it):
    * every question of it is over, though the asking node's word of it (a NOTIFY, the row's
-   * deletion) may come later. (A read that holds the next turn's prompt too does not end them:
-   * that turn's may be shown here already; the heartbeat's read of the open rows ends the rest.)
+   * deletion) may come later. Those shown since the read began (`before`, performance.now())
+   * may be the next turn's, and stay; a read that holds the next turn's prompt too ends none
+   * (the feed); the heartbeat's read of the open rows ends the rest.
    */
-  turnEnded(sessionId: string): void {
-    for (const [id, sid] of this.shown)
-      if (sid === sessionId) this.end(id, this.recent.get(id) ?? {});
+  turnEnded(sessionId: string, before: number): void {
+    for (const [id, shown] of this.shown)
+      if (shown.sessionId === sessionId && shown.at < before)
+        this.end(id, this.recent.get(id) ?? {});
   }
 
   /**
@@ -178,14 +187,15 @@ export class ClusterQuestions implements QuestionBoard {
     for (const id of sessionIds)
       if (!ids.includes(id)) {
         this.sessions.delete(id);
-        for (const [q, sid] of this.shown) if (sid === id) this.end(q, {});
+        for (const [q, shown] of this.shown)
+          if (shown.sessionId === id) this.end(q, {});
       }
     if (ids.length === 0) return;
     const open = await this.db.open(ids, this.nodeId).catch(() => undefined);
     if (!open) return;
     const still = new Set(open.map((q) => q.id));
-    for (const [id, sid] of this.shown)
-      if (ids.includes(sid) && !still.has(id)) this.end(id, {});
+    for (const [id, shown] of this.shown)
+      if (ids.includes(shown.sessionId) && !still.has(id)) this.end(id, {});
     for (const q of open) this.offer(q.id, q.sessionId, q.request);
     const held = [...this.offered]
       .filter(([, q]) => q.askees.pending > 0)
@@ -210,7 +220,7 @@ export class ClusterQuestions implements QuestionBoard {
   // Asks the clients here (again: those not asked yet) a question another node asked.
   private offer(id: string, sessionId: string, request: string): void {
     if (!this.shown.has(id)) {
-      this.shown.set(id, sessionId);
+      this.shown.set(id, { sessionId, at: performance.now() });
       this.o.hub().watch.asked(sessionId, 1);
     }
     if (this.eligible(sessionId).length === 0) return;
@@ -240,9 +250,9 @@ export class ClusterQuestions implements QuestionBoard {
   private end(id: string, first: Answerer): void {
     this.offered.get(id)?.askees.settle(first);
     this.offered.delete(id);
-    const sessionId = this.shown.get(id);
-    if (sessionId !== undefined && this.shown.delete(id))
-      this.o.hub().watch.asked(sessionId, -1);
+    const shown = this.shown.get(id);
+    if (shown && this.shown.delete(id))
+      this.o.hub().watch.asked(shown.sessionId, -1);
   }
 
   // What another node (or this one) said of a question.
