@@ -1,6 +1,7 @@
 // No orphans even after `kill -9` of acphub: each live agent (and each terminal's process
 // group) is recorded under the state folder with its owner, and a later acphub reaps those
-// whose owner is gone, with what they left (a sandboxed command's TMPDIR, its sandbox's mount points).
+// whose owner is gone, with what they left (a sandboxed command's TMPDIR, the empty mount
+// points its sandbox made).
 import {
   mkdirSync,
   readdirSync,
