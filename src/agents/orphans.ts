@@ -17,7 +17,7 @@ import {
   killGroup,
   processStartTime,
 } from "../shared/process-group.js";
-import { removeIfEmpty } from "../shared/empty-paths.js";
+import { removeMountLeftovers } from "../shared/mount-leftovers.js";
 
 interface AgentRecord {
   pid: number;
@@ -88,14 +88,14 @@ function readRecord(file: string): AgentRecord | undefined {
 }
 
 // A record's leftovers: acphub's own temporary folders go whole; anything else only while it
-// is an empty file or folder (a sandbox's mount point, host/sandbox/mount-points.ts).
+// is what bubblewrap made (a sandbox's mount point, shared/mount-leftovers.ts).
 function removeLeftovers(leftovers: unknown): void {
   const paths = (Array.isArray(leftovers) ? leftovers : []).filter(
     (p): p is string => typeof p === "string",
   );
   for (const dir of paths.filter(isOwnTemp))
     rmSync(dir, { recursive: true, force: true });
-  removeIfEmpty(paths.filter((p) => !isOwnTemp(p)));
+  removeMountLeftovers(paths.filter((p) => !isOwnTemp(p)));
 }
 
 // Kills recorded agents whose owner is gone (checking start times, so a reused pid is never

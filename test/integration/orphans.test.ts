@@ -68,7 +68,7 @@ describe("orphan reaping", () => {
     }
   });
 
-  it("removes a reaped record's temporary folders, and only acphub's own in the temp dir", () => {
+  it("removes a reaped record's temporary folders, only acphub's own in the temp dir, and nothing else it names that is not still a sandbox's mount point", () => {
     const stateDir = tempDir();
     const dir = join(stateDir, "agents");
     mkdirSync(dir, { recursive: true });
@@ -76,8 +76,10 @@ describe("orphan reaping", () => {
     const notOurs = [
       tempDir("someone-else-"),
       join(tempDir(), "acphub-term-x"),
+      join(tempDir(), ".bashrc"), // empty, but writable: not a sandbox's mount point
     ];
     mkdirSync(notOurs[1]!);
+    writeFileSync(notOurs[2]!, "", { mode: 0o644 });
     writeFileSync(
       join(dir, "1.json"),
       JSON.stringify({

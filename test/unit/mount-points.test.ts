@@ -1,13 +1,13 @@
 // What a kill -9 of acphub would leave of a sandboxed command: the mount points bubblewrap makes
 // for absent bind destinations, found in the argv the runtime wraps it in; and the reaper's
-// removal of those still empty.
+// removal of those still as bubblewrap made them.
 import { mkdirSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { quote } from "shell-quote";
 import { describe, expect, it } from "vitest";
 import { mountPointsOf } from "../../src/host/sandbox/mount-points.js";
-import { removeIfEmpty } from "../../src/shared/empty-paths.js";
+import { removeMountLeftovers } from "../../src/shared/mount-leftovers.js";
 import { tempDir } from "../helpers/mock.js";
 
 // The runtime's shape: setpriv … -- sh -c "bwrap OPTIONS -- sh -c SCRIPT".
@@ -81,32 +81,37 @@ describe("mountPointsOf", () => {
   });
 });
 
-describe("removeIfEmpty", () => {
-  it("removes empty files and folders (deepest first), nothing with content or relative", () => {
+describe("removeMountLeftovers", () => {
+  it("removes what bubblewrap made while it still is that (deepest first): an empty read-only file, an empty dot folder, the runtime's empty folder in the temp dir", () => {
     const dir = tempDir();
-    const paths = {
+    const made = {
       file: join(dir, ".bashrc"),
-      full: join(dir, ".profile"),
       outer: join(dir, ".claude"),
-      inner: join(dir, ".claude", "x"),
-      kept: join(dir, ".idea"),
+      inner: join(dir, ".claude", ".x"),
+      source: tempDir("claude-empty-"),
     };
-    writeFileSync(paths.file, "");
-    writeFileSync(paths.full, "export A=1\n");
-    mkdirSync(paths.inner, { recursive: true });
-    mkdirSync(paths.kept);
-    writeFileSync(join(paths.kept, "workspace.xml"), "<x/>");
-    removeIfEmpty([
-      paths.file,
-      paths.full,
-      paths.outer,
-      paths.inner,
-      paths.kept,
+    writeFileSync(made.file, "", { mode: 0o444 });
+    mkdirSync(made.inner, { recursive: true });
+    const kept = {
+      written: join(dir, ".profile"), // read-only, with content
+      writable: join(dir, ".zshrc"), // empty, but the user's (0644)
+      full: join(dir, ".idea"), // a folder with something in it
+      plain: join(dir, "build"), // an empty folder, not a dot name
+      elsewhere: join(dir, "claude-empty-x"), // the runtime's name, not in the temp dir
+    };
+    writeFileSync(kept.written, "export A=1\n", { mode: 0o444 });
+    writeFileSync(kept.writable, "", { mode: 0o644 });
+    mkdirSync(kept.full);
+    writeFileSync(join(kept.full, "workspace.xml"), "<x/>");
+    mkdirSync(kept.plain);
+    mkdirSync(kept.elsewhere);
+    removeMountLeftovers([
+      ...Object.values(made),
+      ...Object.values(kept),
       ".bashrc",
     ]);
-    expect(existsSync(paths.file)).toBe(false);
-    expect(existsSync(paths.outer)).toBe(false);
-    expect(existsSync(paths.full)).toBe(true);
-    expect(existsSync(paths.kept)).toBe(true);
+    for (const path of Object.values(made))
+      expect(existsSync(path)).toBe(false);
+    for (const path of Object.values(kept)) expect(existsSync(path)).toBe(true);
   });
 });

@@ -3,8 +3,8 @@
 // acphub's working folder lacks: .bashrc, .mcp.json, .claude, …), and absent directories are
 // covered by an empty folder the runtime makes in the temp folder. The runtime removes them
 // once no sandboxed command is left running; after a kill -9 of acphub nobody would, so they
-// are recorded with the process (agents/orphans.ts) and the next acphub removes those still
-// empty, as the runtime would (shared/empty-paths.ts).
+// are recorded with the process (agents/orphans.ts) and the next acphub removes those still as
+// bubblewrap made them (shared/mount-leftovers.ts).
 import { lstatSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, resolve, sep } from "node:path";
