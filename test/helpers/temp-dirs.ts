@@ -13,10 +13,12 @@ export function tempDir(prefix = "acphub-test-"): string {
   return dir;
 }
 
-/** Removes every folder tempDir made in this test file; the ones it could not remove. */
+/** Removes every folder tempDir made in this test file (and the members' workspaces a hub with
+ *  one as its state folder made beside it: `{stateDir}-workspaces`, host/user-roots.ts); the
+ *  ones it could not remove. */
 export function removeTempDirs(): string[] {
   const left: string[] = [];
-  for (const dir of made) {
+  for (const dir of [...made].flatMap((d) => [d, `${d}-workspaces`])) {
     try {
       rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
     } catch {
