@@ -32,8 +32,10 @@ import {
   HUB_CLI,
   mainThreadSeconds,
   median,
+  probeLine,
   runQueueMs,
   settledCpu,
+  speedProbe,
   streamPrompt,
 } from "./common.mjs";
 import { benchPostgres } from "./pg-server.mjs";
@@ -344,6 +346,7 @@ async function measure(name, ledgerEnv, where) {
 }
 
 // BENCH_LEDGER=postgres (or sqlite) measures one ledger only.
+const probed = speedProbe();
 const only = process.env.BENCH_LEDGER;
 if (only !== "postgres") await measure("SQLite ledger", {});
 const pg = only === "sqlite" ? undefined : await benchPostgres();
@@ -353,3 +356,4 @@ if (pg)
   } finally {
     pg.stop();
   }
+console.log(probeLine(probed, speedProbe()));

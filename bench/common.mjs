@@ -1,5 +1,5 @@
 // Shared bits of the benchmarks: the mock agent launch and small statistics.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +31,25 @@ const madeDirs = [];
 process.once("exit", () => {
   for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * How fast the machine runs now: a fixed loop (3·10⁸ additions) in a fresh node, in ms (lower is
+ * faster). The same build's figures moved twofold within an hour on this machine (docs/
+ * benchmarks.md, seventeenth round): a figure compares only with one measured at a like probe.
+ */
+export function speedProbe() {
+  const loop =
+    "const t=process.hrtime.bigint();let x=0;for(let i=0;i<3e8;i++)x+=i%7;" +
+    "console.log(Number(process.hrtime.bigint()-t)/1e6)";
+  const { stdout } = spawnSync(process.execPath, ["-e", loop], {
+    encoding: "utf8",
+  });
+  return Math.round(Number(stdout));
+}
+
+/** The probe's line for a bench's output, from a probe taken before the runs and one after. */
+export const probeLine = (before, after) =>
+  `speed probe (a fixed loop in a fresh node; lower is faster): ${before} ms before, ${after} ms after`;
 
 /** A count from the environment: a whole number of at least 1, or the run stops saying which. */
 export function envCount(name, fallback) {

@@ -35,8 +35,10 @@ import {
   HUB_CLI,
   mainThreadSeconds,
   median,
+  probeLine,
   rpcOver,
   spawnServe,
+  speedProbe,
   streamPrompt,
 } from "./common.mjs";
 
@@ -332,6 +334,7 @@ async function stdioRate() {
 }
 
 // Each count: the hub, the pipe floor and the anchor, back to back, ROUNDS times over.
+const probed = speedProbe();
 const results = new Map();
 for (const clients of COUNTS) {
   const updates = updatesFor(clients);
@@ -376,4 +379,5 @@ if (!QUICK && !HUB_ONLY && process.env.BENCH_RELAY !== "0") {
     `relay, one turn of ${RELAY_UPDATES} updates: WebSocket ${ws.toFixed(0)}/s, stdio ${stdio.toFixed(0)}/s, ratio ws/stdio ${(ws / stdio).toFixed(2)} (${load()})`,
   );
 }
+console.log(probeLine(probed, speedProbe()));
 process.exit(0);
