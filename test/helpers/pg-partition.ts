@@ -4,7 +4,7 @@
 // partition: no FIN, no RST; the batch commits on the server, its writer never hears so);
 // `heal()` drops what was stalled and lets new connections through; `dropNotifications(lost)`
 // passes on no notification (LISTEN) that `lost` picks, as if its connection had been lost;
-// `counting(text)` counts the queries that hold `text`.
+// `counting(text)` counts the queries that hold `text`; `delayReply(text, ms)` holds one's answer.
 import { connect, createServer, type Socket } from "node:net";
 
 /** A ledger batch's call (src/ledger/postgres/pg-batch.ts): in its text and, once prepared,
@@ -23,6 +23,9 @@ export interface Partition {
   dropNotifications(lost: (channel: string, payload: string) => boolean): void;
   /** From now on, counts what the clients send that holds `text` (a query's); the count so far. */
   counting(text: string): () => number;
+  /** The next query that holds `text`: its connection's replies held for `ms` (its snapshot is
+   *  taken, its answer comes late); resolves once it was sent. */
+  delayReply(text: string, ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,6 +66,7 @@ export async function partition(url: string): Promise<Partition> {
   const state = { cut: false, armed: false, stalled: false };
   let lost: ((channel: string, payload: string) => boolean) | undefined;
   const counted = new Map<string, number>();
+  let delay: { text: string; ms: number; sent: () => void } | undefined;
   const proxy = createServer((client) => {
     if (state.cut || state.stalled) return void client.destroy();
     const server = connect(Number(target.port), "127.0.0.1");
@@ -71,12 +75,23 @@ export async function partition(url: string): Promise<Partition> {
       s.on("close", () => sockets.delete(s));
       s.on("error", () => undefined);
     }
+    let held: Buffer[] | undefined;
     client.on("data", (chunk: Buffer) => {
       if (state.stalled) return;
       server.write(chunk);
       for (const [text, n] of counted)
         counted.set(text, n + times(chunk, text));
       if (state.armed && chunk.includes(BATCH)) state.stalled = true;
+      if (delay && chunk.includes(delay.text)) {
+        const { ms, sent } = delay;
+        delay = undefined;
+        held = [];
+        setTimeout(() => {
+          for (const reply of held ?? []) client.write(reply);
+          held = undefined;
+        }, ms);
+        sent();
+      }
     });
     const split = messagesOf();
     server.on("data", (chunk: Buffer) => {
@@ -85,7 +100,9 @@ export async function partition(url: string): Promise<Partition> {
         const note = notificationOf(m);
         return !(note && lost?.(...note));
       });
-      if (kept.length > 0) client.write(Buffer.concat(kept));
+      if (kept.length === 0) return;
+      if (held) held.push(Buffer.concat(kept));
+      else client.write(Buffer.concat(kept));
     });
     // While stalled a closed end is not passed on: the other side hears nothing.
     client.on("close", () => state.stalled || server.destroy());
@@ -116,6 +133,8 @@ export async function partition(url: string): Promise<Partition> {
       counted.set(text, 0);
       return () => counted.get(text) ?? 0;
     },
+    delayReply: (text, ms) =>
+      new Promise<void>((sent) => void (delay = { text, ms, sent })),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -308,6 +308,34 @@ describe(
       await until(() => cancelled.length === 1);
     });
 
+    it("a question of A's next turn, shown on B while B's read of the turn before's end was under way: it stays asked on B", async () => {
+      const { cut, onA, onB, sessionId, answers, asked, cancelled } =
+        await questionsAcross(300);
+      cut.dropNotifications((channel) => channel === "acphub_events");
+      await onA.agent.request("session/prompt", {
+        sessionId,
+        prompt: text(steps({ text: "first " })),
+      });
+      // B's next read of the session holds the first turn's end, not the second's prompt; its
+      // answer comes 2 s late, after the second turn's question was shown on B.
+      await cut.delayReply("AS payload, at FROM acphub_events", 2000);
+      const second = onA.agent.request<Params>("session/prompt", {
+        sessionId,
+        prompt: ASKS,
+      });
+      await until(() => answers.length === 1 && asked.length === 1);
+      const texts = () => JSON.stringify(onB.updates(sessionId));
+      await until(() => texts().includes("first "));
+      await new Promise((r) => setTimeout(r, 1000));
+      expect({ asked, cancelled }).toEqual({
+        asked: ["session/request_permission"],
+        cancelled: [],
+      });
+      answers[0]!();
+      expect(await second).toMatchObject({ stopReason: "end_turn" });
+      await until(() => cancelled.length === 1);
+    });
+
     it("A killed mid-turn: B says A stopped answering and when the session is taken over (a re-sent prompt, a cancel), takes it over at the lease's expiry with no prompt, and the unfinished tool call ends as interrupted, live and in replay", async () => {
       const url = await cluster.database();
       const a = await node(url, "node-a", 6000, 500);
