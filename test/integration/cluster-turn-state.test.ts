@@ -99,6 +99,41 @@ async function questionsAcross(bHeartbeatMs: number) {
   return { cut, onA, onB, sessionId, answers, asked, cancelled };
 }
 
+// A's turn "first ", then (after `between`) a turn whose question waits, with B hearing the
+// session's events only by its reads: once B's client has the first turn and `settleMs` passed,
+// it was asked the question once and never told it was withdrawn (`check` then looks further);
+// A's client answers, and B's is told the question is over.
+async function nextTurnAskedOnce(
+  q: Awaited<ReturnType<typeof questionsAcross>>,
+  settleMs: number,
+  between: () => Promise<void>,
+  check: () => void = () => undefined,
+): Promise<void> {
+  const { cut, onA, onB, sessionId, answers, asked, cancelled } = q;
+  cut.dropNotifications((channel) => channel === "acphub_events");
+  await onA.agent.request("session/prompt", {
+    sessionId,
+    prompt: text(steps({ text: "first " })),
+  });
+  await between();
+  const second = onA.agent.request<Params>("session/prompt", {
+    sessionId,
+    prompt: ASKS,
+  });
+  await until(() => answers.length === 1 && asked.length === 1);
+  const texts = () => JSON.stringify(onB.updates(sessionId));
+  await until(() => texts().includes("first "));
+  await new Promise((r) => setTimeout(r, settleMs));
+  expect({ asked, cancelled }).toEqual({
+    asked: ["session/request_permission"],
+    cancelled: [],
+  });
+  check();
+  answers[0]!();
+  expect(await second).toMatchObject({ stopReason: "end_turn" });
+  await until(() => cancelled.length === 1);
+}
+
 describe(
   "a turn on another node, seen from this one",
   { timeout: 120_000 },
@@ -279,61 +314,27 @@ describe(
     });
 
     it("a question of A's next turn, shown on B before B's feed read the end of the turn before: B's client is asked once and not told it was withdrawn", async () => {
-      const { cut, onA, onB, sessionId, answers, asked, cancelled } =
-        await questionsAcross(1500);
       // B reads the session's events at its heartbeats only (1.5 s apart); questions it hears.
-      cut.dropNotifications((channel) => channel === "acphub_events");
-      await onA.agent.request("session/prompt", {
-        sessionId,
-        prompt: text(steps({ text: "first " })),
-      });
-      const second = onA.agent.request<Params>("session/prompt", {
-        sessionId,
-        prompt: ASKS,
-      });
-      await until(() => answers.length === 1 && asked.length === 1);
+      const q = await questionsAcross(1500);
       // B's feed reads the first turn, its end and the second's start; two heartbeats more.
-      const texts = () => JSON.stringify(onB.updates(sessionId));
-      await until(() => texts().includes("first "));
-      await new Promise((r) => setTimeout(r, 3500));
-      expect({ asked, cancelled }).toEqual({
-        asked: ["session/request_permission"],
-        cancelled: [],
-      });
-      expect(notes(onB, "sessions/changed").at(-1)).toMatchObject({
-        state: "waiting",
-      });
-      answers[0]!();
-      expect(await second).toMatchObject({ stopReason: "end_turn" });
-      await until(() => cancelled.length === 1);
+      await nextTurnAskedOnce(
+        q,
+        3500,
+        async () => undefined,
+        () =>
+          expect(notes(q.onB, "sessions/changed").at(-1)).toMatchObject({
+            state: "waiting",
+          }),
+      );
     });
 
     it("a question of A's next turn, shown on B while B's read of the turn before's end was under way: it stays asked on B", async () => {
-      const { cut, onA, onB, sessionId, answers, asked, cancelled } =
-        await questionsAcross(300);
-      cut.dropNotifications((channel) => channel === "acphub_events");
-      await onA.agent.request("session/prompt", {
-        sessionId,
-        prompt: text(steps({ text: "first " })),
-      });
+      const q = await questionsAcross(300);
       // B's next read of the session holds the first turn's end, not the second's prompt; its
       // answer comes 2 s late, after the second turn's question was shown on B.
-      await cut.delayReply("AS payload, at FROM acphub_events", 2000);
-      const second = onA.agent.request<Params>("session/prompt", {
-        sessionId,
-        prompt: ASKS,
-      });
-      await until(() => answers.length === 1 && asked.length === 1);
-      const texts = () => JSON.stringify(onB.updates(sessionId));
-      await until(() => texts().includes("first "));
-      await new Promise((r) => setTimeout(r, 1000));
-      expect({ asked, cancelled }).toEqual({
-        asked: ["session/request_permission"],
-        cancelled: [],
-      });
-      answers[0]!();
-      expect(await second).toMatchObject({ stopReason: "end_turn" });
-      await until(() => cancelled.length === 1);
+      await nextTurnAskedOnce(q, 1000, () =>
+        q.cut.delayReply("AS payload, at FROM acphub_events", 2000),
+      );
     });
 
     it("A killed mid-turn: B says A stopped answering and when the session is taken over (a re-sent prompt, a cancel), takes it over at the lease's expiry with no prompt, and the unfinished tool call ends as interrupted, live and in replay", async () => {
