@@ -12,6 +12,8 @@
 // after its end (as the hub does) while the others stream; the compaction's read and its writes
 // are stages of their own, "the rest" is everything else.
 // BENCH_SESSIONS (300), BENCH_UPDATES (1000), BENCH_PER_TICK (3).
+// BENCH_CHECKPOINT=1 leaves SQLite's checkpoints on, as the ledger runs (the log bytes then say
+// nothing: the log is reused).
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,7 +34,8 @@ const dir = mkdtempSync(join(tmpdir(), "acphub-bench-stages-"));
 const file = join(dir, "l.db");
 const ledger = await openLedgerAt(file, { caps });
 // (The connection is the ledger's own: reached here only to keep the log from being checkpointed.)
-ledger.db.pragma("wal_autocheckpoint = 0");
+if (process.env.BENCH_CHECKPOINT !== "1")
+  ledger.db.pragma("wal_autocheckpoint = 0");
 const walBytes = () => {
   try {
     return statSync(`${file}-wal`).size;

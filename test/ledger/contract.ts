@@ -10,6 +10,7 @@ import type {
 } from "../../src/engine/ledger-port.js";
 import type { LedgerCaps } from "../../src/ledger/caps.js";
 import { cutContract } from "./contract-cut.js";
+import { countsContract } from "./contract-counts.js";
 import { pageContract } from "./contract-page.js";
 import { replayContract } from "./contract-replay.js";
 import { searchContract } from "./contract-search.js";
@@ -83,6 +84,7 @@ export function writerProcess(
 
 export function ledgerContract(factory: LedgerFactory): void {
   cutContract(factory);
+  countsContract(factory);
   pageContract(factory);
   replayContract(factory);
   searchContract(factory);

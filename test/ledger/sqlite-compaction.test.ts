@@ -161,3 +161,33 @@ it("compacts a turn whose rows left the spool without folding the others' rows, 
   expect(await reopened.append("s1", "update", chunk("z"))).toBe(next + 3);
   await reopened.close();
 });
+
+it("keeps a session's counters exact turn after turn, for its writer and for another reader", async () => {
+  const { ledger } = await withPrompt();
+  const reader = new SqliteLedger(ledger.file);
+  // A compaction changes the counters by its runs alone: what each turn merged must leave them
+  // equal to the stored events', however many turns came before.
+  for (let turn = 0; turn < 6; turn++) {
+    const prompt = await ledger.append("s1", "prompt", {});
+    // One turn's reply read halfway by the other connection (which folds the spool): its rows
+    // then lie in the journal in two parts, one of them the other connection's.
+    await stream(ledger, WORDS.slice(0, 10 + turn));
+    if (turn % 2) await reader.read("s1", { afterSeq: prompt });
+    await stream(ledger, WORDS.slice(10 + turn));
+    const end = await ledger.append("s1", "turn_end", {});
+    await ledger.whenCompactable!("s1", end);
+    await ledger.compact("s1", prompt, end);
+    const stored = onDisk(ledger.file, "s1").events;
+    for (const l of [ledger, reader]) {
+      const s1 = await l.getSession("s1");
+      expect([s1?.eventCount, s1?.bytes]).toEqual(stored);
+    }
+  }
+  // One merged reply per turn besides its prompt and end (and the first prompt).
+  expect(onDisk(ledger.file, "s1").events[0]).toBe(1 + 6 * 3);
+  await Promise.all([ledger.close(), reader.close()]);
+  const reopened = new SqliteLedger(ledger.file);
+  const s1 = await reopened.getSession("s1");
+  expect([s1?.eventCount, s1?.bytes]).toEqual(onDisk(ledger.file, "s1").events);
+  await reopened.close();
+});

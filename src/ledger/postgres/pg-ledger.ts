@@ -242,9 +242,13 @@ export class PostgresLedger extends LedgerCore {
     );
   }
 
-  /** EventStore: merged runs written in one transaction, counters redone. */
+  /** EventStore: merged runs written in one statement, the counters changed by them. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
-    return this.db.transaction((client) => compactPg(client, sessionId, runs));
+    return compactPg(
+      (text, args) => this.db.query(text, args),
+      sessionId,
+      runs,
+    );
   }
 
   /** Core: writes the deferred `updated_at` times, stops listening and ends the pool. */

@@ -7,7 +7,6 @@ import type Database from "better-sqlite3";
 import type { MergedRun } from "../compaction.js";
 import type { CounterCache } from "./counter-cache.js";
 import type { Journal } from "./journal.js";
-import type { Spooled } from "./spool.js";
 import type { Statements } from "./statements.js";
 
 const UPDATES = (table: string) =>
@@ -17,8 +16,21 @@ const UPDATES = (table: string) =>
 /** Rows in `events` then the journal, ordered by seq. */
 const UPDATE_ROWS = `${UPDATES("events")} UNION ALL ${UPDATES("event_journal")} ORDER BY seq`;
 
+/** A run's rows in both tables before it is merged: how many, and their bytes. */
+const RUN = (table: string) =>
+  `SELECT bytes FROM ${table}
+   WHERE session_id = @id AND seq >= @from AND seq <= @last`;
+const RUN_FIGURES = `SELECT COUNT(*) AS count, COALESCE(SUM(bytes), 0) AS bytes
+  FROM (${RUN("events")} UNION ALL ${RUN("event_journal")})`;
+
+interface Figures {
+  count: number;
+  bytes: number;
+}
+
 export class SqliteCompaction {
   private readonly updates: Database.Statement;
+  private readonly runFigures: Database.Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -27,6 +39,7 @@ export class SqliteCompaction {
     private readonly counters: CounterCache,
   ) {
     this.updates = db.prepare(UPDATE_ROWS).raw();
+    this.runFigures = db.prepare(RUN_FIGURES);
   }
 
   /** The session's `update` rows [seq, text] with afterSeq < seq <= uptoSeq, in order. */
@@ -34,32 +47,51 @@ export class SqliteCompaction {
     return this.updates.all({ id, after, upto }) as unknown[][];
   }
 
-  /** Merged runs written in one transaction, counters redone (this session's only: the others'
-   * cached counters stay good). The session's journal rows move into `events` (its turn is over:
-   * they go together), its runs' chunks dropped from both tables first. `spooled`: the session's
-   * events still in the spool (all after the runs), which its cached counters count besides
-   * the stored ones; without it, its counters are read again at its next batch. */
-  apply(sessionId: string, runs: MergedRun[], spooled?: Spooled): void {
+  /** Merged runs written in one transaction. The session's journal rows move into `events`
+   * (its turn is over: they go together), its runs' chunks dropped from both tables first. Its
+   * counters change by what the runs' rows were and what they became: the checkpoint (from
+   * the exact figures every reader reads) and this connection's cached ones alike. The figures
+   * are the runs' own: a recount of the session read every row it ever stored, at every turn. */
+  apply(sessionId: string, runs: MergedRun[]): void {
     this.db.transaction(() => {
-      const held = spooled && this.counters.current()?.get(sessionId);
-      if (!held) this.counters.forget(sessionId);
-      for (const { fromSeq, lastSeq } of runs) {
-        this.journal.dropRange(sessionId, fromSeq, lastSeq);
-        this.stmt.deleteRange.run(sessionId, fromSeq, lastSeq);
+      const held = this.counters.current()?.get(sessionId);
+      const stored = this.stmt.counters.get(sessionId) as
+        { next_seq: number; event_count: number; bytes: number } | undefined;
+      const change: Figures = { count: 0, bytes: 0 };
+      for (const { fromSeq: from, lastSeq: last } of runs) {
+        const was = this.runFigures.get({
+          id: sessionId,
+          from,
+          last,
+        }) as Figures;
+        change.count -= was.count;
+        change.bytes -= was.bytes;
+        this.journal.dropRange(sessionId, from, last);
+        this.stmt.deleteRange.run(sessionId, from, last);
       }
       this.journal.moveSession(sessionId);
-      for (const { lastSeq, text } of runs)
-        this.stmt.rewriteEvent.run(
+      for (const { lastSeq, text } of runs) {
+        const size = Buffer.byteLength(text);
+        const { changes } = this.stmt.rewriteEvent.run(
           text,
-          Buffer.byteLength(text),
+          size,
           sessionId,
           lastSeq,
         );
-      const stored = this.stmt.recount.get({ id: sessionId }) as
-        { event_count: number; bytes: number } | undefined;
-      if (held && stored) {
-        held.eventCount = stored.event_count + spooled.count;
-        held.bytes = stored.bytes + spooled.bytes;
+        change.count += changes;
+        change.bytes += changes * size;
+      }
+      if (stored)
+        this.stmt.setCountsOnly.run(
+          stored.next_seq,
+          stored.event_count + change.count,
+          stored.bytes + change.bytes,
+          0,
+          sessionId,
+        );
+      if (held) {
+        held.eventCount += change.count;
+        held.bytes += change.bytes;
       }
     })();
   }

@@ -3,15 +3,16 @@
 // events before its `next_seq`. A batch no longer writes them (that rewrote the whole ~1 KB row,
 // its request and settings included, once per session per batch: the cost that grew with the
 // sessions streaming); they are written with the session's `updated_at` (./updated-at.ts), by
-// a trim, a compaction's recount and a fork. The events from `next_seq` on — a second of a
+// a trim, a compaction and a fork. The events from `next_seq` on — a second of a
 // stream at most while the hub runs, whatever it wrote before a kill -9, or what another
 // process appended — are counted here at each read, from both ends of the log by their index
 // on (session_id, seq). So every reader, this process's or another's, sees exact counters.
 //
 // Every write of the checkpoint keeps it exact for the events before its `next_seq`: the batch
-// writes the counters it holds (exact inside its transaction: ./counter-cache.ts); a trim, a
-// recount and a fork write them counted from the stored events; a deferred write only moves
-// the checkpoint forward (a snapshot taken after an older one counted every event before it).
+// writes the counters it holds (exact inside its transaction: ./counter-cache.ts); a trim and
+// a fork write them counted from the stored events, a compaction the exact ones changed by what
+// it merged (./compaction-sql.ts); a deferred write only moves the checkpoint forward (a
+// snapshot taken after an older one counted every event before it).
 
 // One of the tail's figures over both tables: the events at or after the checkpoint.
 const tail = (figure: string, table: string) =>

@@ -251,13 +251,11 @@ export class SqliteLedger extends LedgerCore {
   /** EventStore: merged runs written in one transaction (./compaction-sql.ts); the spool is
    *  folded first only when it may hold some of their events. */
   applyRuns(sessionId: string, runs: MergedRun[]): Promise<void> {
-    const spooled = this.spool.spooledAfter(
-      sessionId,
-      runs.length > 0 ? runs[runs.length - 1]!.lastSeq : 0,
-    );
-    return spooled
-      ? this.run(() => this.compaction.apply(sessionId, runs, spooled))
-      : this.writing(() => this.compaction.apply(sessionId, runs));
+    const last = runs.length > 0 ? runs[runs.length - 1]!.lastSeq : 0;
+    const apply = () => this.compaction.apply(sessionId, runs);
+    return this.spool.spooledAfter(sessionId, last)
+      ? this.run(apply)
+      : this.writing(apply);
   }
 
   /** Core: a session's journal rows moved into `events`, before the core copies them (fork). */

@@ -34,12 +34,6 @@ const SQL = {
     "DELETE FROM events WHERE session_id = ? AND seq >= ? AND seq < ?",
   rewriteEvent:
     "UPDATE events SET payload = ?, bytes = ? WHERE session_id = ? AND seq = ?",
-  // After a compaction, every event of the session in `events`: the checkpoint made exact
-  // (and returned).
-  recount: `UPDATE sessions SET event_count = (SELECT COUNT(*) FROM events WHERE session_id = @id),
-         bytes = (SELECT COALESCE(SUM(bytes), 0) FROM events WHERE session_id = @id),
-         next_seq = MAX(next_seq, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = @id))
-         WHERE id = @id RETURNING event_count, bytes`,
   journalCount: "SELECT COUNT(*) FROM event_journal",
   moveSession: `INSERT INTO events (${COLUMNS})
        SELECT ${COLUMNS} FROM event_journal WHERE session_id = ? ORDER BY seq`,
