@@ -4,7 +4,8 @@
 // partition: no FIN, no RST; the batch commits on the server, its writer never hears so);
 // `heal()` drops what was stalled and lets new connections through; `dropNotifications(lost)`
 // passes on no notification (LISTEN) that `lost` picks, as if its connection had been lost;
-// `counting(text)` counts the queries that hold `text`; `delayReply(text, ms)` holds one's answer.
+// `counting(text)` counts the queries that hold `text`; `delayReply(text, ms)` holds one's answer
+// for a time, `holdReply(text)` until released; `failReply(text)` answers one with an error.
 import { connect, createServer, type Socket } from "node:net";
 
 /** A ledger batch's call (src/ledger/postgres/pg-batch.ts): in its text and, once prepared,
@@ -26,7 +27,27 @@ export interface Partition {
   /** The next query that holds `text`: its connection's replies held for `ms` (its snapshot is
    *  taken, its answer comes late); resolves once it was sent. */
   delayReply(text: string, ms: number): Promise<void>;
+  /** As `delayReply`, until the function it resolves with is called. */
+  holdReply(text: string): Promise<() => void>;
+  /** The next query that holds `text`: the server's answer to it is replaced by an error
+   *  (QUERY_FAILED: one the client does not retry, not a lost connection's); resolves once
+   *  that query was sent. */
+  failReply(text: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The error `failReply` answers with: a statement cancelled (as a statement_timeout gives). */
+export const QUERY_FAILED = "57014";
+
+// An ErrorResponse ('E': severity, code, message), as a server sends it.
+function errorReply(message: string): Buffer {
+  const fields = Buffer.from(
+    `SERROR\0VERROR\0C${QUERY_FAILED}\0M${message}\0\0`,
+  );
+  const head = Buffer.alloc(5);
+  head[0] = 0x45;
+  head.writeInt32BE(4 + fields.length, 1);
+  return Buffer.concat([head, fields]);
 }
 
 /** What the server says, as whole protocol messages (a type byte, then a length that counts itself). */
@@ -66,7 +87,8 @@ export async function partition(url: string): Promise<Partition> {
   const state = { cut: false, armed: false, stalled: false };
   let lost: ((channel: string, payload: string) => boolean) | undefined;
   const counted = new Map<string, number>();
-  let delay: { text: string; ms: number; sent: () => void } | undefined;
+  let hold: { text: string; sent: (release: () => void) => void } | undefined;
+  let failing: { text: string; sent: () => void } | undefined;
   const proxy = createServer((client) => {
     if (state.cut || state.stalled) return void client.destroy();
     const server = connect(Number(target.port), "127.0.0.1");
@@ -76,29 +98,41 @@ export async function partition(url: string): Promise<Partition> {
       s.on("error", () => undefined);
     }
     let held: Buffer[] | undefined;
+    // This connection's query whose answer is being replaced (until its ReadyForQuery).
+    let failed = false;
     client.on("data", (chunk: Buffer) => {
       if (state.stalled) return;
       server.write(chunk);
       for (const [text, n] of counted)
         counted.set(text, n + times(chunk, text));
       if (state.armed && chunk.includes(BATCH)) state.stalled = true;
-      if (delay && chunk.includes(delay.text)) {
-        const { ms, sent } = delay;
-        delay = undefined;
+      if (hold && chunk.includes(hold.text)) {
+        const { sent } = hold;
+        hold = undefined;
         held = [];
-        setTimeout(() => {
+        sent(() => {
           for (const reply of held ?? []) client.write(reply);
           held = undefined;
-        }, ms);
+        });
+      }
+      if (failing && chunk.includes(failing.text)) {
+        const { sent } = failing;
+        failing = undefined;
+        failed = true;
         sent();
       }
     });
     const split = messagesOf();
     server.on("data", (chunk: Buffer) => {
       if (state.stalled) return;
-      const kept = split(chunk).filter((m) => {
+      const kept = split(chunk).flatMap((m) => {
         const note = notificationOf(m);
-        return !(note && lost?.(...note));
+        if (note && lost?.(...note)) return [];
+        if (!failed || note) return [m];
+        // The query's own replies go; at its end (ReadyForQuery) the error comes instead.
+        if (m[0] !== 0x5a) return [];
+        failed = false;
+        return [errorReply("canceled by the test's proxy (failReply)"), m];
       });
       if (kept.length === 0) return;
       if (held) held.push(Buffer.concat(kept));
@@ -108,6 +142,8 @@ export async function partition(url: string): Promise<Partition> {
     client.on("close", () => state.stalled || server.destroy());
     server.on("close", () => state.stalled || client.destroy());
   });
+  const holdReply = (text: string) =>
+    new Promise<() => void>((sent) => void (hold = { text, sent }));
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const address = proxy.address();
   const through = new URL(url);
@@ -133,8 +169,13 @@ export async function partition(url: string): Promise<Partition> {
       counted.set(text, 0);
       return () => counted.get(text) ?? 0;
     },
-    delayReply: (text, ms) =>
-      new Promise<void>((sent) => void (delay = { text, ms, sent })),
+    delayReply: async (text, ms) => {
+      const release = await holdReply(text);
+      setTimeout(release, ms);
+    },
+    holdReply,
+    failReply: (text) =>
+      new Promise<void>((sent) => void (failing = { text, sent })),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -1,7 +1,8 @@
 // A node's one LISTEN connection (issue 35, item 8; issue 38): the ledger's follow and the
 // cluster's messages share one connection per node, and after a PostgreSQL restart it is opened
 // again, so another node's turn reaches a client here through a NOTIFY — not through the
-// heartbeat's catch-up, which this test puts minutes away.
+// heartbeat's catch-up, which this test puts minutes away. Without notifications, that
+// catch-up reads the sessions that grew, and again those whose read failed.
 import { describe, expect, it } from "vitest";
 import {
   INIT,
@@ -17,6 +18,15 @@ import { partition } from "../helpers/pg-partition.js";
 import { sql } from "../helpers/postgres.js";
 
 const cluster = clusterFixture();
+
+/** The query of B's feed reading a session's events (pg-ledger.ts readRows; a page's read
+ *  has `seq < $3`). */
+const READ_EVENTS = "seq <= $3 ORDER BY seq";
+/** A heartbeat's look at the followed sessions' last seqs (pg-cluster.ts lastSeqs). */
+const LAST_SEQS = "next_seq - 1 AS last FROM acphub_sessions";
+/** B's heartbeats: the steps from one look at the sessions' growth to B's retry (some 50 ms)
+ *  fit between two looks. */
+const RETRY_BEAT_MS = 2000;
 
 /** Heartbeats (and so the feed's catch-up read) 5 minutes apart: longer than the test runs. */
 const LEASE_MS = 1_200_000;
@@ -34,6 +44,16 @@ async function listening(url: string): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+// Idle: once B has read what was stored, a second passes without a read (`reads` counts B's
+// reads of events).
+async function untilIdle(reads: () => number): Promise<void> {
+  await until(async () => {
+    const before = reads();
+    await new Promise((r) => setTimeout(r, 1000));
+    return reads() === before;
+  });
 }
 
 const said = (c: HubTestClient, sessionId: string) =>
@@ -66,7 +86,7 @@ async function sharedSession(
     cwd: a.home,
     mcpServers: [],
   });
-  return { onA, onB, sessionId };
+  return { onA, onB, sessionId, b };
 }
 
 // A's next turn (`words` in 3 chunks), once B's client has all of it; what B's client was told.
@@ -111,15 +131,52 @@ describe("a node's LISTEN connection", () => {
     const shared = await sharedSession(url, cut.url, 4000, 200);
     cut.dropNotifications((channel) => channel === "acphub_events");
     const reads = cut.counting("AS payload, at FROM acphub_events");
-    // Idle: once B has read what was stored, heartbeats (200 ms apart) pass without a read.
-    await until(async () => {
-      const before = reads();
-      await new Promise((r) => setTimeout(r, 1000));
-      return reads() === before;
-    });
+    await untilIdle(reads);
     const idle = reads();
     // No NOTIFY reached B: its heartbeat found the session grown and read it.
     await nextTurnOnB(shared, "after ");
     expect(reads()).toBeGreaterThan(idle);
+  }, 90_000);
+
+  it("a read of B's that failed is read again at B's next heartbeat, even when that heartbeat's look at the sessions' growth predates the turn: B's client gets A's turn whole and in order before the next look", async () => {
+    const url = await cluster.database();
+    const cut = await partition(url);
+    cluster.afterNodes(() => cut.close());
+    const shared = await sharedSession(url, cut.url, 30_000, RETRY_BEAT_MS);
+    const { onA, onB, sessionId, b } = shared;
+    await untilIdle(cut.counting("AS payload, at FROM acphub_events"));
+    const before = onB.updates(sessionId).length;
+    // A heartbeat of B looks at the sessions' growth: its answer is taken now (before the turn),
+    // held back. A look taken after the turn would find the session grown and read it anyway;
+    // this one finds it not grown past what B read, so only the failed read's retry
+    // (feed.ts `failed`) reads it at this heartbeat.
+    const looks = cut.counting(LAST_SEQS);
+    const release = await cut.holdReply(LAST_SEQS);
+    // A's next turn: its first notification reaches B, whose read on it fails; no later one
+    // arrives.
+    let told = 0;
+    cut.dropNotifications(
+      (channel) => channel === "acphub_events" && ++told > 1,
+    );
+    const failed = cut.failReply(READ_EVENTS);
+    await onA.agent.request("session/prompt", {
+      sessionId,
+      prompt: text(steps({ text: "after a failed read ", chunks: 3 })),
+    });
+    await failed;
+    await until(() => b.h.stderr().includes("cluster: follow failed"));
+    expect(said(onB, sessionId)).toBe("before ");
+    // The held look's answer comes: B's client has the whole turn before B's next look.
+    release();
+    const lastA = onA.updates(sessionId).map(seqOf).at(-1);
+    const whole = () => onB.updates(sessionId).map(seqOf).at(-1) === lastA;
+    await until(() => whole() || looks() > 1);
+    expect(looks()).toBe(1);
+    expect(said(onB, sessionId)).toBe(said(onA, sessionId));
+    // Each update once, in the order of its seq.
+    const seqs = onB.updates(sessionId).slice(before).map(seqOf);
+    expect(seqs.length).toBeGreaterThan(0);
+    for (let i = 1; i < seqs.length; i++)
+      expect(seqs[i]).toBeGreaterThan(seqs[i - 1]!);
   }, 90_000);
 });
