@@ -35,7 +35,9 @@ export const MAX_HOLD_MS = 100;
 export const WRITES_PER_SECOND = 5000;
 /** The hold's milliseconds per socket streaming. */
 const MS_PER_WRITE = 1000 / WRITES_PER_SECOND;
-/** The first size of a socket's gathering buffer (small ones come from Node's shared pool). */
+/** The least first size of a socket's gathering buffer (small ones come from Node's shared pool);
+ *  it starts a quarter larger than what the socket was handed last time (a buffer grown by
+ *  doubling from the least copied its frames at each step: 1.5 % of a streaming hub's CPU). */
 const GATHER_BYTES = 2048;
 
 type Coalesced = Duplex & { [COALESCED]?: Gathered };
@@ -85,6 +87,8 @@ export function currentHold(): number {
 class Gathered implements FrameSink {
   private buffer: Buffer | undefined;
   private used = 0;
+  /** The bytes handed over last time (where the next buffer's size starts). */
+  private lastUsed = 0;
   /** The gathered frames' `written` callbacks (none: undefined, not a new empty array). */
   private callbacks: (() => void)[] | undefined;
   private scheduled = false;
@@ -134,7 +138,12 @@ class Gathered implements FrameSink {
     const capacity = this.buffer?.length ?? 0;
     if (at + size > capacity) {
       const grown = Buffer.allocUnsafe(
-        Math.max(at + size, 2 * capacity, GATHER_BYTES),
+        Math.max(
+          at + size,
+          2 * capacity,
+          GATHER_BYTES,
+          capacity === 0 ? this.lastUsed + (this.lastUsed >> 2) : 0,
+        ),
       );
       this.buffer?.copy(grown, 0, 0, at);
       this.buffer = grown;
@@ -174,6 +183,7 @@ class Gathered implements FrameSink {
     const chunk = this.buffer!.subarray(0, this.used);
     const callbacks = this.callbacks;
     this.buffer = undefined;
+    this.lastUsed = this.used;
     this.used = 0;
     this.callbacks = undefined;
     this.write.call(
