@@ -79,6 +79,26 @@ const MIGRATIONS: string[] = [
      id INTEGER PRIMARY KEY,
      body TEXT NOT NULL
    );`,
+  // 11 (issue 39): `events` a rowid table, its primary key (session_id, seq) an index of its
+  // own. WITHOUT ROWID, its key was the whole row: SQLite compares keys as whole records, and a
+  // merged reply's row runs to overflow pages, all read at each comparison — a seek cost 35
+  // times more in a 300 MB ledger (a session's record, a compaction's each row). The journal's
+  // rows move in as before; rows keep their order by (session_id, seq) through the index.
+  `DROP VIEW IF EXISTS session_rows;
+   CREATE TABLE events_by_rowid (
+     session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     payload TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     at INTEGER NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   );
+   INSERT INTO events_by_rowid (session_id, seq, kind, payload, bytes, at)
+     SELECT session_id, seq, kind, payload, bytes, at FROM events ORDER BY session_id, seq;
+   DROP TABLE events;
+   ALTER TABLE events_by_rowid RENAME TO events;
+   ${sessionRowsView}`,
 ];
 
 /** Work in TypeScript a version needs after its statements, in the same transaction. */

@@ -1,0 +1,99 @@
+// Schema 11 (issue 39): `events` becomes a rowid table with its primary key as an index. A
+// schema-10 ledger keeps every event, its counters and its rules (one event per session and
+// seq; a deleted session takes its events along), and a seek no longer reads a merged reply's
+// overflow pages to compare keys.
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import {
+  migrationSql,
+  SCHEMA_VERSION,
+} from "../../src/ledger/sqlite/migrations.js";
+import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { tempDir } from "../helpers/mock.js";
+
+const reply = (text: string) =>
+  JSON.stringify({
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text },
+    },
+  });
+
+// A schema-10 ledger: sessions s1 and s2, each with a prompt, a reply that runs to overflow
+// pages and a turn's end (seqs 1..3), counted on their rows.
+function schema10(path: string): string[] {
+  const db = new Database(path);
+  for (let v = 1; v <= 10; v++) db.exec(migrationSql(v));
+  db.pragma("user_version = 10");
+  const texts = ['{"prompt":[]}', reply("x".repeat(20_000)), "{}"];
+  const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+  for (const id of ["s1", "s2"]) {
+    db.prepare(
+      `INSERT INTO sessions (id, agent, cwd, created_at, updated_at, state, request, next_seq, event_count, bytes)
+       VALUES (?, 'a', '/w', 1, 1, 'active', '{}', 4, 3, ?)`,
+    ).run(id, bytes);
+    texts.forEach((text, i) =>
+      db
+        .prepare(
+          "INSERT INTO events (session_id, seq, kind, payload, bytes, at) VALUES (?, ?, ?, ?, ?, 1)",
+        )
+        .run(
+          id,
+          i + 1,
+          ["prompt", "update", "turn_end"][i],
+          text,
+          Buffer.byteLength(text),
+        ),
+    );
+  }
+  db.close();
+  return texts;
+}
+
+const tableSql = (path: string) => {
+  const db = new Database(path, { readonly: true });
+  const sql = db
+    .prepare("SELECT sql FROM sqlite_master WHERE name = 'events'")
+    .pluck()
+    .get() as string;
+  db.close();
+  return sql;
+};
+
+it("migrates a schema-10 ledger's events into a rowid table, every event, counter and rule kept", async () => {
+  const path = join(tempDir("acphub-rowid-"), "ledger.db");
+  const texts = schema10(path);
+  expect(tableSql(path)).toMatch(/WITHOUT ROWID/);
+  const ledger = new SqliteLedger(path);
+  expect(tableSql(path)).not.toMatch(/WITHOUT ROWID/);
+  for (const id of ["s1", "s2"]) {
+    expect((await ledger.read(id)).map((e) => [e.seq, e.text])).toEqual(
+      texts.map((t, i) => [i + 1, t]),
+    );
+    expect(await ledger.getSession(id)).toMatchObject({
+      eventCount: 3,
+      bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0),
+    });
+  }
+  // The next event takes the next seq, and lands with the others once moved.
+  expect(await ledger.append("s1", "update", { more: 1 })).toBe(4);
+  await ledger.deleteSession("s2");
+  await ledger.close();
+  const db = new Database(path);
+  expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+  const seqs = db
+    .prepare("SELECT session_id, seq FROM events ORDER BY session_id, seq")
+    .raw()
+    .all();
+  expect(seqs).toEqual([1, 2, 3, 4].map((seq) => ["s1", seq]));
+  // Still one event per session and seq.
+  expect(() =>
+    db
+      .prepare(
+        "INSERT INTO events (session_id, seq, kind, payload, bytes, at) VALUES ('s1', 2, 'update', '{}', 2, 1)",
+      )
+      .run(),
+  ).toThrow(/UNIQUE/);
+  db.close();
+});
