@@ -10,6 +10,7 @@ import {
   SCHEMA_VERSION,
 } from "../../src/ledger/sqlite/migrations.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { encodeRows, spoolRow } from "../../src/ledger/sqlite/spool-rows.js";
 import { tempDir } from "../helpers/mock.js";
 
 const reply = (text: string) =>
@@ -21,7 +22,8 @@ const reply = (text: string) =>
   });
 
 // A schema-10 ledger: sessions s1 and s2, each with a prompt, a reply that runs to overflow
-// pages and a turn's end (seqs 1..3), counted on their rows.
+// pages and a turn's end (seqs 1..3) in `events`, counted on their rows; s1's next event (4) in
+// the journal and its 5th spooled, as a writer killed -9 left them.
 function schema10(path: string): string[] {
   const db = new Database(path);
   for (let v = 1; v <= 10; v++) db.exec(migrationSql(v));
@@ -47,6 +49,13 @@ function schema10(path: string): string[] {
         ),
     );
   }
+  const more = ['{"n":4}', '{"n":5}'];
+  db.prepare(
+    "INSERT INTO event_journal (session_id, seq, kind, payload, bytes, at) VALUES ('s1', 4, 'update', ?, 7, 1)",
+  ).run(more[0]);
+  db.prepare("INSERT INTO event_spool (body) VALUES (?)").run(
+    encodeRows([spoolRow("s1", 5, "update", more[1]!, 7, 1)]),
+  );
   db.close();
   return texts;
 }
@@ -67,17 +76,19 @@ it("migrates a schema-10 ledger's events into a rowid table, every event, counte
   expect(tableSql(path)).toMatch(/WITHOUT ROWID/);
   const ledger = new SqliteLedger(path);
   expect(tableSql(path)).not.toMatch(/WITHOUT ROWID/);
+  const stored = (id: string) =>
+    id === "s1" ? [...texts, '{"n":4}', '{"n":5}'] : texts;
   for (const id of ["s1", "s2"]) {
     expect((await ledger.read(id)).map((e) => [e.seq, e.text])).toEqual(
-      texts.map((t, i) => [i + 1, t]),
+      stored(id).map((t, i) => [i + 1, t]),
     );
     expect(await ledger.getSession(id)).toMatchObject({
-      eventCount: 3,
-      bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0),
+      eventCount: stored(id).length,
+      bytes: stored(id).reduce((n, t) => n + Buffer.byteLength(t), 0),
     });
   }
   // The next event takes the next seq, and lands with the others once moved.
-  expect(await ledger.append("s1", "update", { more: 1 })).toBe(4);
+  expect(await ledger.append("s1", "update", { more: 1 })).toBe(6);
   await ledger.deleteSession("s2");
   await ledger.close();
   const db = new Database(path);
@@ -86,7 +97,7 @@ it("migrates a schema-10 ledger's events into a rowid table, every event, counte
     .prepare("SELECT session_id, seq FROM events ORDER BY session_id, seq")
     .raw()
     .all();
-  expect(seqs).toEqual([1, 2, 3, 4].map((seq) => ["s1", seq]));
+  expect(seqs).toEqual([1, 2, 3, 4, 5, 6].map((seq) => ["s1", seq]));
   // Still one event per session and seq.
   expect(() =>
     db
