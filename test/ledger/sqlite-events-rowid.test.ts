@@ -1,7 +1,7 @@
-// Schema 11 (issue 39): `events` becomes a rowid table with its primary key as an index. A
-// schema-10 ledger keeps every event, its counters and its rules (one event per session and
-// seq; a deleted session takes its events along), and a seek no longer reads a merged reply's
-// overflow pages to compare keys.
+// Schema 11 (issue 39): `events` becomes a rowid table with its primary key as an index, and
+// both tables of the log hold the text last. A schema-10 ledger keeps every event, its counters
+// and its rules (one event per session and seq; a deleted session takes its events along), and
+// neither a seek nor a column read reads a merged reply's overflow pages any more.
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -76,6 +76,16 @@ it("migrates a schema-10 ledger's events into a rowid table, every event, counte
   expect(tableSql(path)).toMatch(/WITHOUT ROWID/);
   const ledger = new SqliteLedger(path);
   expect(tableSql(path)).not.toMatch(/WITHOUT ROWID/);
+  // The text last in both tables of the log, the journal's index kept.
+  const check = new Database(path, { readonly: true });
+  for (const table of ["events", "event_journal"]) {
+    const columns = check.pragma(`table_info(${table})`) as { name: string }[];
+    expect(columns.at(-1)?.name).toBe("payload");
+  }
+  expect(check.pragma("index_list(event_journal)")).toEqual([
+    expect.objectContaining({ name: "event_journal_session" }),
+  ]);
+  check.close();
   const stored = (id: string) =>
     id === "s1" ? [...texts, '{"n":4}', '{"n":5}'] : texts;
   for (const id of ["s1", "s2"]) {

@@ -79,3 +79,21 @@ export function decodeRows(
   }
   return rows;
 }
+
+/** A session's rows among a connection's spooled ones: how many, their bytes, the first's seq. */
+export interface Held {
+  count: number;
+  bytes: number;
+  seq: number;
+}
+
+/** Counts `row` in its session's Held. */
+export function holdRow(sessions: Map<string, Held>, row: SpoolRow): void {
+  const held = sessions.get(row.sessionId);
+  if (!held)
+    sessions.set(row.sessionId, { count: 1, bytes: row.bytes, seq: row.seq });
+  else {
+    held.count += 1;
+    held.bytes += row.bytes;
+  }
+}

@@ -29,7 +29,9 @@ import { bytesOf, mergedRows, runsIn, withRunsMerged } from "./spool-merge.js";
 import {
   decodeRows,
   encodeRows,
+  holdRow,
   spoolRow,
+  type Held,
   type SpoolRow,
 } from "./spool-rows.js";
 
@@ -71,9 +73,12 @@ export class EventSpool {
    * This connection's batches since its last fold, with the last row's id, while the table is
    * known to hold exactly them (no other connection committed since `version` was read);
    * undefined when it is not known (another's commit, a rolled back transaction): the fold then
-   * reads the table.
+   * reads the table. `sessions`: each session's rows among them (how many, their bytes, the
+   * first's seq), so that spooledAfter reads no other session's.
    */
-  private mine: { rows: SpoolRow[]; lastId: number } | undefined;
+  private mine:
+    | { rows: SpoolRow[]; lastId: number; sessions: Map<string, Held> }
+    | undefined;
   private version: unknown;
   /** Woken at the next fold (nextFold). */
   private folding: { promise: Promise<void>; wake: () => void } | undefined;
@@ -117,7 +122,11 @@ export class EventSpool {
     if (spooled.length > 0) {
       const { lastInsertRowid } = this.stmt.insert.run(encodeRows(spooled));
       if (this.mine) {
-        for (const entry of spooled) this.mine.rows.push(entry);
+        const { rows, sessions } = this.mine;
+        for (const entry of spooled) {
+          rows.push(entry);
+          holdRow(sessions, entry);
+        }
         this.mine.lastId = Number(lastInsertRowid);
       }
     }
@@ -161,14 +170,11 @@ export class EventSpool {
   spooledAfter(sessionId: string, uptoSeq: number): Spooled | undefined {
     if (!this.mine || this.stmt.version.get() !== this.version)
       return undefined;
-    const out = { count: 0, bytes: 0 };
-    for (const row of this.mine.rows) {
-      if (row.sessionId !== sessionId) continue;
-      if (row.seq <= uptoSeq) return undefined;
-      out.count += 1;
-      out.bytes += row.bytes;
-    }
-    return out;
+    const held = this.mine.sessions.get(sessionId);
+    if (!held) return { count: 0, bytes: 0 };
+    return held.seq <= uptoSeq
+      ? undefined
+      : { count: held.count, bytes: held.bytes };
   }
 
   /** Resolves after the next fold, committed or not (at once when none is due: nothing is
@@ -245,7 +251,7 @@ export class EventSpool {
     const { rows, lastId, own } = this.spooledRows();
     this.spooled = 0;
     this.bytes = 0;
-    this.mine = { rows: [], lastId: 0 };
+    this.mine = { rows: [], lastId: 0, sessions: new Map() };
     // (Its waiters run after this transaction ends, committed or rolled back.)
     this.folding?.wake();
     this.folding = undefined;
