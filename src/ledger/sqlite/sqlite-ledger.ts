@@ -22,6 +22,7 @@ import { UpdatedAtStamps } from "./updated-at.js";
 import { ReplayRows } from "./replay-rows.js";
 import { EventSpool } from "./spool.js";
 import { prepareStatements, type Statements } from "./statements.js";
+import { SideWrites } from "./side-writes.js";
 import { sqliteSecretStore, sqliteUserStore } from "./sqlite-users.js";
 import type { SecretStore } from "../../contracts/user-secrets.js";
 import type { UserStore } from "../../contracts/users.js";
@@ -45,6 +46,9 @@ const SQLITE: Dialect = {
 };
 
 /** Writes that leave every session's counters as they are. */
+/** The writes held to the end of the tick and written together: a turn's usage row. */
+const SIDE_WRITE = /^INSERT INTO usage /;
+
 const KEEPS_COUNTERS =
   /^(INSERT INTO usage |UPDATE sessions SET (?![^]*(next_seq|event_count|bytes)))/;
 
@@ -54,6 +58,8 @@ export class SqliteLedger extends LedgerCore {
   private readonly writer: BatchWriter;
   private readonly spool: EventSpool;
   private readonly statements = new Map<string, Database.Statement>();
+  /** Writes held to the end of the tick (usage rows, audit lines). */
+  private readonly side: SideWrites;
   private replayRows?: ReplayRows;
   private readonly compaction: SqliteCompaction;
   /** The hub's users, grants and audit log (issue 22), in this database. */
@@ -95,7 +101,8 @@ export class SqliteLedger extends LedgerCore {
         this.writer.journal,
         this.writer.counters,
       );
-      this.users = sqliteUserStore(this.db);
+      this.side = new SideWrites(this.db);
+      this.users = sqliteUserStore(this.db, this.side);
       this.secrets = sqliteSecretStore(this.db);
     } catch (error) {
       throw ledgerError(file, error);
@@ -135,9 +142,7 @@ export class SqliteLedger extends LedgerCore {
   // streaming session's counters read again; on a full disk, it may still fit where a fold
   // does not).
   private exec({ text, args }: Sql): Row[] {
-    let statement = this.statements.get(text);
-    if (!statement)
-      this.statements.set(text, (statement = this.db.prepare(text)));
+    const statement = this.prepared(text);
     // (A write that returns rows, `DELETE … RETURNING`, is a reader to better-sqlite3: it
     // changes counters all the same.)
     if (!statement.readonly && !KEEPS_COUNTERS.test(text)) {
@@ -152,9 +157,22 @@ export class SqliteLedger extends LedgerCore {
     return [];
   }
 
-  /** Core: one statement, synchronously (the promise is settled on return). */
+  private prepared(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement)
+      this.statements.set(text, (statement = this.db.prepare(text)));
+    return statement;
+  }
+
+  /** Core: one statement, synchronously (the promise is settled on return); a turn's usage row
+   *  at the end of the tick, with the others then (./side-writes.ts). */
   protected query(statement: Sql): Promise<Row[]> {
-    return this.run(() => this.exec(statement));
+    if (!SIDE_WRITE.test(statement.text))
+      return this.run(() => this.exec(statement));
+    return this.side.add(this.prepared(statement.text), statement.args).then(
+      () => [],
+      (error: unknown) => Promise.reject(ledgerError(this.file, error)),
+    );
   }
 
   /** Core: statements in one synchronous transaction. */
@@ -268,6 +286,7 @@ export class SqliteLedger extends LedgerCore {
   /** Core: closes the database file, its journal moved into `events` first. */
   protected disconnect(): Promise<void> {
     if (!this.db.open) return Promise.resolve();
+    this.side.flush();
     try {
       this.spool.fold();
     } catch (error) {
