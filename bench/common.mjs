@@ -145,6 +145,30 @@ export const replyChunk = (n) =>
     },
   });
 
+/** Creates a bench session (one agent, one folder) for each of `ids` in a ledger. */
+export async function createBenchSessions(ledger, ids) {
+  for (const id of ids) {
+    const now = Date.now();
+    await ledger.createSession({
+      ...{ id, agent: "bench", cwd: "/w", title: null, state: "active" },
+      ...{ createdAt: now, updatedAt: now, agentSessionId: "a", request: {} },
+    });
+  }
+}
+
+/** Appends `updates` reply chunks to each of the sessions `ids`, `perTick` per session per tick
+ *  (a tick between): the appends' promises. */
+export async function streamReplies(ledger, ids, updates, perTick) {
+  const appends = [];
+  for (let k = 0; k < updates; k += perTick) {
+    for (const id of ids)
+      for (let n = k; n < Math.min(updates, k + perTick); n++)
+        appends.push(ledger.append(id, "update", replyChunk(n)));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return appends;
+}
+
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];

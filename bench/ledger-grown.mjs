@@ -10,7 +10,11 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { envCount as count, replyChunk } from "./common.mjs";
+import {
+  envCount as count,
+  createBenchSessions,
+  streamReplies,
+} from "./common.mjs";
 
 const here = new URL("../dist", import.meta.url).pathname;
 const dist = (name) => process.env[name] ?? here;
@@ -28,13 +32,7 @@ async function turn(ledger, ids) {
   const prompts = await Promise.all(
     ids.map((id) => ledger.append(id, "prompt", { prompt: [] })),
   );
-  const appends = [];
-  for (let k = 0; k < UPDATES; k += 10) {
-    for (const id of ids)
-      for (let n = k; n < Math.min(UPDATES, k + 10); n++)
-        appends.push(ledger.append(id, "update", replyChunk(n)));
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  const appends = await streamReplies(ledger, ids, UPDATES, 10);
   await Promise.all(appends);
   const ends = await Promise.all(
     ids.map((id) => ledger.append(id, "turn_end", {})),
@@ -54,13 +52,7 @@ const ids = Array.from(
 try {
   const made = await import(`${dist("BENCH_MAKE_DIST")}/ledger/open.js`);
   let ledger = await made.openLedgerAt(file, options);
-  for (const id of ids) {
-    const now = Date.now();
-    await ledger.createSession({
-      ...{ id, agent: "bench", cwd: "/w", title: null, state: "active" },
-      ...{ createdAt: now, updatedAt: now, agentSessionId: "a", request: {} },
-    });
-  }
+  await createBenchSessions(ledger, ids);
   for (let t = 0; t < TURNS; t++) await turn(ledger, ids);
   await ledger.close();
   const size = statSync(file).size;

@@ -12,7 +12,11 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLedgerAt } from "../dist/ledger/open.js";
 import { SqliteCompaction } from "../dist/ledger/sqlite/compaction-sql.js";
-import { envCount as count, replyChunk } from "./common.mjs";
+import {
+  envCount as count,
+  createBenchSessions,
+  streamReplies,
+} from "./common.mjs";
 import { benchPostgres } from "./pg-server.mjs";
 
 const SESSIONS = count("BENCH_SESSIONS", 4);
@@ -51,16 +55,11 @@ async function timed(run) {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-const ids = [];
-for (let i = 0; i < SESSIONS; i++) {
-  const id = `history-${process.pid}-${i}`;
-  const now = Date.now();
-  await ledger.createSession({
-    ...{ id, agent: "bench", cwd: "/w", title: null, state: "active" },
-    ...{ createdAt: now, updatedAt: now, agentSessionId: "a", request: {} },
-  });
-  ids.push(id);
-}
+const ids = Array.from(
+  { length: SESSIONS },
+  (_, i) => `history-${process.pid}-${i}`,
+);
+await createBenchSessions(ledger, ids);
 
 const tenth = Math.max(1, Math.floor(TURNS / 10));
 const marks = new Set([tenth, Math.floor(TURNS / 2) + tenth, TURNS]);
@@ -72,13 +71,7 @@ for (let turn = 1; turn <= TURNS; turn++) {
   const prompts = await Promise.all(
     ids.map((id) => ledger.append(id, "prompt", { prompt: [] })),
   );
-  const appends = [];
-  for (let k = 0; k < UPDATES; k += PER_TICK) {
-    for (const id of ids)
-      for (let n = k; n < Math.min(UPDATES, k + PER_TICK); n++)
-        appends.push(ledger.append(id, "update", replyChunk(n)));
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  const appends = await streamReplies(ledger, ids, UPDATES, PER_TICK);
   await Promise.all(appends);
   const ends = await Promise.all(
     ids.map((id) => ledger.append(id, "turn_end", { stopReason: "end_turn" })),

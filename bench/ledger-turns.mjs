@@ -8,7 +8,7 @@
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { median, replyChunk } from "./common.mjs";
+import { createBenchSessions, median, streamReplies } from "./common.mjs";
 
 const dist = resolve(
   process.env.BENCH_DIST ?? new URL("../dist", import.meta.url).pathname,
@@ -31,23 +31,12 @@ async function round() {
   const dir = mkdtempSync(join(tmpdir(), "acphub-bench-turns-"));
   const ledger = await openLedgerAt(join(dir, "ledger.db"), { caps });
   const ids = Array.from({ length: SESSIONS }, (_, i) => `hub-turns-${i}`);
+  await createBenchSessions(ledger, ids);
   const prompts = [];
-  for (const id of ids) {
-    const now = Date.now();
-    await ledger.createSession({
-      ...{ id, agent: "bench", cwd: "/w", title: null, state: "active" },
-      ...{ createdAt: now, updatedAt: now, agentSessionId: "a", request: {} },
-    });
+  for (const id of ids)
     prompts.push(await ledger.append(id, "prompt", { prompt: [] }));
-  }
   const start = process.cpuUsage();
-  const appends = [];
-  for (let k = 0; k < UPDATES; k += PER_TICK) {
-    for (const id of ids)
-      for (let n = k; n < Math.min(UPDATES, k + PER_TICK); n++)
-        appends.push(ledger.append(id, "update", replyChunk(n)));
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  const appends = await streamReplies(ledger, ids, UPDATES, PER_TICK);
   await Promise.all(appends);
   const appended = cpuUs(start);
   for (const [i, id] of ids.entries()) await ledger.compact(id, prompts[i]);
