@@ -1,8 +1,9 @@
 // The hot end of the SQLite event log (schema 5). The spool's folds (./spool.ts) insert into
 // `event_journal`, a table clustered by a global rowid, so a fold dirties the few pages at its
 // end whatever the number of sessions in it; `events`, then clustered by (session, seq), would
-// have taken a page per session. (Since schema 11 `events` is a rowid table too, its key an index
-// as the journal's is: folding into it directly would spare the compaction's move; not done.) Rows move into `events` in bulk, a session's rows together: the session's own
+// have taken a page per session. (Since schema 11 `events` is a rowid table too, its key an
+// index as the journal's is: folding into it directly measured no cheaper, so the journal stays.)
+// Rows move into `events` in bulk, a session's rows together: the session's own
 // at its turn's compaction (and before a fork or a trim); once the journal holds MOVE_ROWS rows,
 // the oldest in steps of MOVE_STEP rows (one transaction each, the event loop free between
 // them) until it holds half that; all of them on close when this connection wrote events. Reads
