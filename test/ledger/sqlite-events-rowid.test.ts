@@ -3,6 +3,7 @@
 // and its rules (one event per session and seq; a deleted session takes its events along), and
 // neither a seek nor a column read reads a merged reply's overflow pages any more.
 import Database from "better-sqlite3";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import {
@@ -10,6 +11,7 @@ import {
   SCHEMA_VERSION,
 } from "../../src/ledger/sqlite/migrations.js";
 import { SqliteLedger } from "../../src/ledger/sqlite/sqlite-ledger.js";
+import { createLogger } from "../../src/shared/logger.js";
 import { encodeRows, spoolRow } from "../../src/ledger/sqlite/spool-rows.js";
 import { tempDir } from "../helpers/mock.js";
 
@@ -74,8 +76,19 @@ it("migrates a schema-10 ledger's events into a rowid table, every event, counte
   const path = join(tempDir("acphub-rowid-"), "ledger.db");
   const texts = schema10(path);
   expect(tableSql(path)).toMatch(/WITHOUT ROWID/);
-  const ledger = new SqliteLedger(path);
+  const log = join(tempDir("acphub-rowid-log-"), "log.json");
+  const logger = createLogger({ file: log, level: "info" });
+  const ledger = new SqliteLedger(path, { logger });
   expect(tableSql(path)).not.toMatch(/WITHOUT ROWID/);
+  // The step that copies the log says so, before and after (it takes a while on a large one).
+  const said = readFileSync(log, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { msg: string; schema?: number });
+  expect(said.filter((r) => r.schema === 11).map((r) => r.msg)).toEqual([
+    expect.stringMatching(/^ledger: upgrading the event log/),
+    "ledger: event log upgraded",
+  ]);
   // The text last in both tables of the log, the journal's index kept.
   const check = new Database(path, { readonly: true });
   for (const table of ["events", "event_journal"]) {
@@ -117,4 +130,13 @@ it("migrates a schema-10 ledger's events into a rowid table, every event, counte
       .run(),
   ).toThrow(/UNIQUE/);
   db.close();
+});
+
+it("says nothing of an upgrade when it makes a new ledger", async () => {
+  const log = join(tempDir("acphub-rowid-log-"), "log.json");
+  const ledger = new SqliteLedger(join(tempDir("acphub-rowid-"), "l.db"), {
+    logger: createLogger({ file: log, level: "info" }),
+  });
+  await ledger.close();
+  expect(readFileSync(log, "utf8")).not.toMatch(/upgrad/);
 });

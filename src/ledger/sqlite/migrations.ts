@@ -2,6 +2,7 @@
 // A ledger written by an older acphub is migrated on open; a newer one is refused.
 import type Database from "better-sqlite3";
 import { HubError } from "../../shared/errors.js";
+import type { Logger } from "../../shared/logger.js";
 import { usersSchemaSql } from "../user-store.js";
 import { usageTableSql } from "../usage-table.js";
 import { secretsSchemaSql } from "../secret-store.js";
@@ -116,6 +117,10 @@ const MIGRATIONS: string[] = [
    ${sessionRowsView}`,
 ];
 
+/** The versions whose step copies the event log: said before and after, as they take a while
+ *  on a large ledger (about 3 s per GB here). */
+const COPIES_THE_LOG = new Set([11]);
+
 /** Work in TypeScript a version needs after its statements, in the same transaction. */
 const FILLS: Record<number, (db: Database.Database) => void> = {
   6: fillUsage,
@@ -129,7 +134,11 @@ export function migrationSql(version: number): string {
 }
 
 // Brings the database to the newest schema; refuses one written by a newer acphub.
-export function migrate(db: Database.Database, file: string): void {
+export function migrate(
+  db: Database.Database,
+  file: string,
+  logger?: Logger,
+): void {
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
     throw new HubError(
@@ -138,10 +147,22 @@ export function migrate(db: Database.Database, file: string): void {
     );
   }
   for (let version = current; version < SCHEMA_VERSION; version++) {
+    const copies = current > 0 && COPIES_THE_LOG.has(version + 1); // (a new file: none)
+    const started = Date.now();
+    if (copies)
+      logger?.info(
+        { file, schema: version + 1 },
+        "ledger: upgrading the event log (copied once; a large ledger takes a few seconds per GB)",
+      );
     db.transaction(() => {
       db.exec(MIGRATIONS[version] as string);
       FILLS[version + 1]?.(db);
       db.pragma(`user_version = ${version + 1}`);
     })();
+    if (copies)
+      logger?.info(
+        { file, schema: version + 1, ms: Date.now() - started },
+        "ledger: event log upgraded",
+      );
   }
 }

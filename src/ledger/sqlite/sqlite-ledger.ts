@@ -83,7 +83,7 @@ export class SqliteLedger extends LedgerCore {
       this.db.function("acphub_lower", { deterministic: true }, (text) =>
         typeof text === "string" ? text.toLowerCase() : text,
       );
-      migrate(this.db, file);
+      migrate(this.db, file, this.logger);
       this.stmt = prepareStatements(this.db);
       this.writer = {
         db: this.db,
