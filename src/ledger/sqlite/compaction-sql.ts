@@ -31,6 +31,7 @@ interface Figures {
 export class SqliteCompaction {
   private readonly updates: Database.Statement;
   private readonly runFigures: Database.Statement;
+  private readonly applyTx: (sessionId: string, runs: MergedRun[]) => void;
 
   constructor(
     private readonly db: Database.Database,
@@ -40,6 +41,10 @@ export class SqliteCompaction {
   ) {
     this.updates = db.prepare(UPDATE_ROWS).raw();
     this.runFigures = db.prepare(RUN_FIGURES);
+    // Made once: better-sqlite3 builds its wrappers on every `transaction()` call.
+    this.applyTx = db.transaction((id: string, runs: MergedRun[]) =>
+      this.writeRuns(id, runs),
+    );
   }
 
   /** The session's `update` rows [seq, text] with afterSeq < seq <= uptoSeq, in order. */
@@ -53,46 +58,49 @@ export class SqliteCompaction {
    * the exact figures every reader reads) and this connection's cached ones alike. The figures
    * are the runs' own: a recount of the session read every row it ever stored, at every turn. */
   apply(sessionId: string, runs: MergedRun[]): void {
-    this.db.transaction(() => {
-      const held = this.counters.current()?.get(sessionId);
-      const stored = this.stmt.counters.get(sessionId) as
-        { next_seq: number; event_count: number; bytes: number } | undefined;
-      const change: Figures = { count: 0, bytes: 0 };
-      for (const { fromSeq: from, lastSeq: last } of runs) {
-        const was = this.runFigures.get({
-          id: sessionId,
-          from,
-          last,
-        }) as Figures;
-        change.count -= was.count;
-        change.bytes -= was.bytes;
-        this.journal.dropRange(sessionId, from, last);
-        this.stmt.deleteRange.run(sessionId, from, last);
-      }
-      this.journal.moveSession(sessionId);
-      for (const { lastSeq, text } of runs) {
-        const size = Buffer.byteLength(text);
-        const { changes } = this.stmt.rewriteEvent.run(
-          text,
-          size,
-          sessionId,
-          lastSeq,
-        );
-        change.count += changes;
-        change.bytes += changes * size;
-      }
-      if (stored)
-        this.stmt.setCountsOnly.run(
-          stored.next_seq,
-          stored.event_count + change.count,
-          stored.bytes + change.bytes,
-          0,
-          sessionId,
-        );
-      if (held) {
-        held.eventCount += change.count;
-        held.bytes += change.bytes;
-      }
-    })();
+    this.applyTx(sessionId, runs);
+  }
+
+  // The transaction's work (applyTx).
+  private writeRuns(sessionId: string, runs: MergedRun[]): void {
+    const held = this.counters.current()?.get(sessionId);
+    const stored = this.stmt.counters.get(sessionId) as
+      { next_seq: number; event_count: number; bytes: number } | undefined;
+    const change: Figures = { count: 0, bytes: 0 };
+    for (const { fromSeq: from, lastSeq: last } of runs) {
+      const was = this.runFigures.get({
+        id: sessionId,
+        from,
+        last,
+      }) as Figures;
+      change.count -= was.count;
+      change.bytes -= was.bytes;
+      this.journal.dropRange(sessionId, from, last);
+      this.stmt.deleteRange.run(sessionId, from, last);
+    }
+    this.journal.moveSession(sessionId);
+    for (const { lastSeq, text } of runs) {
+      const size = Buffer.byteLength(text);
+      const { changes } = this.stmt.rewriteEvent.run(
+        text,
+        size,
+        sessionId,
+        lastSeq,
+      );
+      change.count += changes;
+      change.bytes += changes * size;
+    }
+    if (stored)
+      this.stmt.setCountsOnly.run(
+        stored.next_seq,
+        stored.event_count + change.count,
+        stored.bytes + change.bytes,
+        0,
+        sessionId,
+      );
+    if (held) {
+      held.eventCount += change.count;
+      held.bytes += change.bytes;
+    }
   }
 }
