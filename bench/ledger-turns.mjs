@@ -5,7 +5,7 @@
 // BENCH_ROUNDS rounds, with the load. Never part of the tests.
 // BENCH_SESSIONS (100), BENCH_UPDATES (500), BENCH_PER_TICK (3), BENCH_ROUNDS (3);
 // BENCH_DIST=/path/to/main/dist for another build's ledger.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createBenchSessions, median, streamReplies } from "./common.mjs";
@@ -42,6 +42,7 @@ async function round() {
   for (const [i, id] of ids.entries()) await ledger.compact(id, prompts[i]);
   const total = cpuUs(start);
   await ledger.close();
+  rmSync(dir, { recursive: true, force: true });
   const updates = SESSIONS * UPDATES;
   return { append: appended / updates, compact: (total - appended) / updates };
 }
