@@ -6,7 +6,8 @@
 // build`; never part of the tests.
 // BENCH_SESSIONS (100), BENCH_TURNS (60), BENCH_UPDATES (500); BENCH_MAKE_DIST: the build that
 // makes the ledger (e.g. /path/to/main/dist, to time the migration), BENCH_DIST: the build that
-// opens it (both default to this one's dist).
+// opens it (both default to this one's dist); BENCH_LEDGER=postgres grows a PostgreSQL ledger
+// instead (bench/pg-server.mjs; the same build makes and opens it).
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import {
   createBenchSessions,
   streamReplies,
 } from "./common.mjs";
+import { benchPostgres } from "./pg-server.mjs";
 
 const here = new URL("../dist", import.meta.url).pathname;
 const dist = (name) => process.env[name] ?? here;
@@ -44,7 +46,22 @@ async function turn(ledger, ids) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "acphub-bench-grown-"));
-const file = join(dir, "l.db");
+const pg =
+  process.env.BENCH_LEDGER === "postgres" ? await benchPostgres() : undefined;
+const file = pg ? pg.url : join(dir, "l.db");
+
+// The ledger's size on disk (PostgreSQL: its database's).
+async function sizeOf() {
+  if (!pg) return statSync(file).size;
+  const { default: postgres } = await import("pg");
+  const client = new postgres.Client(pg.url);
+  await client.connect();
+  const { rows } = await client.query(
+    "SELECT pg_database_size(current_database()) AS n",
+  );
+  await client.end();
+  return Number(rows[0].n);
+}
 const ids = Array.from(
   { length: SESSIONS },
   (_, i) => `grown-${i}-${process.pid}`,
@@ -55,7 +72,7 @@ try {
   await createBenchSessions(ledger, ids);
   for (let t = 0; t < TURNS; t++) await turn(ledger, ids);
   await ledger.close();
-  const size = statSync(file).size;
+  const size = await sizeOf();
 
   const opened = await import(`${dist("BENCH_DIST")}/ledger/open.js`);
   let start = process.hrtime.bigint();
@@ -75,8 +92,9 @@ try {
   const compaction = (await turn(ledger, ids)) / SESSIONS;
   await ledger.close();
   console.log(
-    `SQLite ledger grown to ${SESSIONS} sessions × ${TURNS} turns of ${UPDATES} updates (${(size / 1e6).toFixed(0)} MB; load ${loadavg()[0].toFixed(1)}): open ${open.toFixed(0)} ms; a session's record ${record.toFixed(1)} µs; the list's first 50 rows ${list.toFixed(2)} ms; a session's whole log ${read.toFixed(2)} ms; one more turn's compaction ${compaction.toFixed(2)} ms`,
+    `${pg ? "PostgreSQL" : "SQLite"} ledger grown to ${SESSIONS} sessions × ${TURNS} turns of ${UPDATES} updates (${(size / 1e6).toFixed(0)} MB; load ${loadavg()[0].toFixed(1)}): open ${open.toFixed(0)} ms; a session's record ${record.toFixed(1)} µs; the list's first 50 rows ${list.toFixed(2)} ms; a session's whole log ${read.toFixed(2)} ms; one more turn's compaction ${compaction.toFixed(2)} ms`,
   );
 } finally {
+  pg?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
