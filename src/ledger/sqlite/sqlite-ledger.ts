@@ -45,10 +45,10 @@ const SQLITE: Dialect = {
   search: SQLITE_SEARCH,
 };
 
-/** Writes that leave every session's counters as they are. */
 /** The writes held to the end of the tick and written together: a turn's usage row. */
 const SIDE_WRITE = /^INSERT INTO usage /;
 
+/** Writes that leave every session's counters as they are. */
 const KEEPS_COUNTERS =
   /^(INSERT INTO usage |UPDATE sessions SET (?![^]*(next_seq|event_count|bytes)))/;
 
