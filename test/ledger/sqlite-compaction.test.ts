@@ -191,3 +191,43 @@ it("keeps a session's counters exact turn after turn, for its writer and for ano
   expect([s1?.eventCount, s1?.bytes]).toEqual(onDisk(ledger.file, "s1").events);
   await reopened.close();
 });
+
+it("counts a turn's compaction from its own rows: the rows of the turns before are not read again", async () => {
+  const { ledger, prompt } = await withPrompt();
+  const end = async (from: number) => {
+    await stream(ledger, WORDS);
+    const last = await ledger.append("s1", "turn_end", {});
+    await ledger.whenCompactable!("s1", last);
+    await ledger.compact("s1", from, last);
+  };
+  await end(prompt);
+  const before = await ledger.getSession("s1");
+  // An earlier row's `bytes` changed behind the ledger's back: a compaction that reads the
+  // session's history again (a recount) would count it; one that counts its runs does not.
+  const db = new Database(ledger.file);
+  db.prepare(
+    "UPDATE events SET bytes = bytes + 1000 WHERE session_id = 's1' AND seq = ?",
+  ).run(prompt);
+  db.close();
+  const next = await ledger.append("s1", "prompt", {});
+  await end(next);
+  const after = await ledger.getSession("s1");
+  // The turn's own rows, as stored.
+  const look = new Database(ledger.file, { readonly: true });
+  const turn = ["events", "event_journal"]
+    .map((t) =>
+      Number(
+        look
+          .prepare(
+            `SELECT COALESCE(SUM(bytes), 0) FROM ${t} WHERE session_id = 's1' AND seq >= ?`,
+          )
+          .pluck()
+          .get(next),
+      ),
+    )
+    .reduce((a, b) => a + b);
+  look.close();
+  expect(after?.eventCount).toBe(before!.eventCount + 3);
+  expect(after?.bytes).toBe(before!.bytes + turn);
+  await ledger.close();
+});
