@@ -4,14 +4,16 @@
 // alone: agents and clients excluded; its system part and its other threads' part apart: V8
 // compiling and collecting beside the main thread), time to first update (p50/p99),
 // errors, peak RSS. The same clients then run, back to back, against the pipe floor
-// (bench/ws-pipe.mjs: an agent per connection, lines piped to frames, nothing parsed or stored)
-// and the routing anchor (bench/ws-anchor.mjs: one agent for all, each line routed by a regular
-// expression). Printed side by side with hub ÷ floor, hub ÷ anchor and 300 ÷ 100, and the load
-// average of each run. Each relay runs each count twice in the same process: first (a fresh
-// process, as issue 39's table measured it: V8 compiling the hot code counts) and again with new
-// clients and sessions (what a long-running process pays per update).
+// (bench/ws-pipe.mjs: an agent per connection, lines piped to frames, nothing parsed or stored),
+// the storing floor (bench/ws-store.mjs: the pipe plus a seq per update and one SQLite commit a
+// tick before the tick's frames are sent: the least the hub's guarantees cost) and the routing
+// anchor (bench/ws-anchor.mjs: one agent for all, each line routed by a regular expression).
+// Printed side by side with hub ÷ floor, hub ÷ store, store ÷ floor, hub ÷ anchor and 300 ÷ 100,
+// and the load average of each run. Each relay runs each count twice in the same process: first
+// (a fresh process, as issue 39's table measured it: V8 compiling the hot code counts) and again
+// with new clients and sessions (what a long-running process pays per update).
 // Then one client's WebSocket relay rate versus `acphub acp` over stdio (BENCH_RELAY=0 skips it).
-// BENCH_ROUNDS (3) repeats each count, hub, floor and anchor back to back each round, and prints
+// BENCH_ROUNDS (3) repeats each count, the hub and the bare relays back to back each round, and prints
 // the medians and the median of each round's ratios.
 // BENCH_TURNS=T: each client runs T turns back to back, its first cut short (client i of N:
 // (i + 1) / N of the updates) so that the turns end at different times, as in a running hub
@@ -61,6 +63,13 @@ const RELAY_UPDATES = Number(process.env.BENCH_RELAY_UPDATES ?? 20000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK || HUB_ONLY ? 1 : 3));
 const ANCHOR = fileURLToPath(new URL("./ws-anchor.mjs", import.meta.url));
 const PIPE = fileURLToPath(new URL("./ws-pipe.mjs", import.meta.url));
+const STORE = fileURLToPath(new URL("./ws-store.mjs", import.meta.url));
+// The bare relays each count runs beside the hub, in this order.
+const RELAYS = [
+  ["floor", PIPE],
+  ["store", STORE],
+  ["anchor", ANCHOR],
+];
 
 function home() {
   const dir = benchDir("acphub-bench-serve-");
@@ -233,9 +242,9 @@ async function runTwice(server, clients, updates) {
 function printRuns(clients, updates, rounds) {
   const loads = (name) => rounds.map((r) => r[name].load.slice(5)).join(", ");
   console.log(
-    `serve: ${clients} WebSocket clients × 1 session × ${turnsText(updates)}, ${rounds.length} round${rounds.length > 1 ? "s" : ""} (load: hub ${loads("hub")}; floor ${loads("floor")}; anchor ${loads("anchor")})`,
+    `serve: ${clients} WebSocket clients × 1 session × ${turnsText(updates)}, ${rounds.length} round${rounds.length > 1 ? "s" : ""} (load: ${["hub", ...RELAYS.map(([name]) => name)].map((name) => `${name} ${loads(name)}`).join("; ")})`,
   );
-  for (const name of ["hub", "floor", "anchor"]) {
+  for (const name of ["hub", ...RELAYS.map(([relay]) => relay)]) {
     const runs = rounds.map((r) => r[name]);
     const r = medianRun(runs);
     const errors = runs.flatMap((x) => [...x.errors, ...x.again.errors]);
@@ -257,7 +266,7 @@ function printRuns(clients, updates, rounds) {
     return `${median(first).toFixed(2)} (again ${median(again).toFixed(2)})${each}`;
   };
   console.log(
-    `  CPU per update${rounds.length > 1 ? ", median of the rounds' ratios" : ""}: hub ÷ floor ${ratio("hub", "floor")}, hub ÷ anchor ${ratio("hub", "anchor")}, anchor ÷ floor ${ratio("anchor", "floor")}`,
+    `  CPU per update${rounds.length > 1 ? ", median of the rounds' ratios" : ""}: hub ÷ floor ${ratio("hub", "floor")}, hub ÷ store ${ratio("hub", "store")}, store ÷ floor ${ratio("store", "floor")}, hub ÷ anchor ${ratio("hub", "anchor")}, anchor ÷ floor ${ratio("anchor", "floor")}`,
   );
 }
 
@@ -333,7 +342,7 @@ async function stdioRate() {
   return rate;
 }
 
-// Each count: the hub, the pipe floor and the anchor, back to back, ROUNDS times over.
+// Each count: the hub, then each bare relay (RELAYS), back to back, ROUNDS times over.
 const probed = speedProbe();
 const results = new Map();
 for (const clients of COUNTS) {
@@ -349,13 +358,13 @@ for (const clients of COUNTS) {
       );
       continue;
     }
-    const floor = await startRelay(PIPE);
-    const floorRun = await runTwice(floor, clients, updates);
-    await floor.stop();
-    const anchor = await startRelay(ANCHOR);
-    const anchorRun = await runTwice(anchor, clients, updates);
-    await anchor.stop();
-    rounds.push({ hub: hubRun, floor: floorRun, anchor: anchorRun });
+    const round = { hub: hubRun };
+    for (const [name, script] of RELAYS) {
+      const relay = await startRelay(script);
+      round[name] = await runTwice(relay, clients, updates);
+      await relay.stop();
+    }
+    rounds.push(round);
   }
   if (HUB_ONLY) continue;
   results.set(clients, rounds);
@@ -369,7 +378,7 @@ if (results.has(100) && results.has(300)) {
     return `${ratio((r) => r)} (again ${ratio((r) => r.again)})`;
   };
   console.log(
-    `300 ÷ 100 clients, CPU per update${ROUNDS > 1 ? " (medians of the rounds)" : ""}: hub ${grew("hub")}, floor ${grew("floor")}, anchor ${grew("anchor")}`,
+    `300 ÷ 100 clients, CPU per update${ROUNDS > 1 ? " (medians of the rounds)" : ""}: ${["hub", ...RELAYS.map(([name]) => name)].map((name) => `${name} ${grew(name)}`).join(", ")}`,
   );
 }
 if (!QUICK && !HUB_ONLY && process.env.BENCH_RELAY !== "0") {
