@@ -10,6 +10,7 @@
 import type { EditorPort, LedgerPort } from "../engine/ports.js";
 import { noticeParams, type NoticePayload } from "../engine/notices.js";
 import { parseObject } from "../engine/stored-events.js";
+import type { Logger } from "../shared/logger.js";
 import type { HubWatch } from "./watch.js";
 
 /** What ending an interrupted turn writes to: the ledger, the clients, the watch. */
@@ -19,6 +20,7 @@ export interface InterruptedTurnSinks {
   watch: HubWatch;
   /** True while a turn of the session runs in this process (its prompt is not cut off). */
   runsHere: (sessionId: string) => boolean;
+  logger: Logger;
 }
 
 /** Events read per page while looking back for the session's last prompt or end. */
@@ -63,12 +65,21 @@ export class InterruptedTurns {
   private async endIfOpen(sessionId: string, promptBefore = Infinity) {
     const { sinks } = this;
     if (sinks.runsHere(sessionId)) return;
-    const open = await openPromptAt(sinks.ledger, sessionId);
-    if (open === undefined || open >= promptBefore) return;
+    const open = await openPrompt(sinks.ledger, sessionId);
+    if (open === undefined || open.at >= promptBefore) return;
     if (sinks.runsHere(sessionId)) return;
     const node = this.ranOn.get(sessionId);
-    await endInterrupted(sinks, sessionId, node);
+    const endSeq = await endInterrupted(sinks, sessionId, node);
     if (this.ranOn.get(sessionId) === node) this.ranOn.delete(sessionId);
+    // Its chunks merged as a finished turn's are (they would stay a row each).
+    await sinks.ledger
+      .compact(sessionId, open.seq, endSeq)
+      .catch((error: unknown) =>
+        sinks.logger.warn(
+          { err: error, sessionId },
+          "compaction of an interrupted turn failed",
+        ),
+      );
   }
 }
 
@@ -78,6 +89,14 @@ export async function openPromptAt(
   ledger: LedgerPort,
   sessionId: string,
 ): Promise<number | undefined> {
+  return (await openPrompt(ledger, sessionId))?.at;
+}
+
+// The session's last prompt (when recorded, its seq), if no turn_end follows it.
+async function openPrompt(
+  ledger: LedgerPort,
+  sessionId: string,
+): Promise<{ at: number; seq: number } | undefined> {
   let beforeSeq: number | undefined;
   for (;;) {
     const page = await ledger.readPage(sessionId, {
@@ -88,7 +107,7 @@ export async function openPromptAt(
     for (let i = page.length - 1; i >= 0; i--) {
       const event = page[i]!;
       if (event.kind === "turn_end") return undefined;
-      if (event.kind === "prompt") return event.at;
+      if (event.kind === "prompt") return { at: event.at, seq: event.seq };
     }
     if (page.length < PAGE) return undefined;
     beforeSeq = page[0]!.seq;
@@ -104,12 +123,13 @@ export function interruptedNotice(node: string | undefined): string {
 }
 
 // A turn its runner's death cut off: tell the session (a stored notice), and record its end as
-// cancelled on the wire, interrupted with its outcome unknown in the ledger.
+// cancelled on the wire, interrupted with its outcome unknown in the ledger. Resolves to the
+// end's seq.
 async function endInterrupted(
   sinks: InterruptedTurnSinks,
   sessionId: string,
   node: string | undefined,
-): Promise<void> {
+): Promise<number> {
   const notice: NoticePayload = {
     severity: "warning",
     title: interruptedNotice(node),
@@ -123,8 +143,9 @@ async function endInterrupted(
     interrupted: OUTCOME_UNKNOWN,
     ...(node ? { node } : {}),
   };
-  await sinks.ledger.append(sessionId, "turn_end", end);
+  const endSeq = await sinks.ledger.append(sessionId, "turn_end", end);
   sinks.watch.ended(sessionId, end);
+  return endSeq;
 }
 
 /** Tool call statuses after which a call is over. */

@@ -117,6 +117,7 @@ export class SessionHub {
       editor: this.editor,
       watch: this.watch,
       runsHere: (id) => this.running.has(id),
+      logger: this.logger,
     });
     // What the hub's parts share (each takes the ones it needs).
     const parts = {

@@ -221,3 +221,57 @@ describe("acphub serve", () => {
     expect(stopped).toEqual([marked, marked]);
   }, 120_000);
 });
+
+describe("acphub serve: a cut-off turn's chunks", () => {
+  it("are merged when the turn is ended after a restart, as a finished turn's are", async () => {
+    const { h, home } = await fx.start();
+    const c1 = fx.connect(h, "ws");
+    const sessionId = await openSession(c1, home);
+    const params = {
+      sessionId,
+      prompt: text(
+        steps({ text: "one two three four ", chunks: 4 }, { sleep: 60_000 }),
+      ),
+      _meta: { acphub: { idempotencyKey: "merged" } },
+    };
+    void c1.agent.request("session/prompt", params).catch(() => undefined);
+    await until(() => said(c1.updates(sessionId)) === "one two three four ");
+    const live = c1
+      .updates(sessionId)
+      .filter(
+        (u) =>
+          (u["update"] as Update)["sessionUpdate"] === "agent_message_chunk",
+      );
+    expect(live).toHaveLength(4);
+    h.child.kill("SIGKILL");
+    await h.exited;
+
+    const h2 = await startHub(home);
+    hubs.push(h2);
+    const c2 = fx.connect(h2, "ws");
+    await c2.agent.request("initialize", HUB_INIT);
+    await c2.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    expect(await c2.agent.request("session/prompt", params)).toMatchObject({
+      stopReason: "cancelled",
+    });
+    const c3 = fx.connect(h2, "ws");
+    await c3.agent.request("initialize", HUB_INIT);
+    await c3.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    // The agent's four chunks are replayed as one (acphub's notices are updates of their own).
+    const replayed = c3
+      .updates(sessionId)
+      .filter((u) => !JSON.stringify(u["_meta"] ?? {}).includes('"notice"'))
+      .map((u) => u["update"] as Update & { content?: { text?: string } })
+      .filter((u) => u["sessionUpdate"] === "agent_message_chunk")
+      .map((u) => u.content?.text);
+    expect(replayed).toEqual(["one two three four "]);
+  }, 120_000);
+});
