@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import {
+  migrate,
   migrationSql,
   SCHEMA_VERSION,
 } from "../../src/ledger/sqlite/migrations.js";
@@ -139,4 +140,31 @@ it("says nothing of an upgrade when it makes a new ledger", async () => {
   });
   await ledger.close();
   expect(readFileSync(log, "utf8")).not.toMatch(/upgrad/);
+});
+
+// The log lines of the copy step when a schema-10 ledger is migrated by a logger at `warn` (the
+// default level), the copy said loudly from `loudAbove` bytes on.
+function warnedCopy(loudAbove?: number) {
+  const path = join(tempDir("acphub-rowid-"), "ledger.db");
+  schema10(path);
+  const log = join(tempDir("acphub-rowid-log-"), "log.json");
+  const logger = createLogger({ file: log, level: "warn" });
+  const db = new Database(path);
+  migrate(db, path, logger, loudAbove);
+  db.close();
+  return readFileSync(log, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { msg: string; mb?: number });
+}
+
+it("says a large ledger's copy at the level shown by default, with its size; a small one's only at info", () => {
+  const loud = warnedCopy(0);
+  expect(loud.map((r) => r.msg)).toEqual([
+    expect.stringMatching(/^ledger: upgrading the event log of \d+ MB/),
+    "ledger: event log upgraded",
+  ]);
+  expect(loud[0]!.mb).toBeGreaterThanOrEqual(0);
+  expect(warnedCopy()).toEqual([]);
 });

@@ -121,6 +121,10 @@ const MIGRATIONS: string[] = [
  *  on a large ledger (about 3 s per GB here). */
 const COPIES_THE_LOG = new Set([11]);
 
+/** A copy of a ledger this large (about a second's) is said at `warn`, the level shown by
+ *  default: a start-up that seems to hang says why. */
+export const LOUD_COPY_BYTES = 256 * 1024 * 1024;
+
 /** Work in TypeScript a version needs after its statements, in the same transaction. */
 const FILLS: Record<number, (db: Database.Database) => void> = {
   6: fillUsage,
@@ -138,6 +142,7 @@ export function migrate(
   db: Database.Database,
   file: string,
   logger?: Logger,
+  loudAbove = LOUD_COPY_BYTES,
 ): void {
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
@@ -149,10 +154,12 @@ export function migrate(
   for (let version = current; version < SCHEMA_VERSION; version++) {
     const copies = current > 0 && COPIES_THE_LOG.has(version + 1); // (a new file: none)
     const started = Date.now();
+    const mb = copies ? Math.round(fileBytes(db) / 2 ** 20) : 0;
+    const say = mb * 2 ** 20 >= loudAbove ? "warn" : "info";
     if (copies)
-      logger?.info(
-        { file, schema: version + 1 },
-        "ledger: upgrading the event log (copied once; a large ledger takes a few seconds per GB)",
+      logger?.[say](
+        { file, schema: version + 1, mb },
+        `ledger: upgrading the event log of ${mb} MB (copied once, at about 3 s per GB: acphub starts when it is done)`,
       );
     db.transaction(() => {
       db.exec(MIGRATIONS[version] as string);
@@ -160,9 +167,15 @@ export function migrate(
       db.pragma(`user_version = ${version + 1}`);
     })();
     if (copies)
-      logger?.info(
+      logger?.[say](
         { file, schema: version + 1, ms: Date.now() - started },
         "ledger: event log upgraded",
       );
   }
+}
+
+// The database's size in bytes: its pages, free ones included (the file's size).
+function fileBytes(db: Database.Database): number {
+  const pages = db.pragma("page_count", { simple: true }) as number;
+  return pages * (db.pragma("page_size", { simple: true }) as number);
 }
