@@ -64,11 +64,19 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK || HUB_ONLY ? 1 : 3));
 const ANCHOR = fileURLToPath(new URL("./ws-anchor.mjs", import.meta.url));
 const PIPE = fileURLToPath(new URL("./ws-pipe.mjs", import.meta.url));
 const STORE = fileURLToPath(new URL("./ws-store.mjs", import.meta.url));
-// The bare relays each count runs beside the hub, in this order.
+// The bare relays each count runs beside the hub, in this order (name, script, environment);
+// BENCH_STORE_LEDGER=1 adds the storing floor on acphub's own ledger, with an agent per
+// connection (`ledger`) and with one agent for all, the hub's input (`ledger1`).
 const RELAYS = [
-  ["floor", PIPE],
-  ["store", STORE],
-  ["anchor", ANCHOR],
+  ["floor", PIPE, {}],
+  ["store", STORE, {}],
+  ...(process.env.BENCH_STORE_LEDGER === "1"
+    ? [
+        ["ledger", STORE, { BENCH_STORE: "ledger" }],
+        ["ledger1", STORE, { BENCH_STORE: "ledger", BENCH_STORE_AGENT: "one" }],
+      ]
+    : []),
+  ["anchor", ANCHOR, {}],
 ];
 
 function home() {
@@ -104,8 +112,9 @@ async function startHub(dir) {
 }
 
 // A bare ws relay (the anchor or the pipe floor), in its own process like the hub.
-async function startRelay(script) {
+async function startRelay(script, env) {
   const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const line = await new Promise((resolve) =>
@@ -266,7 +275,7 @@ function printRuns(clients, updates, rounds) {
     return `${median(first).toFixed(2)} (again ${median(again).toFixed(2)})${each}`;
   };
   console.log(
-    `  CPU per update${rounds.length > 1 ? ", median of the rounds' ratios" : ""}: hub ÷ floor ${ratio("hub", "floor")}, hub ÷ store ${ratio("hub", "store")}, store ÷ floor ${ratio("store", "floor")}, hub ÷ anchor ${ratio("hub", "anchor")}, anchor ÷ floor ${ratio("anchor", "floor")}`,
+    `  CPU per update${rounds.length > 1 ? ", median of the rounds' ratios" : ""}: hub ÷ floor ${ratio("hub", "floor")}, hub ÷ store ${ratio("hub", "store")}, store ÷ floor ${ratio("store", "floor")},${RELAYS.some(([name]) => name === "ledger") ? ` hub ÷ ledger ${ratio("hub", "ledger")}, ledger ÷ floor ${ratio("ledger", "floor")}, hub ÷ ledger1 ${ratio("hub", "ledger1")}, ledger1 ÷ anchor ${ratio("ledger1", "anchor")},` : ""} hub ÷ anchor ${ratio("hub", "anchor")}, anchor ÷ floor ${ratio("anchor", "floor")}`,
   );
 }
 
@@ -359,8 +368,8 @@ for (const clients of COUNTS) {
       continue;
     }
     const round = { hub: hubRun };
-    for (const [name, script] of RELAYS) {
-      const relay = await startRelay(script);
+    for (const [name, script, env] of RELAYS) {
+      const relay = await startRelay(script, env);
       round[name] = await runTwice(relay, clients, updates);
       await relay.stop();
     }
