@@ -59,7 +59,7 @@ function flushSoon(relay) {
   });
 }
 
-// The least store: update lines committed together at most every 2 ms while busy (the hub's
+// The bare store: update lines committed together at most every 2 ms while busy (the hub's
 // group commit's own bound), as one journal row or a row each.
 function rawStore() {
   const db = new Database(join(dir, "store.db"));
