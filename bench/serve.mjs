@@ -202,10 +202,12 @@ async function loadRun(server, clients, updates) {
   );
   const cpu = cpuSeconds(server.pid);
   const main = mainThreadSeconds(server.pid);
+  const io = syscalls(server.pid);
   const started = performance.now();
   const results = await Promise.allSettled(prompts.map((r) => r.value()));
   const seconds = (performance.now() - started) / 1000;
   const [user, system] = cpuSeconds(server.pid).map((t, i) => t - cpu[i]);
+  const [reads, writes] = syscalls(server.pid).map((n, i) => n - io[i]);
   const others = user + system - (mainThreadSeconds(server.pid) - main);
   clearInterval(sampler);
   const ok = results
@@ -221,6 +223,8 @@ async function loadRun(server, clients, updates) {
     cpuUs: ((user + system) * 1e6) / Math.max(1, total),
     systemUs: (system * 1e6) / Math.max(1, total),
     othersUs: (others * 1e6) / Math.max(1, total),
+    reads: reads / Math.max(1, total),
+    writes: writes / Math.max(1, total),
     p50: median(firsts),
     p99: percentile(firsts, 99),
     peakRss,
@@ -234,7 +238,14 @@ const turnsText = (updates) =>
     : `1 turn of ${updates} updates`;
 
 const cpuOf = (r) =>
-  `${r.cpuUs.toFixed(1).padStart(5)} µs/update (system ${r.systemUs.toFixed(1)}, other threads ${r.othersUs.toFixed(1)})`;
+  `${r.cpuUs.toFixed(1).padStart(5)} µs/update (system ${r.systemUs.toFixed(1)}, other threads ${r.othersUs.toFixed(1)}; read/write calls ${r.reads.toFixed(2)}/${r.writes.toFixed(2)})`;
+
+// A process's read and write system calls so far (/proc/PID/io: every thread's, files, pipes
+// and sockets alike).
+function syscalls(pid) {
+  const io = readFileSync(`/proc/${pid}/io`, "utf8");
+  return [/syscr: (\d+)/, /syscw: (\d+)/].map((re) => Number(re.exec(io)[1]));
+}
 
 // A count run twice in one process: the first run's figures, and the second's as `again`.
 // The first run's compactions end before the second begins (a SQLite hub runs them at its
@@ -287,6 +298,8 @@ function medianRun(runs) {
       "cpuUs",
       "systemUs",
       "othersUs",
+      "reads",
+      "writes",
       "p50",
       "p99",
       "total",
