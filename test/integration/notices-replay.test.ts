@@ -166,41 +166,15 @@ describe("acphub serve", () => {
   }, 120_000);
 
   it("a turn a hub restart cut off ends with a notice stored as one, not as agent text", async () => {
-    const { h, home } = await fx.start();
-    const c1 = fx.connect(h, "ws");
-    const sessionId = await openSession(c1, home);
-    const params = {
-      sessionId,
-      prompt: text(steps({ text: "started " }, { sleep: 60_000 })),
-      _meta: { acphub: { idempotencyKey: "cut-off" } },
-    };
-    void c1.agent.request("session/prompt", params).catch(() => undefined);
-    await until(() => said(c1.updates(sessionId)).includes("started"));
-    h.child.kill("SIGKILL");
-    await h.exited;
-
-    const h2 = await startHub(home);
-    hubs.push(h2);
-    const c2 = fx.connect(h2, "ws");
-    await c2.agent.request("initialize", HUB_INIT);
-    await c2.agent.request("session/load", {
-      sessionId,
-      cwd: home,
-      mcpServers: [],
-    });
     // The prompt sent again (a reconnecting client) ends the cut-off turn; a client loading the
     // session afterwards is replayed the notice. Both see acphub's notice (marked, on a line of
     // its own), never the agent's words.
-    expect(await c2.agent.request("session/prompt", params)).toMatchObject({
-      stopReason: "cancelled",
-    });
-    const c3 = fx.connect(h2, "ws");
-    await c3.agent.request("initialize", HUB_INIT);
-    await c3.agent.request("session/load", {
-      sessionId,
-      cwd: home,
-      mcpServers: [],
-    });
+    const { sessionId, c2, c3, answer } = await cutOffThenResent(
+      "started ",
+      1,
+      "cut-off",
+    );
+    expect(answer).toMatchObject({ stopReason: "cancelled" });
     const stopped = [c2, c3].flatMap((c) =>
       c
         .updates(sessionId)
@@ -224,18 +198,11 @@ describe("acphub serve", () => {
 
 describe("acphub serve: a cut-off turn's chunks", () => {
   it("are merged when the turn is ended after a restart, as a finished turn's are", async () => {
-    const { h, home } = await fx.start();
-    const c1 = fx.connect(h, "ws");
-    const sessionId = await openSession(c1, home);
-    const params = {
-      sessionId,
-      prompt: text(
-        steps({ text: "one two three four ", chunks: 4 }, { sleep: 60_000 }),
-      ),
-      _meta: { acphub: { idempotencyKey: "merged" } },
-    };
-    void c1.agent.request("session/prompt", params).catch(() => undefined);
-    await until(() => said(c1.updates(sessionId)) === "one two three four ");
+    const { sessionId, c1, c3 } = await cutOffThenResent(
+      "one two three four ",
+      4,
+      "merged",
+    );
     const live = c1
       .updates(sessionId)
       .filter(
@@ -243,28 +210,6 @@ describe("acphub serve: a cut-off turn's chunks", () => {
           (u["update"] as Update)["sessionUpdate"] === "agent_message_chunk",
       );
     expect(live).toHaveLength(4);
-    h.child.kill("SIGKILL");
-    await h.exited;
-
-    const h2 = await startHub(home);
-    hubs.push(h2);
-    const c2 = fx.connect(h2, "ws");
-    await c2.agent.request("initialize", HUB_INIT);
-    await c2.agent.request("session/load", {
-      sessionId,
-      cwd: home,
-      mcpServers: [],
-    });
-    expect(await c2.agent.request("session/prompt", params)).toMatchObject({
-      stopReason: "cancelled",
-    });
-    const c3 = fx.connect(h2, "ws");
-    await c3.agent.request("initialize", HUB_INIT);
-    await c3.agent.request("session/load", {
-      sessionId,
-      cwd: home,
-      mcpServers: [],
-    });
     // The agent's four chunks are replayed as one (acphub's notices are updates of their own).
     const replayed = c3
       .updates(sessionId)
@@ -275,3 +220,36 @@ describe("acphub serve: a cut-off turn's chunks", () => {
     expect(replayed).toEqual(["one two three four "]);
   }, 120_000);
 });
+
+// A turn killed -9 once its client saw `reply` (in `chunks` updates), then, on a restarted hub,
+// the same prompt sent again by a client that loaded the session (c2: it ends the cut-off turn;
+// `answer`) and a client that loaded the session after that (c3).
+async function cutOffThenResent(reply: string, chunks: number, key: string) {
+  const { h, home } = await fx.start();
+  const c1 = fx.connect(h, "ws");
+  const sessionId = await openSession(c1, home);
+  const params = {
+    sessionId,
+    prompt: text(steps({ text: reply, chunks }, { sleep: 60_000 })),
+    _meta: { acphub: { idempotencyKey: key } },
+  };
+  void c1.agent.request("session/prompt", params).catch(() => undefined);
+  await until(() => said(c1.updates(sessionId)) === reply);
+  h.child.kill("SIGKILL");
+  await h.exited;
+  const h2 = await startHub(home);
+  hubs.push(h2);
+  const loaded = async () => {
+    const c = fx.connect(h2, "ws");
+    await c.agent.request("initialize", HUB_INIT);
+    await c.agent.request("session/load", {
+      sessionId,
+      cwd: home,
+      mcpServers: [],
+    });
+    return c;
+  };
+  const c2 = await loaded();
+  const answer = await c2.agent.request("session/prompt", params);
+  return { sessionId, c1, c2, c3: await loaded(), answer };
+}
