@@ -2,7 +2,8 @@
 // prompting its own session on one mock agent (all turns at once), at 100 clients × 2,000
 // updates and 300 × 1,000: the hub's CPU per relayed update (read from /proc for the hub process
 // alone: agents and clients excluded; its system part and its other threads' part apart: V8
-// compiling and collecting beside the main thread), time to first update (p50/p99),
+// compiling and collecting beside the main thread; its read and write system calls and how often
+// its main thread slept for want of input, per update), time to first update (p50/p99),
 // errors, peak RSS. The same clients then run, back to back, against the pipe floor
 // (bench/ws-pipe.mjs: an agent per connection, lines piped to frames, nothing parsed or stored),
 // the storing floor (bench/ws-store.mjs: the pipe plus a seq per update and one SQLite commit a
@@ -203,11 +204,13 @@ async function loadRun(server, clients, updates) {
   const cpu = cpuSeconds(server.pid);
   const main = mainThreadSeconds(server.pid);
   const io = syscalls(server.pid);
+  const woken = wakeUps(server.pid);
   const started = performance.now();
   const results = await Promise.allSettled(prompts.map((r) => r.value()));
   const seconds = (performance.now() - started) / 1000;
   const [user, system] = cpuSeconds(server.pid).map((t, i) => t - cpu[i]);
   const [reads, writes] = syscalls(server.pid).map((n, i) => n - io[i]);
+  const woke = wakeUps(server.pid) - woken;
   const others = user + system - (mainThreadSeconds(server.pid) - main);
   clearInterval(sampler);
   const ok = results
@@ -225,6 +228,7 @@ async function loadRun(server, clients, updates) {
     othersUs: (others * 1e6) / Math.max(1, total),
     reads: reads / Math.max(1, total),
     writes: writes / Math.max(1, total),
+    wakeUps: woke / Math.max(1, total),
     p50: median(firsts),
     p99: percentile(firsts, 99),
     peakRss,
@@ -238,7 +242,14 @@ const turnsText = (updates) =>
     : `1 turn of ${updates} updates`;
 
 const cpuOf = (r) =>
-  `${r.cpuUs.toFixed(1).padStart(5)} µs/update (system ${r.systemUs.toFixed(1)}, other threads ${r.othersUs.toFixed(1)}; read/write calls ${r.reads.toFixed(2)}/${r.writes.toFixed(2)})`;
+  `${r.cpuUs.toFixed(1).padStart(5)} µs/update (system ${r.systemUs.toFixed(1)}, other threads ${r.othersUs.toFixed(1)}; read/write calls ${r.reads.toFixed(2)}/${r.writes.toFixed(2)}, main thread woken ${r.wakeUps.toFixed(2)})`;
+
+// How often a process's main thread has slept and been woken so far (its voluntary context
+// switches: each wait for input that found none).
+function wakeUps(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]);
+}
 
 // A process's read and write system calls so far (/proc/PID/io: every thread's, files, pipes
 // and sockets alike).
@@ -300,6 +311,7 @@ function medianRun(runs) {
       "othersUs",
       "reads",
       "writes",
+      "wakeUps",
       "p50",
       "p99",
       "total",
