@@ -6,16 +6,17 @@
 // its main thread slept for want of input, per update), time to first update (p50/p99),
 // errors, peak RSS. The same clients then run, back to back, against the pipe floor
 // (bench/ws-pipe.mjs: an agent per connection, lines piped to frames, nothing parsed or stored),
-// the storing floor (bench/ws-store.mjs: the pipe plus a seq per update and one SQLite commit a
-// tick before the tick's frames are sent: the least the hub's guarantees cost) and the routing
-// anchor (bench/ws-anchor.mjs: one agent for all, each line routed by a regular expression).
+// the storing floor (bench/ws-store.mjs: the pipe plus a seq per update and one SQLite commit
+// every 2 ms while busy before the frames go out: what the hub's guarantees need, nothing else)
+// and the routing anchor (bench/ws-anchor.mjs: one agent for all, each line routed by a regular
+// expression).
 // Printed side by side with hub ÷ floor, hub ÷ store, store ÷ floor, hub ÷ anchor and 300 ÷ 100,
 // and the load average of each run. Each relay runs each count twice in the same process: first
 // (a fresh process, as issue 39's table measured it: V8 compiling the hot code counts) and again
 // with new clients and sessions (what a long-running process pays per update).
 // Then one client's WebSocket relay rate versus `acphub acp` over stdio (BENCH_RELAY=0 skips it).
-// BENCH_ROUNDS (3) repeats each count, the hub and the bare relays back to back each round, and prints
-// the medians and the median of each round's ratios.
+// BENCH_ROUNDS (3) repeats each count, the hub and the bare relays back to back each round, and
+// prints the medians and the median of each round's ratios.
 // BENCH_TURNS=T: each client runs T turns back to back, its first cut short (client i of N:
 // (i + 1) / N of the updates) so that the turns end at different times, as in a running hub
 // where finished turns are compacted while other sessions stream (default 1: every turn at once).
@@ -112,7 +113,7 @@ async function startHub(dir) {
   return { url, pid: hub.pid, token: hub.token, stop };
 }
 
-// A bare ws relay (the anchor or the pipe floor), in its own process like the hub.
+// A bare ws relay (one of RELAYS), in its own process like the hub.
 async function startRelay(script, env) {
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...env },

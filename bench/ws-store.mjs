@@ -7,10 +7,9 @@
 // write, updates with the seq spliced into their params as the hub's frames carry it. Nothing is
 // parsed (a prefix says what is an update), nothing merged, masked or fanned out.
 // Prints `{"url","pid"}` when ready.
-// BENCH_STORE_ROWS=line stores a row per update (session, seq, text: the events table a reader
-// wants) instead of one per commit. BENCH_STORE=ledger stores through acphub's own SQLite ledger
-// instead (dist/: a session per connection, `appendTo` per update, the turn compacted at its
-// end, chunks merged): what acphub's ledger costs, with none of the hub's relay path.
+// BENCH_STORE=ledger stores through acphub's own SQLite ledger instead (dist/: a session per
+// connection, `appendTo` per update, the turn compacted at its end, chunks merged): what acphub's
+// ledger costs, with none of the hub's relay path.
 // BENCH_STORE_AGENT=one puts one mock agent behind every connection (bench/one-agent.mjs), as the
 // hub and the anchor have, instead of an agent per connection as the pipe floor has: the same
 // relay on the hub's input.
@@ -27,7 +26,6 @@ import Database from "better-sqlite3";
 import { WebSocketServer } from "ws";
 import { startOneAgent } from "./one-agent.mjs";
 
-const PER_LINE = process.env.BENCH_STORE_ROWS === "line";
 const LEDGER = process.env.BENCH_STORE === "ledger";
 const ONE_AGENT = process.env.BENCH_STORE_AGENT === "one";
 const UPDATE_HEAD = '{"jsonrpc":"2.0","method":"session/update","params":';
@@ -60,23 +58,16 @@ function flushSoon(relay) {
 }
 
 // The bare store: update lines committed together at most every 2 ms while busy (the hub's
-// group commit's own bound), as one journal row or a row each.
+// group commit's own bound), as one journal row.
 function rawStore() {
   const db = new Database(join(dir, "store.db"));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.exec(
-    "CREATE TABLE journal (id INTEGER PRIMARY KEY, lines TEXT NOT NULL);" +
-      "CREATE TABLE events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (session_id, seq))",
+  db.exec("CREATE TABLE journal (id INTEGER PRIMARY KEY, lines TEXT NOT NULL)");
+  const insert = db.prepare("INSERT INTO journal (lines) VALUES (?)");
+  const write = db.transaction((batch) =>
+    insert.run(batch.map((r) => r.line).join("\n")),
   );
-  const insertJournal = db.prepare("INSERT INTO journal (lines) VALUES (?)");
-  const insertEvent = db.prepare(
-    "INSERT INTO events (session_id, seq, text) VALUES (?, ?, ?)",
-  );
-  const write = db.transaction((batch) => {
-    if (!PER_LINE) insertJournal.run(batch.map((r) => r.line).join("\n"));
-    else for (const r of batch) insertEvent.run(r.sessionId, r.seq, r.line);
-  });
   const seqs = new Map();
   let rows = [];
   let scheduled = false;
