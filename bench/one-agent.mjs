@@ -11,9 +11,9 @@ const SESSION_ID = /"sessionId":"([^"]+)"/;
 
 /**
  * Starts the mock agent and initializes it. `onUpdate(sessionId, line)` hears its update lines.
- * Returns `info` (its initialize result), `forward(message, answered)` (`answered` called with the
- * agent's answer, the client's id restored, as its line is read: in order with the updates) and
- * `stop()`.
+ * Returns `initialized(id)` (the answer to a client's own initialize: the agent's, once for all),
+ * `forward(message, answered)` (`answered` called with the agent's answer, the client's id
+ * restored, as its line is read: in order with the updates) and `stop()`.
  */
 export async function startOneAgent(onUpdate) {
   const agent = spawn(process.execPath, [CLI, "mock-agent"], {
@@ -52,5 +52,7 @@ export async function startOneAgent(onUpdate) {
       answered,
     ),
   );
-  return { info, forward, stop: () => agent.kill("SIGTERM") };
+  const initialized = (id) =>
+    JSON.stringify({ jsonrpc: "2.0", id, result: info });
+  return { initialized, forward, stop: () => agent.kill("SIGTERM") };
 }

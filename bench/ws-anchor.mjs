@@ -16,9 +16,7 @@ wss.on("connection", (ws) => {
   ws.on("message", (data) => {
     const message = JSON.parse(data.toString());
     if (message.method === "initialize")
-      return ws.send(
-        JSON.stringify({ jsonrpc: "2.0", id: message.id, result: agent.info }),
-      );
+      return ws.send(agent.initialized(message.id));
     agent.forward(message, (answer) => {
       if (message.method === "session/new" && answer.result)
         bySession.set(answer.result.sessionId, ws);

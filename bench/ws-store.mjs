@@ -24,6 +24,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { WebSocketServer } from "ws";
+import { createBenchSessions } from "./common.mjs";
 import { startOneAgent } from "./one-agent.mjs";
 
 const LEDGER = process.env.BENCH_STORE === "ledger";
@@ -102,14 +103,7 @@ async function acphubLedger() {
   const ledger = await openLedgerAt(join(dir, "ledger.db"));
   const last = new Map();
   return {
-    async open(sessionId) {
-      const now = Date.now();
-      await ledger.createSession({
-        ...{ id: sessionId, agent: "bench", cwd: "/w", title: null },
-        ...{ state: "active", createdAt: now, updatedAt: now, request: {} },
-        agentSessionId: sessionId,
-      });
-    },
+    open: (sessionId) => createBenchSessions(ledger, [sessionId]),
     append(sessionId, line, sink) {
       const text = `{${line.slice(line.indexOf(UPDATE_KEY) + 1, -2)}}`;
       ledger.appendTo(sessionId, "update", text, {
@@ -192,13 +186,7 @@ function sharedAgent(ws) {
   ws.on("message", (data) => {
     const message = JSON.parse(data.toString());
     if (message.method === "initialize")
-      return ws.send(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: message.id,
-          result: oneAgent.info,
-        }),
-      );
+      return ws.send(oneAgent.initialized(message.id));
     oneAgent.forward(message, (answer) => {
       const sessionId = answer.result?.sessionId;
       if (message.method !== "session/new" || !sessionId)
