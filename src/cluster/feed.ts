@@ -6,7 +6,7 @@
 // Each update's frame is its stored text with the session id and seq spliced in (frames.ts).
 import { offer, type Attached } from "../hub/attachments.js";
 import { storedNotes } from "../hub/frames.js";
-import { openPromptAt } from "../hub/interrupted-turns.js";
+import { openPrompt } from "../hub/interrupted-turns.js";
 import type { SessionHub } from "../hub/session-hub.js";
 import type { StoredEvent } from "../engine/ports.js";
 import { parseObject } from "../engine/stored-events.js";
@@ -65,7 +65,7 @@ export class ClusterFeed {
         from: "newest",
         limit: 1,
       });
-      const open = await openPromptAt(this.hub.ledger, sessionId);
+      const open = await openPrompt(this.hub.ledger, sessionId);
       const upTo = last.at(-1)?.seq ?? 0;
       if (open === undefined || this.runsHere(sessionId)) return;
       if ((this.offered.get(sessionId) ?? 0) > upTo) return;

@@ -83,17 +83,9 @@ export class InterruptedTurns {
   }
 }
 
-// When the session's last prompt was recorded, if no turn_end follows it (paging back from the
-// newest); undefined when it has one.
-export async function openPromptAt(
-  ledger: LedgerPort,
-  sessionId: string,
-): Promise<number | undefined> {
-  return (await openPrompt(ledger, sessionId))?.at;
-}
-
-// The session's last prompt (when recorded, its seq), if no turn_end follows it.
-async function openPrompt(
+// The session's last prompt (when it was recorded, its seq), if no turn_end follows it (paging
+// back from the newest); undefined when it has one.
+export async function openPrompt(
   ledger: LedgerPort,
   sessionId: string,
 ): Promise<{ at: number; seq: number } | undefined> {
