@@ -102,20 +102,26 @@ async function questionsAcross(bHeartbeatMs: number) {
 // A's turn "first ", then (after `between`) a turn whose question waits, with B hearing the
 // session's events only by its reads: once B's client has the first turn and `settleMs` passed,
 // it was asked the question once and never told it was withdrawn (`check` then looks further);
-// A's client answers, and B's is told the question is over.
+// A's client answers, and B's is told the question is over. `hold`, if given, runs before the
+// first turn and what it resolves with once `between` was called: B, whose reads are made only
+// when the session grew, must not have read the first turn before `between` can catch a read.
 async function nextTurnAskedOnce(
   q: Awaited<ReturnType<typeof questionsAcross>>,
   settleMs: number,
   between: () => Promise<void>,
   check: () => void = () => undefined,
+  hold?: () => Promise<() => void>,
 ): Promise<void> {
   const { cut, onA, onB, sessionId, answers, asked, cancelled } = q;
   cut.dropNotifications((channel) => channel === "acphub_events");
+  const held = await hold?.();
   await onA.agent.request("session/prompt", {
     sessionId,
     prompt: text(steps({ text: "first " })),
   });
-  await between();
+  const caught = between();
+  held?.();
+  await caught;
   const second = onA.agent.request<Params>("session/prompt", {
     sessionId,
     prompt: ASKS,
@@ -331,9 +337,14 @@ describe(
     it("a question of A's next turn, shown on B while B's read of the turn before's end was under way: it stays asked on B", async () => {
       const q = await questionsAcross(300);
       // B's next read of the session holds the first turn's end, not the second's prompt; its
-      // answer comes 2 s late, after the second turn's question was shown on B.
-      await nextTurnAskedOnce(q, 1000, () =>
-        q.cut.delayReply("AS payload, at FROM acphub_events", 2000),
+      // answer comes 2 s late, after the second turn's question was shown on B. (Until then B's
+      // look at what grew is held: a read of the first turn made before would leave none.)
+      await nextTurnAskedOnce(
+        q,
+        1000,
+        () => q.cut.delayReply("AS payload, at FROM acphub_events", 2000),
+        undefined,
+        () => q.cut.holdReply("next_seq - 1 AS last FROM acphub_sessions"),
       );
     });
 
